@@ -1,0 +1,14 @@
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: {
+    // ky is ESM-only: let ts-jest transpile it to CommonJS along with our TypeScript.
+    '^.+\\.[tj]s$': ['ts-jest', { tsconfig: 'tsconfig.test.json', isolatedModules: true }],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!ky/)'],
+  testTimeout: 30_000,
+  // Two cores: integration suites share one emulator and one Temporal server.
+  maxWorkers: 2,
+};

@@ -1,0 +1,254 @@
+import { execFile, spawn } from 'child_process';
+import { promises as fs } from 'fs';
+import * as net from 'net';
+import * as path from 'path';
+import { createInterface } from 'readline';
+
+export type SearchAttributeType = 'Keyword' | 'Int' | 'Text' | 'Bool' | 'Double' | 'Datetime' | 'KeywordList';
+
+export interface DevServerOptions {
+  /** Absolute path of the `temporal` binary (see findOrBuildTemporalCli). */
+  cliPath: string;
+  /** Frontend gRPC port. Default: env TEMPORAL_DEV_PORT, else 7233. */
+  port?: number;
+  /** Web UI port. Default: env TEMPORAL_DEV_UI_PORT, else port + 1000 (8233), like the CLI itself. */
+  uiPort?: number;
+  /** SQLite file for state that survives restarts; its folder is created. Omitted: in-memory. */
+  dbFile?: string;
+  /** Namespace to create (with the search attributes); "default" always exists. */
+  namespace?: string;
+  searchAttributes?: Record<string, SearchAttributeType>;
+  /** Interface to bind. Default 127.0.0.1, so the unauthenticated dev server is not reachable from the network. */
+  ip?: string;
+  log?: (msg: string) => void;
+  /** No Web UI (and no UI port needed). */
+  headless?: boolean;
+}
+
+export interface DevServerHandle {
+  /** host:port of the frontend, for clients and `temporal --address`. */
+  address: string;
+  uiUrl?: string;
+  namespace: string;
+  pid: number;
+  /** SIGTERM, then SIGKILL after 10 s; resolves once the process has exited. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+const DEFAULT_PORT = 7233;
+const READY_TIMEOUT_MS = 60_000;
+const PROBE_TIMEOUT_MS = 10_000;
+const PROBE_INTERVAL_MS = 250;
+const STOP_GRACE_MS = 10_000;
+const OUTPUT_TAIL_LINES = 40;
+
+type Exit = { code: number | null; signal: NodeJS.Signals | null } | { error: Error };
+
+/** A port that was free a moment ago (the OS picks it); another process may still grab it before we use it. */
+export async function getFreePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startDevServer(opts: DevServerOptions): Promise<DevServerHandle> {
+  const log = opts.log ?? (() => undefined);
+  // The CLI treats "localhost" as 127.0.0.1 too; using the IP avoids Node resolving it to ::1.
+  const ip = !opts.ip || opts.ip === 'localhost' ? '127.0.0.1' : opts.ip;
+  const port = opts.port ?? envPort('TEMPORAL_DEV_PORT') ?? DEFAULT_PORT;
+  const uiPort = opts.uiPort ?? envPort('TEMPORAL_DEV_UI_PORT') ?? Math.min(port + 1000, 65535);
+  const namespace = opts.namespace ?? 'default';
+  const host = connectHost(ip);
+  const address = `${host}:${port}`;
+  const uiUrl = opts.headless ? undefined : `http://${host}:${uiPort}`;
+
+  // The CLI would also refuse a busy port, but with an error that does not hint at the usual cause.
+  await assertPortFree(
+    ip,
+    port,
+    `Port ${port} is already in use: is another Temporal server running? Stop it, or set TEMPORAL_DEV_PORT to use another port.`,
+  );
+  if (!opts.headless) {
+    await assertPortFree(
+      ip,
+      uiPort,
+      `Port ${uiPort} (Temporal Web UI) is already in use: is another Temporal server running? Stop it, or set TEMPORAL_DEV_UI_PORT to use another port.`,
+    );
+  }
+
+  const args = ['server', 'start-dev', '--ip', ip, '--port', String(port), '--log-level', 'warn'];
+  args.push(...(opts.headless ? ['--headless'] : ['--ui-port', String(uiPort)]));
+  if (opts.dbFile) {
+    const dbFile = path.resolve(opts.dbFile);
+    await fs.mkdir(path.dirname(dbFile), { recursive: true });
+    args.push('--db-filename', dbFile);
+  }
+  // "default" is always created; passing it again would register it twice.
+  if (namespace !== 'default') args.push('--namespace', namespace);
+  for (const [name, type] of Object.entries(opts.searchAttributes ?? {})) {
+    args.push('--search-attribute', `${name}=${type}`);
+  }
+
+  const started = Date.now();
+  log(`Starting Temporal dev server: ${opts.cliPath} ${args.join(' ')}`);
+  const child = spawn(opts.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const tail: string[] = [];
+  let stopRequested = false;
+  const onLine = (line: string): void => {
+    tail.push(line);
+    if (tail.length > OUTPUT_TAIL_LINES) tail.shift();
+    // A graceful stop makes the internal workers log a burst of "connection refused" warnings: noise.
+    if (stopRequested && line.includes('level=WARN')) return;
+    log(`[temporal] ${line}`);
+  };
+  createInterface({ input: child.stdout }).on('line', onLine);
+  createInterface({ input: child.stderr }).on('line', onLine);
+  // 'close' (not 'exit') so the output tail is complete when we report an early exit.
+  const exited = new Promise<Exit>((resolve) => {
+    child.once('close', (code, signal) => resolve({ code, signal }));
+    child.on('error', (error) => resolve({ error }));
+  });
+  // Best effort against orphans: on a normal exit or process.exit() of this process, take the server down too.
+  // (Ctrl-C reaches the child through the process group anyway; a SIGKILL of this process cannot be caught.)
+  const killOnExit = (): void => {
+    child.kill('SIGTERM');
+  };
+  process.on('exit', killOnExit);
+  void exited.then(() => process.removeListener('exit', killOnExit));
+
+  const stopChild = async (): Promise<void> => {
+    stopRequested = true;
+    if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
+      child.kill('SIGTERM');
+      if (!(await settlesWithin(exited, STOP_GRACE_MS))) {
+        log(`Temporal dev server (pid ${child.pid}) did not stop within ${STOP_GRACE_MS / 1000} s; killing it`);
+        child.kill('SIGKILL');
+      }
+    }
+    await exited;
+  };
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => (stopping ??= stopChild());
+
+  try {
+    await waitUntilReady(opts.cliPath, address, namespace, exited, tail);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  log(`Temporal dev server ready at ${address}${uiUrl ? `, UI ${uiUrl}` : ''} (namespace ${namespace}, ${seconds} s)`);
+  // pid is set whenever spawn succeeded, which waitUntilReady has established.
+  return { address, uiUrl, namespace, pid: child.pid ?? -1, stop };
+}
+
+async function waitUntilReady(
+  cliPath: string,
+  address: string,
+  namespace: string,
+  exited: Promise<Exit>,
+  tail: string[],
+): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  const exitedEarly = exited.then((exit) => ({ exit }));
+  let lastProblem = 'not probed yet';
+  for (;;) {
+    const outcome = await Promise.race([
+      probe(cliPath, address, namespace).then((problem) => ({ problem })),
+      exitedEarly,
+    ]);
+    if ('exit' in outcome) {
+      const how =
+        'error' in outcome.exit ? outcome.exit.error.message : `code ${outcome.exit.code ?? outcome.exit.signal}`;
+      throw new Error(`Temporal dev server exited during startup (${how}):\n${tail.join('\n')}`);
+    }
+    if (outcome.problem === undefined) return;
+    lastProblem = outcome.problem;
+    if (Date.now() > deadline) {
+      throw new Error(`Temporal dev server at ${address} not ready after ${READY_TIMEOUT_MS / 1000} s: ${lastProblem}`);
+    }
+    await Promise.race([sleep(PROBE_INTERVAL_MS), exitedEarly]);
+  }
+}
+
+/**
+ * undefined when the frontend serves the namespace, else what is wrong. A TCP connect first, because it is cheap;
+ * then the CLI, because only a real RPC proves the frontend (and our namespace) is up, not just the socket.
+ */
+async function probe(cliPath: string, address: string, namespace: string): Promise<string | undefined> {
+  const [host, port] = splitAddress(address);
+  const connectProblem = await tcpConnect(host, port);
+  if (connectProblem) return connectProblem;
+  const args = ['operator', 'namespace', 'describe', '--address', address, '--namespace', namespace];
+  return new Promise((resolve) => {
+    execFile(cliPath, args, { timeout: PROBE_TIMEOUT_MS, env: envWithoutTemporalVars() }, (err, _stdout, stderr) => {
+      resolve(err ? `\`temporal ${args.join(' ')}\`: ${stderr.trim() || err.message}` : undefined);
+    });
+  });
+}
+
+/** The user's TEMPORAL_ADDRESS / TEMPORAL_TLS_* / TEMPORAL_API_KEY… are meant for their own server, not this one. */
+function envWithoutTemporalVars(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('TEMPORAL_')));
+}
+
+function tcpConnect(host: string, port: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port, timeout: 1_000 });
+    const done = (problem: string | undefined): void => {
+      socket.destroy();
+      resolve(problem);
+    };
+    socket.once('connect', () => done(undefined));
+    socket.once('timeout', () => done(`connect to ${host}:${port} timed out`));
+    socket.once('error', (err) => done(`connect to ${host}:${port}: ${err.message}`));
+  });
+}
+
+async function assertPortFree(ip: string, port: number, message: string): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', (err: NodeJS.ErrnoException) => reject(err.code === 'EADDRINUSE' ? new Error(message) : err));
+    server.listen({ host: ip, port, exclusive: true }, () => server.close(() => resolve()));
+  });
+}
+
+function envPort(name: string): number | undefined {
+  const value = process.env[name];
+  if (!value) return undefined;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`${name}=${value} is not a valid port`);
+  return port;
+}
+
+/** Where clients connect: a wildcard bind is reachable via loopback. */
+function connectHost(ip: string): string {
+  if (ip === '0.0.0.0') return '127.0.0.1';
+  if (ip === '::') return '[::1]';
+  return net.isIPv6(ip) ? `[${ip}]` : ip;
+}
+
+function splitAddress(address: string): [string, number] {
+  const colon = address.lastIndexOf(':');
+  return [address.slice(0, colon).replace(/^\[(.*)\]$/, '$1'), Number(address.slice(colon + 1))];
+}
+
+/** true if `promise` settled within `ms`; clears its timer so a fast stop does not keep the event loop alive. */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([promise.then(() => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,4 @@
+export { findOrBuildTemporalCli, findProjectRoot, TEMPORAL_CLI_VERSION } from './find-temporal-cli';
+export type { FindTemporalCliOptions } from './find-temporal-cli';
+export { getFreePort, startDevServer } from './dev-server';
+export type { DevServerHandle, DevServerOptions, SearchAttributeType } from './dev-server';

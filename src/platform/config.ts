@@ -1,0 +1,55 @@
+// Client configuration from the environment, checked with zod. The API key is read here and kept
+// only inside the client: it never enters a workflow input, a log line or an error message.
+import { z } from 'zod';
+import { DEFAULT_PATHS, type PlatformPaths } from './paths';
+import { describeZodError, formatIssues } from './validation';
+
+export interface PlatformConfig {
+  baseUrl: string;
+  apiKey: string;
+  /** Per-call timeout; the client never retries on its own. */
+  timeoutMs: number;
+  paths: PlatformPaths;
+  /** Query name of the bill list's product-name filter (not shown in the spec). */
+  billProductNameParam: string;
+}
+
+/** `imageToVideoModel` → `PLATFORM_PATH_IMAGE_TO_VIDEO_MODEL`. */
+export const pathEnvName = (key: keyof PlatformPaths): string =>
+  `PLATFORM_PATH_${key.replace(/([A-Z])/g, '_$1').toUpperCase()}`;
+
+const PathOverride = z
+  .string()
+  .regex(/^[^\s]+$/, { error: 'must not contain spaces' })
+  .optional();
+
+const EnvSchema = z.object({
+  PLATFORM_BASE_URL: z.string().regex(/^https?:\/\/[^\s]+$/, { error: 'must be an http(s) URL' }),
+  PLATFORM_API_KEY: z.string().min(1),
+  PLATFORM_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  PLATFORM_BILL_PRODUCT_NAME_PARAM: z.string().min(1).default('productName'),
+  ...Object.fromEntries(Object.keys(DEFAULT_PATHS).map((k) => [pathEnvName(k as keyof PlatformPaths), PathOverride])),
+});
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+export function loadPlatformConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig {
+  const parsed = EnvSchema.safeParse(env);
+  // zod's issues never include the input value, so the key cannot leak through this message.
+  if (!parsed.success) throw new ConfigError(`Platform configuration: ${formatIssues(describeZodError(parsed.error))}`);
+  const e = parsed.data as Record<string, string | number | undefined>;
+  const paths = { ...DEFAULT_PATHS };
+  for (const key of Object.keys(DEFAULT_PATHS) as Array<keyof PlatformPaths>) {
+    const override = e[pathEnvName(key)];
+    if (typeof override === 'string') paths[key] = override;
+  }
+  return {
+    baseUrl: String(e.PLATFORM_BASE_URL).replace(/\/+$/, ''),
+    apiKey: String(e.PLATFORM_API_KEY),
+    timeoutMs: Number(e.PLATFORM_TIMEOUT_MS),
+    billProductNameParam: String(e.PLATFORM_BILL_PRODUCT_NAME_PARAM),
+    paths,
+  };
+}

@@ -1,0 +1,120 @@
+// One error type for everything the platform client can fail with. Pure: workers map it to Temporal
+// failures, and its fields survive serialisation (toJSON) without ever carrying the API key.
+import type { ValidationIssue } from './validation';
+import { formatIssues } from './validation';
+
+export type PlatformErrorKind =
+  /** Refused before sending: the request breaks a rule of the spec. */
+  | 'invalid_request'
+  /** The platform answered with a non-2xx status. */
+  | 'http'
+  /** No answer: connection refused or reset, DNS failure. */
+  | 'network'
+  /** No answer within the call's timeout. The request may have reached the platform. */
+  | 'timeout'
+  /** A 2xx answer whose body does not parse as the documented response. */
+  | 'malformed_response';
+
+export interface PlatformErrorInit {
+  kind: PlatformErrorKind;
+  operation: string;
+  message: string;
+  status?: number;
+  reason?: string;
+  code?: number | string;
+  platformMessage?: string;
+  traceId?: string;
+  retryAfterMs?: number;
+  issues?: ValidationIssue[];
+  /** Whether the request may have reached the platform (matters for costly submits). */
+  maybeDelivered?: boolean;
+}
+
+/** Retryable: 408, 429, 5xx, network and timeout. Every other 4xx, and a bad request, is final. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 429 || status >= 500;
+}
+
+export class PlatformError extends Error {
+  override readonly name = 'PlatformError';
+  readonly kind: PlatformErrorKind;
+  readonly operation: string;
+  readonly status?: number;
+  readonly reason?: string;
+  readonly code?: number | string;
+  readonly platformMessage?: string;
+  readonly traceId?: string;
+  readonly retryable: boolean;
+  readonly retryAfterMs?: number;
+  readonly issues?: ValidationIssue[];
+  readonly maybeDelivered: boolean;
+
+  constructor(init: PlatformErrorInit) {
+    super(init.message);
+    this.kind = init.kind;
+    this.operation = init.operation;
+    this.status = init.status;
+    this.reason = init.reason;
+    this.code = init.code;
+    this.platformMessage = init.platformMessage;
+    this.traceId = init.traceId;
+    this.retryAfterMs = init.retryAfterMs;
+    this.issues = init.issues;
+    this.maybeDelivered = init.maybeDelivered ?? false;
+    this.retryable =
+      init.kind === 'network' ||
+      init.kind === 'timeout' ||
+      (init.kind === 'http' && init.status !== undefined && isRetryableStatus(init.status));
+  }
+
+  static invalidRequest(operation: string, issues: ValidationIssue[]): PlatformError {
+    return new PlatformError({
+      kind: 'invalid_request',
+      operation,
+      reason: 'INVALID_REQUEST',
+      issues,
+      message: `${operation}: invalid request, nothing was sent: ${formatIssues(issues)}`,
+    });
+  }
+
+  toJSON(): Record<string, unknown> {
+    return {
+      name: this.name,
+      message: this.message,
+      kind: this.kind,
+      operation: this.operation,
+      status: this.status,
+      reason: this.reason,
+      code: this.code,
+      platformMessage: this.platformMessage,
+      traceId: this.traceId,
+      retryable: this.retryable,
+      retryAfterMs: this.retryAfterMs,
+      issues: this.issues,
+      maybeDelivered: this.maybeDelivered,
+    };
+  }
+}
+
+export function isPlatformError(err: unknown): err is PlatformError {
+  return err instanceof PlatformError;
+}
+
+/** Retry-After as delta-seconds or an HTTP date, in milliseconds from `now`; undefined if absent or bad. */
+export function parseRetryAfter(header: string | null | undefined, now = Date.now()): number | undefined {
+  if (!header) return undefined;
+  const trimmed = header.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - now);
+}
+
+/** Removes every occurrence of the given secrets from a text (error bodies may echo headers). */
+export function redact(text: string, secrets: ReadonlyArray<string | undefined>): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (secret && secret.length >= 4) out = out.split(secret).join('[REDACTED]');
+  }
+  return out;
+}

@@ -1,0 +1,213 @@
+// GPU compute: templates, products and instances (spec "List templates", "List products",
+// "Renew instance", "Restart instance"; get-instance from platform-notes).
+import { z } from 'zod';
+import { CommaList, Cursor, EmptyResponse } from './common';
+
+// ── Templates ──────────────────────────────────────────────────────────────
+export const ListTemplatesRequest = z.strictObject({
+  limit: z.number().int().min(0).optional(),
+  cursor: Cursor.optional(),
+  name: z.string().max(255).optional(),
+  type: z.string().optional(),
+  visibilities: CommaList.optional(),
+  member_ids: CommaList.pipe(z.string().max(255)).optional(),
+  is_my_community: z.boolean().optional(),
+});
+export type ListTemplatesRequest = z.input<typeof ListTemplatesRequest>;
+
+export const Template = z.looseObject({
+  id: z.string(),
+  owner_id: z.string().optional(),
+  name: z.string().optional(),
+  type: z.string().optional(),
+  visibility: z.string().optional(),
+  image: z.string().optional(),
+  registry_auth_id: z.string().optional(),
+  command: z.string().optional(),
+  entrypoint: z.string().optional(),
+  rootfs_size_gb: z.number().optional(),
+  ports: z.array(z.looseObject({ protocol: z.string(), port: z.number() })).optional(),
+  envs: z.array(z.looseObject({ key: z.string(), value: z.string() })).optional(),
+  metadata: z
+    .looseObject({
+      readme: z.string().optional(),
+      logo: z.string().optional(),
+      description: z.string().optional(),
+      author: z.string().optional(),
+      tags: z.array(z.string()).optional(),
+    })
+    .nullish(),
+  min_cuda_version: z.string().optional(),
+  created_at: z.number().optional(),
+  updated_at: z.number().optional(),
+  member_id: z.string().optional(),
+});
+export type Template = z.infer<typeof Template>;
+
+export const ListTemplatesResponse = z.looseObject({
+  data: z.array(Template),
+  next_cursor: z.string().default(''),
+  has_more: z.boolean().default(false),
+});
+export type ListTemplatesResponse = z.infer<typeof ListTemplatesResponse>;
+
+// ── Products ───────────────────────────────────────────────────────────────
+export const PRODUCT_TYPES = ['gpu', 'cpu'] as const;
+export const PRODUCT_CATEGORIES = ['serverless', 'instance'] as const;
+export const BILLING_METHODS = ['postpaid', 'prepaid', 'spot'] as const;
+
+/** The spec lists the filters in order but not their query names: see PRODUCT_FILTER_PARAMS. */
+export const ListProductsRequest = z.strictObject({
+  productType: z.enum(PRODUCT_TYPES).optional(),
+  category: z.enum(PRODUCT_CATEGORIES).optional(),
+  cpuCores: z.number().int().min(0).optional(),
+  memoryGb: z.number().int().min(0).optional(),
+  rootfsGb: z.number().int().min(0).optional(),
+  billingMethod: z.enum(BILLING_METHODS).optional(),
+  regionIds: CommaList.optional(),
+  limit: z.number().int().min(0).optional(),
+  cursor: Cursor.optional(),
+});
+export type ListProductsRequest = z.input<typeof ListProductsRequest>;
+
+/** Query parameter names of the product filters (not shown in the spec: this project's choice). */
+export const PRODUCT_FILTER_PARAMS = {
+  productType: 'product_type',
+  category: 'category',
+  cpuCores: 'cpu_num',
+  memoryGb: 'memory_gb',
+  rootfsGb: 'rootfs_gb',
+  billingMethod: 'billing_method',
+  regionIds: 'region_ids',
+  limit: 'limit',
+  cursor: 'cursor',
+} as const satisfies Record<keyof ListProductsRequest, string>;
+
+const Price = z.looseObject({
+  base_price: z.number().optional(),
+  final_price: z.number().optional(),
+  unit: z.string().optional(),
+});
+
+export const Product = z.looseObject({
+  id: z.string(),
+  name: z.string().optional(),
+  type: z.string().optional(),
+  category: z.string().optional(),
+  description: z.string().optional(),
+  region_ids: z.array(z.string()).optional(),
+  resource_spec: z
+    .looseObject({
+      gpu: z
+        .looseObject({
+          spec_id: z.string().optional(),
+          name: z.string().optional(),
+          memory_gb: z.number().optional(),
+          min: z.number().optional(),
+          max: z.number().optional(),
+          available: z.number().optional(),
+          max_available: z.number().optional(),
+        })
+        .nullish(),
+      cpu: z.number().optional(),
+      memory_gb: z.number().optional(),
+      rootfs: z
+        .looseObject({ min_gb: z.number().optional(), max_gb: z.number().optional(), free_gb: z.number().optional() })
+        .nullish(),
+    })
+    .optional(),
+  pricing: z
+    .looseObject({
+      precision: z.number().optional(),
+      postpaid: Price.nullish(),
+      spot: Price.nullish(),
+      prepaid: z
+        .array(
+          z.looseObject({
+            spec_id: z.string().optional(),
+            duration_months: z.number().optional(),
+            final_price: z.number().optional(),
+            base_price: z.number().optional(),
+          }),
+        )
+        .nullish(),
+      storage_price_per_gb: z.number().optional(),
+    })
+    .optional(),
+  billing_methods: z.array(z.string()).optional(),
+  inventory_state: z.string().optional(),
+  deployable: z.boolean().optional(),
+  activity: z
+    .looseObject({
+      is_activity_product: z.boolean().optional(),
+      active: z.boolean().optional(),
+      purchasable: z.boolean().optional(),
+    })
+    .nullish(),
+});
+export type Product = z.infer<typeof Product>;
+
+/** `{data}`; the pagination fields are not shown in the spec, so next_cursor/has_more are optional. */
+export const ListProductsResponse = z.looseObject({
+  data: z.array(Product),
+  next_cursor: z.string().optional(),
+  has_more: z.boolean().optional(),
+});
+export type ListProductsResponse = z.infer<typeof ListProductsResponse>;
+
+// ── Instances ──────────────────────────────────────────────────────────────
+export const InstanceId = z.string().min(1).max(255);
+
+export const RenewInstanceRequest = z.strictObject({
+  instanceId: InstanceId,
+  months: z.number().int().gt(0),
+});
+export type RenewInstanceRequest = z.infer<typeof RenewInstanceRequest>;
+/** The wire body of renew: the id travels in the path. */
+export const RenewInstanceBody = RenewInstanceRequest.pick({ months: true });
+export const RenewInstanceResponse = EmptyResponse;
+
+export const RestartInstanceRequest = z.strictObject({ instanceId: InstanceId });
+export type RestartInstanceRequest = z.infer<typeof RestartInstanceRequest>;
+/** Not shown in the spec: whatever comes back is kept. */
+export const RestartInstanceResponse = EmptyResponse;
+
+export const GetInstanceRequest = z.strictObject({ instanceId: InstanceId });
+export type GetInstanceRequest = z.infer<typeof GetInstanceRequest>;
+
+/** Instance statuses listed in platform-notes; the field stays a string so a new one is not an error. */
+export const INSTANCE_STATUSES = [
+  'toCreate',
+  'creating',
+  'pulling',
+  'running',
+  'toStart',
+  'starting',
+  'toStop',
+  'stopping',
+  'exited',
+  'toRestart',
+  'restarting',
+  'toRemove',
+  'removing',
+  'removed',
+  'toReset',
+  'resetting',
+  'migrating',
+  'freezing',
+] as const;
+export type InstanceStatus = (typeof INSTANCE_STATUSES)[number];
+
+export const Instance = z.looseObject({
+  id: z.string(),
+  name: z.string().optional(),
+  status: z.string(),
+  productId: z.string().optional(),
+  productName: z.string().optional(),
+  gpuNum: z.number().optional(),
+  billingMode: z.string().optional(),
+  /** Expiry (Unix seconds, as a string or number) for a subscription; -1 for pay-as-you-go. */
+  endTime: z.union([z.string(), z.number()]).optional(),
+  statusError: z.looseObject({ state: z.string().optional(), message: z.string().optional() }).nullish(),
+});
+export type Instance = z.infer<typeof Instance>;

@@ -1,0 +1,114 @@
+// Turns zod issues into "field: rule" sentences. Pure (no Node modules): workflow code imports it to
+// validate inputs inside the workflow sandbox.
+import type { z } from 'zod';
+
+export interface ValidationIssue {
+  /** Dotted path of the offending field, such as `multi_prompt[1].duration`; empty for the whole value. */
+  field: string;
+  /** The rule that was broken, as a sentence fragment: "must be at most 2500 characters". */
+  rule: string;
+  /** When set, the platform words this rule's message without a field prefix (the bill-range rule). */
+  verbatim?: boolean;
+}
+
+export function fieldPath(path: ReadonlyArray<PropertyKey>): string {
+  let out = '';
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out ? `.${String(part)}` : String(part);
+  }
+  return out;
+}
+
+const article = (word: string): string => (/^[aeiou]/.test(word) ? `an ${word}` : `a ${word}`);
+
+function sizeRule(origin: string, bound: number | bigint, inclusive: boolean, dir: 'max' | 'min'): string {
+  const b = Number(bound);
+  switch (origin) {
+    case 'string':
+      if (dir === 'min' && b === 1) return 'must not be empty';
+      return dir === 'max' ? `must be at most ${b} characters long` : `must be at least ${b} characters long`;
+    case 'array':
+    case 'set':
+      return dir === 'max' ? `must have at most ${b} items` : `must have at least ${b} item${b === 1 ? '' : 's'}`;
+    default:
+      if (dir === 'max') return inclusive ? `must be at most ${b}` : `must be less than ${b}`;
+      return inclusive ? `must be at least ${b}` : `must be greater than ${b}`;
+  }
+}
+
+/** zod's own default messages; anything else was written by us in a schema and is kept as is. */
+const isZodDefault = (message: string) => /^(Invalid|Too (big|small)|Unrecognized key)/.test(message);
+
+/** One uniform wording for zod's built-in checks; messages written in a schema are kept. */
+export function describeIssue(issue: z.core.$ZodIssue): ValidationIssue[] {
+  const field = fieldPath(issue.path);
+  if (issue.code !== 'unrecognized_keys' && issue.code !== 'invalid_union' && !isZodDefault(issue.message)) {
+    const params = (issue.code === 'custom' ? (issue.params ?? {}) : {}) as { verbatim?: boolean };
+    return [{ field, rule: issue.message, ...(params.verbatim ? { verbatim: true } : {}) }];
+  }
+  switch (issue.code) {
+    case 'invalid_type': {
+      if (/received undefined/.test(issue.message)) return [{ field, rule: 'is required' }];
+      const expected = issue.expected === 'int' ? 'integer' : issue.expected;
+      return [{ field, rule: `must be ${article(expected)}` }];
+    }
+    case 'too_big':
+      return [{ field, rule: sizeRule(issue.origin, issue.maximum, issue.inclusive ?? true, 'max') }];
+    case 'too_small':
+      return [{ field, rule: sizeRule(issue.origin, issue.minimum, issue.inclusive ?? true, 'min') }];
+    case 'invalid_value':
+      return [{ field, rule: `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}` }];
+    case 'unrecognized_keys':
+      return issue.keys.map((key) => ({ field: fieldPath([...issue.path, key]), rule: 'is not a known field' }));
+    case 'not_multiple_of':
+      return [{ field, rule: `must be a multiple of ${String(issue.divisor)}` }];
+    case 'invalid_union': {
+      // A union of shapes: report the branch that got furthest, or a generic sentence.
+      const branches = issue.errors.filter((b) => b.length > 0);
+      const best = branches.sort((a, b) => a.length - b.length)[0];
+      if (best && best.every((i) => i.path.length > 0)) {
+        return best.flatMap((i) => describeIssue({ ...i, path: [...issue.path, ...i.path] }));
+      }
+      return [
+        {
+          field,
+          rule: issue.message && !/^Invalid input$/.test(issue.message) ? issue.message : 'has an invalid shape',
+        },
+      ];
+    }
+    default:
+      return [{ field, rule: issue.message }];
+  }
+}
+
+export function describeZodError(error: z.ZodError): ValidationIssue[] {
+  return error.issues.flatMap((issue) => describeIssue(issue));
+}
+
+export function formatIssue(issue: ValidationIssue, opts: { platformWording?: boolean } = {}): string {
+  if (opts.platformWording && issue.verbatim) return issue.rule;
+  return issue.field ? `${issue.field}: ${issue.rule}` : issue.rule;
+}
+
+export function formatIssues(issues: ValidationIssue[], opts: { platformWording?: boolean } = {}): string {
+  return issues.map((i) => formatIssue(i, opts)).join('; ');
+}
+
+/** Thrown before anything is sent: the request breaks a rule of the spec. Never retryable. */
+export class RequestValidationError extends Error {
+  override readonly name = 'RequestValidationError';
+  constructor(
+    readonly operation: string,
+    readonly issues: ValidationIssue[],
+  ) {
+    super(`Invalid ${operation} request: ${formatIssues(issues)}`);
+  }
+}
+
+/** Parses `value` with `schema`, or throws a RequestValidationError that names every bad field. */
+export function validateRequest<S extends z.ZodType>(schema: S, value: unknown, operation: string): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new RequestValidationError(operation, describeZodError(parsed.error));
+  return parsed.data;
+}

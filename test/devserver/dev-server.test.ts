@@ -1,0 +1,176 @@
+import { execFile } from 'child_process';
+import { promises as fs } from 'fs';
+import * as net from 'net';
+import * as os from 'os';
+import * as path from 'path';
+import { promisify } from 'util';
+import { DevServerHandle, findOrBuildTemporalCli, getFreePort, startDevServer } from '../../src/devserver';
+
+const execFileAsync = promisify(execFile);
+
+/** Runs `fn` with some environment variables replaced (undefined = unset), restoring them afterwards. */
+async function withEnv<T>(vars: Record<string, string | undefined>, fn: () => Promise<T>): Promise<T> {
+  const saved = Object.fromEntries(Object.keys(vars).map((name) => [name, process.env[name]]));
+  const apply = (values: Record<string, string | undefined>): void => {
+    for (const [name, value] of Object.entries(values)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  };
+  apply(vars);
+  try {
+    return await fn();
+  } finally {
+    apply(saved);
+  }
+}
+
+async function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+describe('findOrBuildTemporalCli resolution order', () => {
+  let tmp: string;
+  let fakeCli: string;
+  let emptyDir: string;
+
+  beforeAll(async () => {
+    tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'find-temporal-cli-'));
+    // A stand-in binary: resolution only needs something executable that answers --version.
+    fakeCli = path.join(tmp, 'fake', 'temporal');
+    await fs.mkdir(path.dirname(fakeCli));
+    await fs.writeFile(fakeCli, '#!/bin/sh\necho "temporal version 9.9.9 (fake)"\n', { mode: 0o755 });
+    // PATH with neither `temporal` nor `go` in it, so no test here can start a Go build.
+    emptyDir = path.join(tmp, 'empty');
+    await fs.mkdir(emptyDir);
+  });
+
+  afterAll(async () => {
+    await fs.rm(tmp, { recursive: true, force: true });
+  });
+
+  it('rejects a TEMPORAL_CLI_PATH that does not exist, naming the variable and the path', async () => {
+    const missing = path.join(tmp, 'nope', 'temporal');
+    await withEnv({ TEMPORAL_CLI_PATH: missing }, async () => {
+      const attempt = findOrBuildTemporalCli({ cacheDir: path.join(tmp, 'cache') });
+      await expect(attempt).rejects.toThrow('TEMPORAL_CLI_PATH');
+      await expect(attempt).rejects.toThrow(missing);
+    });
+  });
+
+  it('rejects a TEMPORAL_CLI_PATH that is not executable', async () => {
+    const notExecutable = path.join(tmp, 'not-executable');
+    await fs.writeFile(notExecutable, '', { mode: 0o644 });
+    await withEnv({ TEMPORAL_CLI_PATH: notExecutable }, async () => {
+      await expect(findOrBuildTemporalCli({ cacheDir: path.join(tmp, 'cache') })).rejects.toThrow(/TEMPORAL_CLI_PATH/);
+    });
+  });
+
+  it('prefers TEMPORAL_CLI_PATH over PATH and logs the version', async () => {
+    const logs: string[] = [];
+    await withEnv({ TEMPORAL_CLI_PATH: fakeCli, PATH: path.join(tmp, 'elsewhere') }, async () => {
+      await expect(findOrBuildTemporalCli({ log: (m) => logs.push(m) })).resolves.toBe(fakeCli);
+    });
+    expect(logs.join('\n')).toContain('temporal version 9.9.9');
+  });
+
+  it('uses `temporal` on PATH before the cache', async () => {
+    const cacheDir = path.join(tmp, 'cache-with-build');
+    await fs.mkdir(path.join(cacheDir, 'bin'), { recursive: true });
+    await fs.copyFile(fakeCli, path.join(cacheDir, 'bin', 'temporal'));
+    await withEnv({ TEMPORAL_CLI_PATH: undefined, PATH: `${emptyDir}${path.delimiter}${path.dirname(fakeCli)}` }, () =>
+      expect(findOrBuildTemporalCli({ cacheDir })).resolves.toBe(fakeCli),
+    );
+  });
+
+  it('falls back to the cached build', async () => {
+    const cacheDir = path.join(tmp, 'cache-with-build');
+    await withEnv({ TEMPORAL_CLI_PATH: undefined, PATH: emptyDir }, () =>
+      expect(findOrBuildTemporalCli({ cacheDir })).resolves.toBe(path.join(cacheDir, 'bin', 'temporal')),
+    );
+  });
+
+  it('explains the options when there is no CLI and no Go', async () => {
+    await withEnv({ TEMPORAL_CLI_PATH: undefined, PATH: emptyDir }, async () => {
+      const attempt = findOrBuildTemporalCli({ cacheDir: path.join(tmp, 'empty-cache') });
+      await expect(attempt).rejects.toThrow(/TEMPORAL_CLI_PATH.*PATH.*empty-cache.*Go/s);
+    });
+  });
+});
+
+describe('startDevServer', () => {
+  let cliPath: string;
+  let server: DevServerHandle | undefined;
+
+  beforeAll(async () => {
+    // Normally a PATH install or the cached build; on a fresh checkout with only Go this builds (minutes).
+    cliPath = await findOrBuildTemporalCli();
+  }, 15 * 60_000);
+
+  afterEach(async () => {
+    await server?.stop();
+    server = undefined;
+  });
+
+  it('starts a headless in-memory server with custom search attributes, and stops it', async () => {
+    const port = await getFreePort();
+    const logs: string[] = [];
+    server = await startDevServer({
+      cliPath,
+      port,
+      headless: true,
+      namespace: 'devserver-test',
+      searchAttributes: { PlatformOperation: 'Keyword', PlatformCostEstimate: 'Int' },
+      log: (m) => logs.push(m),
+    });
+    expect(server.address).toBe(`127.0.0.1:${port}`);
+    expect(server.uiUrl).toBeUndefined();
+    expect(server.namespace).toBe('devserver-test');
+
+    const { stdout } = await execFileAsync(cliPath, [
+      ...['operator', 'search-attribute', 'list', '--output', 'json'],
+      ...['--address', server.address, '--namespace', server.namespace],
+    ]);
+    const listed = JSON.parse(stdout) as { customAttributes: Record<string, string> };
+    expect(listed.customAttributes).toMatchObject({
+      PlatformOperation: 'INDEXED_VALUE_TYPE_KEYWORD',
+      PlatformCostEstimate: 'INDEXED_VALUE_TYPE_INT',
+    });
+
+    const { pid } = server;
+    await server.stop();
+    await server.stop(); // idempotent
+    expect(() => process.kill(pid, 0)).toThrow();
+    expect(await portIsFree(port)).toBe(true);
+    expect(logs.join('\n')).toContain('Temporal dev server ready');
+  }, 120_000);
+
+  it('refuses a busy port with a clear message', async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as net.AddressInfo;
+    try {
+      await expect(startDevServer({ cliPath, port, headless: true })).rejects.toThrow(
+        `Port ${port} is already in use: is another Temporal server running?`,
+      );
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
+  });
+
+  it('reports the CLI output when the server exits during startup', async () => {
+    const port = await getFreePort();
+    const attempt = startDevServer({
+      cliPath,
+      port,
+      headless: true,
+      // Deliberately invalid, to make the CLI exit right away.
+      searchAttributes: { Broken: 'NoSuchType' as 'Keyword' },
+    });
+    await expect(attempt).rejects.toThrow(/exited during startup[\s\S]*NoSuchType/);
+  }, 120_000);
+});
