@@ -5,7 +5,7 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   transform: {
     // ky is ESM-only: let ts-jest transpile it to CommonJS along with our TypeScript.
-    '^.+\\.[tj]s$': ['ts-jest', { tsconfig: 'tsconfig.test.json', isolatedModules: true }],
+    '^.+\\.[tj]s$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }],
   },
   transformIgnorePatterns: ['/node_modules/(?!ky/)'],
   testTimeout: 30_000,

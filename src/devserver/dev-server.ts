@@ -102,8 +102,9 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServerH
   const onLine = (line: string): void => {
     tail.push(line);
     if (tail.length > OUTPUT_TAIL_LINES) tail.shift();
-    // A graceful stop makes the internal workers log a burst of "connection refused" warnings: noise.
-    if (stopRequested && line.includes('level=WARN')) return;
+    // A graceful stop makes the server's internal workers log a burst of "connection refused" / "context canceled"
+    // warnings and errors: noise for the caller (they stay in the tail).
+    if (stopRequested && /level=(WARN|ERROR)/.test(line)) return;
     log(`[temporal] ${line}`);
   };
   createInterface({ input: child.stdout }).on('line', onLine);

@@ -90,14 +90,18 @@ async function findOnPath(name: string): Promise<string | undefined> {
 async function verify(bin: string, source: string, log: (msg: string) => void): Promise<string> {
   const version = await new Promise<string>((resolve, reject) => {
     execFile(bin, ['--version'], { timeout: VERSION_TIMEOUT_MS }, (err, stdout, stderr) => {
-      if (err)
-        reject(new Error(`Temporal CLI at ${bin} (from ${source}) failed \`--version\`: ${stderr || err.message}`));
-      else resolve(stdout.trim());
+      if (!err) return resolve(stdout.trim());
+      reject(new Error(`Temporal CLI at ${bin} (from ${source}) failed \`--version\`: ${stderr || err.message}`));
     });
   });
-  // A PATH install of another release is fine; just make the difference visible.
-  const expected = version.includes(`version ${TEMPORAL_CLI_VERSION} `) ? '' : ` (built for ${TEMPORAL_CLI_VERSION})`;
-  log(`Using Temporal CLI ${bin} (from ${source}): ${version}${expected}`);
+  // Another release on PATH may work too; just make the difference visible. `go install` without our -ldflags
+  // (e.g. done by hand) reports 0.0.0-DEV.
+  const note = version.includes(`version ${TEMPORAL_CLI_VERSION} `)
+    ? ''
+    : version.includes('0.0.0-DEV')
+      ? ' (a source build without a version stamp)'
+      : ` (this project expects ${TEMPORAL_CLI_VERSION})`;
+  log(`Using Temporal CLI ${bin} (from ${source}): ${version}${note}`);
   return bin;
 }
 

@@ -30,7 +30,10 @@ export interface PlatformErrorInit {
   maybeDelivered?: boolean;
 }
 
-/** Retryable: 408, 429, 5xx, network and timeout. Every other 4xx, and a bad request, is final. */
+/**
+ * Retryable: 408, 429, 5xx, network, timeout, and a garbled 2xx body (a passing fault of the server or
+ * a proxy). Every other 4xx, and a request refused before sending, is final.
+ */
 export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || status >= 500;
 }
@@ -64,6 +67,7 @@ export class PlatformError extends Error {
     this.retryable =
       init.kind === 'network' ||
       init.kind === 'timeout' ||
+      init.kind === 'malformed_response' ||
       (init.kind === 'http' && init.status !== undefined && isRetryableStatus(init.status));
   }
 

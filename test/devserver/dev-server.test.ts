@@ -4,7 +4,13 @@ import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import { promisify } from 'util';
-import { DevServerHandle, findOrBuildTemporalCli, getFreePort, startDevServer } from '../../src/devserver';
+import {
+  DevServerHandle,
+  findOrBuildTemporalCli,
+  findProjectRoot,
+  getFreePort,
+  startDevServer,
+} from '../../src/devserver';
 
 const execFileAsync = promisify(execFile);
 
@@ -51,6 +57,12 @@ describe('findOrBuildTemporalCli resolution order', () => {
 
   afterAll(async () => {
     await fs.rm(tmp, { recursive: true, force: true });
+  });
+
+  it('finds the project root from src/ and from compiled lib/src/', () => {
+    const root = path.resolve(__dirname, '..', '..');
+    expect(findProjectRoot(path.join(root, 'src', 'devserver'))).toBe(root);
+    expect(findProjectRoot(path.join(root, 'lib', 'src', 'devserver'))).toBe(root);
   });
 
   it('rejects a TEMPORAL_CLI_PATH that does not exist, naming the variable and the path', async () => {
