@@ -8,7 +8,9 @@ module.exports = {
     '^.+\\.[tj]s$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }],
   },
   transformIgnorePatterns: ['/node_modules/(?!ky/)'],
-  testTimeout: 30_000,
+  globalSetup: '<rootDir>/test/setup/global-setup.ts',
+  globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+  testTimeout: 60_000,
   // Two cores: integration suites share one emulator and one Temporal server.
   maxWorkers: 2,
 };

@@ -1,0 +1,20 @@
+// Stable ApplicationFailure types. Callers in any language match on these strings.
+export const FailureType = {
+  /** The input breaks a rule; nothing was sent. Never retried. */
+  InvalidInput: 'InvalidInput',
+  /** The platform refused the API key (401/403). */
+  Unauthorized: 'Unauthorized',
+  /** The instance, task, batch or file does not exist. */
+  NotFound: 'NotFound',
+  /** The member's budget or the account balance does not cover the cost. */
+  BudgetExceeded: 'BudgetExceeded',
+  /** The platform refused the request for another reason (a 4xx). */
+  PlatformRejected: 'PlatformRejected',
+  /** 429: retried after Retry-After. */
+  RateLimited: 'RateLimited',
+  /** 5xx, timeouts, resets, garbled bodies: retried with backoff. */
+  PlatformUnavailable: 'PlatformUnavailable',
+  /** A wait ran past its deadline. */
+  DeadlineExceeded: 'DeadlineExceeded',
+} as const;
+export type FailureTypeName = (typeof FailureType)[keyof typeof FailureType];

@@ -1,0 +1,4 @@
+export * from './names';
+export * from './failures';
+export * from './validate';
+export * from './schemas';

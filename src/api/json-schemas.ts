@@ -1,0 +1,29 @@
+// JSON Schemas of every workflow's input and result, generated from the zod schemas, so backends in
+// other languages can start workflows by name with plain JSON. `npm run schemas` writes them out.
+import { z } from 'zod';
+import { FailureType } from './failures';
+import { DEFAULT_TASK_QUEUE, SEARCH_ATTRIBUTE_DEFINITIONS, statusQuery, WORKFLOW_TYPES } from './names';
+import { WorkflowSchemas } from './schemas';
+
+export type JsonSchemaFiles = Record<string, unknown>;
+
+/** File name → content: `<type>.input.json`, `<type>.result.json` and an `index.json` of the names. */
+export function workflowJsonSchemas(): JsonSchemaFiles {
+  const files: JsonSchemaFiles = {};
+  for (const type of WORKFLOW_TYPES) {
+    const { input, result } = WorkflowSchemas[type];
+    files[`${type}.input.json`] = z.toJSONSchema(input, { io: 'input', unrepresentable: 'any' });
+    files[`${type}.result.json`] = z.toJSONSchema(result, { io: 'output', unrepresentable: 'any' });
+  }
+  files['index.json'] = {
+    description: 'How to start the platform-ops workflows from any Temporal client.',
+    taskQueue: DEFAULT_TASK_QUEUE,
+    workflows: Object.fromEntries(
+      WORKFLOW_TYPES.map((t) => [t, { input: `${t}.input.json`, result: `${t}.result.json` }]),
+    ),
+    queries: [statusQuery.name],
+    searchAttributes: SEARCH_ATTRIBUTE_DEFINITIONS,
+    failureTypes: Object.values(FailureType),
+  };
+  return files;
+}

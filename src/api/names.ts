@@ -1,0 +1,48 @@
+// Every name that crosses a process boundary lives here: the task queue, workflow types, queries,
+// signals, updates and search attributes. Workers, starters, tests and other-language clients (via
+// the generated JSON Schemas) all use these. Pure: imported by workflow code.
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+// defineQuery is pure: safe to import from clients as well as from workflow code.
+import { defineQuery } from '@temporalio/workflow';
+
+/** The default task queue; TEMPORAL_TASK_QUEUE overrides it (see src/config/temporal.ts). */
+export const DEFAULT_TASK_QUEUE = 'platform-ops';
+
+/** Workflow type names: the exported function names of src/workflows. */
+export const WorkflowType = {
+  renewInstance: 'renewInstance',
+  restartInstance: 'restartInstance',
+  evaluateDecision: 'evaluateDecision',
+} as const;
+export type WorkflowTypeName = (typeof WorkflowType)[keyof typeof WorkflowType];
+export const WORKFLOW_TYPES = Object.values(WorkflowType);
+
+/** Custom search attributes. Registered by the local dev server; on another cluster, see the README. */
+export const SearchAttributes = {
+  /** Which platform operation the workflow runs (its workflow type). */
+  operation: defineSearchAttributeKey('PlatformOperation', SearchAttributeType.KEYWORD),
+  /** The platform's id of the async task or batch the workflow follows. */
+  taskId: defineSearchAttributeKey('PlatformTaskId', SearchAttributeType.KEYWORD),
+  /** The workflow's business status (RENEWING, WAITING_FOR_RUNNING, …); changes, not every poll. */
+  status: defineSearchAttributeKey('PlatformStatus', SearchAttributeType.KEYWORD),
+  /** The team member whose budget pays. */
+  memberId: defineSearchAttributeKey('PlatformMemberId', SearchAttributeType.KEYWORD),
+  /** Estimated cost in 1/10000 USD. */
+  costEstimate: defineSearchAttributeKey('PlatformCostEstimate', SearchAttributeType.INT),
+  /** The GPU instance a workflow acts on. */
+  instanceId: defineSearchAttributeKey('PlatformInstanceId', SearchAttributeType.KEYWORD),
+} as const;
+
+/** Name → type, as the dev server's `--search-attribute` flags and the operator API want them. */
+export const SEARCH_ATTRIBUTE_DEFINITIONS: Record<string, 'Keyword' | 'Int'> = Object.fromEntries(
+  Object.values(SearchAttributes).map((k) => [k.name, k.type === SearchAttributeType.INT ? 'Int' : 'Keyword']),
+);
+
+/** What every workflow answers to the `status` query: its business status and what it knows so far. */
+export interface WorkflowStatus {
+  operation: WorkflowTypeName;
+  status: string;
+  /** Workflow-specific facts (statuses seen, questions answered …). */
+  detail?: Record<string, unknown>;
+}
+export const statusQuery = defineQuery<WorkflowStatus>('status');

@@ -1,0 +1,14 @@
+import type { z } from 'zod';
+import { WorkflowType, type WorkflowTypeName } from '../names';
+import { EvaluateDecisionInput, EvaluateDecisionResult } from './decision';
+import { RenewInstanceInput, RenewInstanceResult, RestartInstanceInput, RestartInstanceResult } from './instances';
+
+export * from './decision';
+export * from './instances';
+
+/** Each workflow type's input and result schema: the source of the published JSON Schemas. */
+export const WorkflowSchemas = {
+  [WorkflowType.renewInstance]: { input: RenewInstanceInput, result: RenewInstanceResult },
+  [WorkflowType.restartInstance]: { input: RestartInstanceInput, result: RestartInstanceResult },
+  [WorkflowType.evaluateDecision]: { input: EvaluateDecisionInput, result: EvaluateDecisionResult },
+} as const satisfies Record<WorkflowTypeName, { input: z.ZodType; result: z.ZodType }>;

@@ -1,0 +1,55 @@
+// Inputs and outputs of the GPU instance workflows.
+import { z } from 'zod';
+import { InstanceId, RenewInstanceRequest } from '../../platform/schemas/gpu';
+
+export const RenewInstanceInput = RenewInstanceRequest.meta({
+  title: 'renewInstance input',
+  description: 'Renews a subscription GPU instance for a number of months.',
+});
+export type RenewInstanceInput = z.infer<typeof RenewInstanceInput>;
+
+const EndTime = z.union([z.string(), z.number()]).optional();
+
+export const RenewInstanceResult = z
+  .object({
+    instanceId: z.string(),
+    months: z.number().int(),
+    /** The instance's expiry before and after (Unix seconds; -1 for pay-as-you-go). */
+    endTimeBefore: EndTime,
+    endTimeAfter: EndTime,
+    /** True when a retried renew found the first attempt had already been applied (no double renewal). */
+    alreadyApplied: z.boolean(),
+  })
+  .meta({ title: 'renewInstance result' });
+export type RenewInstanceResult = z.infer<typeof RenewInstanceResult>;
+
+export const RestartInstanceInput = z
+  .strictObject({
+    instanceId: InstanceId,
+    /** How long to wait for `running` after the restart request. */
+    timeoutSeconds: z.number().int().min(10).max(86_400).default(900),
+    /** First gap between two get-instance polls; doubles up to pollMaxSeconds. */
+    pollInitialSeconds: z.number().min(0.1).max(300).default(2),
+    pollMaxSeconds: z.number().min(0.1).max(3600).default(30),
+  })
+  .refine((i) => i.pollMaxSeconds >= i.pollInitialSeconds, {
+    path: ['pollMaxSeconds'],
+    error: 'must be at least pollInitialSeconds',
+  })
+  .meta({
+    title: 'restartInstance input',
+    description: 'Restarts a GPU instance and waits until it is running again.',
+  });
+export type RestartInstanceInput = z.input<typeof RestartInstanceInput>;
+
+export const RestartInstanceResult = z
+  .object({
+    instanceId: z.string(),
+    /** Every status seen while waiting, in order, without repeats of the same status in a row. */
+    statuses: z.array(z.string()),
+    finalStatus: z.string(),
+    polls: z.number().int(),
+    waitedSeconds: z.number(),
+  })
+  .meta({ title: 'restartInstance result' });
+export type RestartInstanceResult = z.infer<typeof RestartInstanceResult>;

@@ -1,0 +1,31 @@
+// Where Temporal is: every setting comes from @temporalio/envconfig (TEMPORAL_ADDRESS,
+// TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS_*, TEMPORAL_PROFILE and temporal.toml profiles),
+// for the client and the worker alike. So the same code runs against the local dev server, a
+// self-hosted cluster or Temporal Cloud.
+import { loadClientConnectConfig } from '@temporalio/envconfig';
+import type { NativeConnectionOptions } from '@temporalio/worker';
+import { DEFAULT_TASK_QUEUE } from '../api/names';
+
+export interface TemporalSettings {
+  connectionOptions: NativeConnectionOptions;
+  namespace: string;
+  taskQueue: string;
+  /** True when TEMPORAL_ADDRESS (or a profile) names a server: then no local server is started. */
+  addressConfigured: boolean;
+}
+
+export const DEFAULT_TEMPORAL_ADDRESS = 'localhost:7233';
+
+export function loadTemporalSettings(env: NodeJS.ProcessEnv = process.env): TemporalSettings {
+  const overrideEnvVars = Object.fromEntries(
+    Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string'),
+  );
+  const config = loadClientConnectConfig({ overrideEnvVars });
+  const address = config.connectionOptions.address;
+  return {
+    connectionOptions: { ...config.connectionOptions, address: address ?? DEFAULT_TEMPORAL_ADDRESS },
+    namespace: config.namespace ?? 'default',
+    taskQueue: env.TEMPORAL_TASK_QUEUE?.trim() || DEFAULT_TASK_QUEUE,
+    addressConfigured: Boolean(address),
+  };
+}

@@ -1,0 +1,98 @@
+// The worker: registers every workflow and activity on the task queue. Activities get the platform
+// client by dependency injection; Temporal connection settings come from envconfig.
+import {
+  DefaultLogger,
+  NativeConnection,
+  Runtime,
+  Worker,
+  type LogLevel,
+  type WorkerOptions,
+} from '@temporalio/worker';
+import { createActivities } from './activities';
+import { loadTemporalSettings } from './config/temporal';
+import { loadWorkerSettings, type WorkerSettings } from './config/worker';
+import { PlatformClient } from './platform/client';
+
+export interface PlatformWorkerOptions {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  platform: PlatformClient;
+  /** A prebuilt workflow bundle (tests build one for the whole run); otherwise src/workflows is bundled. */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+  settings?: Partial<WorkerSettings>;
+}
+
+export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise<Worker> {
+  const s = { ...loadWorkerSettings({}), ...opts.settings };
+  return Worker.create({
+    connection: opts.connection,
+    namespace: opts.namespace,
+    taskQueue: opts.taskQueue,
+    ...(opts.workflowBundle
+      ? { workflowBundle: opts.workflowBundle }
+      : { workflowsPath: require.resolve('./workflows') }),
+    activities: createActivities({ platform: opts.platform }),
+    maxConcurrentActivityTaskExecutions: s.WORKER_MAX_CONCURRENT_ACTIVITIES,
+    maxConcurrentWorkflowTaskExecutions: s.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
+    maxCachedWorkflows: s.WORKER_MAX_CACHED_WORKFLOWS,
+    shutdownGraceTime: `${s.WORKER_SHUTDOWN_GRACE_SECONDS}s`,
+  });
+}
+
+/** Structured JSON logs through the Temporal Runtime logger, and Prometheus metrics when asked. */
+export function installRuntime(settings: WorkerSettings): void {
+  Runtime.install({
+    logger: new DefaultLogger(settings.LOG_LEVEL, (entry) => {
+      process.stdout.write(
+        `${JSON.stringify({
+          time: new Date(Number(entry.timestampNanos / 1_000_000n)).toISOString(),
+          level: entry.level,
+          message: entry.message,
+          ...entry.meta,
+        })}\n`,
+      );
+    }),
+    telemetryOptions: {
+      logging: { forward: {}, filter: { core: 'WARN', other: 'ERROR' } },
+      ...(settings.METRICS_PORT
+        ? { metrics: { prometheus: { bindAddress: `0.0.0.0:${settings.METRICS_PORT}` } } }
+        : {}),
+    },
+  });
+}
+
+/** Runs the worker until SIGINT or SIGTERM, then drains in-flight work (the SDK's shutdown signals). */
+export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const settings = loadWorkerSettings(env);
+  installRuntime(settings);
+  const temporal = loadTemporalSettings(env);
+  const platform = PlatformClient.fromEnv(env);
+  const connection = await NativeConnection.connect(temporal.connectionOptions);
+  try {
+    const worker = await createPlatformWorker({
+      connection,
+      namespace: temporal.namespace,
+      taskQueue: temporal.taskQueue,
+      platform,
+      settings,
+    });
+    Runtime.instance().logger.info('Worker started', {
+      taskQueue: temporal.taskQueue,
+      namespace: temporal.namespace,
+      address: temporal.connectionOptions.address,
+      platform: platform.config.baseUrl,
+      metricsPort: settings.METRICS_PORT,
+    });
+    await worker.run();
+  } finally {
+    await connection.close();
+  }
+}
+
+if (require.main === module) {
+  runWorker().catch((err: unknown) => {
+    console.error(`Worker stopped: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,3 @@
+// Every workflow the worker registers. The exported names are the workflow types (src/api/names.ts).
+export { renewInstance, restartInstance } from './instances';
+export { evaluateDecision } from './decision';

@@ -1,0 +1,102 @@
+// Runs a test's workflows on a real worker against the shared dev server, on a task queue of its own.
+import { randomUUID } from 'node:crypto';
+import { writeFileSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { temporal } from '@temporalio/proto';
+import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { DEFAULT_PATHS, PlatformClient, type PlatformConfig } from '../../src/platform';
+import { DEV_API_KEY } from '../../src/emulator/config';
+import { createPlatformWorker } from '../../src/worker';
+import { testEnv } from '../setup/shared';
+
+let runtimeInstalled = false;
+/** Keeps the SDK's own logs to warnings, so test output stays readable. */
+export function quietRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  } catch {
+    // Already installed in this process by an earlier test file.
+  }
+}
+
+export interface TemporalTestContext {
+  client: Client;
+  taskQueue: string;
+  namespace: string;
+  address: string;
+  worker: Worker;
+}
+
+export function emulatorPlatform(
+  baseUrl = testEnv('emulatorUrl'),
+  overrides: Partial<PlatformConfig> = {},
+): PlatformClient {
+  return new PlatformClient({
+    baseUrl,
+    apiKey: DEV_API_KEY,
+    timeoutMs: 5_000,
+    paths: { ...DEFAULT_PATHS },
+    billProductNameParam: 'productName',
+    ...overrides,
+  });
+}
+
+/** Starts a worker for `prefix`'s own task queue, runs `fn`, then shuts the worker down. */
+export async function withWorker<T>(
+  prefix: string,
+  fn: (ctx: TemporalTestContext) => Promise<T>,
+  opts: { platform?: PlatformClient } = {},
+): Promise<T> {
+  quietRuntime();
+  const address = testEnv('temporalAddress');
+  const namespace = testEnv('temporalNamespace');
+  const taskQueue = `${prefix}-${randomUUID().slice(0, 8)}`;
+  const nativeConnection = await NativeConnection.connect({ address });
+  const connection = await Connection.connect({ address });
+  try {
+    const worker = await createPlatformWorker({
+      connection: nativeConnection,
+      namespace,
+      taskQueue,
+      platform: opts.platform ?? emulatorPlatform(),
+      workflowBundle: { codePath: testEnv('workflowBundle') },
+      settings: { WORKER_SHUTDOWN_GRACE_SECONDS: 1 },
+    });
+    const client = new Client({ connection, namespace });
+    return await worker.runUntil(fn({ client, taskQueue, namespace, address, worker }));
+  } finally {
+    await connection.close();
+    await nativeConnection.close();
+  }
+}
+
+/** With RECORD_HISTORIES=1, saves a finished workflow's history for the replay tests. */
+export async function recordHistory(handle: WorkflowHandle, name: string): Promise<void> {
+  if (process.env.RECORD_HISTORIES !== '1') return;
+  const history = await handle.fetchHistory();
+  const dir = path.join(__dirname, '..', 'replay', 'histories');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, `${name}.json`), historyToJSON(history));
+}
+
+/** The event type names of a workflow's history, in order (`ActivityTaskScheduled`, …). */
+export async function eventTypes(handle: WorkflowHandle): Promise<string[]> {
+  const history = await handle.fetchHistory();
+  return (history.events ?? []).map((e) =>
+    String(temporal.api.enums.v1.EventType[e.eventType ?? 0]).replace(/^EVENT_TYPE_/, ''),
+  );
+}
+
+/** The attempt numbers of every started activity, in order. */
+export async function activityAttempts(handle: WorkflowHandle): Promise<number[]> {
+  const history = await handle.fetchHistory();
+  return (history.events ?? [])
+    .filter((e) => e.activityTaskStartedEventAttributes)
+    .map((e) => e.activityTaskStartedEventAttributes?.attempt ?? 0);
+}
+
+export const uniqueId = (prefix: string): string => `${prefix}-${randomUUID().slice(0, 8)}`;

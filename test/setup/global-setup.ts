@@ -1,0 +1,46 @@
+// One Temporal dev server, one emulator and one workflow bundle for the whole test run. Test files
+// find them through environment variables (workers inherit the env of the process that runs this).
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/api/names';
+import { findOrBuildTemporalCli, getFreePort, startDevServer } from '../../src/devserver';
+import { startEmulator } from '../../src/emulator/server';
+import { TEST_ENV, type GlobalHandles } from './shared';
+
+const log = (msg: string) => process.stderr.write(`[test setup] ${msg}\n`);
+
+export default async function globalSetup(): Promise<void> {
+  const started = Date.now();
+  const cliPath = await findOrBuildTemporalCli({ log });
+  const [server, emulator, bundle] = await Promise.all([
+    getFreePort().then((port) =>
+      startDevServer({ cliPath, port, headless: true, searchAttributes: SEARCH_ATTRIBUTE_DEFINITIONS, log: () => {} }),
+    ),
+    // Sped up: restarts and media tasks finish in test time; tests that need another pace start their own.
+    startEmulator({ port: 0, host: '127.0.0.1', clockSpeed: 10 }),
+    bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), logger: quietLogger }),
+  ]);
+  const dir = mkdtempSync(path.join(tmpdir(), 'platform-ops-test-'));
+  const bundlePath = path.join(dir, 'workflow-bundle.js');
+  writeFileSync(bundlePath, bundle.code);
+
+  process.env[TEST_ENV.temporalAddress] = server.address;
+  process.env[TEST_ENV.temporalNamespace] = server.namespace;
+  process.env[TEST_ENV.emulatorUrl] = emulator.url;
+  process.env[TEST_ENV.workflowBundle] = bundlePath;
+  process.env[TEST_ENV.temporalCli] = cliPath;
+  const handles: GlobalHandles = { stopServer: () => server.stop(), stopEmulator: () => emulator.close() };
+  (globalThis as { __platformOps?: GlobalHandles }).__platformOps = handles;
+  log(`Temporal ${server.address}, emulator ${emulator.url}, ready in ${Date.now() - started} ms`);
+}
+
+const quietLogger = {
+  log: () => {},
+  trace: () => {},
+  debug: () => {},
+  info: () => {},
+  warn: (message: string) => log(`bundler: ${message}`),
+  error: (message: string) => log(`bundler: ${message}`),
+};

@@ -1,0 +1,170 @@
+// renewInstance and restartInstance end to end: real Temporal dev server, real worker, real emulator.
+import { WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { FailureType, SearchAttributes, WorkflowType } from '../../src/api';
+import type { renewInstance, restartInstance } from '../../src/workflows';
+import { emulatorAdmin } from '../helpers/emulator';
+import {
+  activityAttempts,
+  emulatorPlatform,
+  eventTypes,
+  recordHistory,
+  uniqueId,
+  withWorker,
+} from '../helpers/temporal';
+import { testEnv } from '../setup/shared';
+
+const emulatorUrl = () => testEnv('emulatorUrl');
+
+async function failureOf(p: Promise<unknown>): Promise<ApplicationFailure> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(WorkflowFailedError);
+  let cause = (err as WorkflowFailedError).cause;
+  // An activity failure wraps the ApplicationFailure one level down.
+  while (cause && !(cause instanceof ApplicationFailure)) cause = cause.cause;
+  expect(cause).toBeInstanceOf(ApplicationFailure);
+  return cause as ApplicationFailure;
+}
+
+describe('renewInstance', () => {
+  afterEach(() => emulatorAdmin(emulatorUrl(), 'DELETE', '/faults'));
+
+  it('renews and reports the expiry before and after, with search attributes', () =>
+    withWorker('renew', async ({ client, taskQueue }) => {
+      const handle = await client.workflow.start<typeof renewInstance>(WorkflowType.renewInstance, {
+        taskQueue,
+        workflowId: uniqueId('renew'),
+        args: [{ instanceId: 'inst-demo-1', months: 1 }],
+      });
+      const result = await handle.result();
+      expect(result).toMatchObject({ instanceId: 'inst-demo-1', months: 1, alreadyApplied: false });
+      expect(Number(result.endTimeAfter)).toBeGreaterThan(Number(result.endTimeBefore));
+      const { typedSearchAttributes } = await handle.describe();
+      expect(typedSearchAttributes.get(SearchAttributes.operation)).toBe('renewInstance');
+      expect(typedSearchAttributes.get(SearchAttributes.status)).toBe('RENEWED');
+      expect(typedSearchAttributes.get(SearchAttributes.instanceId)).toBe('inst-demo-1');
+      await recordHistory(handle, 'renewInstance-happy');
+    }));
+
+  it('fails fast on bad input, naming the field, with no activity scheduled', () =>
+    withWorker('renew-bad', async ({ client, taskQueue }) => {
+      const handle = await client.workflow.start(WorkflowType.renewInstance, {
+        taskQueue,
+        workflowId: uniqueId('renew-bad'),
+        args: [{ instanceId: '', months: 0 }],
+      });
+      const failure = await failureOf(handle.result());
+      expect(failure.type).toBe(FailureType.InvalidInput);
+      expect(failure.nonRetryable).toBe(true);
+      expect(failure.message).toContain('instanceId: must not be empty');
+      expect(failure.message).toContain('months: must be greater than 0');
+      expect(await eventTypes(handle)).not.toContain('ACTIVITY_TASK_SCHEDULED');
+      await recordHistory(handle, 'renewInstance-invalid');
+    }));
+
+  it('survives a burst of 5xx through activity retries', () =>
+    withWorker('renew-5xx', async ({ client, taskQueue }) => {
+      await emulatorAdmin(emulatorUrl(), 'PUT', '/faults', {
+        routes: { renewInstance: { errorRate5xx: 1, status5xx: 503, count: 3 } },
+      });
+      const handle = await client.workflow.start<typeof renewInstance>(WorkflowType.renewInstance, {
+        taskQueue,
+        workflowId: uniqueId('renew-5xx'),
+        args: [{ instanceId: 'inst-demo-1', months: 1 }],
+      });
+      const result = await handle.result();
+      expect(result.alreadyApplied).toBe(false);
+      // getInstance, renewInstance (4th attempt), getInstance
+      expect(await activityAttempts(handle)).toEqual([1, 4, 1]);
+    }));
+
+  it('does not renew twice when an attempt timed out after reaching the platform', async () => {
+    // The first renew is answered only after the client gave up on it, but the emulator applies it:
+    // the retry must see the moved expiry and not pay for a second renewal.
+    await emulatorAdmin(emulatorUrl(), 'PUT', '/faults', { routes: { renewInstance: { latencyMs: 800, count: 1 } } });
+    const platform = emulatorPlatform();
+    const before = await platform.getInstance({ instanceId: 'inst-demo-1' });
+    await withWorker(
+      'renew-ambiguous',
+      async ({ client, taskQueue }) => {
+        const handle = await client.workflow.start<typeof renewInstance>(WorkflowType.renewInstance, {
+          taskQueue,
+          workflowId: uniqueId('renew-ambiguous'),
+          args: [{ instanceId: 'inst-demo-1', months: 1 }],
+        });
+        const result = await handle.result();
+        expect(result.alreadyApplied).toBe(true);
+        expect(await activityAttempts(handle)).toEqual([1, 2, 1]);
+      },
+      { platform: emulatorPlatform(undefined, { timeoutMs: 300 }) },
+    );
+    // The workflow added exactly what one renewal of one month adds.
+    const afterWorkflow = Number((await platform.getInstance({ instanceId: 'inst-demo-1' })).endTime);
+    await platform.renewInstance({ instanceId: 'inst-demo-1', months: 1 });
+    const afterOneMore = Number((await platform.getInstance({ instanceId: 'inst-demo-1' })).endTime);
+    expect(afterWorkflow - Number(before.endTime)).toBe(afterOneMore - afterWorkflow);
+  });
+
+  it('fails without retries for an unknown instance', () =>
+    withWorker('renew-missing', async ({ client, taskQueue }) => {
+      const handle = await client.workflow.start(WorkflowType.renewInstance, {
+        taskQueue,
+        workflowId: uniqueId('renew-missing'),
+        args: [{ instanceId: 'inst-does-not-exist', months: 1 }],
+      });
+      const failure = await failureOf(handle.result());
+      expect(failure.type).toBe(FailureType.NotFound);
+      expect(failure.nonRetryable).toBe(true);
+      expect(await activityAttempts(handle)).toEqual([1]);
+      await recordHistory(handle, 'renewInstance-not-found');
+    }));
+});
+
+describe('restartInstance', () => {
+  it('restarts and waits out restarting until running', () =>
+    withWorker('restart', async ({ client, taskQueue }) => {
+      const handle = await client.workflow.start<typeof restartInstance>(WorkflowType.restartInstance, {
+        taskQueue,
+        workflowId: uniqueId('restart'),
+        args: [{ instanceId: 'inst-demo-2', pollInitialSeconds: 0.1, pollMaxSeconds: 0.5, timeoutSeconds: 60 }],
+      });
+      const result = await handle.result();
+      expect(result.statuses).toContain('restarting');
+      expect(result.statuses[result.statuses.length - 1]).toBe('running');
+      expect(result.finalStatus).toBe('running');
+      expect(result.polls).toBeGreaterThanOrEqual(result.statuses.length);
+      const { typedSearchAttributes } = await handle.describe();
+      expect(typedSearchAttributes.get(SearchAttributes.status)).toBe('RUNNING');
+      // One wait activity, whatever the number of polls.
+      expect((await eventTypes(handle)).filter((t) => t === 'ACTIVITY_TASK_SCHEDULED')).toHaveLength(2);
+      await recordHistory(handle, 'restartInstance-happy');
+    }));
+
+  it('fails fast on bad input', () =>
+    withWorker('restart-bad', async ({ client, taskQueue }) => {
+      const handle = await client.workflow.start(WorkflowType.restartInstance, {
+        taskQueue,
+        workflowId: uniqueId('restart-bad'),
+        args: [{ instanceId: 'inst-demo-2', pollInitialSeconds: 5, pollMaxSeconds: 1 }],
+      });
+      const failure = await failureOf(handle.result());
+      expect(failure.type).toBe(FailureType.InvalidInput);
+      expect(failure.message).toContain('pollMaxSeconds: must be at least pollInitialSeconds');
+      expect(await eventTypes(handle)).not.toContain('ACTIVITY_TASK_SCHEDULED');
+    }));
+
+  it('fails without retries for an unknown instance', () =>
+    withWorker('restart-missing', async ({ client, taskQueue }) => {
+      const handle = await client.workflow.start(WorkflowType.restartInstance, {
+        taskQueue,
+        workflowId: uniqueId('restart-missing'),
+        args: [{ instanceId: 'inst-does-not-exist' }],
+      });
+      const failure = await failureOf(handle.result());
+      expect(failure.type).toBe(FailureType.NotFound);
+      expect(await activityAttempts(handle)).toEqual([1]);
+    }));
+});
