@@ -1,13 +1,6 @@
 // The worker: registers every workflow and activity on the task queue. Activities get the platform
 // client by dependency injection; Temporal connection settings come from envconfig.
-import {
-  DefaultLogger,
-  NativeConnection,
-  Runtime,
-  Worker,
-  type LogLevel,
-  type WorkerOptions,
-} from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from './activities';
 import { loadTemporalSettings } from './config/temporal';
 import { loadWorkerSettings, type WorkerSettings } from './config/worker';
