@@ -7,6 +7,8 @@ import type { NativeConnectionOptions } from '@temporalio/worker';
 import { DEFAULT_TASK_QUEUE } from '../api/names';
 
 export interface TemporalSettings {
+  /** host:port of the frontend (also inside connectionOptions). */
+  address: string;
   connectionOptions: NativeConnectionOptions;
   namespace: string;
   taskQueue: string;
@@ -21,11 +23,13 @@ export function loadTemporalSettings(env: NodeJS.ProcessEnv = process.env): Temp
     Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string'),
   );
   const config = loadClientConnectConfig({ overrideEnvVars });
-  const address = config.connectionOptions.address;
+  const configured = config.connectionOptions.address;
+  const address = configured ?? DEFAULT_TEMPORAL_ADDRESS;
   return {
-    connectionOptions: { ...config.connectionOptions, address: address ?? DEFAULT_TEMPORAL_ADDRESS },
+    address,
+    connectionOptions: { ...config.connectionOptions, address },
     namespace: config.namespace ?? 'default',
     taskQueue: env.TEMPORAL_TASK_QUEUE?.trim() || DEFAULT_TASK_QUEUE,
-    addressConfigured: Boolean(address),
+    addressConfigured: Boolean(configured),
   };
 }

@@ -96,7 +96,9 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServerH
 
   const started = Date.now();
   log(`Starting Temporal dev server: ${opts.cliPath} ${args.join(' ')}`);
-  const child = spawn(opts.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group: Ctrl-C in a terminal must reach only us, so the worker can drain against a
+  // live server before we stop it (the 'exit' hook below still kills it if we die first).
+  const child = spawn(opts.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const tail: string[] = [];
   let stopRequested = false;
   const onLine = (line: string): void => {

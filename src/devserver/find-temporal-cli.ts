@@ -18,6 +18,11 @@ const LOCK_HEARTBEAT_MS = 15_000;
 const LOCK_STALE_MS = 120_000;
 const LOCK_POLL_MS = 1_000;
 
+/** Neither TEMPORAL_CLI_PATH, `temporal` on PATH, a cached build nor Go: the caller may fall back to the SDK's download. */
+export class TemporalCliNotFoundError extends Error {
+  override readonly name = 'TemporalCliNotFoundError';
+}
+
 export interface FindTemporalCliOptions {
   log?: (msg: string) => void;
   /** Cache folder; the build goes to `<cacheDir>/bin`. Defaults to `<projectRoot>/.temporal`. */
@@ -50,7 +55,7 @@ export async function findOrBuildTemporalCli(opts: FindTemporalCliOptions = {}):
 
   const go = await findOnPath(process.platform === 'win32' ? 'go.exe' : 'go');
   if (!go) {
-    throw new Error(
+    throw new TemporalCliNotFoundError(
       `The Temporal CLI was not found. Either set TEMPORAL_CLI_PATH to a temporal binary, ` +
         `put \`temporal\` on PATH (see https://docs.temporal.io/cli#install), ` +
         `place a build at ${cached}, or install Go 1.25+ so that v${TEMPORAL_CLI_VERSION} can be built there from source.`,

@@ -1,4 +1,9 @@
-export { findOrBuildTemporalCli, findProjectRoot, TEMPORAL_CLI_VERSION } from './find-temporal-cli';
+export {
+  findOrBuildTemporalCli,
+  findProjectRoot,
+  TemporalCliNotFoundError,
+  TEMPORAL_CLI_VERSION,
+} from './find-temporal-cli';
 export type { FindTemporalCliOptions } from './find-temporal-cli';
 export { getFreePort, startDevServer } from './dev-server';
 export type { DevServerHandle, DevServerOptions, SearchAttributeType } from './dev-server';

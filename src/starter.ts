@@ -1,0 +1,87 @@
+#!/usr/bin/env node
+// The starter CLI: `up` runs the local stack (npm start); `start`, `describe`, `cancel` and `list`
+// drive workflows. Errors read as sentences, and the exit status says what happened (exit-codes.ts).
+import { Command, CommanderError } from 'commander';
+import { WORKFLOW_TYPES } from './api';
+import { cancelCommand, describeCommand, listCommand } from './starter/commands/inspect';
+import { startCommand, type StartOptions } from './starter/commands/start';
+import { upCommand } from './starter/commands/up';
+import { CliError, ExitCode } from './starter/exit-codes';
+import { toCliError } from './starter/failures';
+import { FLAG_HELP } from './starter/workflow-inputs';
+
+const out = (line: string) => process.stdout.write(`${line}\n`);
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+export function buildProgram(): Command {
+  const program = new Command('platform-ops')
+    .description('Durable Temporal workflows for the cloud AI/GPU platform')
+    .exitOverride()
+    .showHelpAfterError();
+
+  program.command('up').description('run the local stack: Temporal dev server + Web UI, emulator, worker').action(() => upCommand(out));
+
+  program
+    .command('start')
+    .description(
+      `start a workflow by name: ${WORKFLOW_TYPES.join(', ')}\n` +
+        Object.entries(FLAG_HELP)
+          .map(([t, f]) => `  ${t}: ${f}`)
+          .join('\n'),
+    )
+    .argument('<workflow>', 'workflow type')
+    .option('--input <json>', 'the whole input as JSON')
+    .option('--input-file <path>', 'the whole input from a JSON file')
+    .option('--id <workflowId>', 'business workflow id (default: <workflow>-<random>)')
+    .option('--task-queue <name>', 'task queue (default: TEMPORAL_TASK_QUEUE or platform-ops)')
+    .option('--wait', 'wait for the result and print it')
+    .option('--instance-id <id>', 'GPU instance id')
+    .option('--months <n>', 'months to renew')
+    .option('--timeout-seconds <n>', 'how long to wait for the instance to run again')
+    .option('--state <text>', 'decision content (text)')
+    .option('--image <url>', 'decision content image (repeatable)', collect)
+    .option('--question <q>', 'decision question (repeatable)', collect)
+    .option('--kind <kind>', 'decision question kind (default yes_no, or choice with --options)')
+    .option('--options <a,b,c>', 'decision options')
+    .option('--thinking', 'decision: enable a reasoning round')
+    .action((workflow: string, opts: StartOptions) => startCommand(workflow, opts, out));
+
+  program
+    .command('describe')
+    .argument('<workflowId>')
+    .description('show a workflow: status, search attributes, business status')
+    .action((id: string) => describeCommand(id, out));
+  program
+    .command('cancel')
+    .argument('<workflowId>')
+    .description('ask a workflow to cancel')
+    .action((id: string) => cancelCommand(id, out));
+  program
+    .command('list')
+    .description('list workflows (newest first)')
+    .option('--query <visibility query>', `e.g. "PlatformOperation = 'renewInstance'"`)
+    .option('--limit <n>', 'at most this many', '20')
+    .action((opts: { query?: string; limit?: string }) => listCommand(opts, out));
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync(argv);
+    return ExitCode.Ok;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Commander already printed the usage problem (or the help, which is not an error).
+      return err.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
+    }
+    const cliError = err instanceof CliError ? err : toCliError(err);
+    process.stderr.write(`${cliError.message}\n`);
+    return cliError.exitCode;
+  }
+}
+
+if (require.main === module) {
+  void main(process.argv).then((code) => {
+    process.exitCode = code;
+  });
+}

@@ -1,0 +1,63 @@
+// `describe`, `cancel` and `list`: what an operator needs next to the Web UI.
+import { SearchAttributes, statusQuery } from '../../api';
+import { connectStarter } from '../connect';
+import { toCliError } from '../failures';
+
+type Out = (line: string) => void;
+
+export async function describeCommand(workflowId: string, out: Out): Promise<void> {
+  const { client, close } = await connectStarter();
+  try {
+    const handle = client.workflow.getHandle(workflowId);
+    const d = await handle.describe().catch((err: unknown) => {
+      throw toCliError(err, workflowId);
+    });
+    out(`Workflow ${d.workflowId} (${d.type}), run ${d.runId}`);
+    out(`  status:     ${d.status.name}`);
+    out(`  task queue: ${d.taskQueue}`);
+    out(`  started:    ${d.startTime.toISOString()}${d.closeTime ? `, closed ${d.closeTime.toISOString()}` : ''}`);
+    for (const [name, key] of Object.entries(SearchAttributes)) {
+      const value = d.typedSearchAttributes.get(key);
+      if (value !== undefined) out(`  ${key.name.padEnd(20)} ${String(value)} (${name})`);
+    }
+    // The business status needs a worker to answer; a closed run without one just has no detail.
+    const status = await handle.query(statusQuery).catch(() => undefined);
+    if (status) out(`  detail:     ${JSON.stringify(status.detail ?? {})}`);
+  } finally {
+    await close();
+  }
+}
+
+export async function cancelCommand(workflowId: string, out: Out): Promise<void> {
+  const { client, close } = await connectStarter();
+  try {
+    await client.workflow
+      .getHandle(workflowId)
+      .cancel()
+      .catch((err: unknown) => {
+        throw toCliError(err, workflowId);
+      });
+    out(`Asked workflow ${workflowId} to cancel.`);
+  } finally {
+    await close();
+  }
+}
+
+export async function listCommand(opts: { query?: string; limit?: string }, out: Out): Promise<void> {
+  const { client, close } = await connectStarter();
+  const limit = Number(opts.limit ?? 20);
+  try {
+    let n = 0;
+    out(`${'WORKFLOW ID'.padEnd(36)} ${'TYPE'.padEnd(18)} ${'STATUS'.padEnd(12)} ${'PLATFORM STATUS'.padEnd(22)} STARTED`);
+    for await (const w of client.workflow.list({ query: opts.query })) {
+      const platformStatus = w.typedSearchAttributes.get(SearchAttributes.status) ?? '';
+      out(
+        `${w.workflowId.padEnd(36)} ${w.type.padEnd(18)} ${w.status.name.padEnd(12)} ${platformStatus.padEnd(22)} ${w.startTime.toISOString()}`,
+      );
+      if (++n >= limit) break;
+    }
+    if (n === 0) out('(no workflows)');
+  } finally {
+    await close();
+  }
+}

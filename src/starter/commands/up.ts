@@ -1,0 +1,120 @@
+// `npm start`: the whole local stack from one command. A Temporal dev server with its Web UI (unless
+// TEMPORAL_ADDRESS names one), the platform emulator (unless PLATFORM_BASE_URL and PLATFORM_API_KEY
+// name a platform), and the worker. Ctrl-C drains the worker, then stops the rest.
+import path from 'node:path';
+import { NativeConnection } from '@temporalio/worker';
+import { SEARCH_ATTRIBUTE_DEFINITIONS, SearchAttributes } from '../../api';
+import { loadTemporalSettings } from '../../config/temporal';
+import { loadWorkerSettings } from '../../config/worker';
+import { findOrBuildTemporalCli, findProjectRoot, startDevServer, TemporalCliNotFoundError } from '../../devserver';
+import { DEV_API_KEY } from '../../emulator/config';
+import { startEmulator } from '../../emulator/server';
+import { PlatformClient } from '../../platform/client';
+import { createPlatformWorker, installRuntime } from '../../worker';
+
+type Out = (line: string) => void;
+type Stop = () => Promise<void>;
+
+interface LocalTemporal {
+  address: string;
+  uiUrl?: string;
+  stop: Stop;
+}
+
+async function startLocalTemporal(out: Out): Promise<LocalTemporal> {
+  const port = Number(process.env.TEMPORAL_DEV_PORT ?? 7233);
+  const uiPort = Number(process.env.TEMPORAL_DEV_UI_PORT ?? 8233);
+  // SQLite under .data/: workflows survive a restart of `npm start`.
+  const dbFile = path.join(findProjectRoot(), '.data', 'temporal.sqlite');
+  try {
+    const cliPath = await findOrBuildTemporalCli({ log: (m) => out(`[temporal-cli] ${m}`) });
+    out(`Starting the Temporal dev server on 127.0.0.1:${port} (Web UI ${uiPort}, data ${dbFile})…`);
+    const server = await startDevServer({
+      cliPath,
+      port,
+      uiPort,
+      dbFile,
+      searchAttributes: SEARCH_ATTRIBUTE_DEFINITIONS,
+    });
+    return { address: server.address, uiUrl: server.uiUrl, stop: () => server.stop() };
+  } catch (err) {
+    if (!(err instanceof TemporalCliNotFoundError)) throw err;
+    // No CLI and no Go: on a machine with internet, the SDK can download a dev server.
+    out(`${err.message}\nFalling back to the Temporal SDK's own download of the dev server…`);
+    const { TestWorkflowEnvironment } = await import('@temporalio/testing');
+    const env = await TestWorkflowEnvironment.createLocal({
+      server: {
+        ip: '127.0.0.1',
+        port,
+        ui: true,
+        uiPort,
+        dbFilename: dbFile,
+        searchAttributes: Object.values(SearchAttributes),
+      },
+    });
+    return { address: `127.0.0.1:${port}`, uiUrl: `http://127.0.0.1:${uiPort}`, stop: () => env.teardown() };
+  }
+}
+
+export async function upCommand(out: Out): Promise<void> {
+  const stops: Stop[] = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop().catch((err: unknown) => out(`while stopping: ${String(err)}`));
+  };
+  try {
+    const workerSettings = loadWorkerSettings();
+    installRuntime(workerSettings);
+
+    let uiUrl: string | undefined;
+    if (!loadTemporalSettings().addressConfigured) {
+      const local = await startLocalTemporal(out);
+      stops.push(local.stop);
+      process.env.TEMPORAL_ADDRESS = local.address;
+      uiUrl = local.uiUrl;
+    }
+    const temporal = loadTemporalSettings();
+
+    if (!(process.env.PLATFORM_BASE_URL && process.env.PLATFORM_API_KEY)) {
+      const emulator = await startEmulator({ port: Number(process.env.EMULATOR_PORT ?? 8787), host: '127.0.0.1' });
+      stops.push(() => emulator.close());
+      process.env.PLATFORM_BASE_URL = emulator.url;
+      process.env.PLATFORM_API_KEY = DEV_API_KEY;
+      out(`Platform emulator on ${emulator.url} (admin API under /_emulator).`);
+    } else {
+      out(`Using the platform at ${process.env.PLATFORM_BASE_URL}.`);
+    }
+
+    const platform = PlatformClient.fromEnv();
+    const connection = await NativeConnection.connect(temporal.connectionOptions);
+    stops.push(() => connection.close());
+    const worker = await createPlatformWorker({
+      connection,
+      namespace: temporal.namespace,
+      taskQueue: temporal.taskQueue,
+      platform,
+      settings: workerSettings,
+    });
+    printBanner(out, { uiUrl, address: temporal.address, taskQueue: temporal.taskQueue });
+    await worker.run(); // until SIGINT/SIGTERM, then drains in-flight tasks
+    out('Worker stopped; shutting down the rest…');
+  } finally {
+    await stopAll();
+  }
+}
+
+function printBanner(out: Out, s: { uiUrl?: string; address: string; taskQueue: string }): void {
+  out('');
+  out('The local stack is up.');
+  if (s.uiUrl) out(`  Temporal Web UI:  ${s.uiUrl}`);
+  out(`  Temporal:         ${s.address}  (task queue ${s.taskQueue})`);
+  out('');
+  out('Try, in another terminal:');
+  out('  npm run starter -- start renewInstance --instance-id inst-demo-1 --months 1 --wait');
+  out('  npm run starter -- start restartInstance --instance-id inst-demo-2 --wait');
+  out(
+    '  npm run starter -- start evaluateDecision --state "A photo of a cat" --question "Is it an animal?" --question "Which one?" --options cat,dog --wait',
+  );
+  out('  npm run starter -- list');
+  out('');
+  out('Ctrl-C stops everything.');
+}

@@ -1,0 +1,31 @@
+// A Temporal client for the starter, configured like the worker (envconfig).
+import { Client, Connection } from '@temporalio/client';
+import { loadTemporalSettings, type TemporalSettings } from '../config/temporal';
+import { CliError, ExitCode } from './exit-codes';
+
+export interface StarterClient {
+  client: Client;
+  settings: TemporalSettings;
+  close(): Promise<void>;
+}
+
+export async function connectStarter(env: NodeJS.ProcessEnv = process.env): Promise<StarterClient> {
+  const settings = loadTemporalSettings(env);
+  const { address } = settings;
+  const { tls, apiKey, metadata } = settings.connectionOptions;
+  let connection: Connection;
+  try {
+    connection = await Connection.connect({ address, tls, apiKey, metadata, connectTimeout: '5s' });
+  } catch (err) {
+    throw new CliError(
+      `Cannot reach Temporal at ${address}: ${err instanceof Error ? err.message : String(err)}. ` +
+        'Is `npm start` running, or is TEMPORAL_ADDRESS right?',
+      ExitCode.Unavailable,
+    );
+  }
+  return {
+    client: new Client({ connection, namespace: settings.namespace }),
+    settings,
+    close: () => connection.close(),
+  };
+}

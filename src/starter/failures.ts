@@ -1,0 +1,36 @@
+// Turns Temporal client errors into one sentence for a person.
+import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
+import { ApplicationFailure, CancelledFailure, TerminatedFailure, TimeoutFailure } from '@temporalio/common';
+import { CliError, ExitCode } from './exit-codes';
+
+/** The innermost failure that says what went wrong (an activity failure wraps the real one). */
+function rootCause(err: Error): Error {
+  let current: Error = err;
+  for (let i = 0; i < 10; i++) {
+    const next = (current as { cause?: unknown }).cause;
+    if (!(next instanceof Error)) break;
+    current = next;
+  }
+  return current;
+}
+
+export function toCliError(err: unknown, workflowId?: string): CliError {
+  if (err instanceof CliError) return err;
+  const id = workflowId ? `Workflow ${workflowId}` : 'The workflow';
+  if (err instanceof WorkflowNotFoundError) return new CliError(`${id} was not found.`, ExitCode.NotFound);
+  if (err instanceof WorkflowExecutionAlreadyStartedError) {
+    return new CliError(`${id} is already running: pick another --id, or describe it.`, ExitCode.AlreadyStarted);
+  }
+  if (err instanceof WorkflowFailedError) {
+    const cause = err.cause ? rootCause(err.cause) : undefined;
+    if (cause instanceof CancelledFailure || err.cause instanceof CancelledFailure) {
+      return new CliError(`${id} was cancelled.`, ExitCode.WorkflowFailed);
+    }
+    if (err.cause instanceof TerminatedFailure) return new CliError(`${id} was terminated.`, ExitCode.WorkflowFailed);
+    if (err.cause instanceof TimeoutFailure) return new CliError(`${id} timed out.`, ExitCode.WorkflowFailed);
+    const type = cause instanceof ApplicationFailure && cause.type ? ` [${cause.type}]` : '';
+    return new CliError(`${id} failed: ${cause?.message ?? err.message}${type}`, ExitCode.WorkflowFailed);
+  }
+  if (err instanceof Error) return new CliError(err.message, ExitCode.WorkflowFailed);
+  return new CliError(String(err), ExitCode.WorkflowFailed);
+}
