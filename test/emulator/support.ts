@@ -1,0 +1,97 @@
+// Drives an emulator over real HTTP with the global fetch (never the platform client: the emulator is
+// tested as a server in its own right).
+import { DEV_API_KEY } from '../../src/emulator/config';
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/server';
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The parsed body; undefined when it is not JSON. */
+  json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+export interface CallOptions {
+  json?: unknown;
+  query?: Record<string, string | number | boolean>;
+  /** null sends no Authorization header. */
+  key?: string | null;
+  signal?: AbortSignal;
+}
+
+export interface Emu {
+  url: string;
+  running: RunningEmulator;
+  call(method: string, path: string, opts?: CallOptions): Promise<Answer>;
+  /** Admin call; throws on a non-2xx answer. */
+  admin(method: string, path: string, body?: unknown): Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** Freezes emulated time (speed ~0), so only advance() moves it: state checks become exact. */
+  freeze(): Promise<void>;
+  advance(ms: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startEmu(opts: Partial<EmulatorOptions> = {}): Promise<Emu> {
+  const running = await startEmulator({ port: 0, host: '127.0.0.1', clockSpeed: 100, ...opts });
+  const url = running.url;
+  const call = async (method: string, path: string, o: CallOptions = {}): Promise<Answer> => {
+    const qs = o.query
+      ? `?${new URLSearchParams(Object.entries(o.query).map(([k, v]): [string, string] => [k, String(v)])).toString()}`
+      : '';
+    const headers: Record<string, string> = {};
+    const key = o.key === undefined ? DEV_API_KEY : o.key;
+    if (key !== null) headers.authorization = `Bearer ${key}`;
+    if (o.json !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetch(`${url}${path}${qs}`, {
+      method,
+      headers,
+      body: o.json === undefined ? undefined : JSON.stringify(o.json),
+      signal: o.signal,
+    });
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, headers: res.headers, text, json };
+  };
+  const admin = async (method: string, path: string, body?: unknown) => {
+    const res = await call(method, `/_emulator${path}`, { json: body, key: null });
+    if (res.status < 200 || res.status >= 300) throw new Error(`admin ${method} ${path}: ${res.status} ${res.text}`);
+    return res.json; // eslint-disable-line @typescript-eslint/no-unsafe-return
+  };
+  return {
+    url,
+    running,
+    call,
+    admin,
+    freeze: async () => {
+      await admin('PUT', '/clock', { speed: 1e-6 });
+    },
+    advance: async (ms: number) => {
+      await admin('POST', '/clock/advance', { ms });
+    },
+    close: () => running.close(),
+  };
+}
+
+export const I2V = '/v3/async/vendor-v3.0-std-i2v';
+export const T2V = '/v3/async/vendor-v3.0-pro-t2v';
+export const TASK_RESULT = '/v3/async/task-result';
+
+/** A PNG signature and IHDR of the given size as a data URL: enough for the start-image rules. */
+export function pngDataUrl(width: number, height: number): string {
+  const b = Buffer.alloc(33);
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(b);
+  b.writeUInt32BE(13, 8);
+  b.write('IHDR', 12, 'latin1');
+  b.writeUInt32BE(width, 16);
+  b.writeUInt32BE(height, 20);
+  b.writeUInt8(8, 24);
+  b.writeUInt8(2, 25);
+  return `data:image/png;base64,${b.toString('base64')}`;
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
