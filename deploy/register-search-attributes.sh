@@ -1,0 +1,57 @@
+#!/bin/sh
+# Registers custom search attributes on a Temporal cluster: the compose stack's `search-attributes`
+# job runs it in temporalio/admin-tools (busybox sh), with the list from src/api/names.ts.
+#
+#   TEMPORAL_ADDRESS    host:port of the frontend (required)
+#   TEMPORAL_NAMESPACE  namespace (default: default)
+#   SEARCH_ATTRIBUTES   space-separated Name=Type pairs, e.g. "PlatformStatus=Keyword PlatformCostEstimate=Int"
+#   WAIT_SECONDS        how long to wait for the namespace to exist (default: 300)
+#   RETRY_SECONDS       pause between checks (default: 2)
+#
+# Idempotent, so that `docker compose up` can run it on every start: an attribute that already exists
+# with the same type is fine. One that exists with another type is an error, since workflows would
+# then fail to upsert it. One attribute per call, so one existing attribute cannot hide the others.
+set -eu
+
+: "${TEMPORAL_ADDRESS:?TEMPORAL_ADDRESS must name the Temporal frontend, e.g. temporal:7233}"
+: "${SEARCH_ATTRIBUTES:?SEARCH_ATTRIBUTES must list Name=Type pairs}"
+namespace="${TEMPORAL_NAMESPACE:-default}"
+wait_seconds="${WAIT_SECONDS:-300}"
+retry_seconds="${RETRY_SECONDS:-2}"
+
+log() { echo "register-search-attributes: $*"; }
+
+# auto-setup creates the namespace only after the server is up, and the server's namespace cache
+# takes a moment more: wait until the namespace answers.
+waited=0
+until temporal operator namespace describe --address "$TEMPORAL_ADDRESS" --namespace "$namespace" >/dev/null 2>&1; do
+  if [ "$waited" -ge "$wait_seconds" ]; then
+    log "namespace $namespace did not appear at $TEMPORAL_ADDRESS within ${wait_seconds}s" >&2
+    exit 1
+  fi
+  log "waiting for namespace $namespace at $TEMPORAL_ADDRESS"
+  sleep "$retry_seconds"
+  waited=$((waited + retry_seconds))
+done
+
+for pair in $SEARCH_ATTRIBUTES; do
+  name="${pair%%=*}"
+  type="${pair#*=}"
+  if [ -z "$name" ] || [ "$name" = "$pair" ] || [ -z "$type" ]; then
+    log "bad entry '$pair' in SEARCH_ATTRIBUTES: want Name=Type" >&2
+    exit 1
+  fi
+  if out=$(temporal operator search-attribute create --address "$TEMPORAL_ADDRESS" --namespace "$namespace" \
+    --name "$name" --type "$type" 2>&1); then
+    log "created $name ($type)"
+  elif printf '%s' "$out" | grep -qi 'different type'; then
+    log "$name exists with another type than $type: $out" >&2
+    exit 1
+  elif printf '%s' "$out" | grep -qi 'already exist'; then
+    log "$name ($type) already exists"
+  else
+    log "cannot create $name ($type): $out" >&2
+    exit 1
+  fi
+done
+log "done: $SEARCH_ATTRIBUTES"
