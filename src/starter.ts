@@ -19,7 +19,10 @@ export function buildProgram(): Command {
     .exitOverride()
     .showHelpAfterError();
 
-  program.command('up').description('run the local stack: Temporal dev server + Web UI, emulator, worker').action(() => upCommand(out));
+  program
+    .command('up')
+    .description('run the local stack: Temporal dev server + Web UI, emulator, worker')
+    .action(() => upCommand(out));
 
   program
     .command('start')

@@ -2,6 +2,7 @@
 import { Context, log } from '@temporalio/activity';
 import type { PlatformClient } from '../platform/client';
 import { PlatformError } from '../platform/errors';
+import { sleepWithHeartbeats } from './heartbeat';
 
 export interface InstanceSnapshot {
   id: string;
@@ -111,7 +112,7 @@ export function createInstanceActivities(platform: PlatformClient) {
         }
         const remaining = progress.deadlineMs - Date.now();
         if (remaining <= 0) return result(false);
-        await ctx.sleep(Math.min(interval, remaining));
+        await sleepWithHeartbeats(ctx, Math.min(interval, remaining), progress);
         interval = Math.min(interval * 2, input.maxIntervalMs);
       }
     },

@@ -106,7 +106,8 @@ export class Transport {
         body: spec.body,
         signal: call.signal,
         timeout: call.timeoutMs ?? this.config.timeoutMs,
-        headers: spec.jsonContentType ? { 'content-type': 'application/json' } : undefined,
+        // Only when needed: an explicit `headers: undefined` would drop the instance's headers.
+        ...(spec.jsonContentType ? { headers: { 'content-type': 'application/json' } } : {}),
       });
     } catch (err) {
       // A cancelled activity must see its own abort, not a platform failure.

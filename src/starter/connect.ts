@@ -6,7 +6,7 @@ import { CliError, ExitCode } from './exit-codes';
 export interface StarterClient {
   client: Client;
   settings: TemporalSettings;
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 export async function connectStarter(env: NodeJS.ProcessEnv = process.env): Promise<StarterClient> {

@@ -37,7 +37,8 @@ const FLAG_INPUTS: Record<WorkflowTypeName, (f: InputFlags) => Record<string, un
 export const FLAG_HELP: Record<WorkflowTypeName, string> = {
   renewInstance: '--instance-id ID --months N',
   restartInstance: '--instance-id ID [--timeout-seconds N]',
-  evaluateDecision: '--state TEXT [--image URL]... --question Q [--question Q]... [--kind K] [--options a,b,c] [--thinking]',
+  evaluateDecision:
+    '--state TEXT [--image URL]... --question Q [--question Q]... [--kind K] [--options a,b,c] [--thinking]',
 };
 
 function num(value: string | undefined, flag: string): number | undefined {

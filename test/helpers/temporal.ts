@@ -1,9 +1,10 @@
 // Runs a test's workflows on a real worker against the shared dev server, on a task queue of its own.
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { DEFAULT_PATHS, PlatformClient, type PlatformConfig } from '../../src/platform';
@@ -11,13 +12,15 @@ import { DEV_API_KEY } from '../../src/emulator/config';
 import { createPlatformWorker } from '../../src/worker';
 import { testEnv } from '../setup/shared';
 
+const execFileAsync = promisify(execFile);
+
 let runtimeInstalled = false;
-/** Keeps the SDK's own logs to warnings, so test output stays readable. */
+/** Keeps the SDK's own logs to errors: tests fail workflows on purpose, and their warnings are noise. */
 export function quietRuntime(): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   try {
-    Runtime.install({ logger: new DefaultLogger('WARN') });
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
   } catch {
     // Already installed in this process by an earlier test file.
   }
@@ -74,13 +77,28 @@ export async function withWorker<T>(
   }
 }
 
-/** With RECORD_HISTORIES=1, saves a finished workflow's history for the replay tests. */
+/**
+ * With RECORD_HISTORIES=1, saves a finished workflow's history for the replay tests, exported by the
+ * temporal CLI in the proto JSON form that `historyFromJSON` reads back.
+ */
 export async function recordHistory(handle: WorkflowHandle, name: string): Promise<void> {
   if (process.env.RECORD_HISTORIES !== '1') return;
-  const history = await handle.fetchHistory();
+  await handle.result().catch(() => undefined);
+  const { stdout } = await execFileAsync(testEnv('temporalCli'), [
+    'workflow',
+    'show',
+    '--address',
+    testEnv('temporalAddress'),
+    '--namespace',
+    testEnv('temporalNamespace'),
+    '--workflow-id',
+    handle.workflowId,
+    '--output',
+    'json',
+  ]);
   const dir = path.join(__dirname, '..', 'replay', 'histories');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, `${name}.json`), historyToJSON(history));
+  writeFileSync(path.join(dir, `${name}.json`), stdout);
 }
 
 /** The event type names of a workflow's history, in order (`ActivityTaskScheduled`, …). */

@@ -30,7 +30,7 @@ describe('platform client against the emulator', () => {
     expect(first.has_more).toBe(true);
     expect(first.next_cursor).not.toBe('');
     const second = await client.listTemplates({ limit: 10, cursor: first.next_cursor });
-    expect(second.data[0]!.id).not.toBe(first.data[0]!.id);
+    expect(second.data[0].id).not.toBe(first.data[0].id);
     const all: string[] = [];
     for await (const t of client.iterateTemplates({ limit: 7 })) all.push(t.id);
     expect(all.length).toBeGreaterThan(20);
@@ -83,7 +83,7 @@ describe('platform client against the emulator', () => {
     const result = await waitForTask(client, task_id);
     expect(result.task.status).toBe('TASK_STATUS_SUCCEED');
     expect(result.videos.length).toBeGreaterThan(0);
-    const video = await fetch(result.videos[0]!.video_url);
+    const video = await fetch(result.videos[0].video_url);
     expect(video.status).toBe(200);
     expect((await video.arrayBuffer()).byteLength).toBeGreaterThan(0);
   });

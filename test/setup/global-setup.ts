@@ -6,6 +6,8 @@ import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/api/names';
 import { findOrBuildTemporalCli, getFreePort, startDevServer } from '../../src/devserver';
+import { DEV_API_KEY } from '../../src/emulator/config';
+import { defaultFixtures } from '../../src/emulator/fixtures';
 import { startEmulator } from '../../src/emulator/server';
 import { TEST_ENV, type GlobalHandles } from './shared';
 
@@ -19,7 +21,7 @@ export default async function globalSetup(): Promise<void> {
       startDevServer({ cliPath, port, headless: true, searchAttributes: SEARCH_ATTRIBUTE_DEFINITIONS, log: () => {} }),
     ),
     // Sped up: restarts and media tasks finish in test time; tests that need another pace start their own.
-    startEmulator({ port: 0, host: '127.0.0.1', clockSpeed: 10 }),
+    startEmulator({ port: 0, host: '127.0.0.1', clockSpeed: 10, fixtures: { instances: testInstances() } }),
     bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), logger: quietLogger }),
   ]);
   const dir = mkdtempSync(path.join(tmpdir(), 'platform-ops-test-'));
@@ -34,6 +36,13 @@ export default async function globalSetup(): Promise<void> {
   const handles: GlobalHandles = { stopServer: () => server.stop(), stopEmulator: () => emulator.close() };
   (globalThis as { __platformOps?: GlobalHandles }).__platformOps = handles;
   log(`Temporal ${server.address}, emulator ${emulator.url}, ready in ${Date.now() - started} ms`);
+}
+
+/** The built-in instances, plus a few that only the CLI tests touch (tests in parallel must not share one). */
+function testInstances() {
+  const builtIn = defaultFixtures([DEV_API_KEY]).instances;
+  const template = builtIn.find((i) => i.id === 'inst-demo-1')!;
+  return [...builtIn, ...['inst-cli-1', 'inst-cli-2', 'inst-cli-3'].map((id) => ({ ...template, id, name: id }))];
 }
 
 const quietLogger = {

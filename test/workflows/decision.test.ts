@@ -35,7 +35,7 @@ describe('evaluateDecision', () => {
         'Which category?',
         'Is there a person?',
       ]);
-      expect(Object.keys(result.answers[1]!.probabilities).sort()).toEqual(['bags', 'hats', 'shoes']);
+      expect(Object.keys(result.answers[1].probabilities).sort()).toEqual(['bags', 'hats', 'shoes']);
       for (const a of result.answers) {
         expect(Object.values(a.probabilities).reduce((x, y) => x + y, 0)).toBeCloseTo(1);
         expect(a.thinking).toBeTruthy();

@@ -3,18 +3,26 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType, SearchAttributes, WorkflowType } from '../../src/api';
 import type { renewInstance, restartInstance } from '../../src/workflows';
-import { emulatorAdmin } from '../helpers/emulator';
+import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import {
   activityAttempts,
   emulatorPlatform,
   eventTypes,
   recordHistory,
   uniqueId,
-  withWorker,
+  withWorker as withSharedWorker,
 } from '../helpers/temporal';
-import { testEnv } from '../setup/shared';
 
-const emulatorUrl = () => testEnv('emulatorUrl');
+// Faults are injected per route: this file gets an emulator of its own, so that no other test file
+// running at the same time consumes (or suffers) them.
+let emulator: TestEmulator;
+beforeAll(async () => {
+  emulator = await startTestEmulator({ clockSpeed: 10 });
+});
+afterAll(() => emulator.close());
+const faults = (body?: unknown) => emulator.admin(body === undefined ? 'DELETE' : 'PUT', '/faults', body);
+const withWorker: typeof withSharedWorker = (prefix, fn, opts = {}) =>
+  withSharedWorker(prefix, fn, { platform: opts.platform ?? emulatorPlatform(emulator.url) });
 
 async function failureOf(p: Promise<unknown>): Promise<ApplicationFailure> {
   const err = await p.then(
@@ -22,15 +30,15 @@ async function failureOf(p: Promise<unknown>): Promise<ApplicationFailure> {
     (e: unknown) => e,
   );
   expect(err).toBeInstanceOf(WorkflowFailedError);
-  let cause = (err as WorkflowFailedError).cause;
+  let cause: unknown = (err as WorkflowFailedError).cause;
   // An activity failure wraps the ApplicationFailure one level down.
-  while (cause && !(cause instanceof ApplicationFailure)) cause = cause.cause;
+  while (cause instanceof Error && !(cause instanceof ApplicationFailure)) cause = cause.cause;
   expect(cause).toBeInstanceOf(ApplicationFailure);
   return cause as ApplicationFailure;
 }
 
 describe('renewInstance', () => {
-  afterEach(() => emulatorAdmin(emulatorUrl(), 'DELETE', '/faults'));
+  afterEach(() => faults());
 
   it('renews and reports the expiry before and after, with search attributes', () =>
     withWorker('renew', async ({ client, taskQueue }) => {
@@ -67,7 +75,7 @@ describe('renewInstance', () => {
 
   it('survives a burst of 5xx through activity retries', () =>
     withWorker('renew-5xx', async ({ client, taskQueue }) => {
-      await emulatorAdmin(emulatorUrl(), 'PUT', '/faults', {
+      await faults({
         routes: { renewInstance: { errorRate5xx: 1, status5xx: 503, count: 3 } },
       });
       const handle = await client.workflow.start<typeof renewInstance>(WorkflowType.renewInstance, {
@@ -84,8 +92,8 @@ describe('renewInstance', () => {
   it('does not renew twice when an attempt timed out after reaching the platform', async () => {
     // The first renew is answered only after the client gave up on it, but the emulator applies it:
     // the retry must see the moved expiry and not pay for a second renewal.
-    await emulatorAdmin(emulatorUrl(), 'PUT', '/faults', { routes: { renewInstance: { latencyMs: 800, count: 1 } } });
-    const platform = emulatorPlatform();
+    await faults({ routes: { renewInstance: { latencyMs: 800, count: 1 } } });
+    const platform = emulatorPlatform(emulator.url);
     const before = await platform.getInstance({ instanceId: 'inst-demo-1' });
     await withWorker(
       'renew-ambiguous',
@@ -99,7 +107,7 @@ describe('renewInstance', () => {
         expect(result.alreadyApplied).toBe(true);
         expect(await activityAttempts(handle)).toEqual([1, 2, 1]);
       },
-      { platform: emulatorPlatform(undefined, { timeoutMs: 300 }) },
+      { platform: emulatorPlatform(emulator.url, { timeoutMs: 300 }) },
     );
     // The workflow added exactly what one renewal of one month adds.
     const afterWorkflow = Number((await platform.getInstance({ instanceId: 'inst-demo-1' })).endTime);

@@ -48,7 +48,9 @@ export async function listCommand(opts: { query?: string; limit?: string }, out:
   const limit = Number(opts.limit ?? 20);
   try {
     let n = 0;
-    out(`${'WORKFLOW ID'.padEnd(36)} ${'TYPE'.padEnd(18)} ${'STATUS'.padEnd(12)} ${'PLATFORM STATUS'.padEnd(22)} STARTED`);
+    out(
+      `${'WORKFLOW ID'.padEnd(36)} ${'TYPE'.padEnd(18)} ${'STATUS'.padEnd(12)} ${'PLATFORM STATUS'.padEnd(22)} STARTED`,
+    );
     for await (const w of client.workflow.list({ query: opts.query })) {
       const platformStatus = w.typedSearchAttributes.get(SearchAttributes.status) ?? '';
       out(

@@ -7,7 +7,7 @@ import { SEARCH_ATTRIBUTE_DEFINITIONS, SearchAttributes } from '../../api';
 import { loadTemporalSettings } from '../../config/temporal';
 import { loadWorkerSettings } from '../../config/worker';
 import { findOrBuildTemporalCli, findProjectRoot, startDevServer, TemporalCliNotFoundError } from '../../devserver';
-import { DEV_API_KEY } from '../../emulator/config';
+import { DEV_API_KEY, loadEmulatorConfig } from '../../emulator/config';
 import { startEmulator } from '../../emulator/server';
 import { PlatformClient } from '../../platform/client';
 import { createPlatformWorker, installRuntime } from '../../worker';
@@ -75,10 +75,10 @@ export async function upCommand(out: Out): Promise<void> {
     const temporal = loadTemporalSettings();
 
     if (!(process.env.PLATFORM_BASE_URL && process.env.PLATFORM_API_KEY)) {
-      const emulator = await startEmulator({ port: Number(process.env.EMULATOR_PORT ?? 8787), host: '127.0.0.1' });
+      const emulator = await startEmulator(loadEmulatorConfig());
       stops.push(() => emulator.close());
       process.env.PLATFORM_BASE_URL = emulator.url;
-      process.env.PLATFORM_API_KEY = DEV_API_KEY;
+      process.env.PLATFORM_API_KEY = loadEmulatorConfig().apiKeys[0] ?? DEV_API_KEY;
       out(`Platform emulator on ${emulator.url} (admin API under /_emulator).`);
     } else {
       out(`Using the platform at ${process.env.PLATFORM_BASE_URL}.`);

@@ -1,0 +1,94 @@
+// The starter CLI as users run it: starts workflows by name from flags or JSON, waits, describes,
+// lists and cancels, with exit codes that mean something and errors that read as sentences.
+import { WorkflowType } from '../../src/api';
+import { cleanEnv, runNode } from '../helpers/processes';
+import { uniqueId, withWorker } from '../helpers/temporal';
+import { testEnv } from '../setup/shared';
+
+const env = (taskQueue: string) =>
+  cleanEnv({
+    TEMPORAL_ADDRESS: testEnv('temporalAddress'),
+    TEMPORAL_NAMESPACE: testEnv('temporalNamespace'),
+    TEMPORAL_TASK_QUEUE: taskQueue,
+  });
+const starter = (args: string[], taskQueue: string) => runNode('starter.js', args, env(taskQueue));
+
+describe('starter CLI', () => {
+  it('starts a workflow from flags, waits, then describes and lists it', () =>
+    withWorker('starter', async ({ taskQueue }) => {
+      const id = uniqueId('starter-renew');
+      const run = await starter(
+        ['start', WorkflowType.renewInstance, '--instance-id', 'inst-cli-2', '--months', '2', '--id', id, '--wait'],
+        taskQueue,
+      );
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain(`Started renewInstance as workflow ${id}`);
+      expect(run.stdout).toMatch(/"alreadyApplied": false/);
+
+      const described = await starter(['describe', id], taskQueue);
+      expect(described.code).toBe(0);
+      expect(described.stdout).toContain('status:     COMPLETED');
+      expect(described.stdout).toMatch(/PlatformStatus\s+RENEWED/);
+
+      const listed = await starter(['list', '--query', `WorkflowId = '${id}'`], taskQueue);
+      expect(listed.code).toBe(0);
+      expect(listed.stdout).toContain(id);
+    }));
+
+  it('starts from --input JSON, and exits 1 with the failure as a sentence when the workflow fails', () =>
+    withWorker('starter-fail', async ({ taskQueue }) => {
+      const run = await starter(
+        ['start', WorkflowType.renewInstance, '--input', '{"instanceId":"inst-does-not-exist","months":1}', '--wait'],
+        taskQueue,
+      );
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/^Workflow renewInstance-\w+ failed: .*RESOURCE_NOT_FOUND.* \[NotFound\]\n$/);
+      expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    }));
+
+  it.each([
+    [
+      ['start', 'renewInstance', '--instance-id', 'x', '--months', '0'],
+      /Invalid renewInstance input: months: must be greater than 0/,
+    ],
+    [['start', 'renewInstance', '--input', '{bad'], /--input is not valid JSON/],
+    [
+      ['start', 'noSuchWorkflow'],
+      /Unknown workflow "noSuchWorkflow"\. Known workflows: renewInstance, restartInstance, evaluateDecision\./,
+    ],
+    [['start', 'evaluateDecision', '--state', 'x'], /questions: must have at least 1 item/],
+  ])('refuses %j with exit 2 before starting anything', async (args, message) => {
+    const run = await starter(args, 'unused-queue');
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(message);
+  });
+
+  it('exits 4 for an unknown workflow id, and 3 when Temporal is unreachable', async () => {
+    const missing = await starter(['describe', 'no-such-workflow-id'], 'unused-queue');
+    expect(missing.code).toBe(4);
+    expect(missing.stderr).toBe('Workflow no-such-workflow-id was not found.\n');
+    const down = await runNode('starter.js', ['list'], cleanEnv({ TEMPORAL_ADDRESS: '127.0.0.1:1' }));
+    expect(down.code).toBe(3);
+    expect(down.stderr).toMatch(/^Cannot reach Temporal at 127\.0\.0\.1:1: /);
+  });
+
+  it('cancels a running workflow', () =>
+    withWorker('starter-cancel', async ({ taskQueue, client }) => {
+      const id = uniqueId('starter-cancel');
+      // A restart whose wait outlasts the test: cancelling must end it.
+      await client.workflow.start(WorkflowType.restartInstance, {
+        taskQueue,
+        workflowId: id,
+        args: [{ instanceId: 'inst-cli-3', timeoutSeconds: 600, pollInitialSeconds: 60, pollMaxSeconds: 60 }],
+      });
+      const run = await starter(['cancel', id], taskQueue);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain(`Asked workflow ${id} to cancel.`);
+      const err = await client.workflow
+        .getHandle(id)
+        .result()
+        .catch((e: unknown) => e);
+      expect(String(err)).toMatch(/cancel/i);
+    }));
+});

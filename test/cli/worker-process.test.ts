@@ -1,0 +1,57 @@
+// The real worker entry point as a process: structured logs, Prometheus metrics, a workflow run
+// through it, graceful shutdown on SIGTERM, and never the API key in its output.
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { WorkflowType } from '../../src/api';
+import { DEV_API_KEY } from '../../src/emulator/config';
+import { getFreePort } from '../../src/devserver';
+import { cleanEnv, startNode, waitFor } from '../helpers/processes';
+import { testEnv } from '../setup/shared';
+
+describe('worker process', () => {
+  it('logs JSON, serves metrics, runs workflows and drains on SIGTERM', async () => {
+    const metricsPort = await getFreePort();
+    const taskQueue = `worker-process-${randomUUID().slice(0, 8)}`;
+    const { child, output } = startNode(
+      'worker.js',
+      cleanEnv({
+        TEMPORAL_ADDRESS: testEnv('temporalAddress'),
+        TEMPORAL_NAMESPACE: testEnv('temporalNamespace'),
+        TEMPORAL_TASK_QUEUE: taskQueue,
+        PLATFORM_BASE_URL: testEnv('emulatorUrl'),
+        PLATFORM_API_KEY: DEV_API_KEY,
+        METRICS_PORT: String(metricsPort),
+        WORKER_SHUTDOWN_GRACE_SECONDS: '2',
+      }),
+    );
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      await waitFor(() => output().includes('Worker started'), 60_000, 'the worker to start');
+      const started = output()
+        .split('\n')
+        .find((l) => l.includes('Worker started'))!;
+      expect(JSON.parse(started)).toMatchObject({ level: 'INFO', message: 'Worker started', taskQueue });
+
+      const connection = await Connection.connect({ address: testEnv('temporalAddress') });
+      try {
+        const client = new Client({ connection, namespace: testEnv('temporalNamespace') });
+        const result = await client.workflow.execute(WorkflowType.evaluateDecision, {
+          taskQueue,
+          workflowId: `worker-process-${randomUUID().slice(0, 8)}`,
+          args: [{ state: 'text', questions: [{ kind: 'yes_no', question: 'ok?' }] }],
+        });
+        expect(result).toHaveProperty('answers');
+      } finally {
+        await connection.close();
+      }
+
+      const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      expect(metrics).toMatch(/temporal_/);
+      expect(metrics).toContain(taskQueue);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+    expect(output()).not.toContain(DEV_API_KEY);
+  });
+});
