@@ -1,0 +1,54 @@
+// `npm run bench`: runs every benchmark in turn, prints its figures and writes them to
+// bench-results/<name>.json. `npm run bench -- --only=<name>` runs one.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { runEmulatorThroughputBench } from './emulator-throughput';
+
+interface Bench {
+  name: string;
+  what: string;
+  run: () => Promise<{ passed: boolean; summary: string; figures: unknown }>;
+}
+
+const benches: Bench[] = [
+  {
+    name: 'emulator-throughput',
+    what: 'task-result requests per second the emulator serves (target 2,000 on 2 cores)',
+    run: async () => {
+      const r = await runEmulatorThroughputBench();
+      return {
+        passed: r.passed,
+        figures: r,
+        summary:
+          `${r.rps} req/s (${r.requests} requests in ${r.seconds} s, ${r.errors} errors, ${r.concurrency} in flight); ` +
+          `latency p50 ${r.p50Ms} ms, p90 ${r.p90Ms} ms, p99 ${r.p99Ms} ms; target ${r.target} req/s`,
+      };
+    },
+  },
+];
+
+async function main(): Promise<void> {
+  const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
+  const selected = only ? benches.filter((b) => b.name === only) : benches;
+  if (selected.length === 0) {
+    throw new Error(`--only=${only}: no such benchmark (there are: ${benches.map((b) => b.name).join(', ')})`);
+  }
+  const outDir = path.resolve(__dirname, '..', '..', 'bench-results');
+  mkdirSync(outDir, { recursive: true });
+  let failed = 0;
+  for (const bench of selected) {
+    console.log(`\n== ${bench.name}: ${bench.what}`);
+    const result = await bench.run();
+    console.log(`${result.passed ? 'PASS' : 'FAIL'}  ${result.summary}`);
+    const file = path.join(outDir, `${bench.name}.json`);
+    writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), ...result }, null, 2));
+    console.log(`figures written to ${path.relative(process.cwd(), file)}`);
+    if (!result.passed) failed++;
+  }
+  process.exitCode = failed ? 1 : 0;
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exitCode = 1;
+});
