@@ -81,17 +81,6 @@ export const I2V = '/v3/async/vendor-v3.0-std-i2v';
 export const T2V = '/v3/async/vendor-v3.0-pro-t2v';
 export const TASK_RESULT = '/v3/async/task-result';
 
-/** A PNG signature and IHDR of the given size as a data URL: enough for the start-image rules. */
-export function pngDataUrl(width: number, height: number): string {
-  const b = Buffer.alloc(33);
-  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(b);
-  b.writeUInt32BE(13, 8);
-  b.write('IHDR', 12, 'latin1');
-  b.writeUInt32BE(width, 16);
-  b.writeUInt32BE(height, 20);
-  b.writeUInt8(8, 24);
-  b.writeUInt8(2, 25);
-  return `data:image/png;base64,${b.toString('base64')}`;
-}
+export { pngDataUrl } from '../helpers/images';
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
