@@ -13,6 +13,12 @@ export interface TaskMarkers {
   queuedMs?: number;
   /** Output URL lifetime in emulated seconds (`[emulator:ttl=5]`). */
   ttlSeconds?: number;
+  /**
+   * Fail the first N tasks submitted with this same marker text (`[emulator:fail_first=2]`), with the
+   * operation's first configured reason; later ones run normally. For re-generation tests: the key is
+   * the whole marker text, so a test makes it unique (`[emulator:fail_first=2:run-42]`).
+   */
+  failFirst?: { count: number; key: string };
 }
 
 const MARKER = /\[emulator:([a-z_]+)(?:=([^\]]*))?\]/g;
@@ -51,6 +57,16 @@ export function parseTaskMarkers(texts: ReadonlyArray<{ field: string; text: str
         case 'succeed':
           markers.succeed = true;
           break;
+        case 'fail_first': {
+          const [count, label] = (value ?? '').split(':', 2);
+          if (!/^\d{1,3}$/.test(count ?? '')) {
+            issues.push({
+              field,
+              rule: `marker ${whole} needs a count from 0 to 999, like [emulator:fail_first=2:run-1]`,
+            });
+          } else markers.failFirst = { count: Number(count), key: `${field}:${label ?? ''}:${text}` };
+          break;
+        }
         case 'duration':
           markers.durationMs = int(MAX_MS);
           break;
@@ -67,15 +83,15 @@ export function parseTaskMarkers(texts: ReadonlyArray<{ field: string; text: str
         default:
           issues.push({
             field,
-            rule: `has an unknown emulator marker ${whole} (known: fail, succeed, duration, queued, ttl)`,
+            rule: `has an unknown emulator marker ${whole} (known: fail, succeed, fail_first, duration, queued, ttl)`,
           });
       }
     }
   }
-  if (markers.fail !== undefined && markers.succeed) {
+  if ([markers.fail !== undefined, markers.succeed, markers.failFirst !== undefined].filter(Boolean).length > 1) {
     issues.push({
       field: texts[0]?.field ?? 'prompt',
-      rule: 'cannot carry both [emulator:fail] and [emulator:succeed]',
+      rule: 'can carry only one of [emulator:fail], [emulator:succeed] and [emulator:fail_first]',
     });
   }
   return { markers, issues };

@@ -94,6 +94,8 @@ export interface TaskResultBody {
 
 export class TaskStore {
   private readonly tasks = new Map<string, TaskRecord>();
+  /** Submissions seen per [emulator:fail_first] key. */
+  private readonly failFirstSeen = new Map<string, number>();
   private readonly byToken = new Map<string, TaskRecord>();
   private readonly unsettled = new Set<TaskRecord>();
   private settingsByOp: TaskSettingsByOperation = DEFAULT_TASK_SETTINGS;
@@ -131,6 +133,7 @@ export class TaskStore {
   /** Forgets every task (admin reset); settings are set again by the caller. */
   clear(): void {
     this.tasks.clear();
+    this.failFirstSeen.clear();
     this.byToken.clear();
     this.unsettled.clear();
   }
@@ -144,7 +147,11 @@ export class TaskStore {
     const processingMs = m.durationMs ?? settings.processingMs;
     let failReason: string | undefined;
     if (m.fail !== undefined) failReason = m.fail === true ? settings.failureReasons[0] : m.fail;
-    else if (!m.succeed && settings.failureRate > 0 && Math.random() < settings.failureRate) {
+    else if (m.failFirst) {
+      const seen = this.failFirstSeen.get(m.failFirst.key) ?? 0;
+      this.failFirstSeen.set(m.failFirst.key, seen + 1);
+      if (seen < m.failFirst.count) failReason = settings.failureReasons[0];
+    } else if (!m.succeed && settings.failureRate > 0 && Math.random() < settings.failureRate) {
       failReason = settings.failureReasons[Math.floor(Math.random() * settings.failureReasons.length)];
     }
     const id = this.ids.next('task');
