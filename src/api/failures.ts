@@ -16,5 +16,11 @@ export const FailureType = {
   PlatformUnavailable: 'PlatformUnavailable',
   /** A wait ran past its deadline. */
   DeadlineExceeded: 'DeadlineExceeded',
+  /** A submit may have reached the platform but returned no task id; resubmitting could pay twice. */
+  AmbiguousSubmission: 'AmbiguousSubmission',
+  /** The platform's task ended TASK_STATUS_FAILED and no (further) generation is worth trying. */
+  GenerationFailed: 'GenerationFailed',
+  /** An output's URL stopped working (its TTL ran out) before it could be copied. */
+  OutputExpired: 'OutputExpired',
 } as const;
 export type FailureTypeName = (typeof FailureType)[keyof typeof FailureType];

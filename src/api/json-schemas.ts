@@ -2,7 +2,13 @@
 // other languages can start workflows by name with plain JSON. `npm run schemas` writes them out.
 import { z } from 'zod';
 import { FailureType } from './failures';
-import { DEFAULT_TASK_QUEUE, SEARCH_ATTRIBUTE_DEFINITIONS, statusQuery, WORKFLOW_TYPES } from './names';
+import {
+  DEFAULT_TASK_QUEUE,
+  mediaProgressQuery,
+  SEARCH_ATTRIBUTE_DEFINITIONS,
+  statusQuery,
+  WORKFLOW_TYPES,
+} from './names';
 import { WorkflowSchemas } from './schemas';
 
 export type JsonSchemaFiles = Record<string, unknown>;
@@ -21,7 +27,7 @@ export function workflowJsonSchemas(): JsonSchemaFiles {
     workflows: Object.fromEntries(
       WORKFLOW_TYPES.map((t) => [t, { input: `${t}.input.json`, result: `${t}.result.json` }]),
     ),
-    queries: [statusQuery.name],
+    queries: [statusQuery.name, mediaProgressQuery.name],
     searchAttributes: SEARCH_ATTRIBUTE_DEFINITIONS,
     failureTypes: Object.values(FailureType),
   };

@@ -4,6 +4,7 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 // defineQuery is pure: safe to import from clients as well as from workflow code.
 import { defineQuery } from '@temporalio/workflow';
+import type { MediaProgress } from './schemas/media';
 
 /** The default task queue; TEMPORAL_TASK_QUEUE overrides it (see src/config/temporal.ts). */
 export const DEFAULT_TASK_QUEUE = 'platform-ops';
@@ -13,6 +14,7 @@ export const WorkflowType = {
   renewInstance: 'renewInstance',
   restartInstance: 'restartInstance',
   evaluateDecision: 'evaluateDecision',
+  mediaGeneration: 'mediaGeneration',
 } as const;
 export type WorkflowTypeName = (typeof WorkflowType)[keyof typeof WorkflowType];
 export const WORKFLOW_TYPES = Object.values(WorkflowType);
@@ -46,3 +48,6 @@ export interface WorkflowStatus {
   detail?: Record<string, unknown>;
 }
 export const statusQuery = defineQuery<WorkflowStatus>('status');
+
+/** mediaGeneration's live progress: status, progress, eta, poll count and next poll time. */
+export const mediaProgressQuery = defineQuery<MediaProgress>('mediaProgress');

@@ -1,0 +1,193 @@
+// Input, progress and result of the mediaGeneration workflow: one image-to-video or text-to-video
+// task, from submit to outputs kept in the artifact store.
+import { z } from 'zod';
+import { ImageToVideoRequest, TextToVideoRequest } from '../../platform/schemas/media';
+
+export const MEDIA_OPERATIONS = ['image-to-video', 'text-to-video'] as const;
+export type MediaOperation = (typeof MEDIA_OPERATIONS)[number];
+
+/**
+ * Task failure reasons that generating again cannot fix: the input is refused, or the money is short.
+ * Any other reason (INTERNAL_ERROR, GENERATION_TIMEOUT, …) is worth another generation.
+ */
+export const DEFAULT_NON_RETRYABLE_REASONS = [
+  'ILLEGAL_PROMPT',
+  'ILLEGAL_IMAGE',
+  'ILLEGAL_CONTENT',
+  'INVALID_REQUEST_BODY',
+  'BILLING_BALANCE_NOT_ENOUGH',
+  'INSUFFICIENT_BALANCE',
+  'BUDGET_EXCEEDED',
+] as const;
+
+export const PollingOptions = z
+  .strictObject({
+    /** No two polls of one task closer than this, whatever the hints say. */
+    minIntervalMs: z.number().int().min(50).max(600_000).default(1_000),
+    /** No gap longer than this, however far away the eta is. */
+    maxIntervalMs: z.number().int().min(50).max(3_600_000).default(30_000),
+    /** Added to a hint-based wait, so the poll lands just after the predicted end, not just before. */
+    marginMs: z.number().int().min(0).max(60_000).default(250),
+    /** Consecutive failed polls (429, 5xx, timeouts) tolerated before the poll activity gives up. */
+    maxConsecutiveErrors: z.number().int().min(1).max(1_000).default(30),
+  })
+  .refine((p) => p.maxIntervalMs >= p.minIntervalMs, {
+    path: ['maxIntervalMs'],
+    error: 'must be at least minIntervalMs',
+  });
+export type PollingOptions = z.output<typeof PollingOptions>;
+
+/**
+ * What to do when a submit attempt may have reached the platform although no task id came back (a
+ * timeout after sending, a reset connection, a 502/504, a garbled 2xx, a worker lost mid-call):
+ * - `fail` (default): never risk a second paid task; the workflow fails as AmbiguousSubmission,
+ *   listing the attempts, so an operator can check the platform before starting again.
+ * - `resubmit`: submit again; the result counts and names the possible duplicates.
+ */
+export const SubmissionOptions = z.strictObject({
+  maxAttempts: z.number().int().min(1).max(20).default(6),
+  onAmbiguous: z.enum(['fail', 'resubmit']).default('fail'),
+  /** First wait between attempts refused by the platform (429 waits for Retry-After when given). */
+  backoffInitialMs: z.number().int().min(10).max(600_000).default(1_000),
+  backoffMaxMs: z.number().int().min(10).max(3_600_000).default(60_000),
+});
+export type SubmissionOptions = z.output<typeof SubmissionOptions>;
+
+export const RegenerationOptions = z.strictObject({
+  /** Generations after the first one, for a task that ended TASK_STATUS_FAILED with a retryable reason. */
+  maxRegenerations: z.number().int().min(0).max(10).default(2),
+  /** Reasons never worth another generation. Replaces the default list when given. */
+  nonRetryableReasons: z.array(z.string().min(1)).default([...DEFAULT_NON_RETRYABLE_REASONS]),
+});
+export type RegenerationOptions = z.output<typeof RegenerationOptions>;
+
+const CommonOptions = {
+  polling: PollingOptions.default(PollingOptions.parse({})),
+  submission: SubmissionOptions.default(SubmissionOptions.parse({})),
+  regeneration: RegenerationOptions.default(RegenerationOptions.parse({})),
+  /** Overall deadline of the whole generation (all attempts), from the workflow's start. */
+  deadlineSeconds: z.number().int().min(10).max(7 * 86_400).default(2 * 3600),
+  /** Copy the outputs to the artifact store (default) or only report their URLs. */
+  keepOutputs: z.boolean().default(true),
+  /** For search attributes and reports: who pays, and the expected cost in 1/10000 USD. */
+  memberId: z.string().min(1).max(255).optional(),
+  costEstimate: z.number().int().min(0).optional(),
+};
+
+export const MediaGenerationInput = z
+  .discriminatedUnion('operation', [
+    z.strictObject({ operation: z.literal('image-to-video'), request: ImageToVideoRequest, ...CommonOptions }),
+    z.strictObject({ operation: z.literal('text-to-video'), request: TextToVideoRequest, ...CommonOptions }),
+  ])
+  .meta({
+    title: 'mediaGeneration input',
+    description:
+      'Runs one v3 image-to-video or text-to-video generation: submit once, poll by the eta, generate again on ' +
+      'retryable failures, and keep the outputs before their URLs expire. `request` is the platform body.',
+  });
+export type MediaGenerationInput = z.input<typeof MediaGenerationInput>;
+export type ParsedMediaGenerationInput = z.output<typeof MediaGenerationInput>;
+
+/** One submit attempt, as recorded by the workflow (every attempt, so duplicates can be seen). */
+export const SubmissionAttempt = z.object({
+  generation: z.number().int(),
+  attempt: z.number().int(),
+  /** When the attempt ended (ISO, the worker's clock); absent when the worker running it was lost. */
+  at: z.string().optional(),
+  outcome: z.enum(['accepted', 'refused', 'ambiguous', 'rejected']),
+  taskId: z.string().optional(),
+  /** The failure type and message for attempts that did not return a task id. */
+  error: z.object({ type: z.string(), message: z.string() }).optional(),
+  /** True when this attempt was sent although an earlier one may already have created a task. */
+  possibleDuplicate: z.boolean().optional(),
+});
+export type SubmissionAttempt = z.infer<typeof SubmissionAttempt>;
+
+/** What one poll saw; the poll activity reports it at checkpoints and heartbeats it on every poll. */
+export const TaskObservation = z.object({
+  taskId: z.string(),
+  status: z.string(),
+  reason: z.string().optional(),
+  eta: z.number().optional(),
+  progressPercent: z.number().optional(),
+  /** Polls of this task so far (all attempts of the poll activity). */
+  polls: z.number().int(),
+  /** Real epoch ms of the poll. */
+  observedAt: z.number(),
+  /** Real epoch ms of the next poll planned (absent once terminal). */
+  nextPollAt: z.number().optional(),
+  /** Real epoch ms when PROCESSING was first seen. */
+  firstProcessingAt: z.number().optional(),
+});
+export type TaskObservation = z.infer<typeof TaskObservation>;
+
+/** An output URL of a finished task, as task-result lists it (TTL in seconds, parsed leniently). */
+export const TaskOutputRef = z.object({
+  kind: z.enum(['video', 'image', 'audio']),
+  url: z.string(),
+  ttlSeconds: z.number().optional(),
+  /** The platform's video_type / image_type / audio_type (mp4, jpeg, wav …). */
+  type: z.string().optional(),
+});
+export type TaskOutputRef = z.infer<typeof TaskOutputRef>;
+
+export const KeptOutput = z.object({
+  kind: z.enum(['video', 'image', 'audio']),
+  originalUrl: z.string(),
+  ttlSeconds: z.number().optional(),
+  /** ISO time after which the original URL stops working (from the TTL and when the task was seen done). */
+  expiresAt: z.string().optional(),
+  kept: z.object({ uri: z.string(), bytes: z.number().int(), sha256: z.string(), contentType: z.string().optional() }),
+});
+export type KeptOutput = z.infer<typeof KeptOutput>;
+
+export const GenerationAttempt = z.object({
+  generation: z.number().int(),
+  taskId: z.string(),
+  status: z.string(),
+  reason: z.string().optional(),
+  polls: z.number().int(),
+});
+
+export const MediaGenerationResult = z
+  .object({
+    operation: z.enum(MEDIA_OPERATIONS),
+    taskId: z.string(),
+    outputs: z.array(KeptOutput),
+    /** Outputs reported but not copied (keepOutputs false). */
+    outputUrls: z.array(z.object({ kind: z.string(), url: z.string(), ttlSeconds: z.number().optional() })),
+    timings: z.object({
+      submittedAt: z.string(),
+      firstProcessingAt: z.string().optional(),
+      doneAt: z.string(),
+      keptAt: z.string().optional(),
+    }),
+    polls: z.number().int(),
+    generations: z.array(GenerationAttempt),
+    submissions: z.array(SubmissionAttempt),
+    possibleDuplicates: z.number().int(),
+    cost: z.object({
+      nsfwDetection: z.boolean(),
+      images: z.number().int(),
+      /** 0.0015 USD per generated image with detection on, in 1/10000 USD. */
+      nsfwSurcharge: z.number().int(),
+      nsfwSurchargeUsd: z.string(),
+      note: z.string(),
+    }),
+  })
+  .meta({ title: 'mediaGeneration result' });
+export type MediaGenerationResult = z.infer<typeof MediaGenerationResult>;
+
+/** What the `status` query's detail holds for mediaGeneration (the progress bar reads it). */
+export interface MediaProgress {
+  taskId?: string;
+  generation: number;
+  status?: string;
+  progressPercent?: number;
+  eta?: number;
+  polls: number;
+  nextPollAt?: string;
+  observedAt?: string;
+  submissions: number;
+  outputs?: { kind: string; uri: string }[];
+}
