@@ -1,0 +1,29 @@
+// Artifact store settings from the environment, checked with zod.
+import path from 'node:path';
+import { z } from 'zod';
+import { LocalArtifactStore } from '../artifacts/local';
+import { ConfigError } from '../platform/config';
+import { describeZodError, formatIssues } from '../platform/validation';
+
+const Env = z.object({
+  // Resolved against the working directory when the worker starts, so logs show one absolute place.
+  ARTIFACT_DIR: z
+    .string()
+    .trim()
+    .min(1)
+    .optional()
+    .transform((dir) => path.resolve(dir ?? path.join(process.cwd(), '.data', 'artifacts'))),
+});
+
+export type ArtifactSettings = z.infer<typeof Env>;
+
+export function loadArtifactSettings(env: NodeJS.ProcessEnv = process.env): ArtifactSettings {
+  const parsed = Env.safeParse(env);
+  if (!parsed.success) throw new ConfigError(`Artifact configuration: ${formatIssues(describeZodError(parsed.error))}`);
+  return parsed.data;
+}
+
+/** The store the worker keeps outputs in: today always the local folder of ARTIFACT_DIR. */
+export function createArtifactStore(env: NodeJS.ProcessEnv = process.env): LocalArtifactStore {
+  return new LocalArtifactStore(loadArtifactSettings(env).ARTIFACT_DIR);
+}
