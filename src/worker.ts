@@ -2,6 +2,8 @@
 // client by dependency injection; Temporal connection settings come from envconfig.
 import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from './activities';
+import type { ArtifactStore } from './artifacts';
+import { createArtifactStore } from './config/artifacts';
 import { loadTemporalSettings } from './config/temporal';
 import { loadWorkerSettings, type WorkerSettings } from './config/worker';
 import { PlatformClient } from './platform/client';
@@ -11,6 +13,8 @@ export interface PlatformWorkerOptions {
   namespace: string;
   taskQueue: string;
   platform: PlatformClient;
+  /** Where outputs are kept; by default the local folder of ARTIFACT_DIR. */
+  artifacts?: ArtifactStore;
   /** A prebuilt workflow bundle (tests build one for the whole run); otherwise src/workflows is bundled. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   settings?: Partial<WorkerSettings>;
@@ -25,11 +29,12 @@ export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise
     ...(opts.workflowBundle
       ? { workflowBundle: opts.workflowBundle }
       : { workflowsPath: require.resolve('./workflows') }),
-    activities: createActivities({ platform: opts.platform }),
+    activities: createActivities({ platform: opts.platform, artifacts: opts.artifacts ?? createArtifactStore() }),
     maxConcurrentActivityTaskExecutions: s.WORKER_MAX_CONCURRENT_ACTIVITIES,
     maxConcurrentWorkflowTaskExecutions: s.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
     maxCachedWorkflows: s.WORKER_MAX_CACHED_WORKFLOWS,
     shutdownGraceTime: `${s.WORKER_SHUTDOWN_GRACE_SECONDS}s`,
+    maxHeartbeatThrottleInterval: s.WORKER_MAX_HEARTBEAT_THROTTLE_SECONDS * 1000,
   });
 }
 
@@ -61,6 +66,7 @@ export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<v
   installRuntime(settings);
   const temporal = loadTemporalSettings(env);
   const platform = PlatformClient.fromEnv(env);
+  const artifacts = createArtifactStore(env);
   const connection = await NativeConnection.connect(temporal.connectionOptions);
   try {
     const worker = await createPlatformWorker({
@@ -68,6 +74,7 @@ export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<v
       namespace: temporal.namespace,
       taskQueue: temporal.taskQueue,
       platform,
+      artifacts,
       settings,
     });
     Runtime.instance().logger.info('Worker started', {
@@ -75,6 +82,7 @@ export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<v
       namespace: temporal.namespace,
       address: temporal.connectionOptions.address,
       platform: platform.config.baseUrl,
+      artifacts: artifacts.location,
       metricsPort: settings.METRICS_PORT,
     });
     await worker.run();

@@ -1,21 +1,30 @@
 // Every activity of the service. The platform client comes in by dependency injection, so tests and
 // benchmarks point the same activities at the emulator.
+import type { ArtifactStore } from '../artifacts';
 import type { PlatformClient } from '../platform/client';
 import { createDecisionActivities } from './decision';
 import { withPlatformFailures } from './failures';
 import { createInstanceActivities } from './instances';
+import { createMediaSubmitActivities, createMediaWaitActivities } from './media';
+import { createOutputActivities } from './outputs';
 
 export interface ActivityDeps {
   platform: PlatformClient;
+  /** Where generation outputs are kept (a local folder by default). */
+  artifacts: ArtifactStore;
 }
 
 export function createActivities(deps: ActivityDeps) {
   return withPlatformFailures({
     ...createInstanceActivities(deps.platform),
     ...createDecisionActivities(deps.platform),
+    ...createMediaSubmitActivities(deps.platform),
+    ...createMediaWaitActivities(deps.platform),
+    ...createOutputActivities(deps.artifacts),
   });
 }
 
 export type Activities = ReturnType<typeof createActivities>;
 export type { InstanceSnapshot, WaitForInstanceStatusResult } from './instances';
 export type { EvaluateQuestionInput } from './decision';
+export type { SubmitFailureDetails, SubmitMediaTaskInput, TaskCheckpoint, WaitForTaskInput } from './media';

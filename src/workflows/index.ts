@@ -1,3 +1,4 @@
 // Every workflow the worker registers. The exported names are the workflow types (src/api/names.ts).
 export { renewInstance, restartInstance } from './instances';
 export { evaluateDecision } from './decision';
+export { mediaGeneration } from './media/generation';

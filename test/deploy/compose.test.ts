@@ -20,6 +20,7 @@ import path from 'node:path';
 import ts from 'typescript';
 import { z } from 'zod';
 import { DEFAULT_TASK_QUEUE, SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/api/names';
+import { loadArtifactSettings } from '../../src/config/artifacts';
 import { loadTemporalSettings } from '../../src/config/temporal';
 import { loadWorkerSettings } from '../../src/config/worker';
 import { DEV_API_KEY, loadEmulatorConfig } from '../../src/emulator/config';
@@ -147,6 +148,7 @@ const WORKER_LOADERS: Record<string, EnvLoader> = {
   loadWorkerSettings,
   loadTemporalSettings,
   'PlatformClient.fromEnv': (env) => PlatformClient.fromEnv(env).config,
+  loadArtifactSettings,
 };
 /** What the emulator process reads at start. */
 const EMULATOR_LOADERS: Record<string, EnvLoader> = { loadEmulatorConfig };

@@ -2,11 +2,13 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
-import { writeFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { LocalArtifactStore, type ArtifactStore } from '../../src/artifacts';
 import { DEFAULT_PATHS, PlatformClient, type PlatformConfig } from '../../src/platform';
 import { DEV_API_KEY } from '../../src/emulator/config';
 import { createPlatformWorker } from '../../src/worker';
@@ -24,6 +26,13 @@ export function quietRuntime(): void {
   } catch {
     // Already installed in this process by an earlier test file.
   }
+}
+
+let artifacts: ArtifactStore | undefined;
+/** One temporary artifact folder per test file (jest runs each file in its own module registry). */
+export function testArtifacts(): ArtifactStore {
+  artifacts ??= new LocalArtifactStore(mkdtempSync(path.join(tmpdir(), 'platform-ops-artifacts-')));
+  return artifacts;
 }
 
 export interface TemporalTestContext {
@@ -52,7 +61,7 @@ export function emulatorPlatform(
 export async function withWorker<T>(
   prefix: string,
   fn: (ctx: TemporalTestContext) => Promise<T>,
-  opts: { platform?: PlatformClient } = {},
+  opts: { platform?: PlatformClient; artifacts?: ArtifactStore } = {},
 ): Promise<T> {
   quietRuntime();
   const address = testEnv('temporalAddress');
@@ -66,6 +75,7 @@ export async function withWorker<T>(
       namespace,
       taskQueue,
       platform: opts.platform ?? emulatorPlatform(),
+      artifacts: opts.artifacts ?? testArtifacts(),
       workflowBundle: { codePath: testEnv('workflowBundle') },
       settings: { WORKER_SHUTDOWN_GRACE_SECONDS: 1 },
     });
@@ -74,6 +84,16 @@ export async function withWorker<T>(
   } finally {
     await connection.close();
     await nativeConnection.close();
+  }
+}
+
+/** A client of the shared dev server, for tests whose worker runs elsewhere (a child process). */
+export async function withClient<T>(fn: (client: Client) => Promise<T>): Promise<T> {
+  const connection = await Connection.connect({ address: testEnv('temporalAddress') });
+  try {
+    return await fn(new Client({ connection, namespace: testEnv('temporalNamespace') }));
+  } finally {
+    await connection.close();
   }
 }
 

@@ -1,9 +1,8 @@
 // renewInstance and restartInstance end to end: real Temporal dev server, real worker, real emulator.
-import { WorkflowFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
 import { FailureType, SearchAttributes, WorkflowType } from '../../src/api';
 import type { renewInstance, restartInstance } from '../../src/workflows';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
+import { failureOf } from '../helpers/failures';
 import {
   activityAttempts,
   emulatorPlatform,
@@ -23,19 +22,6 @@ afterAll(() => emulator.close());
 const faults = (body?: unknown) => emulator.admin(body === undefined ? 'DELETE' : 'PUT', '/faults', body);
 const withWorker: typeof withSharedWorker = (prefix, fn, opts = {}) =>
   withSharedWorker(prefix, fn, { platform: opts.platform ?? emulatorPlatform(emulator.url) });
-
-async function failureOf(p: Promise<unknown>): Promise<ApplicationFailure> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(WorkflowFailedError);
-  let cause: unknown = (err as WorkflowFailedError).cause;
-  // An activity failure wraps the ApplicationFailure one level down.
-  while (cause instanceof Error && !(cause instanceof ApplicationFailure)) cause = cause.cause;
-  expect(cause).toBeInstanceOf(ApplicationFailure);
-  return cause as ApplicationFailure;
-}
 
 describe('renewInstance', () => {
   afterEach(() => faults());

@@ -1,0 +1,68 @@
+// Submitting a generation: one attempt per activity execution. Temporal does not retry it on its
+// own (maximumAttempts 1 in the workflow): only the workflow can tell a refused attempt, safe to
+// resend, from one that may already have created a paid task (see classifySubmitFailure).
+import { Context, log } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { FailureType } from '../../api/failures';
+import type { PlatformClient } from '../../platform/client';
+import { PlatformError } from '../../platform/errors';
+import type { ImageToVideoRequest, TextToVideoRequest } from '../../platform/schemas/media';
+import { classifySubmitFailure } from '../../platform/submission';
+import { toApplicationFailure } from '../failures';
+
+export type SubmitMediaTaskInput =
+  | { operation: 'image-to-video'; request: ImageToVideoRequest; generation: number; attempt: number }
+  | { operation: 'text-to-video'; request: TextToVideoRequest; generation: number; attempt: number };
+
+export interface SubmitMediaTaskResult {
+  taskId: string;
+  /** Real epoch ms when the platform answered. */
+  submittedAt: number;
+}
+
+/** What the workflow reads from a failed attempt's details. */
+export interface SubmitFailureDetails {
+  at: number;
+  retryAfterMs?: number;
+  status?: number;
+  reason?: string;
+  traceId?: string;
+}
+
+export function createMediaSubmitActivities(platform: PlatformClient) {
+  const submit = (input: SubmitMediaTaskInput, signal: AbortSignal) =>
+    input.operation === 'image-to-video'
+      ? platform.submitImageToVideo(input.request, { signal })
+      : platform.submitTextToVideo(input.request, { signal });
+
+  return {
+    async submitMediaTask(input: SubmitMediaTaskInput): Promise<SubmitMediaTaskResult> {
+      const { workflowExecution } = Context.current().info;
+      const where = { workflowId: workflowExecution?.workflowId, generation: input.generation, attempt: input.attempt };
+      try {
+        const { task_id } = await submit(input, Context.current().cancellationSignal);
+        log.info('Submitted generation', { ...where, operation: input.operation, taskId: task_id });
+        return { taskId: task_id, submittedAt: Date.now() };
+      } catch (err) {
+        if (!(err instanceof PlatformError)) throw err;
+        const cls = classifySubmitFailure(err);
+        log.warn('Submit attempt failed', { ...where, class: cls, error: err.message });
+        if (cls === 'rejected') throw toApplicationFailure(err);
+        const details: SubmitFailureDetails = {
+          at: Date.now(),
+          retryAfterMs: err.retryAfterMs,
+          status: err.status,
+          reason: err.reason,
+          traceId: err.traceId,
+        };
+        const type =
+          cls === 'ambiguous'
+            ? FailureType.AmbiguousSubmission
+            : err.status === 429
+              ? FailureType.RateLimited
+              : FailureType.PlatformUnavailable;
+        throw ApplicationFailure.create({ type, message: err.message, nonRetryable: false, details: [details] });
+      }
+    },
+  };
+}

@@ -1,0 +1,103 @@
+// mediaGeneration: one image-to-video or text-to-video generation, from submit to kept outputs.
+import { ApplicationFailure, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { FailureType } from '../../api/failures';
+import { WorkflowType } from '../../api/names';
+import {
+  MediaGenerationInput,
+  type MediaGenerationResult,
+  type ParsedMediaGenerationInput,
+  type SubmissionAttempt,
+} from '../../api/schemas/media';
+import { parseInput } from '../../api/validate';
+import type { Activities } from '../../activities';
+import { costFacts } from './cost';
+import { trackMediaProgress } from './progress';
+import { submitGeneration } from './submit';
+import { waitForTaskEnd } from './wait';
+
+const { keepTaskOutputs } = proxyActivities<Activities>({
+  startToCloseTimeout: '10m',
+  heartbeatTimeout: '1m',
+  // Outputs expire: retry quickly, and stop once the URL is gone (OutputExpired is non-retryable).
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '20s', maximumAttempts: 6 },
+});
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export async function mediaGeneration(rawInput: MediaGenerationInput): Promise<MediaGenerationResult> {
+  const input: ParsedMediaGenerationInput = parseInput(MediaGenerationInput, rawInput, WorkflowType.mediaGeneration);
+  const progress = trackMediaProgress(input);
+  const deadlineAt = workflowInfo().startTime.getTime() + input.deadlineSeconds * 1000;
+  const submissions: SubmissionAttempt[] = [];
+  const generations: MediaGenerationResult['generations'] = [];
+  let polls = 0;
+
+  for (let generation = 1; ; generation++) {
+    // 1. Submit, at most once.
+    progress.submitting(generation, submissions.length);
+    const { taskId, submittedAt } = await submitGeneration(input, generation, submissions, () =>
+      progress.submitting(generation, submissions.length),
+    );
+    progress.submitted(taskId, submissions.length);
+
+    // 2. Wait for the end, polling by the platform's eta and progress.
+    const pollsBefore = polls;
+    const end = await waitForTaskEnd(taskId, input.polling, deadlineAt, input.deadlineSeconds, (o) =>
+      progress.observed(o, pollsBefore),
+    );
+    const done = end.observation;
+    polls = pollsBefore + done.polls;
+    generations.push({ generation, taskId, status: done.status, reason: done.reason, polls: done.polls });
+
+    // 3. A failed task: generate again if the reason is worth it.
+    if (done.status !== 'TASK_STATUS_SUCCEED') {
+      const reason = done.reason ?? 'no reason given';
+      const final = input.regeneration.nonRetryableReasons.includes(reason);
+      if (final || generation > input.regeneration.maxRegenerations) {
+        progress.set('FAILED');
+        throw ApplicationFailure.create({
+          type: FailureType.GenerationFailed,
+          nonRetryable: true,
+          message:
+            `Task ${taskId} failed: ${reason}` +
+            (final ? ' (not worth generating again)' : ` (after ${generation} generations)`),
+          details: [{ reason, taskId, generations, submissions }],
+        });
+      }
+      continue;
+    }
+
+    // 4. Keep the outputs before their URLs expire.
+    let outputs: MediaGenerationResult['outputs'] = [];
+    if (input.keepOutputs && end.outputs.length > 0) {
+      progress.set('KEEPING_OUTPUTS');
+      outputs = await keepTaskOutputs({
+        workflowId: workflowInfo().workflowId,
+        taskId,
+        outputs: end.outputs,
+        seenDoneAt: done.observedAt,
+      });
+      progress.kept(outputs.map((o) => ({ kind: o.kind, uri: o.kept.uri })));
+    }
+    progress.set('SUCCEEDED');
+
+    return {
+      operation: input.operation,
+      taskId,
+      outputs,
+      outputUrls: input.keepOutputs
+        ? []
+        : end.outputs.map((o) => ({ kind: o.kind, url: o.url, ttlSeconds: o.ttlSeconds })),
+      timings: {
+        submittedAt: iso(submittedAt),
+        firstProcessingAt: done.firstProcessingAt === undefined ? undefined : iso(done.firstProcessingAt),
+        doneAt: iso(done.observedAt),
+      },
+      polls,
+      generations,
+      submissions,
+      possibleDuplicates: submissions.filter((s) => s.outcome === 'accepted' && s.possibleDuplicate).length,
+      cost: costFacts(end.outputs, end.nsfwDetection),
+    };
+  }
+}

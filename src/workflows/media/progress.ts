@@ -1,0 +1,62 @@
+// mediaGeneration's progress, for operators and the starter's progress bar: the `mediaProgress`
+// query answers it at any time; the PlatformStatus search attribute follows status changes only.
+import { setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { mediaProgressQuery, SearchAttributes, WorkflowType } from '../../api/names';
+import type { MediaProgress, ParsedMediaGenerationInput, TaskObservation } from '../../api/schemas/media';
+import { trackStatus } from '../status';
+
+/** Task statuses as the workflow's business status. */
+const STATUS_OF: Record<string, string> = {
+  TASK_STATUS_QUEUED: 'QUEUED',
+  TASK_STATUS_PROCESSING: 'PROCESSING',
+  TASK_STATUS_SUCCEED: 'GENERATED',
+  TASK_STATUS_FAILED: 'GENERATION_FAILED',
+};
+
+const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
+
+export function trackMediaProgress(input: ParsedMediaGenerationInput) {
+  const status = trackStatus(WorkflowType.mediaGeneration, 'SUBMITTING', { memberId: input.memberId });
+  if (input.costEstimate !== undefined) {
+    upsertSearchAttributes([{ key: SearchAttributes.costEstimate, value: input.costEstimate }]);
+  }
+  let progress: MediaProgress = { generation: 1, polls: 0, submissions: 0, status: 'SUBMITTING' };
+  setHandler(mediaProgressQuery, () => progress);
+
+  const update = (patch: Partial<MediaProgress>) => {
+    progress = { ...progress, ...patch };
+    if (patch.status !== undefined) status.set(patch.status);
+    status.detail({ ...progress });
+  };
+
+  return {
+    /** A business status of the workflow's own (SUBMITTING, KEEPING_OUTPUTS, …). */
+    set(statusName: string) {
+      update({ status: statusName });
+    },
+    submitting(generation: number, submissions: number) {
+      update({ status: generation > 1 ? 'REGENERATING' : 'SUBMITTING', generation, submissions, taskId: undefined });
+    },
+    submitted(taskId: string, submissions: number) {
+      upsertSearchAttributes([{ key: SearchAttributes.taskId, value: taskId }]);
+      update({ taskId, submissions, status: 'SUBMITTED', progressPercent: undefined, eta: undefined });
+    },
+    observed(o: TaskObservation, pollsBefore: number) {
+      update({
+        status: STATUS_OF[o.status] ?? o.status,
+        progressPercent: o.progressPercent,
+        eta: o.eta,
+        polls: pollsBefore + o.polls,
+        observedAt: iso(o.observedAt),
+        nextPollAt: iso(o.nextPollAt),
+      });
+    },
+    kept(outputs: { kind: string; uri: string }[]) {
+      update({ outputs });
+    },
+    get current(): MediaProgress {
+      return progress;
+    },
+  };
+}
+export type MediaProgressTracker = ReturnType<typeof trackMediaProgress>;
