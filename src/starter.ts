@@ -42,11 +42,22 @@ export function buildProgram(): Command {
     .option('--months <n>', 'months to renew')
     .option('--timeout-seconds <n>', 'how long to wait for the instance to run again')
     .option('--state <text>', 'decision content (text)')
-    .option('--image <url>', 'decision content image (repeatable)', collect)
+    .option('--image <url>', 'decision content image (repeatable); mediaGeneration: the start image', collect)
     .option('--question <q>', 'decision question (repeatable)', collect)
     .option('--kind <kind>', 'decision question kind (default yes_no, or choice with --options)')
     .option('--options <a,b,c>', 'decision options')
     .option('--thinking', 'decision: enable a reasoning round')
+    .option('--operation <op>', 'media: image-to-video or text-to-video (default: image-to-video with --image)')
+    .option('--prompt <text>', 'media: what the video shows')
+    .option('--end-image <url>', 'media: the last frame (image-to-video)')
+    .option('--duration <n>', 'media: video length in seconds')
+    .option('--sound', 'media: generate sound too')
+    .option('--aspect-ratio <ratio>', 'media: 16:9, 9:16 or 1:1 (text-to-video)')
+    .option('--negative-prompt <text>', 'media: what the video must not show')
+    .option('--cfg-scale <x>', 'media: how closely to follow the prompt, 0 to 1')
+    .option('--nsfw-detection', 'media: check the outputs for NSFW content (billed per image)')
+    .option('--on-ambiguous <what>', 'media: fail (default) or resubmit when a submit may have created a task')
+    .option('--member-id <id>', 'media: the team member whose budget pays')
     .action((workflow: string, opts: StartOptions) => startCommand(workflow, opts, out));
 
   program

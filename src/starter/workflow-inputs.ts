@@ -1,7 +1,7 @@
 // Builds a workflow's input from `--input` JSON, `--input-file`, or the per-workflow flags, and
 // checks it with the same schema the workflow uses, so a typo fails before anything starts.
 import { readFileSync } from 'node:fs';
-import { WORKFLOW_TYPES, WorkflowSchemas, type WorkflowTypeName } from '../api';
+import { MEDIA_OPERATIONS, WORKFLOW_TYPES, WorkflowSchemas, type WorkflowTypeName } from '../api';
 import { describeZodError, formatIssues } from '../platform/validation';
 import { CliError, ExitCode } from './exit-codes';
 
@@ -17,6 +17,18 @@ export interface InputFlags {
   kind?: string;
   options?: string;
   thinking?: boolean;
+  // mediaGeneration (`image` above is its start image).
+  operation?: string;
+  prompt?: string;
+  endImage?: string;
+  duration?: string;
+  sound?: boolean;
+  aspectRatio?: string;
+  negativePrompt?: string;
+  cfgScale?: string;
+  nsfwDetection?: boolean;
+  onAmbiguous?: string;
+  memberId?: string;
 }
 
 /** Which flags make up each workflow's input. */
@@ -32,6 +44,26 @@ const FLAG_INPUTS: Record<WorkflowTypeName, (f: InputFlags) => Record<string, un
     })),
     thinking: f.thinking,
   }),
+  mediaGeneration: (f) => {
+    const image = startImage(f.image);
+    return {
+      operation: mediaOperation(f.operation, image),
+      // The platform body as is: the schema says which fields the operation allows (aspect ratio is t2v only).
+      request: {
+        image,
+        end_image: f.endImage,
+        prompt: f.prompt,
+        duration: num(f.duration, '--duration', 'request.duration'),
+        sound: f.sound,
+        aspect_ratio: f.aspectRatio,
+        negative_prompt: f.negativePrompt,
+        cfg_scale: num(f.cfgScale, '--cfg-scale', 'request.cfg_scale'),
+        extra: f.nsfwDetection ? { enable_nsfw_detection: true } : undefined,
+      },
+      submission: f.onAmbiguous === undefined ? undefined : { onAmbiguous: f.onAmbiguous },
+      memberId: f.memberId,
+    };
+  },
 };
 
 export const FLAG_HELP: Record<WorkflowTypeName, string> = {
@@ -39,13 +71,45 @@ export const FLAG_HELP: Record<WorkflowTypeName, string> = {
   restartInstance: '--instance-id ID [--timeout-seconds N]',
   evaluateDecision:
     '--state TEXT [--image URL]... --question Q [--question Q]... [--kind K] [--options a,b,c] [--thinking]',
+  mediaGeneration:
+    '--prompt TEXT [--image URL] [--end-image URL] [--operation image-to-video|text-to-video] [--duration N] ' +
+    '[--sound] [--aspect-ratio 16:9|9:16|1:1] [--negative-prompt TEXT] [--cfg-scale X] [--nsfw-detection] ' +
+    '[--on-ambiguous fail|resubmit] [--member-id ID]',
 };
 
-function num(value: string | undefined, flag: string): number | undefined {
+/** `field` names where the number goes in the input, so the message matches the schema's wording. */
+function num(value: string | undefined, flag: string, field?: string): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isFinite(n)) throw new CliError(`${flag} must be a number, not "${value}"`, ExitCode.Usage);
+  if (value.trim() === '' || !Number.isFinite(n)) {
+    const where = field ? ` (${field})` : '';
+    throw new CliError(`${flag}${where} must be a number, not "${value}".`, ExitCode.Usage);
+  }
   return n;
+}
+
+/** `--image` is repeatable for evaluateDecision; a video has one start image (the last frame is --end-image). */
+function startImage(images: string[] | undefined): string | undefined {
+  if (images && images.length > 1) {
+    throw new CliError(
+      `mediaGeneration takes one start image, but --image was given ${images.length} times; ` +
+        'use --end-image for the last frame.',
+      ExitCode.Usage,
+    );
+  }
+  return images?.[0];
+}
+
+/**
+ * Checked here rather than by the schema: `operation` picks the schema's branch, and a wrong one only
+ * reads "has an invalid shape". Without --operation, a start image means image-to-video.
+ */
+function mediaOperation(operation: string | undefined, image: string | undefined): string {
+  if (operation === undefined) return image !== undefined ? 'image-to-video' : 'text-to-video';
+  if (!(MEDIA_OPERATIONS as readonly string[]).includes(operation)) {
+    throw new CliError(`--operation must be ${MEDIA_OPERATIONS.join(' or ')}, not "${operation}".`, ExitCode.Usage);
+  }
+  return operation;
 }
 
 export function assertWorkflowType(type: string): WorkflowTypeName {

@@ -1,9 +1,11 @@
 // `start <workflow>`: starts any workflow by name, optionally waits and prints the result.
 import { randomUUID } from 'node:crypto';
-import { SearchAttributes } from '../../api';
+import { SearchAttributes, WorkflowType } from '../../api';
 import { connectStarter } from '../connect';
 import { toCliError } from '../failures';
+import { renderMediaSummary } from '../media-summary';
 import { assertWorkflowType, buildWorkflowInput, type InputFlags } from '../workflow-inputs';
+import { waitWithMediaProgress, type ProgressStream } from './watch-media';
 
 export interface StartOptions extends InputFlags {
   id?: string;
@@ -11,7 +13,13 @@ export interface StartOptions extends InputFlags {
   taskQueue?: string;
 }
 
-export async function startCommand(type: string, opts: StartOptions, out: (line: string) => void): Promise<void> {
+/** `progress` receives mediaGeneration's live progress (stderr by default; stdout is for the result). */
+export async function startCommand(
+  type: string,
+  opts: StartOptions,
+  out: (line: string) => void,
+  progress: ProgressStream = process.stderr,
+): Promise<void> {
   const workflowType = assertWorkflowType(type);
   const input = buildWorkflowInput(workflowType, opts);
   const { client, settings, close } = await connectStarter();
@@ -29,10 +37,14 @@ export async function startCommand(type: string, opts: StartOptions, out: (line:
       });
     out(`Started ${workflowType} as workflow ${handle.workflowId} (run ${handle.firstExecutionRunId}).`);
     if (!opts.wait) return;
-    const result: unknown = await handle.result().catch((err: unknown) => {
-      throw toCliError(err, workflowId);
-    });
+    const media = workflowType === WorkflowType.mediaGeneration;
+    const result: unknown = await (media ? waitWithMediaProgress(handle, { stream: progress }) : handle.result()).catch(
+      (err: unknown) => {
+        throw toCliError(err, workflowId);
+      },
+    );
     out(JSON.stringify(result, null, 2));
+    if (media) renderMediaSummary(result).forEach((line) => out(line));
   } finally {
     await close();
   }
