@@ -5,11 +5,10 @@
 //   npm run build && node lib/bench/emulator-throughput.js [--duration=5000] [--concurrency=64] [--tasks=16]
 //
 // Exits 1 when the rate is under the target (2,000 requests per second on a 2-core machine).
-import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DEV_API_KEY } from '../src/emulator/config';
+import { compiledEmulatorMain, startEmulatorProcess } from './support/emulator-process';
 
 export const TARGET_RPS = 2_000;
 
@@ -40,51 +39,13 @@ export interface EmulatorBenchResult {
   passed: boolean;
 }
 
-/** lib/bench/x.js → lib/src/emulator/main.js; from the TypeScript source, the same compiled file. */
-function defaultMainScript(): string {
-  const compiled = __filename.endsWith('.js');
-  const root = compiled ? path.resolve(__dirname, '..') : path.resolve(__dirname, '..', 'lib');
-  return path.join(root, 'src', 'emulator', 'main.js');
-}
-
 export const DEFAULT_BENCH_OPTIONS: EmulatorBenchOptions = {
   durationMs: 5_000,
   warmupMs: 1_000,
   concurrency: 64,
   tasks: 16,
-  mainScript: defaultMainScript(),
+  mainScript: compiledEmulatorMain(),
 };
-
-/** Starts the emulator in a child process on a free port; resolves with its URL once it listens. */
-function startChild(mainScript: string): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [mainScript], {
-      env: { ...process.env, EMULATOR_PORT: '0', EMULATOR_HOST: '127.0.0.1', EMULATOR_LOG: '0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`the emulator did not start within 15 s:\n${out}`));
-    }, 15_000);
-    const onData = (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        child.stdout?.off('data', onData);
-        child.stdout?.resume();
-        resolve({ child, url: m[1] });
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the emulator exited with ${code} before listening:\n${out}`));
-    });
-  });
-}
 
 interface Reply {
   status: number;
@@ -127,7 +88,7 @@ export async function runEmulatorThroughputBench(
   // Options given as undefined keep their defaults.
   const given = Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined));
   const o: EmulatorBenchOptions = { ...DEFAULT_BENCH_OPTIONS, ...given };
-  const { child, url } = await startChild(o.mainScript);
+  const { url, stop } = await startEmulatorProcess(o.mainScript);
   const agent = new http.Agent({ keepAlive: true, maxSockets: o.concurrency });
   try {
     const ids: string[] = [];
@@ -193,11 +154,7 @@ export async function runEmulatorThroughputBench(
     };
   } finally {
     agent.destroy();
-    await new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    });
+    await stop();
   }
 }
 

@@ -3,6 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { runEmulatorThroughputBench } from './emulator-throughput';
+import { formatMediaTable, runMediaPollingBench } from './media-polling';
 
 interface Bench {
   name: string;
@@ -10,7 +11,24 @@ interface Bench {
   run: () => Promise<{ passed: boolean; summary: string; figures: unknown }>;
 }
 
+/** `--name=<positive number>`, or undefined when absent. */
+function numberArg(name: string): number | undefined {
+  const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
+  if (!arg) return undefined;
+  const n = Number(arg.slice(name.length + 3));
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} must be a positive number, not "${arg}"`);
+  return n;
+}
+
 const benches: Bench[] = [
+  {
+    name: 'media-polling',
+    what: 'mediaGeneration polling against a fixed 1 s loop and a plain script (--tasks=200, --duration=10000 ms)',
+    run: async () => {
+      const r = await runMediaPollingBench({ tasks: numberArg('tasks'), durationMs: numberArg('duration') });
+      return { passed: r.passed, figures: r, summary: `\n${formatMediaTable(r)}` };
+    },
+  },
   {
     name: 'emulator-throughput',
     what: 'task-result requests per second the emulator serves (target 2,000 on 2 cores)',

@@ -1,0 +1,45 @@
+// The two baselines without durability: a plain Node script that submits and polls, either every
+// second (what the platform's own SDK does) or by the same eta-aware schedule as our workflows.
+import { nextPollDelayMs, type PollSample } from '../../src/activities/media/poll-schedule';
+import { PollingOptions } from '../../src/api/schemas/media';
+import type { PlatformClient } from '../../src/platform';
+import { isTerminalTaskStatus } from '../../src/platform/schemas/media';
+
+export interface TaskRun {
+  taskId: string;
+  /** Real epoch ms when the run saw the task end. */
+  detectedAt: number;
+  polls: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function fixedIntervalRun(platform: PlatformClient, prompt: string, intervalMs = 1_000): Promise<TaskRun> {
+  const { task_id } = await platform.submitTextToVideo({ prompt });
+  for (let polls = 1; ; polls++) {
+    await sleep(intervalMs);
+    const result = await platform.getTaskResult(task_id);
+    if (isTerminalTaskStatus(result.task.status)) return { taskId: task_id, detectedAt: Date.now(), polls };
+  }
+}
+
+export async function etaAwareRun(platform: PlatformClient, prompt: string): Promise<TaskRun> {
+  const opts = PollingOptions.parse({});
+  const { task_id } = await platform.submitTextToVideo({ prompt });
+  let previous: PollSample | undefined;
+  let hintless = 0;
+  for (let polls = 1; ; polls++) {
+    const result = await platform.getTaskResult(task_id);
+    const at = Date.now();
+    if (isTerminalTaskStatus(result.task.status)) return { taskId: task_id, detectedAt: at, polls };
+    const sample: PollSample = {
+      at,
+      status: result.task.status,
+      eta: result.task.eta ?? undefined,
+      progressPercent: result.task.progress_percent ?? undefined,
+    };
+    hintless = sample.eta || sample.progressPercent ? 0 : hintless + 1;
+    await sleep(nextPollDelayMs(opts, sample, previous, hintless));
+    previous = sample;
+  }
+}
