@@ -7,31 +7,43 @@ import { isTerminalTaskStatus } from '../../src/platform/schemas/media';
 
 export interface TaskRun {
   taskId: string;
-  /** Real epoch ms when the run saw the task end. */
+  /** Real epoch ms: the run began, the platform took the submit, the run saw the end, the caller had the result. */
+  startedAt: number;
+  submittedAt: number;
   detectedAt: number;
+  resolvedAt: number;
   polls: number;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function fixedIntervalRun(platform: PlatformClient, prompt: string, intervalMs = 1_000): Promise<TaskRun> {
+  const startedAt = Date.now();
   const { task_id } = await platform.submitTextToVideo({ prompt });
+  const submittedAt = Date.now();
   for (let polls = 1; ; polls++) {
     await sleep(intervalMs);
     const result = await platform.getTaskResult(task_id);
-    if (isTerminalTaskStatus(result.task.status)) return { taskId: task_id, detectedAt: Date.now(), polls };
+    if (isTerminalTaskStatus(result.task.status)) {
+      const now = Date.now();
+      return { taskId: task_id, startedAt, submittedAt, detectedAt: now, resolvedAt: now, polls };
+    }
   }
 }
 
 export async function etaAwareRun(platform: PlatformClient, prompt: string): Promise<TaskRun> {
   const opts = PollingOptions.parse({});
+  const startedAt = Date.now();
   const { task_id } = await platform.submitTextToVideo({ prompt });
+  const submittedAt = Date.now();
   let previous: PollSample | undefined;
   let hintless = 0;
   for (let polls = 1; ; polls++) {
     const result = await platform.getTaskResult(task_id);
     const at = Date.now();
-    if (isTerminalTaskStatus(result.task.status)) return { taskId: task_id, detectedAt: at, polls };
+    if (isTerminalTaskStatus(result.task.status)) {
+      return { taskId: task_id, startedAt, submittedAt, detectedAt: at, resolvedAt: at, polls };
+    }
     const sample: PollSample = {
       at,
       status: result.task.status,

@@ -10,10 +10,18 @@ export async function workflowRun(
   workflowId: string,
   prompt: string,
 ): Promise<TaskRun> {
+  const startedAt = Date.now();
   const result = await client.workflow.execute<typeof mediaGeneration>(WorkflowType.mediaGeneration, {
     taskQueue,
     workflowId,
     args: [{ operation: 'text-to-video', request: { prompt }, keepOutputs: false }],
   });
-  return { taskId: result.taskId, detectedAt: Date.parse(result.timings.doneAt), polls: result.polls };
+  return {
+    taskId: result.taskId,
+    startedAt,
+    submittedAt: Date.parse(result.timings.submittedAt),
+    detectedAt: Date.parse(result.timings.doneAt),
+    resolvedAt: Date.now(),
+    polls: result.polls,
+  };
 }

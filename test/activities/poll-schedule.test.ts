@@ -29,6 +29,13 @@ describe('nextPollDelayMs', () => {
   it('polls just after a near end', () => {
     expect(nextPollDelayMs(opts, sample(0, 'TASK_STATUS_PROCESSING', 5), undefined, 0)).toBe(5_250);
   });
+  it('samples again half-way when it has progress but no rate yet, then lands just past the end', () => {
+    const first = sample(0, 'TASK_STATUS_PROCESSING', 10, 0);
+    expect(nextPollDelayMs(opts, first, undefined, 0)).toBe(5_000);
+    // 0 % → 50 % in 5 s: 5 s left (the eta of 6 s is rounded up).
+    const second = sample(5_000, 'TASK_STATUS_PROCESSING', 6, 50);
+    expect(nextPollDelayMs(opts, second, first, 0)).toBe(5_250);
+  });
   it('approaches a far end in steps', () => {
     expect(nextPollDelayMs(opts, sample(0, 'TASK_STATUS_PROCESSING', 25), undefined, 0)).toBe(20_000);
   });

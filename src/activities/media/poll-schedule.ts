@@ -16,10 +16,8 @@ export interface PollSample {
 const FAR_MS = 20_000;
 const FAR_FRACTION = 0.8;
 
-/** Milliseconds left, from the eta and from the progress rate between two samples of one phase. */
-export function estimateRemainingMs(latest: PollSample, previous?: PollSample): number | undefined {
-  const estimates: number[] = [];
-  if (latest.eta !== undefined && latest.eta > 0) estimates.push(latest.eta * 1000);
+/** The progress rate (percent per ms) between two samples of one phase, when progress moved. */
+function progressRate(latest: PollSample, previous?: PollSample): number | undefined {
   if (
     previous &&
     previous.status === latest.status &&
@@ -28,9 +26,17 @@ export function estimateRemainingMs(latest: PollSample, previous?: PollSample): 
     latest.progressPercent > previous.progressPercent &&
     latest.progressPercent < 100
   ) {
-    const ratePerMs = (latest.progressPercent - previous.progressPercent) / (latest.at - previous.at);
-    estimates.push((100 - latest.progressPercent) / ratePerMs);
+    return (latest.progressPercent - previous.progressPercent) / (latest.at - previous.at);
   }
+  return undefined;
+}
+
+/** Milliseconds left, from the eta and from the progress rate between two samples of one phase. */
+export function estimateRemainingMs(latest: PollSample, previous?: PollSample): number | undefined {
+  const estimates: number[] = [];
+  if (latest.eta !== undefined && latest.eta > 0) estimates.push(latest.eta * 1000);
+  const rate = progressRate(latest, previous);
+  if (rate !== undefined) estimates.push((100 - (latest.progressPercent ?? 0)) / rate);
   // The eta is whole seconds, rounded up; the progress rate is finer. The earlier one wins: polling a
   // little early costs one cheap poll, polling late costs detection time.
   return estimates.length ? Math.min(...estimates) : undefined;
@@ -47,7 +53,12 @@ export function nextPollDelayMs(
   const remaining = estimateRemainingMs(latest, previous);
   let delay: number;
   if (remaining !== undefined) {
-    delay = remaining > FAR_MS ? remaining * FAR_FRACTION : remaining + opts.marginMs;
+    if (remaining > FAR_MS) delay = remaining * FAR_FRACTION;
+    else if (latest.progressPercent !== undefined && progressRate(latest, previous) === undefined) {
+      // The eta is whole seconds, rounded up: aiming at it lands up to a second late. Half-way, a
+      // second sample gives the progress rate, and the poll after that lands just past the end.
+      delay = remaining / 2;
+    } else delay = remaining + opts.marginMs;
   } else {
     const ceiling = Math.min(opts.maxIntervalMs, opts.minIntervalMs * 2 ** Math.min(hintlessPolls, 30));
     delay = opts.minIntervalMs + random() * (ceiling - opts.minIntervalMs);

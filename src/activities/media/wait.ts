@@ -77,7 +77,13 @@ export function createMediaWaitActivities(platform: PlatformClient) {
       const resumed = (ctx.info.heartbeatDetails as TaskObservation | undefined) ?? input.resume;
       let current: TaskObservation | undefined = resumed;
       let polls = resumed?.polls ?? 0;
-      let previous: PollSample | undefined;
+      // The last sample seeds the progress-rate estimate, so it survives a checkpoint.
+      let previous: PollSample | undefined = resumed && {
+        at: resumed.observedAt,
+        status: resumed.status,
+        eta: resumed.eta,
+        progressPercent: resumed.progressPercent,
+      };
       let hintless = 0;
       let errors = 0;
       const known = { status: input.resume?.status, step: step(input.resume?.progressPercent, input.progressStep) };
