@@ -36,6 +36,27 @@ describe('starter CLI', () => {
       expect(listed.stdout).toContain(id);
     }));
 
+  it('runs mediaGeneration from flags with a progress display, and says where the outputs were kept', () =>
+    withWorker('starter-media', async ({ taskQueue }) => {
+      const run = await starter(
+        [
+          'start',
+          WorkflowType.mediaGeneration,
+          '--prompt',
+          'a lighthouse [emulator:duration=15000]',
+          '--sound',
+          '--wait',
+        ],
+        taskQueue,
+      );
+      expect(run.code).toBe(0);
+      // Not a terminal: one progress line per change of status or percent, on stderr.
+      expect(run.stderr).toMatch(/PROCESSING\s+\[#*-*\]\s+\d+%/);
+      expect(run.stdout).toMatch(/"operation": "text-to-video"/);
+      expect(run.stdout).toMatch(/Outputs kept:\n {2}video {2}file:\/\/\S+ {2}\(\d+ bytes, sha256 [0-9a-f]{12}\)/);
+      expect(run.stdout).toMatch(/ {2}audio {2}file:\/\//);
+    }));
+
   it('starts from --input JSON, and exits 1 with the failure as a sentence when the workflow fails', () =>
     withWorker('starter-fail', async ({ taskQueue }) => {
       const run = await starter(

@@ -178,6 +178,14 @@ export const MediaGenerationResult = z
   .meta({ title: 'mediaGeneration result' });
 export type MediaGenerationResult = z.infer<typeof MediaGenerationResult>;
 
+/** The platform's task statuses as mediaGeneration's business status (query and search attribute). */
+export const MEDIA_STATUS_BY_TASK_STATUS: Readonly<Record<string, string>> = {
+  TASK_STATUS_QUEUED: 'QUEUED',
+  TASK_STATUS_PROCESSING: 'PROCESSING',
+  TASK_STATUS_SUCCEED: 'GENERATED',
+  TASK_STATUS_FAILED: 'GENERATION_FAILED',
+};
+
 /** What the `status` query's detail holds for mediaGeneration (the progress bar reads it). */
 export interface MediaProgress {
   taskId?: string;
@@ -186,6 +194,8 @@ export interface MediaProgress {
   progressPercent?: number;
   eta?: number;
   polls: number;
+  /** Polls of the current task (the rest were made for earlier generations). */
+  taskPolls?: number;
   nextPollAt?: string;
   observedAt?: string;
   submissions: number;

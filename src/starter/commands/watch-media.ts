@@ -1,6 +1,8 @@
 // `start mediaGeneration --wait`: waits for the result while showing the workflow's progress on
 // stderr, so stdout keeps only what `start` prints today (the result JSON stays pipeable).
+import type { WorkflowExecutionDescription } from '@temporalio/client';
 import { mediaProgressQuery, type MediaProgress } from '../../api';
+import { heartbeatObservation, withHeartbeat } from '../live-progress';
 import { renderMediaProgress } from '../progress';
 
 /** Where the progress goes: process.stderr, or a fake in tests. */
@@ -15,6 +17,8 @@ export interface ProgressStream {
 export interface MediaWorkflow {
   query(def: typeof mediaProgressQuery): Promise<MediaProgress>;
   result(): Promise<unknown>;
+  /** For the poll activity's heartbeat, fresher than the query between checkpoints. */
+  describe?(): Promise<Pick<WorkflowExecutionDescription, 'raw'>>;
 }
 
 export interface WatchOptions {
@@ -70,7 +74,9 @@ export async function waitWithMediaProgress(workflow: MediaWorkflow, opts: Watch
     querying = true;
     void workflow
       .query(mediaProgressQuery)
-      .then((progress) => {
+      .then(async (queried) => {
+        const described = await workflow.describe?.().catch(() => undefined);
+        const progress = withHeartbeat(queried, heartbeatObservation(described?.raw.pendingActivities));
         if (stopped) return;
         latest = progress;
         printer.show(progress, now());

@@ -2,16 +2,13 @@
 // query answers it at any time; the PlatformStatus search attribute follows status changes only.
 import { setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import { mediaProgressQuery, SearchAttributes, WorkflowType } from '../../api/names';
-import type { MediaProgress, ParsedMediaGenerationInput, TaskObservation } from '../../api/schemas/media';
+import {
+  MEDIA_STATUS_BY_TASK_STATUS,
+  type MediaProgress,
+  type ParsedMediaGenerationInput,
+  type TaskObservation,
+} from '../../api/schemas/media';
 import { trackStatus } from '../status';
-
-/** Task statuses as the workflow's business status. */
-const STATUS_OF: Record<string, string> = {
-  TASK_STATUS_QUEUED: 'QUEUED',
-  TASK_STATUS_PROCESSING: 'PROCESSING',
-  TASK_STATUS_SUCCEED: 'GENERATED',
-  TASK_STATUS_FAILED: 'GENERATION_FAILED',
-};
 
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
 
@@ -43,10 +40,11 @@ export function trackMediaProgress(input: ParsedMediaGenerationInput) {
     },
     observed(o: TaskObservation, pollsBefore: number) {
       update({
-        status: STATUS_OF[o.status] ?? o.status,
+        status: MEDIA_STATUS_BY_TASK_STATUS[o.status] ?? o.status,
         progressPercent: o.progressPercent,
         eta: o.eta,
         polls: pollsBefore + o.polls,
+        taskPolls: o.polls,
         observedAt: iso(o.observedAt),
         nextPollAt: iso(o.nextPollAt),
       });
