@@ -11,9 +11,10 @@ import { fileURLToPath } from 'node:url';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger, type LogEntry } from '@temporalio/worker';
+import { outputsOf } from '../../src/activities/media/wait';
 import { createOutputActivities, type KeepTaskOutputsInput } from '../../src/activities/outputs';
 import { FailureType } from '../../src/api/failures';
-import type { KeptOutput, TaskOutputRef } from '../../src/api/schemas/media';
+import type { KeptOutput } from '../../src/api/schemas/media';
 import { LocalArtifactStore } from '../../src/artifacts';
 import type { TaskResult } from '../../src/platform/schemas/media';
 import { emulatorPlatform, uniqueId } from '../helpers/temporal';
@@ -33,21 +34,8 @@ async function finishedTask(prompt: string): Promise<{ taskId: string; result: T
   throw new Error(`task ${taskId} did not finish within 10 s`);
 }
 
-/** The refs the workflow hands over: task-result gives TTLs as numeric strings. */
-const refsOf = (result: TaskResult): TaskOutputRef[] => [
-  ...result.videos.map((v) => ({
-    kind: 'video' as const,
-    url: v.video_url,
-    ttlSeconds: Number(v.video_url_ttl),
-    type: v.video_type,
-  })),
-  ...result.audios.map((a) => ({
-    kind: 'audio' as const,
-    url: a.audio_url,
-    ttlSeconds: Number(a.audio_url_ttl),
-    type: a.audio_type,
-  })),
-];
+/** The refs the workflow hands over (the wait activity's own reading of task-result). */
+const refsOf = outputsOf;
 
 interface Run {
   kept?: KeptOutput[];

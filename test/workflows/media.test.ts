@@ -129,6 +129,20 @@ describe('mediaGeneration', () => {
       expect(failure.message).toMatch(/INTERNAL_ERROR.*after 2 generations/);
     }));
 
+  it('fails as DeadlineExceeded when the task outlives the overall deadline, naming what it saw last', () =>
+    withWorker('media-deadline', async (ctx) => {
+      const handle = await start(ctx, {
+        operation: 'text-to-video',
+        request: { prompt: 'slow [emulator:duration=3600000]' },
+        polling: { minIntervalMs: 500, maxIntervalMs: 2_000 },
+        deadlineSeconds: 10,
+      });
+      const failure = await failureOf(handle.result());
+      expect(failure.type).toBe(FailureType.DeadlineExceeded);
+      expect(failure.nonRetryable).toBe(true);
+      expect(failure.message).toMatch(/did not end before the deadline .*last seen TASK_STATUS_PROCESSING/);
+    }));
+
   it('fails fast on bad input, naming the field, with no activity scheduled', () =>
     withWorker('media-invalid', async (ctx) => {
       const handle = await start(ctx, {
