@@ -9,6 +9,7 @@ import { findOrBuildTemporalCli, getFreePort, startDevServer } from '../../src/d
 import { DEV_API_KEY } from '../../src/emulator/config';
 import { defaultFixtures } from '../../src/emulator/fixtures';
 import { startEmulator } from '../../src/emulator/server';
+import { WORKFLOW_BUNDLER_OPTIONS } from '../../src/worker';
 import { TEST_ENV, type GlobalHandles } from './shared';
 
 const log = (msg: string) => process.stderr.write(`[test setup] ${msg}\n`);
@@ -22,7 +23,12 @@ export default async function globalSetup(): Promise<void> {
     ),
     // Sped up: restarts and media tasks finish in test time; tests that need another pace start their own.
     startEmulator({ port: 0, host: '127.0.0.1', clockSpeed: 10, fixtures: { instances: testInstances() } }),
-    bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), logger: quietLogger }),
+    // Bundled as the worker bundles it.
+    bundleWorkflowCode({
+      workflowsPath: require.resolve('../../src/workflows'),
+      logger: quietLogger,
+      ...WORKFLOW_BUNDLER_OPTIONS,
+    }),
   ]);
   const dir = mkdtempSync(path.join(tmpdir(), 'platform-ops-test-'));
   const bundlePath = path.join(dir, 'workflow-bundle.js');
