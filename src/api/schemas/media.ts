@@ -160,7 +160,6 @@ export const MediaGenerationResult = z
       submittedAt: z.string(),
       firstProcessingAt: z.string().optional(),
       doneAt: z.string(),
-      keptAt: z.string().optional(),
     }),
     polls: z.number().int(),
     generations: z.array(GenerationAttempt),

@@ -111,6 +111,7 @@ function printBanner(out: Out, s: { uiUrl?: string; address: string; taskQueue: 
   out('Try, in another terminal:');
   out('  npm run starter -- start renewInstance --instance-id inst-demo-1 --months 1 --wait');
   out('  npm run starter -- start restartInstance --instance-id inst-demo-2 --wait');
+  out('  npm run starter -- start mediaGeneration --prompt "a red fox in the snow" --duration 5 --sound --wait');
   out(
     '  npm run starter -- start evaluateDecision --state "A photo of a cat" --question "Is it an animal?" --question "Which one?" --options cat,dog --wait',
   );

@@ -14,6 +14,6 @@ export function costFacts(outputs: TaskOutputRef[], nsfwDetection: boolean): Med
     nsfwSurchargeUsd: tenThousandthsToUsd(nsfwSurcharge).toFixed(4),
     note:
       'NSFW detection adds 0.0015 USD per generated image when enabled. The generation price is not published ' +
-      'in the spec: see the bill list (billingReport) for what was charged.',
+      'in the spec: see the bill list for what was charged.',
   };
 }
