@@ -20,6 +20,8 @@ export const FailureType = {
   AmbiguousSubmission: 'AmbiguousSubmission',
   /** The platform's task ended TASK_STATUS_FAILED and no (further) generation is worth trying. */
   GenerationFailed: 'GenerationFailed',
+  /** The platform failed the whole batch (its validation, say). */
+  BatchFailed: 'BatchFailed',
   /** An output's URL stopped working (its TTL ran out) before it could be copied. */
   OutputExpired: 'OutputExpired',
 } as const;

@@ -3,6 +3,8 @@
 import { z } from 'zod';
 import { FailureType } from './failures';
 import {
+  batchProgressQuery,
+  cancelBatchUpdate,
   DEFAULT_TASK_QUEUE,
   mediaProgressQuery,
   SEARCH_ATTRIBUTE_DEFINITIONS,
@@ -27,7 +29,8 @@ export function workflowJsonSchemas(): JsonSchemaFiles {
     workflows: Object.fromEntries(
       WORKFLOW_TYPES.map((t) => [t, { input: `${t}.input.json`, result: `${t}.result.json` }]),
     ),
-    queries: [statusQuery.name, mediaProgressQuery.name],
+    queries: [statusQuery.name, mediaProgressQuery.name, batchProgressQuery.name],
+    updates: [cancelBatchUpdate.name],
     searchAttributes: SEARCH_ATTRIBUTE_DEFINITIONS,
     failureTypes: Object.values(FailureType),
   };

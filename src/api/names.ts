@@ -3,7 +3,8 @@
 // the generated JSON Schemas) all use these. Pure: imported by workflow code.
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 // defineQuery is pure: safe to import from clients as well as from workflow code.
-import { defineQuery } from '@temporalio/workflow';
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { BatchProgress, CancelBatchResult } from './schemas/batch';
 import type { MediaProgress } from './schemas/media';
 
 /** The default task queue; TEMPORAL_TASK_QUEUE overrides it (see src/config/temporal.ts). */
@@ -15,6 +16,7 @@ export const WorkflowType = {
   restartInstance: 'restartInstance',
   evaluateDecision: 'evaluateDecision',
   mediaGeneration: 'mediaGeneration',
+  batchJob: 'batchJob',
 } as const;
 export type WorkflowTypeName = (typeof WorkflowType)[keyof typeof WorkflowType];
 export const WORKFLOW_TYPES = Object.values(WorkflowType);
@@ -51,3 +53,9 @@ export const statusQuery = defineQuery<WorkflowStatus>('status');
 
 /** mediaGeneration's live progress: status, progress, eta, poll count and next poll time. */
 export const mediaProgressQuery = defineQuery<MediaProgress>('mediaProgress');
+
+/** batchJob's progress: status, request counts, polls, next poll time and the window's end. */
+export const batchProgressQuery = defineQuery<BatchProgress>('batchProgress');
+
+/** Cancels a batchJob's platform batch and answers its final state; refused once the batch has ended. */
+export const cancelBatchUpdate = defineUpdate<CancelBatchResult, [{ reason?: string }]>('cancelBatch');

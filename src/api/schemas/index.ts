@@ -1,12 +1,14 @@
 import type { z } from 'zod';
 import { WorkflowType, type WorkflowTypeName } from '../names';
 import { EvaluateDecisionInput, EvaluateDecisionResult } from './decision';
+import { BatchJobInput, BatchJobResult } from './batch';
 import { MediaGenerationInput, MediaGenerationResult } from './media';
 import { RenewInstanceInput, RenewInstanceResult, RestartInstanceInput, RestartInstanceResult } from './instances';
 
 export * from './decision';
 export * from './instances';
 export * from './media';
+export * from './batch';
 
 /** Each workflow type's input and result schema: the source of the published JSON Schemas. */
 export const WorkflowSchemas = {
@@ -14,4 +16,5 @@ export const WorkflowSchemas = {
   [WorkflowType.restartInstance]: { input: RestartInstanceInput, result: RestartInstanceResult },
   [WorkflowType.evaluateDecision]: { input: EvaluateDecisionInput, result: EvaluateDecisionResult },
   [WorkflowType.mediaGeneration]: { input: MediaGenerationInput, result: MediaGenerationResult },
+  [WorkflowType.batchJob]: { input: BatchJobInput, result: BatchJobResult },
 } as const satisfies Record<WorkflowTypeName, { input: z.ZodType; result: z.ZodType }>;

@@ -1,0 +1,174 @@
+// Input, progress and result of the batchJob workflow: one LLM batch inside its 48-hour window.
+import { z } from 'zod';
+import {
+  BATCH_WINDOW_HOURS,
+  BatchEndpointSchema,
+  batchInputProblems,
+  BatchInputLine,
+  toJsonl,
+} from '../../platform/schemas/batches';
+import { utf8Length } from '../../platform/schemas/decision';
+
+/**
+ * Requests given inline travel in the workflow input and its history: they must stay far below
+ * Temporal's 2 MB payload limit. Larger batches are uploaded first (inputFileId) or read by the worker
+ * from a file it can reach (inputFileUri).
+ */
+export const BATCH_INLINE_MAX_BYTES = 512 * 1024;
+
+export const BatchPollingOptions = z
+  .strictObject({
+    /** The first gaps are short: validation and small batches end within seconds. */
+    initialIntervalMs: z.number().int().min(50).max(3_600_000).default(2_000),
+    /** Each gap is this much longer than the one before, up to maxIntervalMs. */
+    backoffCoefficient: z.number().min(1).max(10).default(1.5),
+    /** A batch waiting for hours is looked at every few minutes. */
+    maxIntervalMs: z.number().int().min(50).max(3_600_000).default(300_000),
+  })
+  .refine((p) => p.maxIntervalMs >= p.initialIntervalMs, {
+    path: ['maxIntervalMs'],
+    error: 'must be at least initialIntervalMs',
+  });
+export type BatchPollingOptions = z.output<typeof BatchPollingOptions>;
+
+export const BatchJobInput = z
+  .strictObject({
+    endpoint: BatchEndpointSchema,
+    /** The batch's lines, `{custom_id, body}`; or `inputFileId`, or `inputFileUri`. */
+    requests: z.array(BatchInputLine).min(1).optional(),
+    /** An input file already uploaded with purpose "batch". */
+    inputFileId: z.string().min(1).optional(),
+    /** A JSONL file the worker reads and uploads (file:// on a shared volume, or http(s)). */
+    inputFileUri: z.string().regex(/^(file|https?):\/\//, 'must be a file://, http:// or https:// URL').optional(),
+    /** The completion window, 48 h on the platform; shorter only for tests and demos. */
+    windowHours: z.number().gt(0).max(BATCH_WINDOW_HOURS).default(BATCH_WINDOW_HOURS),
+    /** After the window, how long the platform gets to reach a final state before we cancel. */
+    graceMinutes: z.number().min(0).max(24 * 60).default(15),
+    polling: BatchPollingOptions.default(BatchPollingOptions.parse({})),
+    /** Passed to the platform's batch metadata. */
+    metadata: z.record(z.string(), z.string()).optional(),
+    /** Download the output and error files to the artifact store (default). */
+    keepOutputs: z.boolean().default(true),
+    memberId: z.string().min(1).max(255).optional(),
+    costEstimate: z.number().int().min(0).optional(),
+  })
+  .superRefine((input, ctx) => {
+    const sources = [input.requests, input.inputFileId, input.inputFileUri].filter((s) => s !== undefined).length;
+    if (sources !== 1) {
+      ctx.addIssue({ code: 'custom', path: ['requests'], message: 'give exactly one of requests, inputFileId or inputFileUri' });
+    }
+    if (!input.requests) return;
+    const jsonl = toJsonl(input.requests);
+    if (utf8Length(jsonl) > BATCH_INLINE_MAX_BYTES) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['requests'],
+        message: `must be at most ${BATCH_INLINE_MAX_BYTES / 1024} KB inline (a workflow input stays far below Temporal's 2 MB limit); upload larger batches first (inputFileId) or pass inputFileUri`,
+      });
+      return;
+    }
+    // Every rule of the platform's input file, named by request: "requests line 3.custom_id".
+    for (const issue of batchInputProblems(jsonl, input.endpoint)) {
+      ctx.addIssue({ code: 'custom', path: ['requests'], message: `${issue.field}: ${issue.rule}` });
+    }
+  })
+  .meta({
+    title: 'batchJob input',
+    description:
+      'Runs one LLM batch (/v1/chat/completions or /v1/completions) within its 48-hour window: upload, create once, ' +
+      'follow, cancel at the end of the window, and keep the output and error files.',
+  });
+export type BatchJobInput = z.input<typeof BatchJobInput>;
+export type ParsedBatchJobInput = z.output<typeof BatchJobInput>;
+
+/** A batch the platform fails makes the workflow fail (BatchFailed); these end it successfully. */
+export const BATCH_OUTCOMES = ['Completed', 'Expired', 'Cancelled'] as const;
+export type BatchOutcome = (typeof BATCH_OUTCOMES)[number];
+
+export const RequestCounts = z.object({ total: z.number().int(), completed: z.number().int(), failed: z.number().int() });
+export type RequestCounts = z.infer<typeof RequestCounts>;
+
+/** A file kept in the artifact store: a reference, never the content (payloads stay small). */
+export const KeptBatchFile = z.object({
+  fileId: z.string(),
+  uri: z.string(),
+  bytes: z.number().int(),
+  sha256: z.string(),
+  lines: z.number().int(),
+});
+export type KeptBatchFile = z.infer<typeof KeptBatchFile>;
+
+/** Per-request outcome counts, and where the full per-request summary is kept. */
+export const BatchRequestSummary = z.object({
+  succeeded: z.number().int(),
+  failed: z.number().int(),
+  /** Never ran: the batch expired or was cancelled first. */
+  notRun: z.number().int(),
+  byErrorCode: z.record(z.string(), z.number().int()),
+  /** A JSONL of `{custom_id, ok, status_code?, error_code?}` for every request, in the artifact store. */
+  perRequestUri: z.string(),
+  /** The first few failures, for a glance; the rest are in perRequestUri. */
+  sampleFailures: z.array(z.object({ custom_id: z.string(), code: z.string().optional(), message: z.string().optional() })),
+});
+export type BatchRequestSummary = z.infer<typeof BatchRequestSummary>;
+
+export const BatchJobResult = z
+  .object({
+    batchId: z.string(),
+    inputFileId: z.string(),
+    outcome: z.enum(BATCH_OUTCOMES),
+    /** The platform's final status. */
+    status: z.string(),
+    /** Who ended it early: the window, an operator's Update, or nobody. */
+    cancelledBy: z.enum(['window', 'update']).optional(),
+    /** The reason given with the cancelBatch Update. */
+    cancelReason: z.string().optional(),
+    requestCounts: RequestCounts,
+    output: KeptBatchFile.optional(),
+    errors: KeptBatchFile.optional(),
+    summary: BatchRequestSummary.optional(),
+    createdAt: z.string(),
+    windowEndsAt: z.string(),
+    endedAt: z.string(),
+    polls: z.number().int(),
+    /** Create attempts: more than one means an ambiguous failure was resolved by looking up the batch. */
+    createAttempts: z.number().int(),
+  })
+  .meta({ title: 'batchJob result' });
+export type BatchJobResult = z.infer<typeof BatchJobResult>;
+
+/** The `batchProgress` query. */
+export interface BatchProgress {
+  status: string;
+  batchId?: string;
+  inputFileId?: string;
+  requestCounts?: RequestCounts;
+  polls: number;
+  observedAt?: string;
+  nextPollAt?: string;
+  windowEndsAt?: string;
+  cancelRequested?: boolean;
+  outcome?: BatchOutcome;
+}
+
+/** What the `cancelBatch` Update answers: the batch's final state. */
+export interface CancelBatchResult {
+  batchId: string;
+  status: string;
+  requestCounts?: RequestCounts;
+}
+
+/** What the batch poll activity reports at checkpoints and heartbeats on every poll. */
+export const BatchObservation = z.object({
+  batchId: z.string(),
+  status: z.string(),
+  requestCounts: RequestCounts,
+  outputFileId: z.string().optional(),
+  errorFileId: z.string().optional(),
+  polls: z.number().int(),
+  observedAt: z.number(),
+  nextPollAt: z.number().optional(),
+  /** The gap the next poll follows (it grows). */
+  intervalMs: z.number().optional(),
+});
+export type BatchObservation = z.infer<typeof BatchObservation>;
