@@ -5,6 +5,13 @@ import type { PlatformClient } from '../platform/client';
 import { createDecisionActivities } from './decision';
 import { withPlatformFailures } from './failures';
 import { createInstanceActivities } from './instances';
+import {
+  createBatchCancelActivities,
+  createBatchCreateActivities,
+  createBatchFollowActivities,
+  createBatchOutputActivities,
+  createBatchUploadActivities,
+} from './batches';
 import { createMediaSubmitActivities, createMediaWaitActivities } from './media';
 import { createOutputActivities } from './outputs';
 
@@ -21,6 +28,11 @@ export function createActivities(deps: ActivityDeps) {
     ...createMediaSubmitActivities(deps.platform),
     ...createMediaWaitActivities(deps.platform),
     ...createOutputActivities(deps.artifacts),
+    ...createBatchUploadActivities(deps.platform),
+    ...createBatchCreateActivities(deps.platform),
+    ...createBatchFollowActivities(deps.platform),
+    ...createBatchCancelActivities(deps.platform),
+    ...createBatchOutputActivities(deps.platform, deps.artifacts),
   });
 }
 
