@@ -2,3 +2,4 @@
 export { renewInstance, restartInstance } from './instances';
 export { evaluateDecision } from './decision';
 export { mediaGeneration } from './media/generation';
+export { batchJob } from './batch/job';

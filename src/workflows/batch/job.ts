@@ -1,0 +1,208 @@
+// batchJob: one LLM batch, from its input to its kept outputs, inside the platform's 48-hour window.
+import {
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+  sleep,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { FailureType } from '../../api/failures';
+import { cancelBatchUpdate, WorkflowType } from '../../api/names';
+import {
+  BatchJobInput,
+  type BatchJobResult,
+  type BatchObservation,
+  type BatchOutcome,
+  type ParsedBatchJobInput,
+} from '../../api/schemas/batch';
+import { parseInput } from '../../api/validate';
+import type { Activities } from '../../activities';
+import { isTerminalBatchStatus } from '../../platform/schemas/batches';
+import { batchFollower } from './follow';
+import { trackBatchProgress } from './progress';
+
+const platform = proxyActivities<Activities>({
+  startToCloseTimeout: '5m',
+  heartbeatTimeout: '1m',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 10 },
+});
+
+const HOUR_MS = 3_600_000;
+
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+/** A promise that never rejects: a race's losers (cancelled timers, say) must not go unhandled. */
+const settle = <T>(p: Promise<T>): Promise<Settled<T>> =>
+  p.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+const iso = (ms: number) => new Date(ms).toISOString();
+
+const OUTCOME_OF: Record<string, BatchOutcome> = {
+  COMPLETED: 'Completed',
+  EXPIRED: 'Expired',
+  CANCELLED: 'Cancelled',
+};
+
+export async function batchJob(rawInput: BatchJobInput): Promise<BatchJobResult> {
+  const input: ParsedBatchJobInput = parseInput(BatchJobInput, rawInput, WorkflowType.batchJob);
+  const progress = trackBatchProgress(input);
+  const { workflowId } = workflowInfo();
+
+  // An operator's cancel: refused once the batch has ended; answered with the final state.
+  let cancelRequested = false;
+  let cancelReason: string | undefined;
+  let final: BatchObservation | undefined;
+  setHandler(
+    cancelBatchUpdate,
+    async ({ reason }) => {
+      cancelRequested = true;
+      cancelReason = reason;
+      progress.set(progress.current.status, { cancelRequested: true });
+      await condition(() => final !== undefined);
+      return { batchId: final!.batchId, status: final!.status, requestCounts: final!.requestCounts };
+    },
+    {
+      validator: (_request: { reason?: string }) => {
+        const status = final?.status ?? progress.current.status;
+        if (final || isTerminalBatchStatus(status)) {
+          throw new Error(`The batch has already finished (${status}); there is nothing to cancel.`);
+        }
+      },
+    },
+  );
+
+  // 1. The input file: given, or uploaded now.
+  progress.set('UPLOADING');
+  const inputFileId =
+    input.inputFileId ??
+    (
+      await platform.uploadBatchInput(
+        input.requests
+          ? { endpoint: input.endpoint, requests: input.requests }
+          : { endpoint: input.endpoint, inputFileUri: input.inputFileUri! },
+      )
+    ).fileId;
+
+  // 2. The batch, created once (a retried create looks for the batch an earlier attempt made).
+  progress.set('CREATING', { inputFileId });
+  const created = await platform.createBatchOnce({
+    workflowId,
+    inputFileId,
+    endpoint: input.endpoint,
+    metadata: input.metadata,
+  });
+  const batchId = created.batch.id;
+  const windowEndsAt = created.windowStartAt + input.windowHours * HOUR_MS;
+  progress.created(batchId, inputFileId, windowEndsAt);
+  let last: BatchObservation = {
+    batchId,
+    status: created.batch.status,
+    requestCounts: created.batch.requestCounts,
+    polls: 0,
+    observedAt: created.at,
+    nextPollAt: created.at + input.polling.initialIntervalMs,
+    intervalMs: input.polling.initialIntervalMs,
+  };
+  progress.observed(last, 0);
+  const onCheckpoint = (o: BatchObservation) => {
+    last = o;
+    progress.observed(o, 0);
+  };
+  const followBatch = batchFollower((input.windowHours + 2) * HOUR_MS + input.graceMinutes * 60_000);
+
+  let cancelledBy: BatchJobResult['cancelledBy'];
+  try {
+    // 3. Follow the batch, racing the window (a durable timer from the batch's creation, then a grace
+    // period for the platform's own final state) and an operator's cancel.
+    const following = new CancellationScope();
+    const ended = settle(following.run(() => followBatch(batchId, input.polling, last, onCheckpoint)));
+    const waits = new CancellationScope();
+    const cancelAsked = settle(waits.run(() => condition(() => cancelRequested)));
+    const race = async (timerMs: number) => {
+      const timer = settle(waits.run(() => sleep(Math.max(1, timerMs))));
+      const [why, settled] = await Promise.race([
+        ended.then((r) => ['ended', r] as const),
+        timer.then((r) => ['window', r] as const),
+        cancelAsked.then((r) => ['update', r] as const),
+      ]);
+      if (!settled.ok) throw settled.error; // the workflow itself is being cancelled, or a real failure
+      return why;
+    };
+    let why = await race(windowEndsAt - created.at);
+    if (why === 'window') why = await race(input.graceMinutes * 60_000);
+    waits.cancel();
+
+    if (why === 'ended') {
+      const r = await ended;
+      if (!r.ok) throw r.error;
+      last = r.value;
+    } else {
+      cancelledBy = why;
+      following.cancel();
+      await ended;
+      progress.set('CANCELLING');
+      const cancelling = await platform.cancelPlatformBatch(batchId);
+      last = { ...last, status: cancelling.status, requestCounts: cancelling.requestCounts };
+      // Then wait for CANCELLED (or whatever final state the platform reaches instead).
+      if (!isTerminalBatchStatus(last.status)) last = await followBatch(batchId, input.polling, last, onCheckpoint, 0);
+    }
+  } catch (err) {
+    if (!isCancellation(err)) throw err;
+    // The workflow itself was cancelled: the platform batch must not run on, unowned.
+    await CancellationScope.nonCancellable(async () => {
+      progress.set('CANCELLING');
+      const cancelling = await platform.cancelPlatformBatch(batchId);
+      last = { ...last, status: cancelling.status, requestCounts: cancelling.requestCounts };
+      if (!isTerminalBatchStatus(last.status)) last = await followBatch(batchId, input.polling, last, onCheckpoint, 0);
+      final = last;
+      progress.set('CANCELLED', { outcome: 'Cancelled' });
+    });
+    throw err;
+  }
+  final = last;
+
+  // 4. Keep the output and error files (partial ones too), as references.
+  if (final.status === 'FAILED') {
+    progress.set('FAILED');
+    throw ApplicationFailure.create({
+      type: FailureType.BatchFailed,
+      nonRetryable: true,
+      message: `Batch ${batchId} failed on the platform (validation or the whole batch).`,
+      details: [{ batchId, inputFileId, requestCounts: final.requestCounts }],
+    });
+  }
+  // A batch we cancelled at the end of the window has expired, whatever the platform calls it.
+  const outcome: BatchOutcome = cancelledBy === 'window' ? 'Expired' : (OUTCOME_OF[final.status] ?? 'Cancelled');
+  let kept: Awaited<ReturnType<typeof platform.keepBatchOutputs>> | undefined;
+  if (input.keepOutputs && (final.outputFileId || final.errorFileId)) {
+    progress.set('KEEPING_OUTPUTS');
+    kept = await platform.keepBatchOutputs({
+      workflowId,
+      batchId,
+      outputFileId: final.outputFileId,
+      errorFileId: final.errorFileId,
+    });
+  }
+  progress.set(outcome.toUpperCase(), { outcome });
+  return {
+    batchId,
+    inputFileId,
+    outcome,
+    status: final.status,
+    cancelledBy,
+    cancelReason,
+    requestCounts: final.requestCounts,
+    output: kept?.output,
+    errors: kept?.errors,
+    summary: kept?.summary,
+    createdAt: iso(created.batch.createdAtMs),
+    windowEndsAt: iso(windowEndsAt),
+    endedAt: iso(final.observedAt),
+    polls: final.polls,
+    createAttempts: created.attempt,
+  };
+}

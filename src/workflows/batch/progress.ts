@@ -1,0 +1,46 @@
+// batchJob's progress for operators and the starter: the `batchProgress` query, and PlatformStatus /
+// PlatformTaskId search attributes that change with the status only.
+import { setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { batchProgressQuery, SearchAttributes, WorkflowType } from '../../api/names';
+import type { BatchObservation, BatchProgress, ParsedBatchJobInput } from '../../api/schemas/batch';
+import { trackStatus } from '../status';
+
+const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
+
+export function trackBatchProgress(input: ParsedBatchJobInput) {
+  const status = trackStatus(WorkflowType.batchJob, 'STARTING', { memberId: input.memberId });
+  if (input.costEstimate !== undefined) {
+    upsertSearchAttributes([{ key: SearchAttributes.costEstimate, value: input.costEstimate }]);
+  }
+  let progress: BatchProgress = { status: 'STARTING', polls: 0 };
+  setHandler(batchProgressQuery, () => progress);
+
+  const update = (patch: Partial<BatchProgress>) => {
+    progress = { ...progress, ...patch };
+    if (patch.status !== undefined) status.set(patch.status);
+    status.detail({ ...progress });
+  };
+
+  return {
+    set(statusName: string, patch: Partial<BatchProgress> = {}) {
+      update({ ...patch, status: statusName });
+    },
+    created(batchId: string, inputFileId: string, windowEndsAt: number) {
+      upsertSearchAttributes([{ key: SearchAttributes.taskId, value: batchId }]);
+      update({ batchId, inputFileId, windowEndsAt: iso(windowEndsAt) });
+    },
+    observed(o: BatchObservation, pollsBefore: number) {
+      update({
+        status: o.status,
+        requestCounts: o.requestCounts,
+        polls: pollsBefore + o.polls,
+        observedAt: iso(o.observedAt),
+        nextPollAt: iso(o.nextPollAt),
+      });
+    },
+    get current(): BatchProgress {
+      return progress;
+    },
+  };
+}
+export type BatchProgressTracker = ReturnType<typeof trackBatchProgress>;
