@@ -3,7 +3,7 @@
 // drive workflows. Errors read as sentences, and the exit status says what happened (exit-codes.ts).
 import { Command, CommanderError } from 'commander';
 import { WORKFLOW_TYPES } from './api';
-import { cancelCommand, describeCommand, listCommand } from './starter/commands/inspect';
+import { cancelBatchCommand, cancelCommand, describeCommand, listCommand } from './starter/commands/inspect';
 import { startCommand, type StartOptions } from './starter/commands/start';
 import { upCommand } from './starter/commands/up';
 import { CliError, ExitCode } from './starter/exit-codes';
@@ -58,6 +58,11 @@ export function buildProgram(): Command {
     .option('--nsfw-detection', 'media: check the outputs for NSFW content (billed per image)')
     .option('--on-ambiguous <what>', 'media: fail (default) or resubmit when a submit may have created a task')
     .option('--member-id <id>', 'media: the team member whose budget pays')
+    .option('--file <requests.jsonl>', 'batchJob: the batch requests, one JSON line each')
+    .option('--endpoint <path>', 'batchJob: /v1/chat/completions or /v1/completions')
+    .option('--input-file-id <id>', 'batchJob: an input file already uploaded')
+    .option('--window-hours <n>', 'batchJob: the completion window (48)')
+    .option('--grace-minutes <n>', 'batchJob: grace after the window before cancelling (15)')
     .action((workflow: string, opts: StartOptions) => startCommand(workflow, opts, out));
 
   program
@@ -70,6 +75,12 @@ export function buildProgram(): Command {
     .argument('<workflowId>')
     .description('ask a workflow to cancel')
     .action((id: string) => cancelCommand(id, out));
+  program
+    .command('cancel-batch')
+    .argument('<workflowId>')
+    .option('--reason <text>', 'why, recorded in the result')
+    .description("cancel a batchJob's platform batch (the cancelBatch Update) and print its final state")
+    .action((id: string, opts: { reason?: string }) => cancelBatchCommand(id, opts, out));
   program
     .command('list')
     .description('list workflows (newest first)')

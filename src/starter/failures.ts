@@ -1,5 +1,10 @@
 // Turns Temporal client errors into one sentence for a person.
-import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
+import {
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowFailedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+} from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure, TerminatedFailure, TimeoutFailure } from '@temporalio/common';
 import { CliError, ExitCode } from './exit-codes';
 
@@ -20,6 +25,11 @@ export function toCliError(err: unknown, workflowId?: string): CliError {
   if (err instanceof WorkflowNotFoundError) return new CliError(`${id} was not found.`, ExitCode.NotFound);
   if (err instanceof WorkflowExecutionAlreadyStartedError) {
     return new CliError(`${id} is already running: pick another --id, or describe it.`, ExitCode.AlreadyStarted);
+  }
+  if (err instanceof WorkflowUpdateFailedError) {
+    // A validator's refusal (or the handler's failure): the workflow itself goes on.
+    const cause = err.cause ? rootCause(err.cause) : undefined;
+    return new CliError(`${id} refused the request: ${cause?.message ?? err.message}`, ExitCode.Usage);
   }
   if (err instanceof WorkflowFailedError) {
     const cause = err.cause ? rootCause(err.cause) : undefined;

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { MEDIA_OPERATIONS, WORKFLOW_TYPES, WorkflowSchemas, type WorkflowTypeName } from '../api';
 import { describeZodError, formatIssues } from '../platform/validation';
+import { batchEndpoint, batchFileInput } from './batch-file';
 import { CliError, ExitCode } from './exit-codes';
 
 export interface InputFlags {
@@ -29,6 +30,12 @@ export interface InputFlags {
   nsfwDetection?: boolean;
   onAmbiguous?: string;
   memberId?: string;
+  // batchJob.
+  file?: string;
+  endpoint?: string;
+  inputFileId?: string;
+  windowHours?: string;
+  graceMinutes?: string;
 }
 
 /** Which flags make up each workflow's input. */
@@ -64,6 +71,19 @@ const FLAG_INPUTS: Record<WorkflowTypeName, (f: InputFlags) => Record<string, un
       memberId: f.memberId,
     };
   },
+  batchJob: (f) => {
+    const endpoint = batchEndpoint(f.endpoint);
+    if ((f.file === undefined) === (f.inputFileId === undefined)) {
+      throw new CliError('batchJob needs either --file requests.jsonl or --input-file-id ID.', ExitCode.Usage);
+    }
+    return {
+      endpoint,
+      ...(f.file !== undefined ? batchFileInput(f.file, endpoint) : { inputFileId: f.inputFileId }),
+      windowHours: num(f.windowHours, '--window-hours', 'windowHours'),
+      graceMinutes: num(f.graceMinutes, '--grace-minutes', 'graceMinutes'),
+      memberId: f.memberId,
+    };
+  },
 };
 
 export const FLAG_HELP: Record<WorkflowTypeName, string> = {
@@ -75,6 +95,9 @@ export const FLAG_HELP: Record<WorkflowTypeName, string> = {
     '--prompt TEXT [--image URL] [--end-image URL] [--operation image-to-video|text-to-video] [--duration N] ' +
     '[--sound] [--aspect-ratio 16:9|9:16|1:1] [--negative-prompt TEXT] [--cfg-scale X] [--nsfw-detection] ' +
     '[--on-ambiguous fail|resubmit] [--member-id ID]',
+  batchJob:
+    '--endpoint /v1/chat/completions|/v1/completions (--file requests.jsonl | --input-file-id ID) ' +
+    '[--window-hours N] [--grace-minutes N] [--member-id ID]',
 };
 
 /** `field` names where the number goes in the input, so the message matches the schema's wording. */

@@ -1,5 +1,8 @@
 // The starter CLI as users run it: starts workflows by name from flags or JSON, waits, describes,
 // lists and cancels, with exit codes that mean something and errors that read as sentences.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { WorkflowType } from '../../src/api';
 import { cleanEnv, runNode } from '../helpers/processes';
 import { uniqueId, withWorker } from '../helpers/temporal';
@@ -57,6 +60,28 @@ describe('starter CLI', () => {
       expect(run.stdout).toMatch(/ {2}audio {2}file:\/\//);
     }));
 
+  it('runs batchJob from a JSONL file with progress, then refuses cancel-batch once it has finished', () =>
+    withWorker('starter-batch', async ({ taskQueue }) => {
+      const dir = mkdtempSync(path.join(tmpdir(), 'starter-batch-'));
+      const file = path.join(dir, 'requests.jsonl');
+      const line = (id: string) =>
+        JSON.stringify({ custom_id: id, body: { model: 'deepseek/deepseek-v3', prompt: `say ${id}` } });
+      writeFileSync(file, `${line('a')}\n${line('b')}\n`);
+      const id = uniqueId('starter-batch');
+      const run = await starter(
+        ['start', WorkflowType.batchJob, '--file', file, '--endpoint', '/v1/completions', '--id', id, '--wait'],
+        taskQueue,
+      );
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(/"outcome": "Completed"/);
+      expect(run.stdout).toMatch(/Batch Completed: 2 completed, 0 failed, 2 in all\.\n {2}output {7}file:\/\//);
+      expect(run.stderr).toMatch(/\[#*-*\]/);
+
+      const refused = await starter(['cancel-batch', id], taskQueue);
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).not.toMatch(/\n\s+at /);
+    }));
+
   it('starts from --input JSON, and exits 1 with the failure as a sentence when the workflow fails', () =>
     withWorker('starter-fail', async ({ taskQueue }) => {
       const run = await starter(
@@ -76,7 +101,7 @@ describe('starter CLI', () => {
     [['start', 'renewInstance', '--input', '{bad'], /--input is not valid JSON/],
     [
       ['start', 'noSuchWorkflow'],
-      /Unknown workflow "noSuchWorkflow"\. Known workflows: renewInstance, restartInstance, evaluateDecision, mediaGeneration\./,
+      /Unknown workflow "noSuchWorkflow"\. Known workflows: renewInstance, restartInstance, evaluateDecision, mediaGeneration, batchJob\./,
     ],
     [['start', 'evaluateDecision', '--state', 'x'], /questions: must have at least 1 item/],
   ])('refuses %j with exit 2 before starting anything', async (args, message) => {

@@ -1,5 +1,5 @@
 // `describe`, `cancel` and `list`: what an operator needs next to the Web UI.
-import { SearchAttributes, statusQuery } from '../../api';
+import { cancelBatchUpdate, SearchAttributes, statusQuery } from '../../api';
 import { connectStarter } from '../connect';
 import { toCliError } from '../failures';
 
@@ -59,6 +59,26 @@ export async function listCommand(opts: { query?: string; limit?: string }, out:
       if (++n >= limit) break;
     }
     if (n === 0) out('(no workflows)');
+  } finally {
+    await close();
+  }
+}
+
+/** `cancel-batch`: the batchJob's cancelBatch Update; answers once the platform batch has stopped. */
+export async function cancelBatchCommand(workflowId: string, opts: { reason?: string }, out: Out): Promise<void> {
+  const { client, close } = await connectStarter();
+  try {
+    const final = await client.workflow
+      .getHandle(workflowId)
+      .executeUpdate(cancelBatchUpdate, { args: [{ reason: opts.reason }] })
+      .catch((err: unknown) => {
+        throw toCliError(err, workflowId);
+      });
+    const c = final.requestCounts;
+    out(
+      `Batch ${final.batchId} is ${final.status}` +
+        (c ? ` (${c.completed} completed, ${c.failed} failed of ${c.total}).` : '.'),
+    );
   } finally {
     await close();
   }

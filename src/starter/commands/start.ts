@@ -1,11 +1,17 @@
 // `start <workflow>`: starts any workflow by name, optionally waits and prints the result.
 import { randomUUID } from 'node:crypto';
-import { SearchAttributes, WorkflowType } from '../../api';
+import { batchProgressQuery, SearchAttributes, WorkflowType, type BatchProgress } from '../../api';
+import { renderBatchProgress, renderBatchSummary } from '../batch-progress';
 import { connectStarter } from '../connect';
 import { toCliError } from '../failures';
 import { renderMediaSummary } from '../media-summary';
 import { assertWorkflowType, buildWorkflowInput, type InputFlags } from '../workflow-inputs';
-import { waitWithMediaProgress, type ProgressStream } from './watch-media';
+import { waitWithMediaProgress, waitWithProgress, type ProgressStream, type ProgressView } from './watch-media';
+
+const BATCH_VIEW: ProgressView<BatchProgress> = {
+  render: renderBatchProgress,
+  changeKey: (p) => `${p.status}|${p.requestCounts?.completed ?? ''}|${p.requestCounts?.failed ?? ''}`,
+};
 
 export interface StartOptions extends InputFlags {
   id?: string;
@@ -37,14 +43,23 @@ export async function startCommand(
       });
     out(`Started ${workflowType} as workflow ${handle.workflowId} (run ${handle.firstExecutionRunId}).`);
     if (!opts.wait) return;
-    const media = workflowType === WorkflowType.mediaGeneration;
-    const result: unknown = await (media ? waitWithMediaProgress(handle, { stream: progress }) : handle.result()).catch(
-      (err: unknown) => {
-        throw toCliError(err, workflowId);
-      },
-    );
+    const watch = { stream: progress };
+    const waiting =
+      workflowType === WorkflowType.mediaGeneration
+        ? waitWithMediaProgress(handle, watch)
+        : workflowType === WorkflowType.batchJob
+          ? waitWithProgress(
+              { progress: () => handle.query(batchProgressQuery), result: () => handle.result() },
+              BATCH_VIEW,
+              watch,
+            )
+          : handle.result();
+    const result: unknown = await waiting.catch((err: unknown) => {
+      throw toCliError(err, workflowId);
+    });
     out(JSON.stringify(result, null, 2));
-    if (media) renderMediaSummary(result).forEach((line) => out(line));
+    if (workflowType === WorkflowType.mediaGeneration) renderMediaSummary(result).forEach((line) => out(line));
+    if (workflowType === WorkflowType.batchJob) renderBatchSummary(result).forEach((line) => out(line));
   } finally {
     await close();
   }

@@ -29,13 +29,27 @@ export interface WatchOptions {
 
 const CLEAR_TO_END = '\x1b[K';
 
+/** How one workflow's progress is drawn: its line, and what counts as a change worth a new line. */
+export interface ProgressView<P> {
+  render(progress: P, now: number): string;
+  changeKey(progress: P): string;
+}
+
+const MEDIA_VIEW: ProgressView<MediaProgress> = {
+  render: renderMediaProgress,
+  changeKey: (p) => `${p.status ?? ''}|${p.progressPercent ?? ''}`,
+};
+
 /** Draws progress lines: in place on a terminal, else one line per change of status or progress. */
-export function progressPrinter(stream: ProgressStream) {
+export function progressPrinter<P = MediaProgress>(
+  stream: ProgressStream,
+  view: ProgressView<P> = MEDIA_VIEW as unknown as ProgressView<P>,
+) {
   let drawn = false;
   let lastKey: string | undefined;
   return {
-    show(progress: MediaProgress, now: number): void {
-      const line = renderMediaProgress(progress, now);
+    show(progress: P, now: number): void {
+      const line = view.render(progress, now);
       if (stream.isTTY) {
         const fit = stream.columns && stream.columns > 1 ? line.slice(0, stream.columns - 1) : line;
         stream.write(`\r${fit}${CLEAR_TO_END}`);
@@ -43,7 +57,7 @@ export function progressPrinter(stream: ProgressStream) {
         return;
       }
       // A log or a pipe: countdowns changing every second would only be noise.
-      const key = `${progress.status ?? ''}|${progress.progressPercent ?? ''}`;
+      const key = view.changeKey(progress);
       if (key === lastKey) return;
       lastKey = key;
       stream.write(`${line}\n`);
@@ -56,14 +70,25 @@ export function progressPrinter(stream: ProgressStream) {
   };
 }
 
+/** A workflow whose progress can be asked for (a WorkflowHandle, or a fake in tests). */
+export interface WatchedWorkflow<P> {
+  /** The workflow's progress query, fresher figures laid over it where there are some. */
+  progress(): Promise<P>;
+  result(): Promise<unknown>;
+}
+
 /**
  * Resolves or rejects as `workflow.result()` does. Meanwhile, about every `intervalMs`, asks for the
  * progress and redraws; the countdowns are redrawn on every tick even when the query is slow.
  */
-export async function waitWithMediaProgress(workflow: MediaWorkflow, opts: WatchOptions = {}): Promise<unknown> {
+export async function waitWithProgress<P>(
+  workflow: WatchedWorkflow<P>,
+  view: ProgressView<P>,
+  opts: WatchOptions = {},
+): Promise<unknown> {
   const { stream = process.stderr, intervalMs = 1000, now = () => Date.now() } = opts;
-  const printer = progressPrinter(stream);
-  let latest: MediaProgress | undefined;
+  const printer = progressPrinter<P>(stream, view);
+  let latest: P | undefined;
   let querying = false;
   let stopped = false;
 
@@ -73,10 +98,8 @@ export async function waitWithMediaProgress(workflow: MediaWorkflow, opts: Watch
     if (querying) return;
     querying = true;
     void workflow
-      .query(mediaProgressQuery)
-      .then(async (queried) => {
-        const described = await workflow.describe?.().catch(() => undefined);
-        const progress = withHeartbeat(queried, heartbeatObservation(described?.raw.pendingActivities));
+      .progress()
+      .then((progress) => {
         if (stopped) return;
         latest = progress;
         printer.show(progress, now());
@@ -100,4 +123,20 @@ export async function waitWithMediaProgress(workflow: MediaWorkflow, opts: Watch
     clearInterval(timer);
     printer.end();
   }
+}
+
+/** mediaGeneration: the query, with the poll activity's newer heartbeat laid over it. */
+export function waitWithMediaProgress(workflow: MediaWorkflow, opts: WatchOptions = {}): Promise<unknown> {
+  return waitWithProgress(
+    {
+      progress: async () => {
+        const queried = await workflow.query(mediaProgressQuery);
+        const described = await workflow.describe?.().catch(() => undefined);
+        return withHeartbeat(queried, heartbeatObservation(described?.raw.pendingActivities));
+      },
+      result: () => workflow.result(),
+    },
+    MEDIA_VIEW,
+    opts,
+  );
 }

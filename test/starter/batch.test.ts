@@ -1,0 +1,93 @@
+// The starter's batchJob support: the progress line, the summary, and --file checked before start.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { BatchProgress } from '../../src/api';
+import { BATCH_INLINE_MAX_BYTES } from '../../src/api/schemas/batch';
+import { renderBatchProgress, renderBatchSummary } from '../../src/starter/batch-progress';
+import { buildWorkflowInput } from '../../src/starter/workflow-inputs';
+
+const now = Date.parse('2026-11-22T10:00:00Z');
+const line = (id: string, model = 'm1') =>
+  JSON.stringify({ custom_id: id, body: { model, messages: [{ role: 'user', content: id }] } });
+const dir = mkdtempSync(path.join(tmpdir(), 'starter-batch-'));
+const file = (name: string, text: string) => {
+  const p = path.join(dir, name);
+  writeFileSync(p, text);
+  return p;
+};
+
+describe('renderBatchProgress', () => {
+  it('shows counts, the bar, the next poll and the window', () => {
+    const p: BatchProgress = {
+      status: 'PROGRESS',
+      requestCounts: { total: 100, completed: 38, failed: 2 },
+      polls: 7,
+      nextPollAt: '2026-11-22T10:00:12Z',
+      windowEndsAt: '2026-11-24T09:59:00Z',
+    };
+    expect(renderBatchProgress(p, now, 10)).toBe(
+      'PROGRESS  [####------]   40%  completed 38  failed 2  total 100  polls 7  next poll in 12s  window ends in 47h59m',
+    );
+  });
+  it('shows the outcome once there is one, without countdowns', () => {
+    const p: BatchProgress = {
+      status: 'EXPIRED',
+      outcome: 'Expired',
+      polls: 3,
+      requestCounts: { total: 4, completed: 1, failed: 0 },
+    };
+    expect(renderBatchProgress(p, now, 4)).toBe('Expired  [#---]   25%  completed 1  failed 0  total 4  polls 3');
+  });
+});
+
+describe('renderBatchSummary', () => {
+  it('says where the files were kept', () => {
+    expect(
+      renderBatchSummary({
+        outcome: 'Completed',
+        requestCounts: { total: 3, completed: 2, failed: 1 },
+        output: { uri: 'file:///o' },
+        errors: { uri: 'file:///e' },
+        summary: { perRequestUri: 'file:///r' },
+      }),
+    ).toEqual([
+      'Batch Completed: 2 completed, 1 failed, 3 in all.',
+      '  output       file:///o',
+      '  errors       file:///e',
+      '  per request  file:///r',
+    ]);
+  });
+});
+
+describe('start batchJob flags', () => {
+  it('puts a small file inline', () => {
+    const f = file('small.jsonl', `${line('a')}\n${line('b')}\n`);
+    expect(buildWorkflowInput('batchJob', { file: f, endpoint: '/v1/chat/completions' })).toMatchObject({
+      endpoint: '/v1/chat/completions',
+      requests: [{ custom_id: 'a' }, { custom_id: 'b' }],
+    });
+  });
+  it('refuses a bad line before anything starts, naming it', () => {
+    const f = file('dup.jsonl', `${line('a')}\n${line('a')}\n`);
+    expect(() => buildWorkflowInput('batchJob', { file: f, endpoint: '/v1/chat/completions' })).toThrow(
+      /line 2\.custom_id: must be unique/,
+    );
+  });
+  it('hands a large file to the worker by path', () => {
+    const big = Array.from({ length: Math.ceil(BATCH_INLINE_MAX_BYTES / 100) + 10 }, (_, i) =>
+      line(`req-${i}-${'x'.repeat(40)}`),
+    );
+    const f = file('big.jsonl', `${big.join('\n')}\n`);
+    const input = buildWorkflowInput('batchJob', { file: f, endpoint: '/v1/chat/completions' }) as {
+      inputFileUri: string;
+    };
+    expect(input.inputFileUri).toBe(`file://${f}`);
+  });
+  it('names a missing endpoint, and needs exactly one source', () => {
+    expect(() => buildWorkflowInput('batchJob', { file: 'x' })).toThrow(/--endpoint is required/);
+    expect(() => buildWorkflowInput('batchJob', { endpoint: '/v1/completions' })).toThrow(
+      /--file .* or --input-file-id/,
+    );
+  });
+});
