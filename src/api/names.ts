@@ -35,6 +35,12 @@ export const SearchAttributes = {
   costEstimate: defineSearchAttributeKey('PlatformCostEstimate', SearchAttributeType.INT),
   /** The GPU instance a workflow acts on. */
   instanceId: defineSearchAttributeKey('PlatformInstanceId', SearchAttributeType.KEYWORD),
+  /**
+   * A batch's request counts, updated at its checkpoints (status changes and every 10 % done). The
+   * total is in the batchProgress query: the dev server's SQL visibility allows 3 Int attributes.
+   */
+  requestsCompleted: defineSearchAttributeKey('PlatformRequestsCompleted', SearchAttributeType.INT),
+  requestsFailed: defineSearchAttributeKey('PlatformRequestsFailed', SearchAttributeType.INT),
 } as const;
 
 /** Name → type, as the dev server's `--search-attribute` flags and the operator API want them. */

@@ -63,6 +63,8 @@ describe('batchJob', () => {
       const { typedSearchAttributes } = await handle.describe();
       expect(typedSearchAttributes.get(SearchAttributes.taskId)).toBe(result.batchId);
       expect(typedSearchAttributes.get(SearchAttributes.status)).toBe('COMPLETED');
+      expect(typedSearchAttributes.get(SearchAttributes.requestsCompleted)).toBe(2);
+      expect(typedSearchAttributes.get(SearchAttributes.requestsFailed)).toBe(1);
 
       // The window is a durable timer of 48 h from the batch's creation (less the moments since).
       const history = await handle.fetchHistory();

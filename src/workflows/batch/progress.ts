@@ -30,6 +30,14 @@ export function trackBatchProgress(input: ParsedBatchJobInput) {
       update({ batchId, inputFileId, windowEndsAt: iso(windowEndsAt) });
     },
     observed(o: BatchObservation, pollsBefore: number) {
+      const before = progress.requestCounts;
+      const c = o.requestCounts;
+      if (!before || before.total !== c.total || before.completed !== c.completed || before.failed !== c.failed) {
+        upsertSearchAttributes([
+          { key: SearchAttributes.requestsCompleted, value: c.completed },
+          { key: SearchAttributes.requestsFailed, value: c.failed },
+        ]);
+      }
       update({
         status: o.status,
         requestCounts: o.requestCounts,
