@@ -169,6 +169,22 @@ describe('batchJob', () => {
       await recordHistory(handle, 'batchJob-invalid');
     }));
 
+  it('keeps the history small however many polls the wait takes', () =>
+    withWorker('batch-history', async (ctx) => {
+      const handle = await start(ctx, {
+        endpoint: '/v1/chat/completions',
+        requests: [chat('a', 'one'), chat('b', 'two')],
+        // Every 100 ms for about 3 s: some 30 polls.
+        polling: { initialIntervalMs: 100, maxIntervalMs: 100 },
+        metadata: timings(15_000),
+        keepOutputs: false,
+      });
+      const result = await handle.result();
+      expect(result.polls).toBeGreaterThanOrEqual(20);
+      // Checkpoints only: the status changes and each 10 % of requests done (here 50 % and 100 %).
+      expect((await eventTypes(handle)).length).toBeLessThan(60);
+    }));
+
   it('keeps a large output out of the workflow payload: references only', () =>
     withWorker('batch-large', async (ctx) => {
       const requests = Array.from({ length: 400 }, (_, i) =>
