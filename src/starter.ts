@@ -63,6 +63,12 @@ export function buildProgram(): Command {
     .option('--input-file-id <id>', 'batchJob: an input file already uploaded')
     .option('--window-hours <n>', 'batchJob: the completion window (48)')
     .option('--grace-minutes <n>', 'batchJob: grace after the window before cancelling (15)')
+    .option('--cycle-type <Hour|Day|Week|Month>', 'billingReport: the bill cycle')
+    .option('--from <date>', 'billingReport: start (a date or Unix seconds, from 2026-01-01)')
+    .option('--to <date>', 'billingReport: end (a date or Unix seconds)')
+    .option('--category <c>', 'billingReport: only this category')
+    .option('--product-name <p>', 'billingReport: only products whose name contains this')
+    .option('--quotas', 'billingReport: add a snapshot of the quota list')
     .action((workflow: string, opts: StartOptions) => startCommand(workflow, opts, out));
 
   program

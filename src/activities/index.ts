@@ -12,6 +12,7 @@ import {
   createBatchOutputActivities,
   createBatchUploadActivities,
 } from './batches';
+import { createBillingActivities } from './billing/report';
 import { createMediaSubmitActivities, createMediaWaitActivities } from './media';
 import { createOutputActivities } from './outputs';
 
@@ -33,6 +34,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createBatchFollowActivities(deps.platform),
     ...createBatchCancelActivities(deps.platform),
     ...createBatchOutputActivities(deps.platform, deps.artifacts),
+    ...createBillingActivities(deps.platform, deps.artifacts),
   });
 }
 

@@ -17,6 +17,7 @@ export const WorkflowType = {
   evaluateDecision: 'evaluateDecision',
   mediaGeneration: 'mediaGeneration',
   batchJob: 'batchJob',
+  billingReport: 'billingReport',
 } as const;
 export type WorkflowTypeName = (typeof WorkflowType)[keyof typeof WorkflowType];
 export const WORKFLOW_TYPES = Object.values(WorkflowType);

@@ -36,6 +36,13 @@ export interface InputFlags {
   inputFileId?: string;
   windowHours?: string;
   graceMinutes?: string;
+  // billingReport.
+  cycleType?: string;
+  from?: string;
+  to?: string;
+  category?: string;
+  productName?: string;
+  quotas?: boolean;
 }
 
 /** Which flags make up each workflow's input. */
@@ -84,7 +91,25 @@ const FLAG_INPUTS: Record<WorkflowTypeName, (f: InputFlags) => Record<string, un
       memberId: f.memberId,
     };
   },
+  billingReport: (f) => ({
+    cycleType: f.cycleType,
+    startTime: unixSeconds(f.from, '--from'),
+    endTime: unixSeconds(f.to, '--to'),
+    category: f.category,
+    productName: f.productName,
+    includeQuotas: f.quotas,
+  }),
 };
+
+/** A date (2026-02-01, 2026-02-01T12:00:00Z) or Unix seconds, as Unix seconds. */
+function unixSeconds(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (/^\d+$/.test(value)) return Number(value);
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms))
+    throw new CliError(`${flag} must be a date like 2026-02-01 or Unix seconds, not "${value}".`, ExitCode.Usage);
+  return Math.floor(ms / 1000);
+}
 
 export const FLAG_HELP: Record<WorkflowTypeName, string> = {
   renewInstance: '--instance-id ID --months N',
@@ -98,6 +123,8 @@ export const FLAG_HELP: Record<WorkflowTypeName, string> = {
   batchJob:
     '--endpoint /v1/chat/completions|/v1/completions (--file requests.jsonl | --input-file-id ID) ' +
     '[--window-hours N] [--grace-minutes N] [--member-id ID]',
+  billingReport:
+    '--cycle-type Hour|Day|Week|Month --from 2026-02-01 --to 2026-03-12 [--category C] [--product-name P] [--quotas]',
 };
 
 /** `field` names where the number goes in the input, so the message matches the schema's wording. */

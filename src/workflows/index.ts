@@ -3,3 +3,4 @@ export { renewInstance, restartInstance } from './instances';
 export { evaluateDecision } from './decision';
 export { mediaGeneration } from './media/generation';
 export { batchJob } from './batch/job';
+export { billingReport } from './billing/report';

@@ -101,7 +101,7 @@ describe('starter CLI', () => {
     [['start', 'renewInstance', '--input', '{bad'], /--input is not valid JSON/],
     [
       ['start', 'noSuchWorkflow'],
-      /Unknown workflow "noSuchWorkflow"\. Known workflows: renewInstance, restartInstance, evaluateDecision, mediaGeneration, batchJob\./,
+      /Unknown workflow "noSuchWorkflow"\. Known workflows: renewInstance, restartInstance, evaluateDecision, mediaGeneration, batchJob, billingReport\./,
     ],
     [['start', 'evaluateDecision', '--state', 'x'], /questions: must have at least 1 item/],
   ])('refuses %j with exit 2 before starting anything', async (args, message) => {

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { WorkflowType, type WorkflowTypeName } from '../names';
 import { EvaluateDecisionInput, EvaluateDecisionResult } from './decision';
 import { BatchJobInput, BatchJobResult } from './batch';
+import { BillingReportInput, BillingReportResult } from './billing';
 import { MediaGenerationInput, MediaGenerationResult } from './media';
 import { RenewInstanceInput, RenewInstanceResult, RestartInstanceInput, RestartInstanceResult } from './instances';
 
@@ -9,6 +10,7 @@ export * from './decision';
 export * from './instances';
 export * from './media';
 export * from './batch';
+export * from './billing';
 
 /** Each workflow type's input and result schema: the source of the published JSON Schemas. */
 export const WorkflowSchemas = {
@@ -17,4 +19,5 @@ export const WorkflowSchemas = {
   [WorkflowType.evaluateDecision]: { input: EvaluateDecisionInput, result: EvaluateDecisionResult },
   [WorkflowType.mediaGeneration]: { input: MediaGenerationInput, result: MediaGenerationResult },
   [WorkflowType.batchJob]: { input: BatchJobInput, result: BatchJobResult },
+  [WorkflowType.billingReport]: { input: BillingReportInput, result: BillingReportResult },
 } as const satisfies Record<WorkflowTypeName, { input: z.ZodType; result: z.ZodType }>;

@@ -1,0 +1,116 @@
+// The billing report's heavy part: fetch every window of the bill list (bounded concurrency), sum per
+// product, category and API key, and write every bill to a CSV in the artifact store. One activity,
+// so the bills never pass through the workflow's history (a week of hourly bills can exceed 2 MB);
+// only the totals do. Reads are idempotent, so a retry simply reads again.
+import { Readable } from 'node:stream';
+import { Context } from '@temporalio/activity';
+import type { BillingReportResult, BillingTotal, BillWindow } from '../../api/schemas/billing';
+import type { ArtifactStore } from '../../artifacts';
+import type { PlatformClient } from '../../platform/client';
+import { parseTenThousandths, tenThousandthsToUsd } from '../../platform/money';
+import type { Bill, CycleType } from '../../platform/schemas/account';
+import { safeSegment } from '../outputs';
+
+export interface BuildBillingReportInput {
+  reportId: string;
+  cycleType: CycleType;
+  windows: BillWindow[];
+  category?: string;
+  productName?: string;
+  maxConcurrency: number;
+}
+
+export type BuildBillingReportResult = Pick<
+  BillingReportResult,
+  'bills' | 'total' | 'byProduct' | 'byCategory' | 'byApiKey' | 'csv'
+>;
+
+const CSV_COLUMNS = [
+  'startTime',
+  'endTime',
+  'productId',
+  'productName',
+  'category',
+  'apikeyName',
+  'apikeyMask',
+  'amount',
+  'usd',
+] as const;
+
+const usd = (amount: number) => tenThousandthsToUsd(amount).toFixed(4);
+const csvCell = (v: string | number | undefined) => {
+  const s = v === undefined ? '' : String(v);
+  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+};
+
+function totals(bills: Bill[], keyOf: (b: Bill) => string): BillingTotal[] {
+  const sums = new Map<string, { amount: number; bills: number }>();
+  for (const b of bills) {
+    const key = keyOf(b);
+    const t = sums.get(key) ?? { amount: 0, bills: 0 };
+    t.amount += parseTenThousandths(b.amount);
+    t.bills++;
+    sums.set(key, t);
+  }
+  return [...sums.entries()]
+    .map(([key, t]) => ({ key, amount: t.amount, usd: usd(t.amount), bills: t.bills }))
+    .sort((a, b) => b.amount - a.amount || a.key.localeCompare(b.key));
+}
+
+export function createBillingActivities(platform: PlatformClient, store: ArtifactStore) {
+  return {
+    async buildBillingReport(input: BuildBillingReportInput): Promise<BuildBillingReportResult> {
+      const ctx = Context.current();
+      const perWindow: Bill[][] = new Array<Bill[]>(input.windows.length);
+      let next = 0;
+      let done = 0;
+      const worker = async () => {
+        for (let i = next++; i < input.windows.length; i = next++) {
+          const w = input.windows[i];
+          const res = await platform.listBills(
+            { cycleType: input.cycleType, ...w, category: input.category, productName: input.productName },
+            { signal: ctx.cancellationSignal },
+          );
+          perWindow[i] = res.bills;
+          ctx.heartbeat({ windowsDone: ++done, windows: input.windows.length });
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(input.maxConcurrency, input.windows.length) }, worker));
+
+      const bills = perWindow.flat();
+      const rows = bills.map((b) => {
+        const amount = parseTenThousandths(b.amount);
+        const cells: Partial<Record<(typeof CSV_COLUMNS)[number], string | number>> = {
+          startTime: b.startTime,
+          endTime: b.endTime,
+          productId: b.productId,
+          productName: b.productName,
+          category: b.category,
+          apikeyName: b.apikeyName,
+          apikeyMask: b.apikeyMask,
+          amount,
+          usd: usd(amount),
+        };
+        return CSV_COLUMNS.map((c) => csvCell(cells[c])).join(',');
+      });
+      const csvText = `${[CSV_COLUMNS.join(','), ...rows].join('\n')}\n`;
+      const stored = await store.put(
+        `billing/${safeSegment(input.reportId)}/bills.csv`,
+        Readable.from([Buffer.from(csvText, 'utf8')]),
+        { contentType: 'text/csv', signal: ctx.cancellationSignal },
+      );
+      const total = bills.reduce((sum, b) => sum + parseTenThousandths(b.amount), 0);
+      return {
+        bills: bills.length,
+        total: { amount: total, usd: usd(total) },
+        byProduct: totals(bills, (b) => b.productName),
+        byCategory: totals(bills, (b) => b.category),
+        byApiKey: totals(bills, (b) => b.apikeyName ?? b.apikeyMask ?? b.ownerID ?? 'unknown'),
+        csv: { uri: stored.uri, bytes: stored.bytes, sha256: stored.sha256, rows: rows.length },
+      };
+    },
+    async snapshotQuotas() {
+      return (await platform.listQuotas({}, { signal: Context.current().cancellationSignal })).data;
+    },
+  };
+}

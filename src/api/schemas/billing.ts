@@ -1,0 +1,59 @@
+// Input and result of the billingReport workflow: bills over a range of any length.
+import { z } from 'zod';
+import { BILL_EARLIEST_START, CYCLE_TYPES, Quota } from '../../platform/schemas/account';
+
+export const BillingReportInput = z
+  .strictObject({
+    cycleType: z.enum(CYCLE_TYPES),
+    /** Unix seconds, at or after 2026-01-01 00:00:00 UTC. */
+    startTime: z
+      .number()
+      .int()
+      .min(BILL_EARLIEST_START, { error: 'must be at or after 2026-01-01 00:00:00 UTC (1767225600)' }),
+    endTime: z.number().int(),
+    category: z.string().min(1).optional(),
+    productName: z.string().min(1).optional(),
+    /** Add a snapshot of the quota list to the report. */
+    includeQuotas: z.boolean().default(false),
+    /** Bill-list windows fetched at once. */
+    maxConcurrency: z.number().int().min(1).max(16).default(4),
+  })
+  .refine((i) => i.endTime > i.startTime, { path: ['endTime'], error: 'must be greater than startTime' })
+  .meta({
+    title: 'billingReport input',
+    description:
+      'Totals of the API key bill list over any range: split into windows the bill list accepts (7 days for Hour, ' +
+      '31 otherwise), fetched with bounded concurrency, summed per product, category and API key, with a CSV.',
+  });
+export type BillingReportInput = z.input<typeof BillingReportInput>;
+export type ParsedBillingReportInput = z.output<typeof BillingReportInput>;
+
+/** One request of the bill list: [startTime, endTime], Unix seconds, both inclusive. */
+export const BillWindow = z.object({ startTime: z.number().int(), endTime: z.number().int() });
+export type BillWindow = z.infer<typeof BillWindow>;
+
+export const BillingTotal = z.object({
+  key: z.string(),
+  /** 1/10000 USD. */
+  amount: z.number().int(),
+  usd: z.string(),
+  bills: z.number().int(),
+});
+export type BillingTotal = z.infer<typeof BillingTotal>;
+
+export const BillingReportResult = z
+  .object({
+    cycleType: z.enum(CYCLE_TYPES),
+    startTime: z.number().int(),
+    endTime: z.number().int(),
+    windows: z.array(BillWindow),
+    bills: z.number().int(),
+    total: z.object({ amount: z.number().int(), usd: z.string() }),
+    byProduct: z.array(BillingTotal),
+    byCategory: z.array(BillingTotal),
+    byApiKey: z.array(BillingTotal),
+    csv: z.object({ uri: z.string(), bytes: z.number().int(), sha256: z.string(), rows: z.number().int() }),
+    quotas: z.array(Quota).optional(),
+  })
+  .meta({ title: 'billingReport result' });
+export type BillingReportResult = z.infer<typeof BillingReportResult>;

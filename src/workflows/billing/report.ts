@@ -1,0 +1,42 @@
+// billingReport: the bill list over a range of any length, in windows the platform accepts.
+import { proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { WorkflowType } from '../../api/names';
+import { BillingReportInput, type BillingReportResult } from '../../api/schemas/billing';
+import { parseInput } from '../../api/validate';
+import type { Activities } from '../../activities';
+import { billWindows } from '../../platform/bill-windows';
+import { trackStatus } from '../status';
+
+const platform = proxyActivities<Activities>({
+  startToCloseTimeout: '10m',
+  heartbeatTimeout: '2m',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 8 },
+});
+
+export async function billingReport(rawInput: BillingReportInput): Promise<BillingReportResult> {
+  const input = parseInput(BillingReportInput, rawInput, WorkflowType.billingReport);
+  const windows = billWindows(input.cycleType, input.startTime, input.endTime);
+  const status = trackStatus(WorkflowType.billingReport, 'FETCHING_BILLS', {});
+  status.detail({ windows: windows.length });
+
+  const [report, quotas] = await Promise.all([
+    platform.buildBillingReport({
+      reportId: workflowInfo().workflowId,
+      cycleType: input.cycleType,
+      windows,
+      category: input.category,
+      productName: input.productName,
+      maxConcurrency: input.maxConcurrency,
+    }),
+    input.includeQuotas ? platform.snapshotQuotas() : Promise.resolve(undefined),
+  ]);
+  status.set('REPORTED', { bills: report.bills, total: report.total });
+  return {
+    cycleType: input.cycleType,
+    startTime: input.startTime,
+    endTime: input.endTime,
+    windows,
+    ...report,
+    quotas,
+  };
+}
