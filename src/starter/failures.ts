@@ -19,9 +19,24 @@ function rootCause(err: Error): Error {
   return current;
 }
 
+/**
+ * An Update sent to a closed workflow: the server answers NOT_FOUND "workflow execution already
+ * completed" (for any way of closing), and the client turns that into WorkflowNotFoundError.
+ */
+export function isClosedWorkflow(err: unknown): boolean {
+  return err instanceof WorkflowNotFoundError && /already completed/i.test(err.message);
+}
+
 export function toCliError(err: unknown, workflowId?: string): CliError {
   if (err instanceof CliError) return err;
   const id = workflowId ? `Workflow ${workflowId}` : 'The workflow';
+  if (isClosedWorkflow(err)) {
+    // The request came too late rather than naming a wrong id: the same code as a validator's refusal.
+    return new CliError(
+      `${id} has already finished, so it takes no more requests; describe it to see how it ended.`,
+      ExitCode.Usage,
+    );
+  }
   if (err instanceof WorkflowNotFoundError) return new CliError(`${id} was not found.`, ExitCode.NotFound);
   if (err instanceof WorkflowExecutionAlreadyStartedError) {
     return new CliError(`${id} is already running: pick another --id, or describe it.`, ExitCode.AlreadyStarted);

@@ -78,7 +78,8 @@ describe('starter CLI', () => {
       expect(run.stderr).toMatch(/\[#*-*\]/);
 
       const refused = await starter(['cancel-batch', id], taskQueue);
-      expect(refused.code).not.toBe(0);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/has already finished, so it takes no more requests/);
       expect(refused.stderr).not.toMatch(/\n\s+at /);
     }));
 

@@ -2,9 +2,13 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import type { BatchProgress } from '../../src/api';
 import { BATCH_INLINE_MAX_BYTES } from '../../src/api/schemas/batch';
 import { renderBatchProgress, renderBatchSummary } from '../../src/starter/batch-progress';
+import { ExitCode } from '../../src/starter/exit-codes';
+import { toCliError } from '../../src/starter/failures';
 import { buildWorkflowInput } from '../../src/starter/workflow-inputs';
 
 const now = Date.parse('2026-11-22T10:00:00Z');
@@ -89,5 +93,33 @@ describe('start batchJob flags', () => {
     expect(() => buildWorkflowInput('batchJob', { endpoint: '/v1/completions' })).toThrow(
       /--file .* or --input-file-id/,
     );
+  });
+});
+
+// cancel-batch once the batch has ended: a sentence and exit 2, whichever way the server says so.
+describe('cancel-batch refusals', () => {
+  it("reads the validator's refusal as a sentence", () => {
+    const refused = new WorkflowUpdateFailedError(
+      'Workflow Update failed',
+      ApplicationFailure.create({ message: 'The batch has already finished (completed); there is nothing to cancel.' }),
+    );
+    expect(toCliError(refused, 'b-1')).toMatchObject({
+      message:
+        'Workflow b-1 refused the request: The batch has already finished (completed); there is nothing to cancel.',
+      exitCode: ExitCode.Usage,
+    });
+  });
+  it('says a closed workflow has finished rather than that it was not found', () => {
+    // What the client throws for an Update to a closed workflow (checked against the dev server).
+    const closed = new WorkflowNotFoundError('workflow execution already completed', 'b-1', undefined);
+    expect(toCliError(closed, 'b-1')).toMatchObject({
+      message: 'Workflow b-1 has already finished, so it takes no more requests; describe it to see how it ended.',
+      exitCode: ExitCode.Usage,
+    });
+    const missing = new WorkflowNotFoundError('workflow not found for ID: b-2', 'b-2', undefined);
+    expect(toCliError(missing, 'b-2')).toMatchObject({
+      message: 'Workflow b-2 was not found.',
+      exitCode: ExitCode.NotFound,
+    });
   });
 });
