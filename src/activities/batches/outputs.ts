@@ -1,8 +1,10 @@
-// Keeping a finished batch's output and error files in the artifact store, with a per-request
-// summary. Only references and counts go back to the workflow: the files can be far larger than a
-// Temporal payload may be.
+// keepBatchOutputs: keeps a finished batch's output and error files in the artifact store, with a
+// per-request summary file. Only references and counts go back to the workflow: the files can be far
+// larger than a Temporal payload may be, and the result lands in the workflow's history.
+// A retried attempt simply does it all again: the files stay on the platform for 30 days, and a put
+// overwrites its key, so the copies and the summary come out the same.
 import { Readable } from 'node:stream';
-import { Context } from '@temporalio/activity';
+import { Context, log } from '@temporalio/activity';
 import type { BatchRequestSummary, KeptBatchFile } from '../../api/schemas/batch';
 import type { ArtifactStore } from '../../artifacts';
 import type { PlatformClient } from '../../platform/client';
@@ -14,6 +16,8 @@ export interface KeepBatchOutputsInput {
   batchId: string;
   outputFileId?: string;
   errorFileId?: string;
+  /** custom_ids in input order, if known, to count requests with no line at all */
+  customIds?: string[];
 }
 
 export interface KeepBatchOutputsResult {
@@ -22,19 +26,34 @@ export interface KeepBatchOutputsResult {
   summary: BatchRequestSummary;
 }
 
-/** Codes the platform gives requests that never ran. */
-const NOT_RUN_CODES = new Set(['batch_expired', 'batch_cancelled']);
+/** Codes the platform gives requests that never ran (with no response). */
+const NOT_RUN_CODES: ReadonlySet<string> = new Set(['batch_expired', 'batch_cancelled']);
+/** A request in the input with no line in either file: the platform lost it, so it counts as failed. */
+export const MISSING_CODE = 'missing_result';
 const SAMPLE_FAILURES = 20;
+/** Messages (and ids, which have no length limit) in the sample are cut: the result must stay small. */
+const SAMPLE_CHARS = 200;
+/** Error codes are the platform's strings: their number and length are bounded the same way. */
+const MAX_ERROR_CODES = 50;
+const OTHER_CODES = 'other';
+/** Unparseable lines named in the log, at most. */
+const LOGGED_BAD_LINES = 5;
+
+type Kind = 'succeeded' | 'failed' | 'notRun';
 
 interface RequestOutcome {
   custom_id: string;
-  ok: boolean;
+  kind: Kind;
   status_code?: number;
   error_code?: string;
   message?: string;
 }
 
-function outcomeOf(text: string): RequestOutcome | undefined {
+/**
+ * One line's outcome, or undefined when it is not a result line at all. Output lines succeed on a 2xx
+ * with no error; error lines never succeed, and are "not run" only for the expiry and cancel codes.
+ */
+function outcomeOf(text: string, file: 'output' | 'errors'): RequestOutcome | undefined {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -44,72 +63,125 @@ function outcomeOf(text: string): RequestOutcome | undefined {
   const parsed = BatchOutputLine.safeParse(json);
   if (!parsed.success) return undefined;
   const { custom_id, response, error } = parsed.data;
-  const status = response?.status_code;
-  const ok = !error && status !== undefined && status >= 200 && status < 300;
-  return {
-    custom_id,
-    ok,
-    status_code: status,
-    error_code: ok ? undefined : (error?.code ?? (status !== undefined ? `http_${status}` : 'unknown')),
-    message: error?.message,
-  };
+  const status_code = response?.status_code;
+  if (file === 'output' && !error && status_code !== undefined && status_code >= 200 && status_code < 300) {
+    return { custom_id, kind: 'succeeded', status_code };
+  }
+  const error_code = error?.code ?? (status_code !== undefined ? `http_${status_code}` : 'unknown');
+  const notRun = file === 'errors' && !response && NOT_RUN_CODES.has(error_code);
+  return { custom_id, kind: notRun ? 'notRun' : 'failed', status_code, error_code, message: error?.message };
 }
 
-/** The store takes an async iterable of bytes (a stream); an array of one chunk is one. */
-const utf8 = (text: string): AsyncIterable<Uint8Array> => Readable.from([Buffer.from(text, 'utf8')]);
+/** The store takes a stream of bytes; the content is already in memory as one piece. */
+const bytesOf = (text: string): AsyncIterable<Uint8Array> => Readable.from([Buffer.from(text, 'utf8')]);
 
 export function createBatchOutputActivities(platform: PlatformClient, store: ArtifactStore) {
   return {
     async keepBatchOutputs(input: KeepBatchOutputsInput): Promise<KeepBatchOutputsResult> {
       const ctx = Context.current();
+      const signal = ctx.cancellationSignal;
       const dir = `batches/${safeSegment(input.workflowId)}/${safeSegment(input.batchId)}`;
       const outcomes: RequestOutcome[] = [];
 
-      const keep = async (fileId: string | undefined, name: string): Promise<KeptBatchFile | undefined> => {
+      const keep = async (
+        fileId: string | undefined,
+        file: 'output' | 'errors',
+      ): Promise<KeptBatchFile | undefined> => {
         if (!fileId) return undefined;
-        ctx.heartbeat({ file: name });
-        const content = await platform.getFileContent(fileId, { signal: ctx.cancellationSignal });
+        const key = `${dir}/${file}.jsonl`;
+        ctx.heartbeat({ step: 'downloading', file, fileId });
+        const content = await platform.getFileContent(fileId, { signal });
+        ctx.heartbeat({ step: 'storing', file, fileId });
+        const stored = await store.put(key, bytesOf(content), { contentType: 'application/jsonl', signal });
         const lines = jsonlLines(content);
-        for (const { text } of lines) {
-          const outcome = outcomeOf(text);
+        const bad: number[] = [];
+        for (const { lineNo, text } of lines) {
+          const outcome = outcomeOf(text, file);
           if (outcome) outcomes.push(outcome);
+          else bad.push(lineNo);
         }
-        const stored = await store.put(`${dir}/${name}`, utf8(content), {
-          contentType: 'application/jsonl',
-          signal: ctx.cancellationSignal,
-        });
+        // Lenient: a line we cannot read is kept in the copy and named in the log, not fatal.
+        if (bad.length > 0) {
+          log.warn('Batch file lines that are not result lines', {
+            batchId: input.batchId,
+            fileId,
+            count: bad.length,
+            lines: bad.slice(0, LOGGED_BAD_LINES),
+          });
+        }
         return { fileId, uri: stored.uri, bytes: stored.bytes, sha256: stored.sha256, lines: lines.length };
       };
 
-      const output = await keep(input.outputFileId, 'output.jsonl');
-      const errors = await keep(input.errorFileId, 'errors.jsonl');
+      const output = await keep(input.outputFileId, 'output');
+      const errors = await keep(input.errorFileId, 'errors');
+      const all = withMissing(outcomes, input.customIds);
 
-      const byErrorCode: Record<string, number> = {};
-      let succeeded = 0;
-      let failed = 0;
-      let notRun = 0;
-      for (const o of outcomes) {
-        if (o.ok) succeeded++;
-        else if (o.error_code && NOT_RUN_CODES.has(o.error_code)) notRun++;
-        else failed++;
-        if (o.error_code) byErrorCode[o.error_code] = (byErrorCode[o.error_code] ?? 0) + 1;
-      }
-      const perRequest = outcomes
-        .map(({ custom_id, ok, status_code, error_code }) => JSON.stringify({ custom_id, ok, status_code, error_code }))
+      ctx.heartbeat({ step: 'summarising', requests: all.length });
+      const perRequest = all
+        .map(({ custom_id, kind, status_code, error_code }) =>
+          JSON.stringify({ custom_id, ok: kind === 'succeeded', status_code, error_code }),
+        )
         .join('\n');
-      ctx.heartbeat({ file: 'requests.jsonl' });
-      const summaryFile = await store.put(`${dir}/requests.jsonl`, utf8(`${perRequest}\n`), {
+      const summaryFile = await store.put(`${dir}/requests.jsonl`, bytesOf(perRequest ? `${perRequest}\n` : ''), {
         contentType: 'application/jsonl',
+        signal,
       });
-      const sampleFailures = outcomes
-        .filter((o) => !o.ok && !(o.error_code && NOT_RUN_CODES.has(o.error_code)))
-        .slice(0, SAMPLE_FAILURES)
-        .map((o) => ({ custom_id: o.custom_id, code: o.error_code, message: o.message?.slice(0, 200) }));
-      return {
-        output,
-        errors,
-        summary: { succeeded, failed, notRun, byErrorCode, perRequestUri: summaryFile.uri, sampleFailures },
-      };
+      const summary = summarise(all, summaryFile.uri);
+      log.info('Kept batch outputs', {
+        batchId: input.batchId,
+        output: output?.uri,
+        errors: errors?.uri,
+        requests: summaryFile.uri,
+        succeeded: summary.succeeded,
+        failed: summary.failed,
+        notRun: summary.notRun,
+      });
+      return { ...(output ? { output } : {}), ...(errors ? { errors } : {}), summary };
     },
   };
+}
+
+/**
+ * With the input's custom_ids: the outcomes in input order, plus one failed outcome for each request
+ * no file mentions (lines for ids not in the input come last). Without them: the lines as read.
+ */
+function withMissing(outcomes: RequestOutcome[], customIds: string[] | undefined): RequestOutcome[] {
+  if (!customIds) return outcomes;
+  const byId = new Map<string, RequestOutcome[]>();
+  for (const o of outcomes) byId.set(o.custom_id, [...(byId.get(o.custom_id) ?? []), o]);
+  const ordered: RequestOutcome[] = [];
+  for (const id of customIds) {
+    const seen = byId.get(id);
+    byId.delete(id);
+    ordered.push(
+      ...(seen ?? [
+        { custom_id: id, kind: 'failed', error_code: MISSING_CODE, message: 'no line in the output or error file' },
+      ]),
+    );
+  }
+  for (const rest of byId.values()) ordered.push(...rest);
+  return ordered;
+}
+
+function summarise(all: RequestOutcome[], perRequestUri: string): BatchRequestSummary {
+  const counts: Record<Kind, number> = { succeeded: 0, failed: 0, notRun: 0 };
+  // A Map, not an object: a code is the platform's string, and "__proto__" must stay a plain key.
+  const byErrorCode = new Map<string, number>();
+  const sampleFailures: BatchRequestSummary['sampleFailures'] = [];
+  for (const o of all) {
+    counts[o.kind]++;
+    if (o.error_code) {
+      let code = o.error_code.slice(0, SAMPLE_CHARS);
+      if (!byErrorCode.has(code) && byErrorCode.size >= MAX_ERROR_CODES) code = OTHER_CODES;
+      byErrorCode.set(code, (byErrorCode.get(code) ?? 0) + 1);
+    }
+    if (o.kind === 'failed' && sampleFailures.length < SAMPLE_FAILURES) {
+      sampleFailures.push({
+        custom_id: o.custom_id.slice(0, SAMPLE_CHARS),
+        ...(o.error_code !== undefined ? { code: o.error_code.slice(0, SAMPLE_CHARS) } : {}),
+        ...(o.message !== undefined ? { message: o.message.slice(0, SAMPLE_CHARS) } : {}),
+      });
+    }
+  }
+  return { ...counts, byErrorCode: Object.fromEntries(byErrorCode), perRequestUri, sampleFailures };
 }

@@ -1,13 +1,24 @@
-// Uploading a batch's input file. The client checks every line against the platform's rules before
-// sending (a bad line fails as InvalidInput, naming it). An upload costs nothing, so a retried one is
-// harmless: at worst an unused input file, which the platform deletes after 15 days.
+// uploadBatchInput: turns a batch's requests (inline, or a file the worker can reach) into an uploaded
+// input file. Every line is checked here first, so a bad line fails as InvalidInput naming the line
+// and rule, and nothing is uploaded. An upload costs nothing, so a retried attempt that uploads again
+// is harmless: at worst an unused input file, which the platform deletes after its retention.
 import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../../api/failures';
 import type { PlatformClient } from '../../platform/client';
-import { BATCH_MAX_BYTES, toJsonl, type BatchEndpoint, type BatchInputLine } from '../../platform/schemas/batches';
+import {
+  BATCH_MAX_BYTES,
+  batchInputProblems,
+  jsonlLines,
+  toJsonl,
+  type BatchEndpoint,
+  type BatchInputLine,
+} from '../../platform/schemas/batches';
+import { utf8Length } from '../../platform/schemas/decision';
+import { formatIssues } from '../../platform/validation';
 
 export type UploadBatchInputInput =
   | { endpoint: BatchEndpoint; requests: BatchInputLine[]; filename?: string }
@@ -16,48 +27,156 @@ export type UploadBatchInputInput =
 export interface UploadBatchInputResult {
   fileId: string;
   bytes: number;
-  totalRequests?: number;
+  totalRequests: number;
 }
 
-const tooLarge = (bytes: number) =>
+const DEFAULT_FILENAME = 'batch-input.jsonl';
+/** Heartbeats while a download's bytes flow; a stalled one stops, and the heartbeat timeout notices. */
+const HEARTBEAT_EVERY_MS = 1_000;
+/** Answers worth another attempt: the server is busy or briefly broken. */
+const isTransientStatus = (status: number) => status === 408 || status === 425 || status === 429 || status >= 500;
+
+const invalidInput = (message: string, details?: unknown) =>
   ApplicationFailure.create({
     type: FailureType.InvalidInput,
     nonRetryable: true,
-    message: `inputFileUri: the file must be at most 100 MB (is ${(bytes / 2 ** 20).toFixed(1)} MB)`,
+    message,
+    details: details === undefined ? undefined : [details],
   });
 
-/** The JSONL behind an inputFileUri: a file on a disk the worker shares, or an http(s) URL. */
-async function readInput(uri: string, signal: AbortSignal): Promise<string> {
-  if (uri.startsWith('file://')) {
-    const path = fileURLToPath(uri);
-    const { size } = await stat(path);
-    if (size > BATCH_MAX_BYTES) throw tooLarge(size);
-    return readFile(path, { encoding: 'utf8', signal });
-  }
-  // No credentials: the URL is the caller's, not the platform's.
-  const res = await fetch(uri, { signal });
-  if (!res.ok) {
-    throw ApplicationFailure.create({
-      type: res.status >= 500 || res.status === 429 ? FailureType.PlatformUnavailable : FailureType.InvalidInput,
-      nonRetryable: !(res.status >= 500 || res.status === 429),
-      message: `inputFileUri: ${new URL(uri).origin}${new URL(uri).pathname} answered HTTP ${res.status}`,
-    });
-  }
-  const length = Number(res.headers.get('content-length') ?? 0);
-  if (length > BATCH_MAX_BYTES) throw tooLarge(length);
-  return res.text();
-}
+const tooLarge = (where: string, bytes: number) =>
+  invalidInput(`inputFileUri: ${where} must be at most 100 MB (is ${(bytes / 2 ** 20).toFixed(1)} MB)`);
 
 export function createBatchUploadActivities(platform: PlatformClient) {
   return {
     async uploadBatchInput(input: UploadBatchInputInput): Promise<UploadBatchInputResult> {
-      const signal = Context.current().cancellationSignal;
-      const content = 'requests' in input ? toJsonl(input.requests) : await readInput(input.inputFileUri, signal);
+      const ctx = Context.current();
+      const signal = ctx.cancellationSignal;
+      const source = 'requests' in input ? 'requests' : 'inputFileUri';
+      const jsonl = 'requests' in input ? toJsonl(input.requests) : await readInputUri(ctx, input.inputFileUri);
+
+      // The same rules the platform applies, checked before anything is sent.
+      const problems = batchInputProblems(jsonl, input.endpoint);
+      if (problems.length > 0) {
+        throw invalidInput(`${source}: ${formatIssues(problems)}`, { source, issues: problems });
+      }
+
+      ctx.heartbeat({ step: 'uploading', bytes: utf8Length(jsonl) });
       const file = await platform.uploadBatchInputFile(
-        { content, endpoint: input.endpoint, filename: input.filename ?? 'batch-input.jsonl' },
+        { content: jsonl, endpoint: input.endpoint, filename: input.filename ?? filenameOf(input) },
         { signal },
       );
-      return { fileId: file.id, bytes: file.bytes ?? content.length, totalRequests: file.metadata?.total_requests };
+      return {
+        fileId: file.id,
+        bytes: file.bytes ?? utf8Length(jsonl),
+        totalRequests: file.metadata?.total_requests ?? jsonlLines(jsonl).length,
+      };
     },
   };
 }
+
+/** The URI's own file name when it is a plain one, so the platform's file list shows where it came from. */
+function filenameOf(input: UploadBatchInputInput): string {
+  if (!('inputFileUri' in input)) return DEFAULT_FILENAME;
+  try {
+    const name = path.posix.basename(new URL(input.inputFileUri).pathname);
+    return /^[A-Za-z0-9._-]{1,200}$/.test(name) && !/^\.+$/.test(name) ? name : DEFAULT_FILENAME;
+  } catch {
+    return DEFAULT_FILENAME;
+  }
+}
+
+/** The JSONL behind an inputFileUri: a file on a volume the workers share, or an http(s) URL. */
+async function readInputUri(ctx: Context, uri: string): Promise<string> {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    throw invalidInput(`inputFileUri: ${JSON.stringify(uri.slice(0, 200))} is not a URL`);
+  }
+  if (url.protocol === 'file:') return readLocalFile(ctx, url);
+  if (url.protocol === 'http:' || url.protocol === 'https:') return download(ctx, url);
+  throw invalidInput(`inputFileUri: must be a file://, http:// or https:// URL (is ${url.protocol})`);
+}
+
+/** Codes meaning the path itself is wrong: another attempt would find the same. */
+const BAD_PATH_CODES = new Set(['ENOENT', 'ENOTDIR', 'EACCES', 'EPERM', 'EISDIR', 'ELOOP', 'ENAMETOOLONG']);
+
+async function readLocalFile(ctx: Context, url: URL): Promise<string> {
+  let file: string;
+  try {
+    file = fileURLToPath(url);
+  } catch (err) {
+    // e.g. file://otherhost/… : only paths on this machine can be read.
+    throw invalidInput(`inputFileUri: ${url.href} is not a local file path (${(err as Error).message})`);
+  }
+  try {
+    // The size first: a file over the platform's limit is refused without reading it into memory.
+    const info = await stat(file);
+    if (!info.isFile()) throw invalidInput(`inputFileUri: ${file} is not a regular file`);
+    if (info.size > BATCH_MAX_BYTES) throw tooLarge(file, info.size);
+    return await readFile(file, { encoding: 'utf8', signal: ctx.cancellationSignal });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException | undefined)?.code;
+    if (code && BAD_PATH_CODES.has(code)) throw invalidInput(`inputFileUri: ${file} cannot be read (${code})`);
+    // Anything else (EIO, a volume briefly gone, cancellation) stays as it is: a retry may succeed.
+    throw err;
+  }
+}
+
+/**
+ * Fetches the file with no credentials of ours (the platform key never leaves the platform client).
+ * Only origin and path are ever printed: a query string may carry a token.
+ */
+async function download(ctx: Context, url: URL): Promise<string> {
+  const where = `${url.origin}${url.pathname}`;
+  const signal = ctx.cancellationSignal;
+  let response: Response;
+  try {
+    response = await fetch(url, { signal, redirect: 'follow' });
+  } catch (err) {
+    if (signal.aborted) throw signal.reason;
+    throw unavailable(where, `the download failed (${(err as Error).name})`);
+  }
+  if (!response.ok || !response.body) {
+    await response.body?.cancel().catch(() => undefined);
+    if (isTransientStatus(response.status)) throw unavailable(where, `it answered HTTP ${response.status}`);
+    throw invalidInput(`inputFileUri: ${where} answered HTTP ${response.status}`);
+  }
+  const declared = Number(response.headers.get('content-length') ?? NaN);
+  if (declared > BATCH_MAX_BYTES) {
+    await response.body.cancel().catch(() => undefined);
+    throw tooLarge(where, declared);
+  }
+  // Counted as it arrives: without (or despite) a Content-Length, an endless body is cut at the limit.
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  let lastBeat = Date.now();
+  try {
+    for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+      bytes += chunk.byteLength;
+      if (bytes > BATCH_MAX_BYTES) throw tooLarge(where, bytes);
+      chunks.push(chunk);
+      if (Date.now() - lastBeat >= HEARTBEAT_EVERY_MS) {
+        lastBeat = Date.now();
+        ctx.heartbeat({ step: 'downloading', bytes });
+      }
+    }
+  } catch (err) {
+    if (err instanceof ApplicationFailure) {
+      await response.body.cancel().catch(() => undefined);
+      throw err;
+    }
+    if (signal.aborted) throw signal.reason;
+    throw unavailable(where, `the download broke off after ${bytes} bytes`);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** A network failure or a transient answer: the activity's retry policy tries again. */
+const unavailable = (where: string, what: string) =>
+  ApplicationFailure.create({
+    type: FailureType.PlatformUnavailable,
+    nonRetryable: false,
+    message: `inputFileUri: ${where} could not be read yet: ${what}`,
+  });

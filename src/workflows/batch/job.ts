@@ -185,6 +185,8 @@ export async function batchJob(rawInput: BatchJobInput): Promise<BatchJobResult>
       batchId,
       outputFileId: final.outputFileId,
       errorFileId: final.errorFileId,
+      // Inline requests are already in the history; their ids let a request with no line count as failed.
+      customIds: input.requests?.map((r) => r.custom_id),
     });
   }
   progress.set(outcome.toUpperCase(), { outcome });
