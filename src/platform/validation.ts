@@ -64,6 +64,11 @@ export function describeIssue(issue: z.core.$ZodIssue): ValidationIssue[] {
     case 'not_multiple_of':
       return [{ field, rule: `must be a multiple of ${String(issue.divisor)}` }];
     case 'invalid_union': {
+      // A discriminated union with an unknown or missing tag: name the tags it knows.
+      const { options } = issue as { options?: unknown[] };
+      if (issue.errors.length === 0 && Array.isArray(options) && options.length > 0) {
+        return [{ field, rule: `must be one of ${options.map((v) => JSON.stringify(v)).join(', ')}` }];
+      }
       // A union of shapes: report the branch that got furthest, or a generic sentence.
       const branches = issue.errors.filter((b) => b.length > 0);
       const best = branches.sort((a, b) => a.length - b.length)[0];

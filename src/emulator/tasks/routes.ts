@@ -3,7 +3,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { asyncSubmitPath, type PlatformPaths } from '../../platform/paths';
-import { ImageToVideoRequest, TaskResultRequest, TextToVideoRequest } from '../../platform/schemas/media';
+import {
+  ImageToVideoRequest,
+  requestedVideoSeconds,
+  TaskResultRequest,
+  TextToVideoRequest,
+} from '../../platform/schemas/media';
 import type { Counters } from '../counters';
 import { parseOr400, sendInvalid, sendPlatformError } from '../http';
 import type { Ledger } from '../ledger';
@@ -24,7 +29,6 @@ export interface TaskRouteDeps {
 
 /** Two 10 MB images as base64 data URLs plus the rest of the body. */
 const SUBMIT_BODY_LIMIT = 32 * 1024 * 1024;
-const DEFAULT_VIDEO_SECONDS = 5;
 
 type Shot = string | { prompt: string; duration: number };
 
@@ -43,14 +47,6 @@ function markerTexts(
     ),
   );
   return texts;
-}
-
-/** Seconds of video: the shots' durations when every shot has one, else `duration` (default 5). */
-function videoSeconds(duration: number | undefined, shots: readonly Shot[] | undefined): number {
-  if (shots && shots.length > 0 && shots.every((s) => typeof s !== 'string')) {
-    return shots.reduce((sum, s) => sum + (typeof s === 'string' ? 0 : s.duration), 0);
-  }
-  return duration ?? DEFAULT_VIDEO_SECONDS;
 }
 
 interface SubmitBody {
@@ -72,7 +68,7 @@ export function registerTaskRoutes(app: FastifyInstance, deps: TaskRouteDeps): v
       const { markers, issues } = parseTaskMarkers(markerTexts(body.prompt, body.multi_prompt));
       if (issues.length > 0) return sendInvalid(reply, issues);
       if (!limiter.take(reply, operation, request.caller.userId)) return reply;
-      const seconds = videoSeconds(body.duration, body.multi_prompt);
+      const seconds = requestedVideoSeconds(body);
       const sound = body.sound ?? false;
       const nsfw = body.extra?.enable_nsfw_detection ?? false;
       const charge = videoCharge(operation, seconds, sound, nsfw);

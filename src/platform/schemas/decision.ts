@@ -25,6 +25,8 @@ export const DecisionState = z
     }
   });
 
+export type DecisionState = z.infer<typeof DecisionState>;
+
 /** UTF-8 size of a string, without TextEncoder (not guaranteed in the workflow sandbox). */
 export function utf8Length(text: string): number {
   let bytes = 0;

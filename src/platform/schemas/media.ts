@@ -74,6 +74,24 @@ export const TextToVideoRequest = z
   });
 export type TextToVideoRequest = z.input<typeof TextToVideoRequest>;
 
+/** The spec's default video length, in seconds. */
+export const DEFAULT_VIDEO_SECONDS = 5;
+
+/**
+ * Seconds of video a submit asks for: the shots' durations when every shot has one, else `duration`
+ * (default 5). What the emulator bills and what the price table estimates.
+ */
+export function requestedVideoSeconds(req: {
+  duration?: number;
+  multi_prompt?: ReadonlyArray<string | { duration: number }>;
+}): number {
+  const shots = req.multi_prompt;
+  if (shots && shots.length > 0 && shots.every((s) => typeof s !== 'string')) {
+    return shots.reduce((sum, s) => sum + (typeof s === 'string' ? 0 : s.duration), 0);
+  }
+  return req.duration ?? DEFAULT_VIDEO_SECONDS;
+}
+
 export const SubmitTaskResponse = z.looseObject({ task_id: z.string().min(1) });
 export type SubmitTaskResponse = z.infer<typeof SubmitTaskResponse>;
 
