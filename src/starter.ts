@@ -2,7 +2,7 @@
 // The starter CLI: `up` runs the local stack (npm start); `start`, `describe`, `cancel` and `list`
 // drive workflows. Errors read as sentences, and the exit status says what happened (exit-codes.ts).
 import { Command, CommanderError } from 'commander';
-import { WORKFLOW_TYPES } from './api';
+import { STARTABLE_WORKFLOW_TYPES } from './api';
 import { cancelBatchCommand, cancelCommand, describeCommand, listCommand } from './starter/commands/inspect';
 import { startCommand, type StartOptions } from './starter/commands/start';
 import { upCommand } from './starter/commands/up';
@@ -27,7 +27,7 @@ export function buildProgram(): Command {
   program
     .command('start')
     .description(
-      `start a workflow by name: ${WORKFLOW_TYPES.join(', ')}\n` +
+      `start a workflow by name: ${STARTABLE_WORKFLOW_TYPES.join(', ')}\n` +
         Object.entries(FLAG_HELP)
           .map(([t, f]) => `  ${t}: ${f}`)
           .join('\n'),
@@ -57,7 +57,7 @@ export function buildProgram(): Command {
     .option('--cfg-scale <x>', 'media: how closely to follow the prompt, 0 to 1')
     .option('--nsfw-detection', 'media: check the outputs for NSFW content (billed per image)')
     .option('--on-ambiguous <what>', 'media: fail (default) or resubmit when a submit may have created a task')
-    .option('--member-id <id>', 'media: the team member whose budget pays')
+    .option('--member-id <id>', 'the team member whose budget pays (budgetGatedJob: required)')
     .option('--file <requests.jsonl>', 'batchJob: the batch requests, one JSON line each')
     .option('--endpoint <path>', 'batchJob: /v1/chat/completions or /v1/completions')
     .option('--input-file-id <id>', 'batchJob: an input file already uploaded')
@@ -69,6 +69,17 @@ export function buildProgram(): Command {
     .option('--category <c>', 'billingReport: only this category')
     .option('--product-name <p>', 'billingReport: only products whose name contains this')
     .option('--quotas', 'billingReport: add a snapshot of the quota list')
+    .option('--job <type>', 'budgetGatedJob: the job to run (mediaGeneration, batchJob …)')
+    .option('--job-input <json>', "budgetGatedJob: the job's input as JSON (else from the job's own flags)")
+    .option('--cost <n>', 'budgetGatedJob: the cost in 1/10000 USD (default: the worker price table)')
+    .option('--on-insufficient <what>', 'budgetGatedJob: fail (default), wait or skip without enough budget')
+    .option('--budget-wait-seconds <n>', 'budgetGatedJob: how long to wait for budget (3600)')
+    .option('--budget-wait-then <what>', 'budgetGatedJob: fail (default) or skip when the wait times out')
+    .option('--gate-question <q>', 'budgetGatedJob: a question about the content, asked before submitting')
+    .option('--gate-threshold <p>', 'budgetGatedJob: the least probability of the passing option, 0 to 1')
+    .option('--gate-pass-option <o>', 'budgetGatedJob: the option that lets the job through (default the first)')
+    .option('--gate-kind <kind>', 'budgetGatedJob: the gate question kind (yes_no)')
+    .option('--gate-options <a,b>', 'budgetGatedJob: the gate question options')
     .action((workflow: string, opts: StartOptions) => startCommand(workflow, opts, out));
 
   program

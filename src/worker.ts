@@ -1,9 +1,11 @@
 // The worker: registers every workflow and activity on the task queue. Activities get the platform
 // client by dependency injection; Temporal connection settings come from envconfig.
+import { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from './activities';
 import type { ArtifactStore } from './artifacts';
 import { createArtifactStore } from './config/artifacts';
+import { loadPriceTable, type PriceTable } from './config/prices';
 import { loadTemporalSettings } from './config/temporal';
 import { loadWorkerSettings, type WorkerSettings } from './config/worker';
 import { PlatformClient } from './platform/client';
@@ -15,6 +17,8 @@ export interface PlatformWorkerOptions {
   platform: PlatformClient;
   /** Where outputs are kept; by default the local folder of ARTIFACT_DIR. */
   artifacts?: ArtifactStore;
+  /** Prices of budget-gated jobs given without a cost; by default PLATFORM_PRICES(_FILE) or the built-in table. */
+  prices?: PriceTable;
   /** A prebuilt workflow bundle (tests build one for the whole run); otherwise src/workflows is bundled. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   settings?: Partial<WorkerSettings>;
@@ -35,7 +39,13 @@ export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise
     ...(opts.workflowBundle
       ? { workflowBundle: opts.workflowBundle }
       : { workflowsPath: require.resolve('./workflows'), bundlerOptions: WORKFLOW_BUNDLER_OPTIONS }),
-    activities: createActivities({ platform: opts.platform, artifacts: opts.artifacts ?? createArtifactStore() }),
+    activities: createActivities({
+      platform: opts.platform,
+      artifacts: opts.artifacts ?? createArtifactStore(),
+      // The worker's own connection serves the activities that reach other workflows (the budget ledger).
+      temporal: new Client({ connection: opts.connection, namespace: opts.namespace }),
+      prices: opts.prices ?? loadPriceTable(),
+    }),
     maxConcurrentActivityTaskExecutions: s.WORKER_MAX_CONCURRENT_ACTIVITIES,
     maxConcurrentWorkflowTaskExecutions: s.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
     maxCachedWorkflows: s.WORKER_MAX_CACHED_WORKFLOWS,
@@ -73,6 +83,7 @@ export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<v
   const temporal = loadTemporalSettings(env);
   const platform = PlatformClient.fromEnv(env);
   const artifacts = createArtifactStore(env);
+  const prices = loadPriceTable(env);
   const connection = await NativeConnection.connect(temporal.connectionOptions);
   try {
     const worker = await createPlatformWorker({
@@ -81,6 +92,7 @@ export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<v
       taskQueue: temporal.taskQueue,
       platform,
       artifacts,
+      prices,
       settings,
     });
     Runtime.instance().logger.info('Worker started', {

@@ -1,6 +1,8 @@
 // Every activity of the service. The platform client comes in by dependency injection, so tests and
 // benchmarks point the same activities at the emulator.
+import type { Client } from '@temporalio/client';
 import type { ArtifactStore } from '../artifacts';
+import type { PriceTable } from '../config/prices';
 import type { PlatformClient } from '../platform/client';
 import { createDecisionActivities } from './decision';
 import { withPlatformFailures } from './failures';
@@ -13,6 +15,7 @@ import {
   createBatchUploadActivities,
 } from './batches';
 import { createBillingActivities } from './billing/report';
+import { createLedgerActivities, createLedgerClientActivities, createPriceActivities } from './budget';
 import { createMediaSubmitActivities, createMediaWaitActivities } from './media';
 import { createOutputActivities } from './outputs';
 
@@ -20,6 +23,10 @@ export interface ActivityDeps {
   platform: PlatformClient;
   /** Where generation outputs are kept (a local folder by default). */
   artifacts: ArtifactStore;
+  /** The worker's own Temporal client: budget-gated jobs reach their member's ledger through it. */
+  temporal: Client;
+  /** What budget-gated jobs that give no cost are priced at. */
+  prices: PriceTable;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -35,6 +42,9 @@ export function createActivities(deps: ActivityDeps) {
     ...createBatchCancelActivities(deps.platform),
     ...createBatchOutputActivities(deps.platform, deps.artifacts),
     ...createBillingActivities(deps.platform, deps.artifacts),
+    ...createPriceActivities(deps.prices),
+    ...createLedgerActivities(deps.platform, deps.temporal),
+    ...createLedgerClientActivities(deps.temporal),
   });
 }
 
@@ -42,3 +52,4 @@ export type Activities = ReturnType<typeof createActivities>;
 export type { InstanceSnapshot, WaitForInstanceStatusResult } from './instances';
 export type { EvaluateQuestionInput } from './decision';
 export type { SubmitFailureDetails, SubmitMediaTaskInput, TaskCheckpoint, WaitForTaskInput } from './media';
+export type { AwaitBudgetAdmissionResult } from './budget';

@@ -4,9 +4,15 @@ import { z } from 'zod';
 import { FailureType } from './failures';
 import {
   batchProgressQuery,
+  budgetJobProgressQuery,
+  budgetLedgerStateQuery,
+  budgetLedgerWorkflowId,
   cancelBatchUpdate,
   DEFAULT_TASK_QUEUE,
   mediaProgressQuery,
+  recheckBudgetSignal,
+  releaseBudgetUpdate,
+  reserveBudgetUpdate,
   SEARCH_ATTRIBUTE_DEFINITIONS,
   statusQuery,
   WORKFLOW_TYPES,
@@ -29,8 +35,16 @@ export function workflowJsonSchemas(): JsonSchemaFiles {
     workflows: Object.fromEntries(
       WORKFLOW_TYPES.map((t) => [t, { input: `${t}.input.json`, result: `${t}.result.json` }]),
     ),
-    queries: [statusQuery.name, mediaProgressQuery.name, batchProgressQuery.name],
-    updates: [cancelBatchUpdate.name],
+    queries: [
+      statusQuery.name,
+      mediaProgressQuery.name,
+      batchProgressQuery.name,
+      budgetJobProgressQuery.name,
+      budgetLedgerStateQuery.name,
+    ],
+    updates: [cancelBatchUpdate.name, reserveBudgetUpdate.name, releaseBudgetUpdate.name],
+    signals: [recheckBudgetSignal.name],
+    budgetLedgerWorkflowId: budgetLedgerWorkflowId('<memberId>'),
     searchAttributes: SEARCH_ATTRIBUTE_DEFINITIONS,
     failureTypes: Object.values(FailureType),
   };

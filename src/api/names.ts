@@ -3,8 +3,16 @@
 // the generated JSON Schemas) all use these. Pure: imported by workflow code.
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 // defineQuery is pure: safe to import from clients as well as from workflow code.
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { BatchProgress, CancelBatchResult } from './schemas/batch';
+import type {
+  BudgetJobProgress,
+  BudgetLedgerState,
+  ReleaseBudgetRequest,
+  ReleaseBudgetResult,
+  ReserveBudgetRequest,
+  ReserveBudgetResult,
+} from './schemas/budget';
 import type { MediaProgress } from './schemas/media';
 
 /** The default task queue; TEMPORAL_TASK_QUEUE overrides it (see src/config/temporal.ts). */
@@ -18,9 +26,17 @@ export const WorkflowType = {
   mediaGeneration: 'mediaGeneration',
   batchJob: 'batchJob',
   billingReport: 'billingReport',
+  budgetGatedJob: 'budgetGatedJob',
+  /** One per member, started by budgetGatedJob (update-with-start); not started by hand. */
+  budgetLedger: 'budgetLedger',
 } as const;
 export type WorkflowTypeName = (typeof WorkflowType)[keyof typeof WorkflowType];
 export const WORKFLOW_TYPES = Object.values(WorkflowType);
+/** Workflow types a user starts (the ledger is started by the jobs that need it). */
+export const STARTABLE_WORKFLOW_TYPES = WORKFLOW_TYPES.filter((t) => t !== WorkflowType.budgetLedger);
+
+/** The workflow id of a member's budget ledger: one per member and namespace. */
+export const budgetLedgerWorkflowId = (memberId: string): string => `budgetLedger:${memberId}`;
 
 /** Custom search attributes. Registered by the local dev server; on another cluster, see the README. */
 export const SearchAttributes = {
@@ -66,3 +82,22 @@ export const batchProgressQuery = defineQuery<BatchProgress>('batchProgress');
 
 /** Cancels a batchJob's platform batch and answers its final state; refused once the batch has ended. */
 export const cancelBatchUpdate = defineUpdate<CancelBatchResult, [{ reason?: string }]>('cancelBatch');
+
+/** budgetGatedJob's admission, wait, gate and child, as of its last checkpoint. */
+export const budgetJobProgressQuery = defineQuery<BudgetJobProgress>('budgetJobProgress');
+
+/**
+ * Re-check the budget now. To a budgetGatedJob: that job re-checks at once (after a top-up, say). To a
+ * budgetLedger: every job of the member waiting for budget is told to re-check.
+ */
+export const recheckBudgetSignal = defineSignal('recheckBudget');
+
+/**
+ * Admits a job if the member's budget covers its cost plus every reservation the ledger holds, and
+ * then holds the cost until released. Idempotent per reservationId.
+ */
+export const reserveBudgetUpdate = defineUpdate<ReserveBudgetResult, [ReserveBudgetRequest]>('reserveBudget');
+/** Gives a reservation back; releasing one the ledger does not hold answers `released: false`. */
+export const releaseBudgetUpdate = defineUpdate<ReleaseBudgetResult, [ReleaseBudgetRequest]>('releaseBudget');
+/** A member's ledger: reservations held, their sum, waiting jobs and totals. */
+export const budgetLedgerStateQuery = defineQuery<BudgetLedgerState>('budgetLedgerState');

@@ -1,7 +1,15 @@
 // Builds a workflow's input from `--input` JSON, `--input-file`, or the per-workflow flags, and
 // checks it with the same schema the workflow uses, so a typo fails before anything starts.
 import { readFileSync } from 'node:fs';
-import { MEDIA_OPERATIONS, WORKFLOW_TYPES, WorkflowSchemas, type WorkflowTypeName } from '../api';
+import {
+  BudgetJob,
+  MEDIA_OPERATIONS,
+  STARTABLE_WORKFLOW_TYPES,
+  WorkflowSchemas,
+  WorkflowType,
+  type BudgetJobType,
+  type WorkflowTypeName,
+} from '../api';
 import { describeZodError, formatIssues } from '../platform/validation';
 import { batchEndpoint, batchFileInput } from './batch-file';
 import { CliError, ExitCode } from './exit-codes';
@@ -43,10 +51,25 @@ export interface InputFlags {
   category?: string;
   productName?: string;
   quotas?: boolean;
+  // budgetGatedJob (`memberId` above is the paying member).
+  job?: string;
+  jobInput?: string;
+  cost?: string;
+  onInsufficient?: string;
+  budgetWaitSeconds?: string;
+  budgetWaitThen?: string;
+  gateQuestion?: string;
+  gateThreshold?: string;
+  gatePassOption?: string;
+  gateKind?: string;
+  gateOptions?: string;
 }
 
+/** The workflow types a user starts (the budget ledger is started by the jobs that need it). */
+export type StartableWorkflowType = Exclude<WorkflowTypeName, typeof WorkflowType.budgetLedger>;
+
 /** Which flags make up each workflow's input. */
-const FLAG_INPUTS: Record<WorkflowTypeName, (f: InputFlags) => Record<string, unknown>> = {
+const FLAG_INPUTS: Record<StartableWorkflowType, (f: InputFlags) => Record<string, unknown>> = {
   renewInstance: (f) => ({ instanceId: f.instanceId, months: num(f.months, '--months') }),
   restartInstance: (f) => ({ instanceId: f.instanceId, timeoutSeconds: num(f.timeoutSeconds, '--timeout-seconds') }),
   evaluateDecision: (f) => ({
@@ -99,7 +122,48 @@ const FLAG_INPUTS: Record<WorkflowTypeName, (f: InputFlags) => Record<string, un
     productName: f.productName,
     includeQuotas: f.quotas,
   }),
+  budgetGatedJob: (f) => {
+    const workflowType = budgetJobType(f.job);
+    const waitTimeout = num(f.budgetWaitSeconds, '--budget-wait-seconds', 'wait.timeoutSeconds');
+    return {
+      memberId: f.memberId,
+      cost: num(f.cost, '--cost', 'cost'),
+      onInsufficient: f.onInsufficient,
+      wait:
+        waitTimeout !== undefined || f.budgetWaitThen !== undefined
+          ? { timeoutSeconds: waitTimeout, onTimeout: f.budgetWaitThen }
+          : undefined,
+      // The job's input: as JSON, or from the job's own flags (--prompt, --instance-id …).
+      job: {
+        workflowType,
+        input: f.jobInput !== undefined ? parseJson(f.jobInput, '--job-input') : FLAG_INPUTS[workflowType](f),
+      },
+      gate:
+        f.gateQuestion === undefined
+          ? undefined
+          : {
+              question: f.gateQuestion,
+              threshold: num(f.gateThreshold, '--gate-threshold', 'gate.threshold'),
+              passOption: f.gatePassOption,
+              kind: f.gateKind,
+              options: f.gateOptions?.split(',').map((o) => o.trim()),
+            },
+    };
+  },
 };
+
+const BUDGET_JOB_TYPES = BudgetJob.options.map((o) => o.shape.workflowType.value);
+
+function budgetJobType(job: string | undefined): BudgetJobType {
+  if (job === undefined || !(BUDGET_JOB_TYPES as readonly string[]).includes(job)) {
+    throw new CliError(
+      `budgetGatedJob needs --job with the job to run: one of ${BUDGET_JOB_TYPES.join(', ')}` +
+        (job === undefined ? '.' : `, not "${job}".`),
+      ExitCode.Usage,
+    );
+  }
+  return job as BudgetJobType;
+}
 
 /** A date (2026-02-01, 2026-02-01T12:00:00Z) or Unix seconds, as Unix seconds. */
 function unixSeconds(value: string | undefined, flag: string): number | undefined {
@@ -111,7 +175,7 @@ function unixSeconds(value: string | undefined, flag: string): number | undefine
   return Math.floor(ms / 1000);
 }
 
-export const FLAG_HELP: Record<WorkflowTypeName, string> = {
+export const FLAG_HELP: Record<StartableWorkflowType, string> = {
   renewInstance: '--instance-id ID --months N',
   restartInstance: '--instance-id ID [--timeout-seconds N]',
   evaluateDecision:
@@ -125,6 +189,10 @@ export const FLAG_HELP: Record<WorkflowTypeName, string> = {
     '[--window-hours N] [--grace-minutes N] [--member-id ID]',
   billingReport:
     '--cycle-type Hour|Day|Week|Month --from 2026-02-01 --to 2026-03-12 [--category C] [--product-name P] [--quotas]',
+  budgetGatedJob:
+    "--member-id ID --job TYPE (--job-input JSON | the job's own flags) [--cost N] " +
+    '[--on-insufficient fail|wait|skip] [--budget-wait-seconds N] [--budget-wait-then fail|skip] ' +
+    '[--gate-question Q --gate-threshold P [--gate-pass-option O] [--gate-kind K] [--gate-options a,b]]',
 };
 
 /** `field` names where the number goes in the input, so the message matches the schema's wording. */
@@ -162,11 +230,20 @@ function mediaOperation(operation: string | undefined, image: string | undefined
   return operation;
 }
 
-export function assertWorkflowType(type: string): WorkflowTypeName {
-  if (!(WORKFLOW_TYPES as readonly string[]).includes(type)) {
-    throw new CliError(`Unknown workflow "${type}". Known workflows: ${WORKFLOW_TYPES.join(', ')}.`, ExitCode.Usage);
+export function assertWorkflowType(type: string): StartableWorkflowType {
+  if (type === WorkflowType.budgetLedger) {
+    throw new CliError(
+      'budgetLedger is started by the budget-gated jobs that need it; see `budget show <memberId>`.',
+      ExitCode.Usage,
+    );
   }
-  return type as WorkflowTypeName;
+  if (!(STARTABLE_WORKFLOW_TYPES as readonly string[]).includes(type)) {
+    throw new CliError(
+      `Unknown workflow "${type}". Known workflows: ${STARTABLE_WORKFLOW_TYPES.join(', ')}.`,
+      ExitCode.Usage,
+    );
+  }
+  return type as StartableWorkflowType;
 }
 
 function parseJson(text: string, where: string): unknown {
@@ -178,7 +255,7 @@ function parseJson(text: string, where: string): unknown {
 }
 
 /** The workflow input as it will be sent (defaults are left to the workflow), after checking it. */
-export function buildWorkflowInput(type: WorkflowTypeName, flags: InputFlags): unknown {
+export function buildWorkflowInput(type: StartableWorkflowType, flags: InputFlags): unknown {
   let input: unknown;
   if (flags.input !== undefined) input = parseJson(flags.input, '--input');
   else if (flags.inputFile !== undefined) {

@@ -4,3 +4,5 @@ export { evaluateDecision } from './decision';
 export { mediaGeneration } from './media/generation';
 export { batchJob } from './batch/job';
 export { billingReport } from './billing/report';
+export { budgetGatedJob } from './budget/job';
+export { budgetLedger } from './budget/ledger';

@@ -102,7 +102,31 @@ describe('starter CLI', () => {
     [['start', 'renewInstance', '--input', '{bad'], /--input is not valid JSON/],
     [
       ['start', 'noSuchWorkflow'],
-      /Unknown workflow "noSuchWorkflow"\. Known workflows: renewInstance, restartInstance, evaluateDecision, mediaGeneration, batchJob, billingReport\./,
+      /Unknown workflow "noSuchWorkflow"\. Known workflows: renewInstance, restartInstance, evaluateDecision, mediaGeneration, batchJob, billingReport, budgetGatedJob\./,
+    ],
+    [['start', 'budgetLedger'], /budgetLedger is started by the budget-gated jobs that need it/],
+    [
+      ['start', 'budgetGatedJob', '--member-id', 'm', '--job', 'nope'],
+      /budgetGatedJob needs --job with the job to run: one of mediaGeneration, batchJob, .*, not "nope"\./,
+    ],
+    [
+      ['start', 'budgetGatedJob', '--member-id', 'm', '--job', 'renewInstance', '--instance-id', 'i', '--months', '0'],
+      /Invalid budgetGatedJob input: job\.input\.months: must be greater than 0/,
+    ],
+    [
+      [
+        'start',
+        'budgetGatedJob',
+        '--job',
+        'renewInstance',
+        '--instance-id',
+        'i',
+        '--months',
+        '1',
+        '--gate-question',
+        'ok?',
+      ],
+      /memberId: is required; gate\.threshold: is required/,
     ],
     [['start', 'evaluateDecision', '--state', 'x'], /questions: must have at least 1 item/],
   ])('refuses %j with exit 2 before starting anything', async (args, message) => {

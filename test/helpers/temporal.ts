@@ -99,11 +99,16 @@ export async function withClient<T>(fn: (client: Client) => Promise<T>): Promise
 
 /**
  * With RECORD_HISTORIES=1, saves a finished workflow's history for the replay tests, exported by the
- * temporal CLI in the proto JSON form that `historyFromJSON` reads back.
+ * temporal CLI in the proto JSON form that `historyFromJSON` reads back. `runId` names one run of a
+ * workflow that never completes on its own (the budget ledger's run that continued as new).
  */
-export async function recordHistory(handle: WorkflowHandle, name: string): Promise<void> {
+export async function recordHistory(
+  handle: WorkflowHandle,
+  name: string,
+  opts: { runId?: string } = {},
+): Promise<void> {
   if (process.env.RECORD_HISTORIES !== '1') return;
-  await handle.result().catch(() => undefined);
+  if (!opts.runId) await handle.result().catch(() => undefined);
   const { stdout } = await execFileAsync(testEnv('temporalCli'), [
     'workflow',
     'show',
@@ -113,12 +118,15 @@ export async function recordHistory(handle: WorkflowHandle, name: string): Promi
     testEnv('temporalNamespace'),
     '--workflow-id',
     handle.workflowId,
+    ...(opts.runId ? ['--run-id', opts.runId] : []),
     '--output',
     'json',
   ]);
   const dir = path.join(__dirname, '..', 'replay', 'histories');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, `${name}.json`), stdout);
+  // The workflow id goes along: replay must run under it (a child's id is derived from its parent's).
+  const history = JSON.parse(stdout) as Record<string, unknown>;
+  writeFileSync(path.join(dir, `${name}.json`), JSON.stringify({ workflowId: handle.workflowId, ...history }, null, 2));
 }
 
 /** The event type names of a workflow's history, in order (`ActivityTaskScheduled`, …). */

@@ -20,10 +20,14 @@ describe('replay of recorded histories', () => {
   });
 
   it.each(files)('%s replays without non-determinism', async (file) => {
-    const history = historyFromJSON(JSON.parse(readFileSync(path.join(dir, file), 'utf8')));
+    // Recorded with the id it ran under (older recordings have none, and replay under a made-up one).
+    const { workflowId, ...json } = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as {
+      workflowId?: string;
+    };
     await Worker.runReplayHistory(
       { workflowBundle: { codePath: testEnv('workflowBundle') }, replayName: file },
-      history,
+      historyFromJSON(json),
+      workflowId,
     );
   });
 });

@@ -3,6 +3,7 @@ import { WorkflowType, type WorkflowTypeName } from '../names';
 import { EvaluateDecisionInput, EvaluateDecisionResult } from './decision';
 import { BatchJobInput, BatchJobResult } from './batch';
 import { BillingReportInput, BillingReportResult } from './billing';
+import { BudgetGatedJobInput, BudgetGatedJobResult, BudgetLedgerInput, BudgetLedgerState } from './budget';
 import { MediaGenerationInput, MediaGenerationResult } from './media';
 import { RenewInstanceInput, RenewInstanceResult, RestartInstanceInput, RestartInstanceResult } from './instances';
 
@@ -11,6 +12,7 @@ export * from './instances';
 export * from './media';
 export * from './batch';
 export * from './billing';
+export * from './budget';
 
 /** Each workflow type's input and result schema: the source of the published JSON Schemas. */
 export const WorkflowSchemas = {
@@ -20,4 +22,7 @@ export const WorkflowSchemas = {
   [WorkflowType.mediaGeneration]: { input: MediaGenerationInput, result: MediaGenerationResult },
   [WorkflowType.batchJob]: { input: BatchJobInput, result: BatchJobResult },
   [WorkflowType.billingReport]: { input: BillingReportInput, result: BillingReportResult },
+  [WorkflowType.budgetGatedJob]: { input: BudgetGatedJobInput, result: BudgetGatedJobResult },
+  // The ledger never completes on its own; its "result" is the state it would end with.
+  [WorkflowType.budgetLedger]: { input: BudgetLedgerInput, result: BudgetLedgerState },
 } as const satisfies Record<WorkflowTypeName, { input: z.ZodType; result: z.ZodType }>;

@@ -1,0 +1,289 @@
+// Input and result of budgetGatedJob, and the messages of the per-member budget ledger it is admitted
+// through. Money is in 1/10000 USD, as on the platform.
+import { z } from 'zod';
+import { DecisionState } from '../../platform/schemas/decision';
+import { BatchJobInput } from './batch';
+import { BillingReportInput } from './billing';
+import { EvaluateDecisionInput } from './decision';
+import { RenewInstanceInput, RestartInstanceInput } from './instances';
+import { MediaGenerationInput } from './media';
+
+const Amount = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const MemberId = z.string().min(1).max(255);
+
+/** The job a budget-gated run starts as a child workflow: any of the project's job workflows. */
+export const BudgetJob = z.discriminatedUnion('workflowType', [
+  z.strictObject({ workflowType: z.literal('mediaGeneration'), input: MediaGenerationInput }),
+  z.strictObject({ workflowType: z.literal('batchJob'), input: BatchJobInput }),
+  z.strictObject({ workflowType: z.literal('evaluateDecision'), input: EvaluateDecisionInput }),
+  z.strictObject({ workflowType: z.literal('renewInstance'), input: RenewInstanceInput }),
+  z.strictObject({ workflowType: z.literal('restartInstance'), input: RestartInstanceInput }),
+  z.strictObject({ workflowType: z.literal('billingReport'), input: BillingReportInput }),
+]);
+export type BudgetJob = z.input<typeof BudgetJob>;
+export type ParsedBudgetJob = z.output<typeof BudgetJob>;
+export type BudgetJobType = ParsedBudgetJob['workflowType'];
+
+/** Jobs whose input holds content a gate can judge without `gate.state`. */
+export const GATE_CONTENT_FROM_JOB: readonly BudgetJobType[] = ['mediaGeneration', 'evaluateDecision'];
+
+/**
+ * A question about the content, asked of the platform's decision evaluation before anything is
+ * submitted. The job runs only when `passOption` gets at least `threshold`.
+ */
+export const DecisionGate = z
+  .strictObject({
+    question: z.string().min(1).max(10_000),
+    kind: z.string().min(1).default('yes_no'),
+    options: z.array(z.string().min(1)).min(2).optional(),
+    /** The option that lets the job through; default the first option ("yes" for yes_no). */
+    passOption: z.string().min(1).optional(),
+    /** The least probability of passOption for the job to run, 0 to 1. */
+    threshold: z.number().min(0).max(1),
+    /** The content judged. Default: a mediaGeneration's prompt and images, an evaluateDecision's state. */
+    state: DecisionState.optional(),
+    thinking: z.boolean().optional(),
+  })
+  .superRefine((gate, ctx) => {
+    const options = gate.options ?? (gate.kind === 'yes_no' ? ['yes', 'no'] : undefined);
+    if (!options) {
+      ctx.addIssue({ code: 'custom', path: ['options'], message: `is required when kind is "${gate.kind}"` });
+    } else if (gate.passOption !== undefined && !options.includes(gate.passOption)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['passOption'],
+        message: `must be one of the options (${options.map((o) => JSON.stringify(o)).join(', ')})`,
+      });
+    }
+  });
+export type DecisionGate = z.input<typeof DecisionGate>;
+
+/** How a job waits for budget (onInsufficient "wait"). */
+export const BudgetWaitOptions = z
+  .strictObject({
+    /** How long to wait, from the first refusal. */
+    timeoutSeconds: z.number().int().min(1).max(30 * 86_400).default(3_600),
+    /** Gaps between re-checks grow from this, doubling, up to maxIntervalSeconds. */
+    initialIntervalSeconds: z.number().min(1).max(86_400).default(30),
+    maxIntervalSeconds: z.number().min(1).max(86_400).default(600),
+    /** What the run becomes when the wait times out: a BudgetExceeded failure, or Skipped. */
+    onTimeout: z.enum(['fail', 'skip']).default('fail'),
+  })
+  .refine((w) => w.maxIntervalSeconds >= w.initialIntervalSeconds, {
+    path: ['maxIntervalSeconds'],
+    error: 'must be at least initialIntervalSeconds',
+  });
+export type BudgetWaitOptions = z.output<typeof BudgetWaitOptions>;
+export const DEFAULT_BUDGET_WAIT: BudgetWaitOptions = BudgetWaitOptions.parse({});
+
+export const ON_INSUFFICIENT = ['fail', 'wait', 'skip'] as const;
+
+export const BudgetGatedJobInput = z
+  .strictObject({
+    /** The team member whose budget pays (the member owning the worker's API key). */
+    memberId: MemberId,
+    /** The job's cost in 1/10000 USD; default: priced from the worker's price table (PLATFORM_PRICES). */
+    cost: Amount.optional(),
+    /** Without enough budget: fail (BudgetExceeded), wait for it, or end as Skipped (a success). */
+    onInsufficient: z.enum(ON_INSUFFICIENT).default('fail'),
+    wait: BudgetWaitOptions.optional(),
+    job: BudgetJob,
+    gate: DecisionGate.optional(),
+  })
+  .superRefine((input, ctx) => {
+    if (input.wait !== undefined && input.onInsufficient !== 'wait') {
+      ctx.addIssue({ code: 'custom', path: ['wait'], message: 'only applies when onInsufficient is "wait"' });
+    }
+    const jobMember = (input.job.input as { memberId?: string }).memberId;
+    if (jobMember !== undefined && jobMember !== input.memberId) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['job', 'input', 'memberId'],
+        message: `must be the job's memberId ("${input.memberId}") or absent`,
+      });
+    }
+    if (input.gate && input.gate.state === undefined && !GATE_CONTENT_FROM_JOB.includes(input.job.workflowType)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['gate', 'state'],
+        message: `is required for a ${input.job.workflowType} job (only ${GATE_CONTENT_FROM_JOB.join(' and ')} jobs hold content to judge)`,
+      });
+    }
+  })
+  .meta({
+    title: 'budgetGatedJob input',
+    description:
+      "Runs one job as a child workflow once the member's budget covers it: the cost plus every reservation " +
+      'other jobs of the member hold, checked with the platform through a per-member ledger that serialises ' +
+      'admissions. An optional decision gate judges the content first.',
+  });
+export type BudgetGatedJobInput = z.input<typeof BudgetGatedJobInput>;
+export type ParsedBudgetGatedJobInput = z.output<typeof BudgetGatedJobInput>;
+
+export const BUDGET_OUTCOMES = ['Completed', 'Skipped', 'Rejected'] as const;
+export type BudgetOutcome = (typeof BUDGET_OUTCOMES)[number];
+
+export const BudgetAdmission = z.object({
+  decision: z.enum(['admitted', 'refused']),
+  reservationId: z.string(),
+  ledgerWorkflowId: z.string(),
+  /** The job's cost, and where it came from. */
+  cost: z.number().int(),
+  costSource: z.enum(['input', 'priceTable']),
+  /** How the price table arrived at the cost (e.g. "5 s × 1120 (text-to-video)"). */
+  costBreakdown: z.string().optional(),
+  /** The decision gate's own estimated cost (it is a billed platform call). */
+  gateCost: z.number().int(),
+  /** What the reservation held: cost + gateCost when admitted, 0 when refused. */
+  reserved: z.number().int(),
+  reservedUsd: z.string(),
+  /** Other jobs' reservations at the deciding check, and what the platform was asked to cover. */
+  outstandingAtCheck: z.number().int(),
+  checkedCost: z.number().int(),
+  checks: z.number().int(),
+  firstCheckedAt: z.string().optional(),
+  decidedAt: z.string().optional(),
+  waitedSeconds: z.number(),
+});
+export type BudgetAdmission = z.infer<typeof BudgetAdmission>;
+
+export const GateVerdict = z.object({
+  question: z.string(),
+  passOption: z.string(),
+  threshold: z.number(),
+  /** The probability passOption got. */
+  probability: z.number(),
+  probabilities: z.record(z.string(), z.number()),
+  choice: z.string().optional(),
+  passed: z.boolean(),
+  promptTokens: z.number().optional(),
+});
+export type GateVerdict = z.infer<typeof GateVerdict>;
+
+export const BudgetGatedJobResult = z
+  .object({
+    outcome: z.enum(BUDGET_OUTCOMES),
+    memberId: z.string(),
+    /** Why the job did not run (Skipped, Rejected). */
+    reason: z.string().optional(),
+    admission: BudgetAdmission,
+    gate: GateVerdict.optional(),
+    job: z
+      .object({ workflowType: z.string(), workflowId: z.string(), result: z.unknown() })
+      .optional()
+      .describe("the child workflow and its result (that workflow type's own result schema)"),
+    /** Whether the reservation was given back to the ledger at the end. */
+    released: z.boolean(),
+  })
+  .meta({ title: 'budgetGatedJob result' });
+export type BudgetGatedJobResult = z.infer<typeof BudgetGatedJobResult>;
+
+/** budgetGatedJob's progress, answered by the budgetJobProgress query. */
+export interface BudgetJobProgress {
+  status: string;
+  memberId: string;
+  onInsufficient: (typeof ON_INSUFFICIENT)[number];
+  cost?: number;
+  gateCost?: number;
+  reservationId: string;
+  checks: number;
+  /** The last refusal: what the platform was asked to cover, and how much other jobs held. */
+  lastRefusal?: { checkedCost: number; outstanding: number; at?: string };
+  waitingSince?: string;
+  waitDeadline?: string;
+  childWorkflowId?: string;
+  outcome?: BudgetOutcome;
+}
+
+// ── The ledger ───────────────────────────────────────────────────────────────
+
+export const LedgerReservation = z.object({
+  reservationId: z.string(),
+  cost: z.number().int(),
+  holderWorkflowId: z.string(),
+  holderRunId: z.string().optional(),
+  /** Epoch ms of the admitting check (the worker's clock); absent for free jobs, which are not checked. */
+  admittedAt: z.number().optional(),
+});
+export type LedgerReservation = z.infer<typeof LedgerReservation>;
+
+export const LedgerTotals = z.object({
+  admitted: z.number().int(),
+  refused: z.number().int(),
+  released: z.number().int(),
+  /** Reservations dropped because their job had ended without releasing them. */
+  reclaimed: z.number().int(),
+});
+export type LedgerTotals = z.infer<typeof LedgerTotals>;
+
+export const BudgetLedgerInput = z
+  .strictObject({
+    memberId: MemberId,
+    /** State carried over by continue-as-new. */
+    reservations: z.array(LedgerReservation).default([]),
+    waiting: z.array(z.string()).default([]),
+    recentlyReleased: z.array(z.string()).default([]),
+    totals: LedgerTotals.default({ admitted: 0, refused: 0, released: 0, reclaimed: 0 }),
+    /** Continue-as-new once the history has this many events (or the server suggests it). */
+    continueAsNewAfterEvents: z.number().int().min(50).max(50_000).default(2_000),
+    /** How often the holders of reservations are checked, so a job that died cannot hold budget for ever. */
+    holderCheckSeconds: z.number().int().min(1).max(86_400).default(900),
+  })
+  .meta({
+    title: 'budgetLedger input',
+    description:
+      "One member's budget reservations. Started by budgetGatedJob through update-with-start; not started by hand.",
+  });
+export type BudgetLedgerInput = z.input<typeof BudgetLedgerInput>;
+export type ParsedBudgetLedgerInput = z.output<typeof BudgetLedgerInput>;
+
+export const ReserveBudgetRequest = z.strictObject({
+  reservationId: z.string().min(1).max(1_000),
+  cost: Amount,
+  holderWorkflowId: z.string().min(1).max(1_000),
+  holderRunId: z.string().min(1).max(255).optional(),
+  /** The holder waits on a refusal: the ledger tells it to re-check when budget may have been freed. */
+  waiting: z.boolean().default(false),
+});
+export type ReserveBudgetRequest = z.input<typeof ReserveBudgetRequest>;
+
+export interface ReserveBudgetResult {
+  admitted: boolean;
+  reservationId: string;
+  cost: number;
+  /** Other reservations of the member when this one was decided. */
+  outstanding: number;
+  /** cost + outstanding: what the platform was asked to cover. */
+  checkedCost: number;
+  /** The reservation existed already (a repeated request): the first answer stands. */
+  alreadyHeld: boolean;
+  /** Whether the platform was asked (a free job is admitted without asking). */
+  checked: boolean;
+  /** Epoch ms of the check, on the worker's clock. */
+  checkedAt?: number;
+}
+
+export const ReleaseBudgetRequest = z.strictObject({
+  reservationId: z.string().min(1).max(1_000),
+  reason: z.string().max(1_000).optional(),
+});
+export type ReleaseBudgetRequest = z.input<typeof ReleaseBudgetRequest>;
+
+export interface ReleaseBudgetResult {
+  released: boolean;
+  /** Freed amount (absent when nothing was held under that id). */
+  cost?: number;
+}
+
+export const BudgetLedgerState = z
+  .object({
+    memberId: z.string(),
+    /** Sum of the reservations held. */
+    outstanding: z.number().int(),
+    reservations: z.array(LedgerReservation),
+    /** Jobs waiting for budget, told to re-check when some is freed. */
+    waiting: z.array(z.string()),
+    totals: LedgerTotals,
+  })
+  .meta({ title: 'budgetLedger state' });
+export type BudgetLedgerState = z.infer<typeof BudgetLedgerState>;

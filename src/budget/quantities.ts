@@ -1,0 +1,54 @@
+// What a job consumes, in the units the price table prices (seconds of video, questions, requests,
+// months). Pure: the workflow works the quantities out, and only these few numbers (never a batch's
+// requests) go to the activity that prices them with the worker's table.
+import type { ParsedBudgetJob } from '../api/schemas/budget';
+import type { DecisionState } from '../platform/schemas/decision';
+import { requestedVideoSeconds } from '../platform/schemas/media';
+
+export type JobQuantities =
+  | {
+      workflowType: 'mediaGeneration';
+      operation: 'image-to-video' | 'text-to-video';
+      seconds: number;
+      sound: boolean;
+      /** Images the NSFW check bills: one per video (its key frame) when detection is on. */
+      nsfwImages: number;
+    }
+  | { workflowType: 'evaluateDecision'; questions: number; images: number }
+  /** `requests` is unknown when the batch comes as a file. */
+  | { workflowType: 'batchJob'; requests?: number }
+  | { workflowType: 'renewInstance'; months: number }
+  | { workflowType: 'restartInstance' }
+  | { workflowType: 'billingReport' };
+
+export function imagesIn(state: DecisionState): number {
+  return typeof state === 'string' ? 0 : state.filter((p) => typeof p !== 'string').length;
+}
+
+export function jobQuantities(job: ParsedBudgetJob): JobQuantities {
+  switch (job.workflowType) {
+    case 'mediaGeneration': {
+      const { operation, request } = job.input;
+      return {
+        workflowType: job.workflowType,
+        operation,
+        seconds: requestedVideoSeconds(request),
+        sound: request.sound ?? false,
+        nsfwImages: request.extra?.enable_nsfw_detection ? 1 : 0,
+      };
+    }
+    case 'evaluateDecision':
+      return {
+        workflowType: job.workflowType,
+        questions: job.input.questions.length,
+        images: imagesIn(job.input.state),
+      };
+    case 'batchJob':
+      return { workflowType: job.workflowType, requests: job.input.requests?.length };
+    case 'renewInstance':
+      return { workflowType: job.workflowType, months: job.input.months };
+    case 'restartInstance':
+    case 'billingReport':
+      return { workflowType: job.workflowType };
+  }
+}

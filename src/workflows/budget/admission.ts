@@ -1,0 +1,111 @@
+// Admission through the member's ledger: one check, and for onInsufficient "wait", one long waiting
+// activity that re-checks on a backoff until admitted or past the deadline. A recheckBudget signal (a
+// top-up) cancels the waiting activity and starts another that checks at once. The job's history
+// grows by a few events per signal, never per check.
+import {
+  ActivityCancellationType,
+  CancellationScope,
+  condition,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+} from '@temporalio/workflow';
+import { recheckBudgetSignal } from '../../api/names';
+import type { BudgetWaitOptions, ReserveBudgetRequest, ReserveBudgetResult } from '../../api/schemas/budget';
+import type { Activities, AwaitBudgetAdmissionResult } from '../../activities';
+import type { BudgetJobProgressTracker } from './progress';
+
+const { reserveMemberBudget } = proxyActivities<Activities>({
+  startToCloseTimeout: '1m',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 10 },
+});
+
+export interface AdmissionOutcome {
+  admitted: boolean;
+  /** The deciding answer: the admission, or the last refusal. */
+  answer: ReserveBudgetResult;
+  checks: number;
+  firstCheckedAt?: number;
+  /** A check was cancelled mid-flight (by a re-check signal): it may have reserved, so release anyway. */
+  mayHold: boolean;
+}
+
+const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
+
+export async function admitThroughLedger(opts: {
+  memberId: string;
+  request: ReserveBudgetRequest;
+  wait?: BudgetWaitOptions;
+  progress: BudgetJobProgressTracker;
+}): Promise<AdmissionOutcome> {
+  const { memberId, request, wait, progress } = opts;
+  let recheck = false;
+  setHandler(recheckBudgetSignal, () => {
+    recheck = true;
+  });
+
+  progress.update({ status: 'CHECKING_BUDGET' });
+  const first = await reserveMemberBudget({ memberId, request: { ...request, waiting: wait !== undefined } });
+  let checks = 1;
+  const outcome = (answer: ReserveBudgetResult, mayHold = false): AdmissionOutcome => ({
+    admitted: answer.admitted,
+    answer,
+    checks,
+    firstCheckedAt: first.checkedAt,
+    mayHold: mayHold || answer.admitted,
+  });
+  if (first.admitted || !wait) return outcome(first);
+
+  // Waiting, from the first refusal (the worker's clock: workflow code keeps none of its own).
+  const deadlineAt = (first.checkedAt ?? 0) + wait.timeoutSeconds * 1000;
+  progress.update({
+    status: 'WAITING_FOR_BUDGET',
+    checks,
+    lastRefusal: { checkedCost: first.checkedCost, outstanding: first.outstanding, at: iso(first.checkedAt) },
+    waitingSince: iso(first.checkedAt),
+    waitDeadline: iso(deadlineAt),
+  });
+  const { awaitBudgetAdmission } = proxyActivities<Activities>({
+    startToCloseTimeout: wait.timeoutSeconds * 1000 + 5 * 60_000,
+    heartbeatTimeout: '30s',
+    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
+    // A cancelled check must have stopped before the next one starts.
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  });
+
+  let mayHold = false;
+  let checkFirst = false;
+  for (;;) {
+    if (recheck) checkFirst = true;
+    recheck = false;
+    const scope = new CancellationScope();
+    const waiting = scope.run(() =>
+      awaitBudgetAdmission({
+        memberId,
+        request: { ...request, waiting: true },
+        deadlineAt,
+        initialIntervalMs: wait.initialIntervalSeconds * 1000,
+        maxIntervalMs: wait.maxIntervalSeconds * 1000,
+        checkFirst,
+      }),
+    );
+    const signalled = condition(() => recheck).then(() => undefined);
+    let result: AwaitBudgetAdmissionResult | undefined = await Promise.race([waiting, signalled]);
+    if (!result) {
+      // A top-up: stop this wait and check again at once.
+      scope.cancel();
+      result = await waiting.catch((err: unknown) => {
+        if (isCancellation(err)) return undefined;
+        throw err;
+      });
+    }
+    if (!result) {
+      mayHold = true; // the cancelled attempt may have been admitted mid-check; the next check finds it
+      checkFirst = true;
+      continue;
+    }
+    checks += result.checks;
+    // The waiting activity ends only when admitted or past the deadline.
+    return outcome(result.admitted ?? result.lastRefusal ?? first, mayHold);
+  }
+}

@@ -1,0 +1,75 @@
+// The decision gate: one question about the job's content, asked of the platform's decision
+// evaluation before the job submits anything. The job runs only if the passing option is likely enough.
+import { proxyActivities } from '@temporalio/workflow';
+import type { GateVerdict, ParsedBudgetGatedJobInput } from '../../api/schemas/budget';
+import { invalidInput } from '../../api/validate';
+import type { Activities } from '../../activities';
+import { DECISION_MODEL, DecisionEvaluationRequest, type DecisionState } from '../../platform/schemas/decision';
+import { describeZodError } from '../../platform/validation';
+
+const { evaluateDecisionQuestion } = proxyActivities<Activities>({
+  startToCloseTimeout: '2m',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 8 },
+});
+
+/** Image sources the decision API takes (https or data URLs); others are left out of the judged content. */
+const JUDGEABLE_IMAGE = /^(https:\/\/\S+|data:image\/[a-z0-9.+-]+;base64,)/i;
+
+/** The content the job would submit: a video's prompt and images, or a decision's own state. */
+function contentOf(job: ParsedBudgetGatedJobInput['job']): DecisionState | undefined {
+  if (job.workflowType === 'evaluateDecision') return job.input.state;
+  if (job.workflowType !== 'mediaGeneration') return undefined;
+  const req = job.input.request;
+  const shots = (req.multi_prompt ?? []) as ReadonlyArray<string | { prompt: string }>;
+  const text = [req.prompt, ...shots.map((s) => (typeof s === 'string' ? s : s.prompt))]
+    .filter((t): t is string => typeof t === 'string' && t.length > 0)
+    .join('\n');
+  const images = ('image' in req ? [req.image, req.end_image] : [])
+    .filter((i): i is string => typeof i === 'string' && JUDGEABLE_IMAGE.test(i))
+    .map((image) => ({ image }));
+  return images.length > 0 ? [text, ...images] : text;
+}
+
+export interface PreparedGate {
+  request: DecisionEvaluationRequest & { options: string[] };
+  passOption: string;
+  threshold: number;
+}
+
+/** The gate's platform request, checked now: a bad one fails as InvalidInput naming `gate.<field>`. */
+export function prepareGate(input: ParsedBudgetGatedJobInput): PreparedGate | undefined {
+  const { gate } = input;
+  if (!gate) return undefined;
+  const options = gate.options ?? ['yes', 'no']; // the schema allows no options only for yes_no
+  const request = {
+    model: DECISION_MODEL as typeof DECISION_MODEL,
+    kind: gate.kind,
+    state: gate.state ?? contentOf(input.job)!,
+    question: gate.question,
+    options,
+    thinking: gate.thinking,
+  };
+  const parsed = DecisionEvaluationRequest.safeParse(request);
+  if (!parsed.success) {
+    throw invalidInput(
+      'budgetGatedJob',
+      describeZodError(parsed.error).map((i) => ({ ...i, field: i.field ? `gate.${i.field}` : 'gate' })),
+    );
+  }
+  return { request, passOption: gate.passOption ?? options[0], threshold: gate.threshold };
+}
+
+export async function runGate(gate: PreparedGate): Promise<GateVerdict> {
+  const answer = await evaluateDecisionQuestion({ index: 0, request: gate.request });
+  const probability = answer.probabilities[gate.passOption] ?? 0;
+  return {
+    question: gate.request.question,
+    passOption: gate.passOption,
+    threshold: gate.threshold,
+    probability,
+    probabilities: answer.probabilities,
+    choice: answer.choice,
+    passed: probability >= gate.threshold,
+    promptTokens: answer.promptTokens,
+  };
+}

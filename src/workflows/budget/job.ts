@@ -1,0 +1,195 @@
+// budgetGatedJob: runs one job as a child workflow, but only once the member's budget covers it. The
+// cost (given, or priced from the worker's table) is reserved through the member's ledger before
+// anything that costs money is sent, an optional decision gate judges the content, and the
+// reservation is given back when the job ends, however it ends.
+import {
+  ApplicationFailure,
+  CancellationScope,
+  ChildWorkflowFailure,
+  executeChild,
+  ParentClosePolicy,
+  proxyActivities,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { FailureType } from '../../api/failures';
+import { budgetLedgerWorkflowId, WorkflowType } from '../../api/names';
+import {
+  BudgetGatedJobInput,
+  DEFAULT_BUDGET_WAIT,
+  type BudgetAdmission,
+  type BudgetGatedJobResult,
+  type ParsedBudgetGatedJobInput,
+} from '../../api/schemas/budget';
+import { parseInput } from '../../api/validate';
+import type { Activities } from '../../activities';
+import { imagesIn, jobQuantities } from '../../budget/quantities';
+import { tenThousandthsToUsd } from '../../platform/money';
+import { admitThroughLedger, type AdmissionOutcome } from './admission';
+import { prepareGate, runGate, type PreparedGate } from './gate';
+import { trackBudgetJobProgress, type BudgetJobProgressTracker } from './progress';
+
+const { priceBudgetJob } = proxyActivities<Activities>({
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 5 },
+});
+// Giving budget back must not be lost: retried until the ledger has it.
+const { releaseMemberBudget } = proxyActivities<Activities>({
+  startToCloseTimeout: '1m',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
+});
+
+/** Jobs whose input names the paying member and the expected cost (for their own search attributes). */
+const TAKES_MEMBER: readonly string[] = [WorkflowType.mediaGeneration, WorkflowType.batchJob];
+
+const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
+const usd = (amount: number) => tenThousandthsToUsd(amount).toFixed(4);
+
+type Outcome = Omit<BudgetGatedJobResult, 'released'>;
+
+export async function budgetGatedJob(rawInput: BudgetGatedJobInput): Promise<BudgetGatedJobResult> {
+  const input = parseInput(BudgetGatedJobInput, rawInput, WorkflowType.budgetGatedJob);
+  const gate = prepareGate(input);
+  const { workflowId, runId, firstExecutionRunId } = workflowInfo();
+  // One reservation per job, whatever happens to its runs and checks.
+  const reservationId = `${workflowId}@${firstExecutionRunId}`;
+  const progress = trackBudgetJobProgress(input, reservationId);
+
+  // 1. What to reserve: the job's cost (given, or priced by the worker's table), plus the gate's call.
+  const priced =
+    input.cost === undefined || gate
+      ? await priceBudgetJob({
+          job: input.cost === undefined ? jobQuantities(input.job) : undefined,
+          gate: gate ? { images: imagesIn(gate.request.state) } : undefined,
+        })
+      : { gateCost: 0 };
+  const cost = input.cost ?? priced.cost!;
+  const reserved = cost + priced.gateCost;
+  progress.update({ cost, gateCost: priced.gateCost });
+
+  // 2. Admission, then the gate and the job; the reservation is released whatever happens.
+  let mayHold = true; // until the ledger's answer says nothing is held
+  let released = false;
+  let outcome: Outcome;
+  try {
+    const admission = await admitThroughLedger({
+      memberId: input.memberId,
+      request: { reservationId, cost: reserved, holderWorkflowId: workflowId, holderRunId: runId },
+      wait: input.onInsufficient === 'wait' ? (input.wait ?? DEFAULT_BUDGET_WAIT) : undefined,
+      progress,
+    });
+    mayHold = admission.mayHold;
+    const record: BudgetAdmission = {
+      decision: admission.admitted ? 'admitted' : 'refused',
+      reservationId,
+      ledgerWorkflowId: budgetLedgerWorkflowId(input.memberId),
+      cost,
+      costSource: input.cost === undefined ? 'priceTable' : 'input',
+      costBreakdown: 'costBreakdown' in priced ? priced.costBreakdown : undefined,
+      gateCost: priced.gateCost,
+      reserved: admission.admitted ? reserved : 0,
+      reservedUsd: usd(admission.admitted ? reserved : 0),
+      outstandingAtCheck: admission.answer.outstanding,
+      checkedCost: admission.answer.checkedCost,
+      checks: admission.checks,
+      firstCheckedAt: iso(admission.firstCheckedAt),
+      decidedAt: iso(admission.answer.checkedAt),
+      waitedSeconds:
+        admission.firstCheckedAt !== undefined && admission.answer.checkedAt !== undefined
+          ? (admission.answer.checkedAt - admission.firstCheckedAt) / 1000
+          : 0,
+    };
+    progress.update({ checks: admission.checks });
+    outcome = admission.admitted
+      ? await runAdmitted(input, rawInput, record, gate, progress)
+      : notAdmitted(input, record, admission, progress);
+  } finally {
+    if (mayHold) {
+      ({ released } = await CancellationScope.nonCancellable(() =>
+        releaseMemberBudget({ memberId: input.memberId, request: { reservationId, reason: progress.current.status } }),
+      ));
+    }
+  }
+  return { ...outcome, released };
+}
+
+/** Not enough budget: a BudgetExceeded failure, or Skipped (a success) when the input says so. */
+function notAdmitted(
+  input: ParsedBudgetGatedJobInput,
+  admission: BudgetAdmission,
+  outcome: AdmissionOutcome,
+  progress: BudgetJobProgressTracker,
+): Outcome {
+  const waited = input.onInsufficient === 'wait';
+  const reason =
+    `Member ${input.memberId}'s budget does not cover ${admission.cost + admission.gateCost} ` +
+    `(${usd(admission.cost + admission.gateCost)} USD) on top of ${outcome.answer.outstanding} reserved by ` +
+    `its other jobs` +
+    (waited ? `, after waiting ${admission.waitedSeconds.toFixed(0)} s (${outcome.checks} checks)` : '') +
+    '; nothing was submitted.';
+  const skip = input.onInsufficient === 'skip' || (waited && (input.wait ?? DEFAULT_BUDGET_WAIT).onTimeout === 'skip');
+  if (!skip) {
+    progress.update({ status: 'FAILED' });
+    throw ApplicationFailure.create({
+      type: FailureType.BudgetExceeded,
+      nonRetryable: true,
+      message: reason,
+      details: [{ admission }],
+    });
+  }
+  progress.update({ status: 'SKIPPED', outcome: 'Skipped' });
+  return { outcome: 'Skipped', memberId: input.memberId, reason, admission };
+}
+
+async function runAdmitted(
+  input: ParsedBudgetGatedJobInput,
+  rawInput: BudgetGatedJobInput,
+  admission: BudgetAdmission,
+  gate: PreparedGate | undefined,
+  progress: BudgetJobProgressTracker,
+): Promise<Outcome> {
+  const base = { memberId: input.memberId, admission };
+
+  // 3. The gate, before anything the job would pay for.
+  let verdict: BudgetGatedJobResult['gate'];
+  if (gate) {
+    progress.update({ status: 'GATING' });
+    verdict = await runGate(gate);
+    if (!verdict.passed) {
+      progress.update({ status: 'REJECTED', outcome: 'Rejected' });
+      return {
+        ...base,
+        outcome: 'Rejected',
+        gate: verdict,
+        reason:
+          `The gate's "${verdict.passOption}" got ${verdict.probability.toFixed(3)}, below the threshold ` +
+          `${verdict.threshold}; the job was not submitted.`,
+      };
+    }
+  }
+
+  // 4. The job, as a child: it shows in the UI under this run, and is cancelled with it.
+  const { workflowType } = input.job;
+  const childId = `${workflowInfo().workflowId}/${workflowType}`;
+  const jobInput = rawInput.job.input as Record<string, unknown>;
+  const childInput = TAKES_MEMBER.includes(workflowType)
+    ? { ...jobInput, memberId: input.memberId, costEstimate: jobInput.costEstimate ?? admission.cost }
+    : jobInput;
+  progress.update({ status: 'RUNNING_JOB', childWorkflowId: childId });
+  let result: unknown;
+  try {
+    result = await executeChild(workflowType, {
+      workflowId: childId,
+      args: [childInput],
+      // A parent that ends any other way (terminated, timed out) asks the job to cancel: a batch job
+      // then cancels its platform batch instead of running on unowned.
+      parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+    });
+  } catch (err) {
+    progress.update({ status: 'FAILED' });
+    // The job's own failure, with its type (GenerationFailed, BatchFailed …), is this run's failure.
+    if (err instanceof ChildWorkflowFailure && err.cause instanceof ApplicationFailure) throw err.cause;
+    throw err;
+  }
+  progress.update({ status: 'COMPLETED', outcome: 'Completed' });
+  return { ...base, outcome: 'Completed', gate: verdict, job: { workflowType, workflowId: childId, result } };
+}

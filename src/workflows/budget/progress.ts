@@ -1,0 +1,33 @@
+// budgetGatedJob's progress, for operators and the starter: the budgetJobProgress query answers it at
+// any time; PlatformStatus (WAITING_FOR_BUDGET …) and PlatformCostEstimate follow its changes only.
+import { setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { budgetJobProgressQuery, SearchAttributes, WorkflowType } from '../../api/names';
+import type { BudgetJobProgress, ParsedBudgetGatedJobInput } from '../../api/schemas/budget';
+import { trackStatus } from '../status';
+
+export function trackBudgetJobProgress(input: ParsedBudgetGatedJobInput, reservationId: string) {
+  const status = trackStatus(WorkflowType.budgetGatedJob, 'PRICING', { memberId: input.memberId });
+  let progress: BudgetJobProgress = {
+    status: 'PRICING',
+    memberId: input.memberId,
+    onInsufficient: input.onInsufficient,
+    reservationId,
+    checks: 0,
+  };
+  setHandler(budgetJobProgressQuery, () => progress);
+
+  return {
+    update(patch: Partial<BudgetJobProgress>) {
+      if (patch.cost !== undefined && patch.cost !== progress.cost) {
+        upsertSearchAttributes([{ key: SearchAttributes.costEstimate, value: patch.cost }]);
+      }
+      progress = { ...progress, ...patch };
+      if (patch.status !== undefined) status.set(patch.status);
+      status.detail({ ...progress });
+    },
+    get current(): BudgetJobProgress {
+      return progress;
+    },
+  };
+}
+export type BudgetJobProgressTracker = ReturnType<typeof trackBudgetJobProgress>;

@@ -1,0 +1,156 @@
+// The budget ledger on its own, driven as the job activities drive it (Updates through a client), on
+// the real dev server and an emulator of this file's own: idempotent reservations, validators that
+// keep bad requests out of the history, continue-as-new that loses nothing, and reclaiming the
+// reservation of a job that died without releasing it.
+import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import {
+  budgetLedgerStateQuery,
+  budgetLedgerWorkflowId,
+  releaseBudgetUpdate,
+  reserveBudgetUpdate,
+  WorkflowType,
+  type BudgetLedgerInput,
+} from '../../src/api';
+import { DEV_API_KEY } from '../../src/emulator/config';
+import type { budgetGatedJob, budgetLedger } from '../../src/workflows';
+import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
+import { waitFor } from '../helpers/processes';
+import { emulatorPlatform, eventTypes, recordHistory, uniqueId, withWorker } from '../helpers/temporal';
+
+let emulator: TestEmulator;
+beforeAll(async () => {
+  emulator = await startTestEmulator({ clockSpeed: 1 });
+});
+afterAll(() => emulator.close());
+
+async function freshMember(remaining: number): Promise<string> {
+  const memberId = uniqueId('ledger-member');
+  await emulator.admin('POST', '/fixtures', {
+    members: [{ id: memberId, name: memberId, remaining }],
+    apiKeys: [{ key: DEV_API_KEY, id: 'key-ledger', name: 'Ledger tests', userId: 'user-ledger', memberId }],
+  });
+  return memberId;
+}
+
+const withLedgerWorker = <T>(prefix: string, fn: Parameters<typeof withWorker<T>>[1]) =>
+  withWorker(prefix, fn, { platform: emulatorPlatform(emulator.url) });
+
+async function startLedger(client: Client, taskQueue: string, input: BudgetLedgerInput) {
+  return client.workflow.start<typeof budgetLedger>(WorkflowType.budgetLedger, {
+    taskQueue,
+    workflowId: budgetLedgerWorkflowId(input.memberId),
+    args: [input],
+  });
+}
+
+describe('budgetLedger', () => {
+  it('answers a repeated reservation and release idempotently, and keeps bad requests out of its history', () =>
+    withLedgerWorker('ledger-idempotent', async ({ client, taskQueue }) => {
+      const memberId = await freshMember(10_000);
+      const ledger = await startLedger(client, taskQueue, { memberId });
+      const request = { reservationId: 'job-a@1', cost: 4_000, holderWorkflowId: 'job-a' };
+      const first = await ledger.executeUpdate(reserveBudgetUpdate, { args: [request] });
+      expect(first).toMatchObject({ admitted: true, alreadyHeld: false, checked: true, checkedCost: 4_000 });
+      const again = await ledger.executeUpdate(reserveBudgetUpdate, { args: [request] });
+      expect(again).toMatchObject({ admitted: true, alreadyHeld: true, checked: false, cost: 4_000 });
+      // Another job is checked on top of what is held: 4000 + 7000 > 10000.
+      const other = await ledger.executeUpdate(reserveBudgetUpdate, {
+        args: [{ reservationId: 'job-b@1', cost: 7_000, holderWorkflowId: 'job-b' }],
+      });
+      expect(other).toMatchObject({ admitted: false, outstanding: 4_000, checkedCost: 11_000 });
+
+      const before = (await eventTypes(ledger)).length;
+      const refusal = await ledger
+        .executeUpdate(reserveBudgetUpdate, { args: [{ reservationId: '', cost: -5, holderWorkflowId: 'job-c' }] })
+        .catch((err: unknown) => err);
+      expect(refusal).toBeInstanceOf(WorkflowUpdateFailedError);
+      expect(String((refusal as WorkflowUpdateFailedError).cause?.message)).toMatch(
+        /reservationId: must not be empty; cost: must be at least 0/,
+      );
+      expect((await eventTypes(ledger)).length).toBe(before);
+
+      expect(await ledger.executeUpdate(releaseBudgetUpdate, { args: [{ reservationId: 'job-a@1' }] })).toEqual({
+        released: true,
+        cost: 4_000,
+      });
+      expect(await ledger.executeUpdate(releaseBudgetUpdate, { args: [{ reservationId: 'job-a@1' }] })).toEqual({
+        released: false,
+      });
+      // A late duplicate of the released reservation is not held again.
+      expect(await ledger.executeUpdate(reserveBudgetUpdate, { args: [request] })).toMatchObject({ admitted: false });
+      expect(await ledger.query(budgetLedgerStateQuery)).toMatchObject({
+        outstanding: 0,
+        reservations: [],
+        totals: { admitted: 1, refused: 1, released: 1, reclaimed: 0 },
+      });
+    }));
+
+  it('continues as new with its reservations, waiting jobs and totals', () =>
+    withLedgerWorker('ledger-continue', async ({ client, taskQueue }) => {
+      const memberId = await freshMember(1_000_000);
+      const ledger = await startLedger(client, taskQueue, { memberId, continueAsNewAfterEvents: 60 });
+      const firstRunId = ledger.firstExecutionRunId;
+      const held = { reservationId: 'long-job@1', cost: 9_000, holderWorkflowId: 'long-job' };
+      await ledger.executeUpdate(reserveBudgetUpdate, { args: [held] });
+      // A job waiting for more than the budget: told to re-check when budget is freed, in any run.
+      const waiter = { reservationId: 'big-job@1', cost: 5_000_000, holderWorkflowId: 'big-job', waiting: true };
+      expect(await ledger.executeUpdate(reserveBudgetUpdate, { args: [waiter] })).toMatchObject({ admitted: false });
+      let cycles = 0;
+      while ((await client.workflow.getHandle(ledger.workflowId).describe()).runId === firstRunId) {
+        await ledger.executeUpdate(reserveBudgetUpdate, {
+          args: [{ reservationId: `short-job-${cycles}@1`, cost: 100, holderWorkflowId: `short-job-${cycles}` }],
+        });
+        cycles++;
+        expect(cycles).toBeLessThan(40);
+      }
+      const state = await ledger.query(budgetLedgerStateQuery);
+      expect(state.reservations).toHaveLength(cycles + 1);
+      expect(state.reservations[0]).toMatchObject(held);
+      expect(state.outstanding).toBe(9_000 + cycles * 100);
+      expect(state.waiting).toEqual(['big-job']);
+      expect(state.totals).toMatchObject({ admitted: cycles + 1, refused: 1 });
+      // The new run holds the old run's reservations: the next admission is checked on top of them.
+      const next = await ledger.executeUpdate(reserveBudgetUpdate, {
+        args: [{ reservationId: 'after@1', cost: 1_000, holderWorkflowId: 'after' }],
+      });
+      expect(next).toMatchObject({ admitted: true, outstanding: state.outstanding });
+      const release = { reservationId: held.reservationId };
+      expect(await ledger.executeUpdate(releaseBudgetUpdate, { args: [release] })).toEqual({
+        released: true,
+        cost: 9_000,
+      });
+      await recordHistory(ledger, 'budgetLedger-continued', { runId: firstRunId });
+    }));
+
+  it('reclaims the reservation of a job that ended without releasing it', () =>
+    withLedgerWorker('ledger-reclaim', async ({ client, taskQueue }) => {
+      const memberId = await freshMember(100_000);
+      const ledger = await startLedger(client, taskQueue, { memberId, holderCheckSeconds: 1 });
+      const job = await client.workflow.start<typeof budgetGatedJob>(WorkflowType.budgetGatedJob, {
+        taskQueue,
+        workflowId: uniqueId('ledger-reclaim-job'),
+        args: [
+          {
+            memberId,
+            cost: 3_000,
+            job: {
+              workflowType: 'mediaGeneration',
+              input: { operation: 'text-to-video', request: { prompt: 'slow [emulator:duration=600000]' } },
+            },
+          },
+        ],
+      });
+      await waitFor(
+        async () => (await ledger.query(budgetLedgerStateQuery)).outstanding === 3_000,
+        15_000,
+        'admission',
+      );
+      // Still running: its reservation stays through several holder checks.
+      await new Promise((r) => setTimeout(r, 2_500));
+      expect((await ledger.query(budgetLedgerStateQuery)).outstanding).toBe(3_000);
+
+      await job.terminate('a test kills the job before it can release');
+      await waitFor(async () => (await ledger.query(budgetLedgerStateQuery)).outstanding === 0, 15_000, 'reclaim');
+      expect((await ledger.query(budgetLedgerStateQuery)).totals).toMatchObject({ admitted: 1, reclaimed: 1 });
+    }));
+});
