@@ -140,14 +140,15 @@ export async function runMediaPollingBench(opts: Partial<MediaBenchOptions> = {}
   const connection = await Connection.connect({ address: server.address });
   try {
     const taskQueue = `bench-media-${randomUUID().slice(0, 8)}`;
+    const client = new Client({ connection, namespace: server.namespace });
     const worker = await createPlatformWorker({
       connection: nativeConnection,
+      client,
       namespace: server.namespace,
       taskQueue,
       platform,
       artifacts: new LocalArtifactStore(artifactDir),
     });
-    const client = new Client({ connection, namespace: server.namespace });
     const modes: ModeFigures[] = [];
 
     await worker.runUntil(async () => {

@@ -1,17 +1,23 @@
 // The worker: registers every workflow and activity on the task queue. Activities get the platform
 // client by dependency injection; Temporal connection settings come from envconfig.
-import { Client } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from './activities';
 import type { ArtifactStore } from './artifacts';
 import { createArtifactStore } from './config/artifacts';
 import { loadPriceTable, type PriceTable } from './config/prices';
-import { loadTemporalSettings } from './config/temporal';
+import { clientConnectionOptions, loadTemporalSettings, type TemporalSettings } from './config/temporal';
 import { loadWorkerSettings, type WorkerSettings } from './config/worker';
 import { PlatformClient } from './platform/client';
 
 export interface PlatformWorkerOptions {
   connection: NativeConnection;
+  /**
+   * A client on a connection of its own, for activities that call other workflows (a budget ledger's
+   * Updates, which wait until the ledger answers): on the worker's own connection, many such waits
+   * could crowd out the polls the ledger needs to answer them.
+   */
+  client: Client;
   namespace: string;
   taskQueue: string;
   platform: PlatformClient;
@@ -42,8 +48,7 @@ export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise
     activities: createActivities({
       platform: opts.platform,
       artifacts: opts.artifacts ?? createArtifactStore(),
-      // The worker's own connection serves the activities that reach other workflows (the budget ledger).
-      temporal: new Client({ connection: opts.connection, namespace: opts.namespace }),
+      temporal: opts.client,
       prices: opts.prices ?? loadPriceTable(),
     }),
     maxConcurrentActivityTaskExecutions: s.WORKER_MAX_CONCURRENT_ACTIVITIES,
@@ -52,6 +57,27 @@ export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise
     shutdownGraceTime: `${s.WORKER_SHUTDOWN_GRACE_SECONDS}s`,
     maxHeartbeatThrottleInterval: s.WORKER_MAX_HEARTBEAT_THROTTLE_SECONDS * 1000,
   });
+}
+
+/** The worker's connections to Temporal: the native one it polls on, and a client one for its activities. */
+export async function connectWorker(
+  temporal: TemporalSettings,
+): Promise<{ connection: NativeConnection; client: Client; close: () => Promise<void> }> {
+  const connection = await NativeConnection.connect(temporal.connectionOptions);
+  try {
+    const clientConnection = await Connection.connect(clientConnectionOptions(temporal));
+    return {
+      connection,
+      client: new Client({ connection: clientConnection, namespace: temporal.namespace }),
+      close: async () => {
+        await clientConnection.close();
+        await connection.close();
+      },
+    };
+  } catch (err) {
+    await connection.close();
+    throw err;
+  }
 }
 
 /** Structured JSON logs through the Temporal Runtime logger, and Prometheus metrics when asked. */
@@ -84,10 +110,11 @@ export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<v
   const platform = PlatformClient.fromEnv(env);
   const artifacts = createArtifactStore(env);
   const prices = loadPriceTable(env);
-  const connection = await NativeConnection.connect(temporal.connectionOptions);
+  const { connection, client, close } = await connectWorker(temporal);
   try {
     const worker = await createPlatformWorker({
       connection,
+      client,
       namespace: temporal.namespace,
       taskQueue: temporal.taskQueue,
       platform,
@@ -105,7 +132,7 @@ export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<v
     });
     await worker.run();
   } finally {
-    await connection.close();
+    await close();
   }
 }
 

@@ -2,6 +2,7 @@
 // TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS_*, TEMPORAL_PROFILE and temporal.toml profiles),
 // for the client and the worker alike. So the same code runs against the local dev server, a
 // self-hosted cluster or Temporal Cloud.
+import type { ConnectionOptions } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import type { NativeConnectionOptions } from '@temporalio/worker';
 import { DEFAULT_TASK_QUEUE } from '../api/names';
@@ -32,4 +33,10 @@ export function loadTemporalSettings(env: NodeJS.ProcessEnv = process.env): Temp
     taskQueue: env.TEMPORAL_TASK_QUEUE?.trim() || DEFAULT_TASK_QUEUE,
     addressConfigured: Boolean(configured),
   };
+}
+
+/** The same server and credentials, for a client connection (`@temporalio/client`'s Connection). */
+export function clientConnectionOptions(settings: TemporalSettings): ConnectionOptions {
+  const { tls, apiKey, metadata } = settings.connectionOptions;
+  return { address: settings.address, tls, apiKey, metadata };
 }

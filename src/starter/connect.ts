@@ -1,6 +1,6 @@
 // A Temporal client for the starter, configured like the worker (envconfig).
 import { Client, Connection } from '@temporalio/client';
-import { loadTemporalSettings, type TemporalSettings } from '../config/temporal';
+import { clientConnectionOptions, loadTemporalSettings, type TemporalSettings } from '../config/temporal';
 import { CliError, ExitCode } from './exit-codes';
 
 export interface StarterClient {
@@ -12,10 +12,9 @@ export interface StarterClient {
 export async function connectStarter(env: NodeJS.ProcessEnv = process.env): Promise<StarterClient> {
   const settings = loadTemporalSettings(env);
   const { address } = settings;
-  const { tls, apiKey, metadata } = settings.connectionOptions;
   let connection: Connection;
   try {
-    connection = await Connection.connect({ address, tls, apiKey, metadata, connectTimeout: '5s' });
+    connection = await Connection.connect({ ...clientConnectionOptions(settings), connectTimeout: '5s' });
   } catch (err) {
     throw new CliError(
       `Cannot reach Temporal at ${address}: ${err instanceof Error ? err.message : String(err)}. ` +

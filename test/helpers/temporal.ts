@@ -70,8 +70,10 @@ export async function withWorker<T>(
   const nativeConnection = await NativeConnection.connect({ address });
   const connection = await Connection.connect({ address });
   try {
+    const client = new Client({ connection, namespace });
     const worker = await createPlatformWorker({
       connection: nativeConnection,
+      client,
       namespace,
       taskQueue,
       platform: opts.platform ?? emulatorPlatform(),
@@ -79,7 +81,6 @@ export async function withWorker<T>(
       workflowBundle: { codePath: testEnv('workflowBundle') },
       settings: { WORKER_SHUTDOWN_GRACE_SECONDS: 1 },
     });
-    const client = new Client({ connection, namespace });
     return await worker.runUntil(fn({ client, taskQueue, namespace, address, worker }));
   } finally {
     await connection.close();

@@ -9,6 +9,7 @@ import {
   type Client,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import { FailureType } from '../../api/failures';
 import {
   budgetLedgerWorkflowId,
   releaseBudgetUpdate,
@@ -22,6 +23,7 @@ import type {
   ReserveBudgetRequest,
   ReserveBudgetResult,
 } from '../../api/schemas/budget';
+import { Lanes } from '../../shared/lanes';
 
 export interface ReserveMemberBudgetInput {
   memberId: string;
@@ -54,25 +56,43 @@ interface WaitHeartbeat {
   lastRefusal?: ReserveBudgetResult;
 }
 
+/** Reservation requests of one member in flight from one worker (the server's limit per workflow is 10). */
+const RESERVATIONS_IN_FLIGHT = 5;
 /** Heartbeats at least this often while sleeping, so a cancellation (a re-check signal) lands quickly. */
 const HEARTBEAT_EVERY_MS = 2_000;
 
-/** A refusal by the ledger's handler (an unknown member, say) keeps its type for the job's caller. */
+const OUR_FAILURE_TYPES: ReadonlySet<string> = new Set(Object.values(FailureType));
+
+/**
+ * The ledger's handler failing with one of our failure types (the platform's answer to its budget
+ * check: an unknown member, a refused key) keeps its type and retryability for the job. Anything else
+ * (the server turning an Update away while the ledger's worker is busy, say) is worth another attempt.
+ */
 function ledgerFailure(memberId: string, err: unknown): unknown {
-  if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
-    const cause = err.cause;
-    return ApplicationFailure.create({
-      type: cause.type ?? 'LedgerError',
-      nonRetryable: cause.nonRetryable ?? false,
-      message: `The budget ledger of member ${memberId}: ${cause.message}`,
-      details: cause.details ? [...cause.details] : undefined,
-    });
-  }
-  return err;
+  if (!(err instanceof WorkflowUpdateFailedError)) return err;
+  const cause = err.cause;
+  const type = cause instanceof ApplicationFailure ? cause.type : undefined;
+  const ours = cause instanceof ApplicationFailure && typeof type === 'string' && OUR_FAILURE_TYPES.has(type);
+  return ApplicationFailure.create({
+    type: ours ? type : FailureType.PlatformUnavailable,
+    nonRetryable: ours ? (cause.nonRetryable ?? false) : false,
+    message: `The budget ledger of member ${memberId}: ${cause?.message ?? err.message}`,
+    details: ours && cause.details ? [...cause.details] : undefined,
+  });
 }
 
 export function createLedgerClientActivities(temporal: Client) {
-  const reserve = async (memberId: string, request: ReserveBudgetRequest): Promise<ReserveBudgetResult> => {
+  // A few reservation requests per member at a time from this worker: the server keeps only ten
+  // Updates of one workflow in flight and refuses the rest, and the ledger decides the ones that wait
+  // together in one batch anyway.
+  const lanes = new Map<string, Lanes>();
+  const reserve = (memberId: string, request: ReserveBudgetRequest): Promise<ReserveBudgetResult> => {
+    let lane = lanes.get(memberId);
+    if (!lane) lanes.set(memberId, (lane = new Lanes(RESERVATIONS_IN_FLIGHT)));
+    return lane.run(() => reserveNow(memberId, request));
+  };
+
+  const reserveNow = async (memberId: string, request: ReserveBudgetRequest): Promise<ReserveBudgetResult> => {
     // The ledger runs on the task queue of the job that first needs it.
     const { taskQueue } = Context.current().info;
     const startWorkflowOperation = new WithStartWorkflowOperation(WorkflowType.budgetLedger, {

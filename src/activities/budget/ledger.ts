@@ -6,13 +6,16 @@ import type { PlatformClient } from '../../platform/client';
 
 export interface CheckMemberBudgetInput {
   memberId: string;
-  /** 1/10000 USD: the job's cost plus every reservation the ledger holds. */
-  cost: number;
+  /** 1/10000 USD the ledger holds for other jobs already. */
+  held: number;
+  /** The costs of the jobs asking, in the order they asked. */
+  costs: number[];
 }
 
 export interface CheckMemberBudgetResult {
-  enough: boolean;
-  /** Epoch ms of the answer, on the worker's clock (workflow code keeps no clock of its own). */
+  /** Per cost: whether the budget covers it on top of what is held and what the earlier ones took. */
+  enough: boolean[];
+  /** Epoch ms of the last answer, on the worker's clock (workflow code keeps no clock of its own). */
   checkedAt: number;
 }
 
@@ -22,11 +25,20 @@ export interface FindEndedHoldersInput {
 
 export function createLedgerActivities(platform: PlatformClient, temporal: Client) {
   return {
-    async checkMemberBudget({ memberId, cost }: CheckMemberBudgetInput): Promise<CheckMemberBudgetResult> {
-      const { enough } = await platform.checkMemberBudget(
-        { member_id: memberId, cost },
-        { signal: Context.current().cancellationSignal },
-      );
+    /**
+     * The platform's check for each job in turn, each on top of what the ones before it took: the
+     * jobs a ledger admits together never add up to more than the budget. Only reads: a retried
+     * attempt asks again.
+     */
+    async checkMemberBudget({ memberId, held, costs }: CheckMemberBudgetInput): Promise<CheckMemberBudgetResult> {
+      const { cancellationSignal: signal } = Context.current();
+      let taken = held;
+      const enough: boolean[] = [];
+      for (const cost of costs) {
+        const answer = await platform.checkMemberBudget({ member_id: memberId, cost: cost + taken }, { signal });
+        enough.push(answer.enough);
+        if (answer.enough) taken += cost;
+      }
       return { enough, checkedAt: Date.now() };
     },
 

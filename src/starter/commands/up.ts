@@ -2,7 +2,6 @@
 // TEMPORAL_ADDRESS names one), the platform emulator (unless PLATFORM_BASE_URL and PLATFORM_API_KEY
 // name a platform), and the worker. Ctrl-C drains the worker, then stops the rest.
 import path from 'node:path';
-import { NativeConnection } from '@temporalio/worker';
 import { SEARCH_ATTRIBUTE_DEFINITIONS, SearchAttributes } from '../../api';
 import { loadTemporalSettings } from '../../config/temporal';
 import { loadWorkerSettings } from '../../config/worker';
@@ -10,7 +9,7 @@ import { findOrBuildTemporalCli, findProjectRoot, startDevServer, TemporalCliNot
 import { DEV_API_KEY, loadEmulatorConfig } from '../../emulator/config';
 import { startEmulator } from '../../emulator/server';
 import { PlatformClient } from '../../platform/client';
-import { createPlatformWorker, installRuntime } from '../../worker';
+import { connectWorker, createPlatformWorker, installRuntime } from '../../worker';
 
 type Out = (line: string) => void;
 type Stop = () => Promise<void>;
@@ -85,10 +84,11 @@ export async function upCommand(out: Out): Promise<void> {
     }
 
     const platform = PlatformClient.fromEnv();
-    const connection = await NativeConnection.connect(temporal.connectionOptions);
-    stops.push(() => connection.close());
+    const { connection, client, close } = await connectWorker(temporal);
+    stops.push(close);
     const worker = await createPlatformWorker({
       connection,
+      client,
       namespace: temporal.namespace,
       taskQueue: temporal.taskQueue,
       platform,

@@ -1,7 +1,9 @@
-// budgetLedger: one long-lived workflow per member that admits budget-gated jobs one at a time. The
+// budgetLedger: one long-lived workflow per member that admits budget-gated jobs in order. The
 // platform's check-budget-by-cost only checks, so two jobs checked together could both pass and
 // overspend; here every admission asks the platform to cover the job's cost plus every reservation
-// still held, and holds the cost until the job releases it. Continue-as-new bounds the history.
+// still held (and what the jobs admitted just before it took), and holds the cost until the job
+// releases it. Requests that arrive together are decided in one activity, in arrival order.
+// Continue-as-new bounds the history.
 import {
   ActivityFailure,
   allHandlersFinished,
@@ -11,12 +13,12 @@ import {
   getExternalWorkflowHandle,
   log,
   proxyActivities,
-  proxyLocalActivities,
   setHandler,
   sleep,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import type { z } from 'zod';
 import {
   budgetLedgerStateQuery,
   recheckBudgetSignal,
@@ -30,20 +32,18 @@ import {
   ReleaseBudgetRequest,
   ReserveBudgetRequest,
   type BudgetLedgerState,
-  type LedgerReservation,
   type ReleaseBudgetResult,
   type ReserveBudgetResult,
 } from '../../api/schemas/budget';
 import { parseInput } from '../../api/validate';
 import type { Activities } from '../../activities';
 import { describeZodError, formatIssues } from '../../platform/validation';
-import type { z } from 'zod';
-import { Mutex } from '../mutex';
 import { trackStatus } from '../status';
 
-// Short and local: admissions wait on it one after another. A platform that stays down fails the
-// admission (retryably), and the job's own activity tries again.
-const { checkMemberBudget } = proxyLocalActivities<Activities>({
+// A platform that stays down fails the admissions waiting on it (retryably), and the jobs' own
+// activities try again. A regular activity, not a local one: the workflow task ends while it runs, so
+// Updates that arrive meanwhile are taken in at once (and decided in the next batch).
+const { checkMemberBudget } = proxyActivities<Activities>({
   startToCloseTimeout: '30s',
   retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 5 },
 });
@@ -57,6 +57,15 @@ const { findEndedHolders } = proxyActivities<Activities>({
 const RECENTLY_RELEASED = 500;
 /** Waiting jobs remembered; the oldest is dropped past this (it still re-checks on its own backoff). */
 const MAX_WAITING = 1_000;
+/** Admission requests decided by one activity, at most. */
+const MAX_BATCH = 50;
+
+type ParsedReserveRequest = z.output<typeof ReserveBudgetRequest>;
+interface PendingAdmission {
+  request: ParsedReserveRequest;
+  resolve(result: ReserveBudgetResult): void;
+  reject(err: unknown): void;
+}
 
 /** A validator's refusal: the Update is rejected before it enters the history. */
 function validated<S extends z.ZodType>(schema: S, value: unknown, what: string): void {
@@ -71,8 +80,8 @@ export async function budgetLedger(rawInput: BudgetLedgerInput): Promise<BudgetL
   const waiting = new Set(input.waiting);
   const recentlyReleased = [...input.recentlyReleased];
   const totals = { ...input.totals };
-  const admissions = new Mutex();
-  let busy = 0; // signals and holder checks in flight: continue-as-new waits for them
+  const pending: PendingAdmission[] = [];
+  let busy = 0; // admissions being decided, signals and holder checks in flight: continue-as-new waits for them
 
   const outstanding = () => [...reservations.values()].reduce((sum, r) => sum + r.cost, 0);
   const status = trackStatus(WorkflowType.budgetLedger, reservations.size > 0 ? 'HOLDING' : 'IDLE', { memberId });
@@ -109,48 +118,101 @@ export async function budgetLedger(rawInput: BudgetLedgerInput): Promise<BudgetL
     }
   };
 
-  const admit = async (request: z.output<typeof ReserveBudgetRequest>): Promise<ReserveBudgetResult> => {
-    const { reservationId, cost } = request;
-    const held = reservations.get(reservationId);
-    const others = outstanding() - (held?.cost ?? 0);
-    const answer = { reservationId, outstanding: others, checkedCost: cost + others };
-    if (held) return { ...answer, cost: held.cost, admitted: true, alreadyHeld: true, checked: false };
-    if (recentlyReleased.includes(reservationId)) {
-      // Only a late duplicate of a request already answered and released gets here: hold nothing again.
-      return { ...answer, cost, admitted: false, alreadyHeld: false, checked: false };
-    }
-    let checkedAt: number | undefined;
-    let enough = true; // a free job needs no budget
-    if (cost > 0) {
-      try {
-        ({ enough, checkedAt } = await checkMemberBudget({ memberId, cost: cost + others }));
-      } catch (err) {
-        // The platform's own failure (an unknown member, say), with its type, fails this admission only.
-        throw err instanceof ActivityFailure && err.cause instanceof ApplicationFailure ? err.cause : err;
-      }
-    }
-    if (!enough) {
-      totals.refused++;
-      if (request.waiting) {
-        waiting.delete(request.holderWorkflowId); // re-added last: the oldest waiter is dropped first
-        waiting.add(request.holderWorkflowId);
-        if (waiting.size > MAX_WAITING) waiting.delete(waiting.values().next().value!);
-      }
-      return { ...answer, cost, admitted: false, alreadyHeld: false, checked: cost > 0, checkedAt };
-    }
-    const reservation: LedgerReservation = {
-      reservationId,
-      cost,
-      holderWorkflowId: request.holderWorkflowId,
-      holderRunId: request.holderRunId,
-      admittedAt: checkedAt,
-    };
-    reservations.set(reservationId, reservation);
-    waiting.delete(request.holderWorkflowId);
+  /** An answer about `cost` under `reservationId`, with `others` held for other jobs. */
+  const answer = (
+    { reservationId, cost }: { reservationId: string; cost: number },
+    others: number,
+    admitted: boolean,
+    { alreadyHeld = false, checkedAt }: { alreadyHeld?: boolean; checkedAt?: number } = {},
+  ): ReserveBudgetResult => ({
+    reservationId,
+    cost,
+    outstanding: others,
+    checkedCost: cost + others,
+    admitted,
+    alreadyHeld,
+    checked: checkedAt !== undefined,
+    checkedAt,
+  });
+
+  const hold = (request: ParsedReserveRequest, others: number, checkedAt?: number): ReserveBudgetResult => {
+    const { reservationId, cost, holderWorkflowId, holderRunId } = request;
+    reservations.set(reservationId, { reservationId, cost, holderWorkflowId, holderRunId, admittedAt: checkedAt });
+    waiting.delete(holderWorkflowId);
     totals.admitted++;
-    changed();
-    return { ...answer, cost, admitted: true, alreadyHeld: false, checked: cost > 0, checkedAt };
+    return answer(request, others, true, { checkedAt });
   };
+
+  const refuse = (request: ParsedReserveRequest, others: number, checkedAt: number): ReserveBudgetResult => {
+    totals.refused++;
+    if (request.waiting) {
+      waiting.delete(request.holderWorkflowId); // re-added last: the oldest waiter is dropped first
+      waiting.add(request.holderWorkflowId);
+      if (waiting.size > MAX_WAITING) waiting.delete(waiting.values().next().value!);
+    }
+    return answer(request, others, false, { checkedAt });
+  };
+
+  /** Decides a batch in arrival order, each on top of what is held and what the ones before it took. */
+  const decide = async (batch: PendingAdmission[]): Promise<void> => {
+    const answers = new Map<string, ReserveBudgetResult | { failure: unknown }>();
+    const paid: ParsedReserveRequest[] = [];
+    for (const { request } of batch) {
+      const { reservationId } = request;
+      const held = reservations.get(reservationId);
+      if (answers.has(reservationId)) continue; // the same request twice (a retried activity)
+      if (held) {
+        answers.set(reservationId, answer(held, outstanding() - held.cost, true, { alreadyHeld: true }));
+      } else if (recentlyReleased.includes(reservationId)) {
+        // Only a late duplicate of a request already answered and released gets here: hold nothing again.
+        answers.set(reservationId, answer(request, outstanding(), false));
+      } else if (request.cost === 0) {
+        answers.set(reservationId, hold(request, outstanding())); // a free job needs no budget
+      } else if (!paid.some((r) => r.reservationId === reservationId)) {
+        paid.push(request);
+      }
+    }
+    if (paid.length > 0) {
+      const base = outstanding();
+      try {
+        const { enough, checkedAt } = await checkMemberBudget({ memberId, held: base, costs: paid.map((r) => r.cost) });
+        // Each is reported against what was held when it was checked (releases may have come in since).
+        let taken = base;
+        paid.forEach((request, i) => {
+          answers.set(
+            request.reservationId,
+            enough[i] ? hold(request, taken, checkedAt) : refuse(request, taken, checkedAt),
+          );
+          if (enough[i]) taken += request.cost;
+        });
+      } catch (err) {
+        // The platform's own failure (an unknown member, say), with its type, fails these admissions only.
+        const failure = err instanceof ActivityFailure && err.cause instanceof ApplicationFailure ? err.cause : err;
+        for (const request of paid) answers.set(request.reservationId, { failure });
+      }
+    }
+    for (const p of batch) {
+      const result = answers.get(p.request.reservationId)!;
+      if ('failure' in result) p.reject(result.failure);
+      else p.resolve(result);
+    }
+    changed();
+  };
+
+  /** Takes waiting requests in arrival order, a batch at a time. */
+  const admitInOrder = async (): Promise<void> => {
+    for (;;) {
+      await condition(() => pending.length > 0);
+      const batch = pending.splice(0, MAX_BATCH);
+      busy++;
+      try {
+        await decide(batch);
+      } finally {
+        busy--;
+      }
+    }
+  };
+  void admitInOrder();
 
   const release = ({ reservationId }: ReleaseBudgetRequest): ReleaseBudgetResult => {
     const held = reservations.get(reservationId);
@@ -167,8 +229,10 @@ export async function budgetLedger(rawInput: BudgetLedgerInput): Promise<BudgetL
   setHandler(budgetLedgerStateQuery, state);
   setHandler(
     reserveBudgetUpdate,
-    // One admission at a time: each sees every reservation the ones before it made.
-    (request) => admissions.run(() => admit(ReserveBudgetRequest.parse(request))),
+    (request) =>
+      new Promise<ReserveBudgetResult>((resolve, reject) =>
+        pending.push({ request: ReserveBudgetRequest.parse(request), resolve, reject }),
+      ),
     { validator: (request) => validated(ReserveBudgetRequest, request, 'reserveBudget request') },
   );
   setHandler(releaseBudgetUpdate, (request) => Promise.resolve(release(ReleaseBudgetRequest.parse(request))), {
