@@ -2,6 +2,7 @@
 // bench-results/<name>.json. `npm run bench -- --only=<name>` runs one.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { formatBudgetSummary, runBudgetAdmissionBench } from './budget-admission';
 import { runEmulatorThroughputBench } from './emulator-throughput';
 import { formatMediaTable, runMediaPollingBench } from './media-polling';
 
@@ -27,6 +28,14 @@ const benches: Bench[] = [
     run: async () => {
       const r = await runMediaPollingBench({ tasks: numberArg('tasks'), durationMs: numberArg('duration') });
       return { passed: r.passed, figures: r, summary: `\n${formatMediaTable(r)}` };
+    },
+  },
+  {
+    name: 'budget-admission',
+    what: 'N budget-gated jobs at once for one member whose budget covers K (--jobs=100, --covered=40)',
+    run: async () => {
+      const r = await runBudgetAdmissionBench({ jobs: numberArg('jobs'), covered: numberArg('covered') });
+      return { passed: r.passed, figures: r, summary: formatBudgetSummary(r) };
     },
   },
   {
