@@ -1,17 +1,34 @@
 #!/usr/bin/env node
 // The starter CLI: `up` runs the local stack (npm start); `start`, `describe`, `cancel` and `list`
-// drive workflows. Errors read as sentences, and the exit status says what happened (exit-codes.ts).
+// drive workflows; `schedule` runs budget-gated jobs on Temporal Schedules, `budget` works a member's
+// ledger. Errors read as sentences, and the exit status says what happened (exit-codes.ts).
 import { Command, CommanderError } from 'commander';
 import { STARTABLE_WORKFLOW_TYPES } from './api';
 import { cancelBatchCommand, cancelCommand, describeCommand, listCommand } from './starter/commands/inspect';
+import {
+  budgetRecheckJobCommand,
+  budgetRecheckMemberCommand,
+  budgetReleaseCommand,
+  budgetShowCommand,
+} from './starter/commands/budget';
+import {
+  scheduleCreateCommand,
+  scheduleDeleteCommand,
+  scheduleDescribeCommand,
+  scheduleListCommand,
+  schedulePauseCommand,
+  scheduleTriggerCommand,
+  type ScheduleCreateOptions,
+} from './starter/commands/schedule';
 import { startCommand, type StartOptions } from './starter/commands/start';
 import { upCommand } from './starter/commands/up';
 import { CliError, ExitCode } from './starter/exit-codes';
 import { toCliError } from './starter/failures';
+import { addInputOptions } from './starter/input-options';
+import { OVERLAP_NAMES } from './starter/schedule-options';
 import { FLAG_HELP } from './starter/workflow-inputs';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 export function buildProgram(): Command {
   const program = new Command('platform-ops')
@@ -24,63 +41,20 @@ export function buildProgram(): Command {
     .description('run the local stack: Temporal dev server + Web UI, emulator, worker')
     .action(() => upCommand(out));
 
-  program
-    .command('start')
-    .description(
-      `start a workflow by name: ${STARTABLE_WORKFLOW_TYPES.join(', ')}\n` +
-        Object.entries(FLAG_HELP)
-          .map(([t, f]) => `  ${t}: ${f}`)
-          .join('\n'),
-    )
-    .argument('<workflow>', 'workflow type')
-    .option('--input <json>', 'the whole input as JSON')
-    .option('--input-file <path>', 'the whole input from a JSON file')
-    .option('--id <workflowId>', 'business workflow id (default: <workflow>-<random>)')
-    .option('--task-queue <name>', 'task queue (default: TEMPORAL_TASK_QUEUE or platform-ops)')
-    .option('--wait', 'wait for the result and print it')
-    .option('--instance-id <id>', 'GPU instance id')
-    .option('--months <n>', 'months to renew')
-    .option('--timeout-seconds <n>', 'how long to wait for the instance to run again')
-    .option('--state <text>', 'decision content (text)')
-    .option('--image <url>', 'decision content image (repeatable); mediaGeneration: the start image', collect)
-    .option('--question <q>', 'decision question (repeatable)', collect)
-    .option('--kind <kind>', 'decision question kind (default yes_no, or choice with --options)')
-    .option('--options <a,b,c>', 'decision options')
-    .option('--thinking', 'decision: enable a reasoning round')
-    .option('--operation <op>', 'media: image-to-video or text-to-video (default: image-to-video with --image)')
-    .option('--prompt <text>', 'media: what the video shows')
-    .option('--end-image <url>', 'media: the last frame (image-to-video)')
-    .option('--duration <n>', 'media: video length in seconds')
-    .option('--sound', 'media: generate sound too')
-    .option('--aspect-ratio <ratio>', 'media: 16:9, 9:16 or 1:1 (text-to-video)')
-    .option('--negative-prompt <text>', 'media: what the video must not show')
-    .option('--cfg-scale <x>', 'media: how closely to follow the prompt, 0 to 1')
-    .option('--nsfw-detection', 'media: check the outputs for NSFW content (billed per image)')
-    .option('--on-ambiguous <what>', 'media: fail (default) or resubmit when a submit may have created a task')
-    .option('--member-id <id>', 'the team member whose budget pays (budgetGatedJob: required)')
-    .option('--file <requests.jsonl>', 'batchJob: the batch requests, one JSON line each')
-    .option('--endpoint <path>', 'batchJob: /v1/chat/completions or /v1/completions')
-    .option('--input-file-id <id>', 'batchJob: an input file already uploaded')
-    .option('--window-hours <n>', 'batchJob: the completion window (48)')
-    .option('--grace-minutes <n>', 'batchJob: grace after the window before cancelling (15)')
-    .option('--cycle-type <Hour|Day|Week|Month>', 'billingReport: the bill cycle')
-    .option('--from <date>', 'billingReport: start (a date or Unix seconds, from 2026-01-01)')
-    .option('--to <date>', 'billingReport: end (a date or Unix seconds)')
-    .option('--category <c>', 'billingReport: only this category')
-    .option('--product-name <p>', 'billingReport: only products whose name contains this')
-    .option('--quotas', 'billingReport: add a snapshot of the quota list')
-    .option('--job <type>', 'budgetGatedJob: the job to run (mediaGeneration, batchJob …)')
-    .option('--job-input <json>', "budgetGatedJob: the job's input as JSON (else from the job's own flags)")
-    .option('--cost <n>', 'budgetGatedJob: the cost in 1/10000 USD (default: the worker price table)')
-    .option('--on-insufficient <what>', 'budgetGatedJob: fail (default), wait or skip without enough budget')
-    .option('--budget-wait-seconds <n>', 'budgetGatedJob: how long to wait for budget (3600)')
-    .option('--budget-wait-then <what>', 'budgetGatedJob: fail (default) or skip when the wait times out')
-    .option('--gate-question <q>', 'budgetGatedJob: a question about the content, asked before submitting')
-    .option('--gate-threshold <p>', 'budgetGatedJob: the least probability of the passing option, 0 to 1')
-    .option('--gate-pass-option <o>', 'budgetGatedJob: the option that lets the job through (default the first)')
-    .option('--gate-kind <kind>', 'budgetGatedJob: the gate question kind (yes_no)')
-    .option('--gate-options <a,b>', 'budgetGatedJob: the gate question options')
-    .action((workflow: string, opts: StartOptions) => startCommand(workflow, opts, out));
+  addInputOptions(
+    program
+      .command('start')
+      .description(
+        `start a workflow by name: ${STARTABLE_WORKFLOW_TYPES.join(', ')}\n` +
+          Object.entries(FLAG_HELP)
+            .map(([t, f]) => `  ${t}: ${f}`)
+            .join('\n'),
+      )
+      .argument('<workflow>', 'workflow type')
+      .option('--id <workflowId>', 'business workflow id (default: <workflow>-<random>)')
+      .option('--task-queue <name>', 'task queue (default: TEMPORAL_TASK_QUEUE or platform-ops)')
+      .option('--wait', 'wait for the result and print it'),
+  ).action((workflow: string, opts: StartOptions) => startCommand(workflow, opts, out));
 
   program
     .command('describe')
@@ -104,7 +78,98 @@ export function buildProgram(): Command {
     .option('--query <visibility query>', `e.g. "PlatformOperation = 'renewInstance'"`)
     .option('--limit <n>', 'at most this many', '20')
     .action((opts: { query?: string; limit?: string }) => listCommand(opts, out));
+  addScheduleCommands(program);
+  addBudgetCommands(program);
   return program;
+}
+
+/** `schedule …`: Temporal Schedules whose runs are budgetGatedJobs. */
+function addScheduleCommands(program: Command): void {
+  const schedule = program
+    .command('schedule')
+    .description('Temporal Schedules whose every run is a budgetGatedJob (create, list, describe, pause …)');
+  addInputOptions(
+    schedule
+      .command('create')
+      .argument('<scheduleId>')
+      .description(
+        'create a schedule: --cron or --every, then the budgetGatedJob as `start budgetGatedJob` takes it ' +
+          `(--input JSON, or ${FLAG_HELP.budgetGatedJob}); a run without budget ends Skipped unless --on-insufficient says otherwise`,
+      )
+      .option('--cron <expr>', 'when to run, as cron (e.g. "0 3 * * MON-FRI", @daily); or --every')
+      .option('--every <duration>', 'run every 30s, 5m, 1h …; or --cron')
+      .option('--overlap <policy>', `when a run is due while the last one runs: ${OVERLAP_NAMES.join(', ')}`, 'skip')
+      .option('--catchup-window <duration>', 'runs missed (Temporal down) by at most this are still started (1 year)')
+      .option('--jitter <duration>', 'start each run up to this much later, at random')
+      .option('--paused', 'create it paused')
+      .option('--note <text>', 'a note on its state (why it is paused …)')
+      .option('--task-queue <name>', 'task queue of the runs (default: TEMPORAL_TASK_QUEUE or platform-ops)'),
+    { onInsufficient: 'skip' },
+  ).action((id: string, opts: ScheduleCreateOptions) => scheduleCreateCommand(id, opts, out));
+  schedule
+    .command('list')
+    .description('list the schedules: spec, paused, next run, recent runs')
+    .action(() => scheduleListCommand(out));
+  schedule
+    .command('describe')
+    .argument('<scheduleId>')
+    .description('show a schedule: spec, policies, state, next runs, and how each recent run ended')
+    .action((id: string) => scheduleDescribeCommand(id, out));
+  schedule
+    .command('pause')
+    .argument('<scheduleId>')
+    .option('--note <text>', 'why')
+    .description('stop starting runs (runs already started go on)')
+    .action((id: string, opts: { note?: string }) => schedulePauseCommand(id, opts, true, out));
+  schedule
+    .command('unpause')
+    .argument('<scheduleId>')
+    .option('--note <text>', 'why')
+    .description('start runs again, from the next due time')
+    .action((id: string, opts: { note?: string }) => schedulePauseCommand(id, opts, false, out));
+  schedule
+    .command('trigger')
+    .argument('<scheduleId>')
+    .option('--overlap <policy>', `this run's overlap policy (default: the schedule's): ${OVERLAP_NAMES.join(', ')}`)
+    .description('start a run now, paused or not')
+    .action((id: string, opts: { overlap?: string }) => scheduleTriggerCommand(id, opts, out));
+  schedule
+    .command('delete')
+    .argument('<scheduleId>')
+    .description('delete a schedule (runs it started go on)')
+    .action((id: string) => scheduleDeleteCommand(id, out));
+}
+
+/** `budget …`: a member's budget ledger. */
+function addBudgetCommands(program: Command): void {
+  const budget = program.command('budget').description("a member's budget ledger: show, recheck, release");
+  budget
+    .command('show')
+    .argument('<memberId>')
+    .description('what the ledger holds: outstanding, each reservation and its holder, waiting jobs, totals')
+    .action((memberId: string) => budgetShowCommand(memberId, out));
+  budget
+    .command('recheck')
+    .argument('[memberId]', "the member: every job waiting for the member's budget re-checks")
+    .option('--workflow <id>', 'instead: this one budgetGatedJob re-checks')
+    .description('have waiting jobs re-check the budget now (after a top-up)')
+    .action((memberId: string | undefined, opts: { workflow?: string }) => {
+      if ((memberId === undefined) === (opts.workflow === undefined)) {
+        throw new CliError('budget recheck takes exactly one of <memberId> and --workflow <id>.', ExitCode.Usage);
+      }
+      return opts.workflow !== undefined
+        ? budgetRecheckJobCommand(opts.workflow, out)
+        : budgetRecheckMemberCommand(memberId!, out);
+    });
+  budget
+    .command('release')
+    .argument('<memberId>')
+    .argument('<reservationId>', 'as `budget show` lists it')
+    .option('--reason <text>', 'why, for the ledger')
+    .description('give a reservation back to the ledger (when its job cannot)')
+    .action((memberId: string, reservationId: string, opts: { reason?: string }) =>
+      budgetReleaseCommand(memberId, reservationId, opts, out),
+    );
 }
 
 export async function main(argv: string[]): Promise<number> {

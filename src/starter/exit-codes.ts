@@ -7,9 +7,9 @@ export const ExitCode = {
   Usage: 2,
   /** Temporal could not be reached. */
   Unavailable: 3,
-  /** No such workflow (describe, cancel). */
+  /** No such workflow (describe, cancel), schedule, or member ledger. */
   NotFound: 4,
-  /** A workflow with that id is already running. */
+  /** A workflow with that id is already running, or a schedule with that id exists. */
   AlreadyStarted: 5,
 } as const;
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];

@@ -9,7 +9,7 @@ import { ApplicationFailure, CancelledFailure, TerminatedFailure, TimeoutFailure
 import { CliError, ExitCode } from './exit-codes';
 
 /** The innermost failure that says what went wrong (an activity failure wraps the real one). */
-function rootCause(err: Error): Error {
+export function rootCause(err: Error): Error {
   let current: Error = err;
   for (let i = 0; i < 10; i++) {
     const next = (current as { cause?: unknown }).cause;

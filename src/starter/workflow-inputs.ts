@@ -254,8 +254,16 @@ function parseJson(text: string, where: string): unknown {
   }
 }
 
-/** The workflow input as it will be sent (defaults are left to the workflow), after checking it. */
-export function buildWorkflowInput(type: StartableWorkflowType, flags: InputFlags): unknown {
+/**
+ * The workflow input as it will be sent (defaults are left to the workflow), after checking it.
+ * `defaults` fill the top-level fields the input leaves out, from JSON or flags alike (a schedule's
+ * runs skip rather than fail without budget, unless told otherwise).
+ */
+export function buildWorkflowInput(
+  type: StartableWorkflowType,
+  flags: InputFlags,
+  defaults: Record<string, unknown> = {},
+): unknown {
   let input: unknown;
   if (flags.input !== undefined) input = parseJson(flags.input, '--input');
   else if (flags.inputFile !== undefined) {
@@ -268,6 +276,10 @@ export function buildWorkflowInput(type: StartableWorkflowType, flags: InputFlag
     input = parseJson(text, `--input-file ${flags.inputFile}`);
   } else {
     input = JSON.parse(JSON.stringify(FLAG_INPUTS[type](flags))) as unknown; // drops undefined fields
+  }
+  if (input !== null && typeof input === 'object' && !Array.isArray(input)) {
+    const fields = input as Record<string, unknown>;
+    for (const [field, value] of Object.entries(defaults)) if (!(field in fields)) fields[field] = value;
   }
   const parsed = WorkflowSchemas[type].input.safeParse(input);
   if (!parsed.success) {

@@ -1,7 +1,16 @@
 // `start <workflow>`: starts any workflow by name, optionally waits and prints the result.
 import { randomUUID } from 'node:crypto';
-import { batchProgressQuery, SearchAttributes, WorkflowType, type BatchProgress } from '../../api';
+import type { WorkflowHandle } from '@temporalio/client';
+import {
+  batchProgressQuery,
+  budgetJobProgressQuery,
+  SearchAttributes,
+  WorkflowType,
+  type BatchProgress,
+  type BudgetJobProgress,
+} from '../../api';
 import { renderBatchProgress, renderBatchSummary } from '../batch-progress';
+import { renderBudgetJobProgress, renderBudgetJobSummary } from '../budget-progress';
 import { connectStarter } from '../connect';
 import { toCliError } from '../failures';
 import { renderMediaSummary } from '../media-summary';
@@ -13,13 +22,34 @@ const BATCH_VIEW: ProgressView<BatchProgress> = {
   changeKey: (p) => `${p.status}|${p.requestCounts?.completed ?? ''}|${p.requestCounts?.failed ?? ''}`,
 };
 
+const BUDGET_VIEW: ProgressView<BudgetJobProgress> = {
+  render: renderBudgetJobProgress,
+  changeKey: (p) => `${p.status}|${p.checks}|${p.childWorkflowId ?? ''}`,
+};
+
+/** The result, with the workflow's own progress on `stream` meanwhile where it has a progress query. */
+function waitWithWatch(type: string, handle: WorkflowHandle, stream: ProgressStream): Promise<unknown> {
+  const watch = { stream };
+  const result = () => handle.result();
+  switch (type) {
+    case WorkflowType.mediaGeneration:
+      return waitWithMediaProgress(handle, watch);
+    case WorkflowType.batchJob:
+      return waitWithProgress({ progress: () => handle.query(batchProgressQuery), result }, BATCH_VIEW, watch);
+    case WorkflowType.budgetGatedJob:
+      return waitWithProgress({ progress: () => handle.query(budgetJobProgressQuery), result }, BUDGET_VIEW, watch);
+    default:
+      return result();
+  }
+}
+
 export interface StartOptions extends InputFlags {
   id?: string;
   wait?: boolean;
   taskQueue?: string;
 }
 
-/** `progress` receives mediaGeneration's live progress (stderr by default; stdout is for the result). */
+/** `progress` receives the live progress where there is one (stderr by default; stdout is for the result). */
 export async function startCommand(
   type: string,
   opts: StartOptions,
@@ -43,23 +73,16 @@ export async function startCommand(
       });
     out(`Started ${workflowType} as workflow ${handle.workflowId} (run ${handle.firstExecutionRunId}).`);
     if (!opts.wait) return;
-    const watch = { stream: progress };
-    const waiting =
-      workflowType === WorkflowType.mediaGeneration
-        ? waitWithMediaProgress(handle, watch)
-        : workflowType === WorkflowType.batchJob
-          ? waitWithProgress(
-              { progress: () => handle.query(batchProgressQuery), result: () => handle.result() },
-              BATCH_VIEW,
-              watch,
-            )
-          : handle.result();
-    const result: unknown = await waiting.catch((err: unknown) => {
+    const result: unknown = await waitWithWatch(workflowType, handle, progress).catch((err: unknown) => {
       throw toCliError(err, workflowId);
     });
     out(JSON.stringify(result, null, 2));
     if (workflowType === WorkflowType.mediaGeneration) renderMediaSummary(result).forEach((line) => out(line));
     if (workflowType === WorkflowType.batchJob) renderBatchSummary(result).forEach((line) => out(line));
+    if (workflowType === WorkflowType.budgetGatedJob) {
+      const summary = renderBudgetJobSummary(result);
+      if (summary) out(summary);
+    }
   } finally {
     await close();
   }

@@ -1,0 +1,78 @@
+// `schedule create`'s timing flags as a Temporal Schedule's spec and policies, checked before anything
+// is sent. The server compiles and checks a cron expression itself; the check here catches the typos
+// (a missing field, a stray character) with a message that names the flag.
+import { ScheduleOverlapPolicy, type ScheduleOptions, type ScheduleSpec } from '@temporalio/client';
+import { parseDuration } from './durations';
+import { CliError, ExitCode } from './exit-codes';
+
+export interface ScheduleFlags {
+  cron?: string;
+  every?: string;
+  overlap?: string;
+  catchupWindow?: string;
+  jitter?: string;
+}
+
+/** `--overlap` names, as Temporal's overlap policies. */
+export const OVERLAP_POLICIES = {
+  skip: ScheduleOverlapPolicy.SKIP,
+  'buffer-one': ScheduleOverlapPolicy.BUFFER_ONE,
+  'buffer-all': ScheduleOverlapPolicy.BUFFER_ALL,
+  'cancel-other': ScheduleOverlapPolicy.CANCEL_OTHER,
+  'terminate-other': ScheduleOverlapPolicy.TERMINATE_OTHER,
+  'allow-all': ScheduleOverlapPolicy.ALLOW_ALL,
+} as const;
+export type OverlapName = keyof typeof OVERLAP_POLICIES;
+export const OVERLAP_NAMES = Object.keys(OVERLAP_POLICIES) as OverlapName[];
+
+export function overlapPolicy(value: string): ScheduleOverlapPolicy {
+  if (!(value in OVERLAP_POLICIES)) {
+    throw new CliError(`--overlap must be one of ${OVERLAP_NAMES.join(', ')}, not "${value}".`, ExitCode.Usage);
+  }
+  return OVERLAP_POLICIES[value as OverlapName];
+}
+
+/** The `--overlap` name of a policy (the server answers SKIP for a schedule created without one). */
+export function overlapName(policy: ScheduleOverlapPolicy | undefined): OverlapName {
+  return OVERLAP_NAMES.find((name) => OVERLAP_POLICIES[name] === policy) ?? 'skip';
+}
+
+const CRON_SHORTHANDS = ['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly'];
+const CRON_FIELD = /^[A-Za-z0-9*?,/-]+$/;
+
+function checkCron(expr: string): string {
+  // What Temporal accepts around the fields: a time zone before them, a comment after them.
+  const fields = expr
+    .trim()
+    .replace(/^(?:CRON_TZ|TZ)=\S+\s+/, '')
+    .replace(/\s*#.*$/, '');
+  const shorthand = CRON_SHORTHANDS.includes(fields.toLowerCase()) || /^@every\s+\S+$/i.test(fields);
+  const parts = fields.split(/\s+/);
+  if (!shorthand && (parts.length < 5 || parts.length > 7 || !parts.every((p) => CRON_FIELD.test(p)))) {
+    throw new CliError(
+      `--cron must be a cron expression of 5 to 7 fields such as "0 3 * * MON-FRI" (or @daily, @hourly …), ` +
+        `not "${expr}".`,
+      ExitCode.Usage,
+    );
+  }
+  return expr.trim();
+}
+
+/** When the schedule runs: exactly one of --cron and --every, with an optional --jitter. */
+export function scheduleSpec(flags: ScheduleFlags): ScheduleSpec {
+  if ((flags.cron === undefined) === (flags.every === undefined)) {
+    throw new CliError('schedule create needs exactly one of --cron "<expr>" and --every <duration>.', ExitCode.Usage);
+  }
+  const jitter = flags.jitter === undefined ? undefined : parseDuration(flags.jitter, '--jitter');
+  if (flags.cron !== undefined) return { cronExpressions: [checkCron(flags.cron)], jitter };
+  return { intervals: [{ every: parseDuration(flags.every!, '--every') }], jitter };
+}
+
+/** Overlap (default skip: a run due while the previous one still runs is not started) and catch-up window. */
+export function schedulePolicies(flags: ScheduleFlags): NonNullable<ScheduleOptions['policies']> {
+  return {
+    overlap: overlapPolicy(flags.overlap ?? 'skip'),
+    catchupWindow:
+      flags.catchupWindow === undefined ? undefined : parseDuration(flags.catchupWindow, '--catchup-window'),
+  };
+}
