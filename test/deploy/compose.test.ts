@@ -21,6 +21,7 @@ import ts from 'typescript';
 import { z } from 'zod';
 import { DEFAULT_TASK_QUEUE, SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/api/names';
 import { loadArtifactSettings } from '../../src/config/artifacts';
+import { loadPriceTable } from '../../src/config/prices';
 import { loadTemporalSettings } from '../../src/config/temporal';
 import { loadWorkerSettings } from '../../src/config/worker';
 import { DEV_API_KEY, loadEmulatorConfig } from '../../src/emulator/config';
@@ -149,6 +150,7 @@ const WORKER_LOADERS: Record<string, EnvLoader> = {
   loadTemporalSettings,
   'PlatformClient.fromEnv': (env) => PlatformClient.fromEnv(env).config,
   loadArtifactSettings,
+  loadPriceTable,
 };
 /** What the emulator process reads at start. */
 const EMULATOR_LOADERS: Record<string, EnvLoader> = { loadEmulatorConfig };
