@@ -188,6 +188,11 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 if (require.main === module) {
+  // Piped into `head`, say: once the reader is gone there is nobody to tell, so stop quietly.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
   void main(process.argv).then((code) => {
     process.exitCode = code;
   });

@@ -129,6 +129,7 @@ describe('starter CLI', () => {
       /memberId: is required; gate\.threshold: is required/,
     ],
     [['start', 'evaluateDecision', '--state', 'x'], /questions: must have at least 1 item/],
+    [['list', '--limit', 'abc'], /--limit must be a whole number of at least 1, not "abc"\./],
   ])('refuses %j with exit 2 before starting anything', async (args, message) => {
     const run = await starter(args, 'unused-queue');
     expect(run.code).toBe(2);

@@ -1,6 +1,7 @@
 // `describe`, `cancel` and `list`: what an operator needs next to the Web UI.
 import { cancelBatchUpdate, SearchAttributes, statusQuery } from '../../api';
 import { connectStarter } from '../connect';
+import { CliError, ExitCode } from '../exit-codes';
 import { toCliError } from '../failures';
 
 type Out = (line: string) => void;
@@ -44,8 +45,11 @@ export async function cancelCommand(workflowId: string, out: Out): Promise<void>
 }
 
 export async function listCommand(opts: { query?: string; limit?: string }, out: Out): Promise<void> {
-  const { client, close } = await connectStarter();
   const limit = Number(opts.limit ?? 20);
+  if (!Number.isInteger(limit) || limit < 1) {
+    throw new CliError(`--limit must be a whole number of at least 1, not "${opts.limit}".`, ExitCode.Usage);
+  }
+  const { client, close } = await connectStarter();
   try {
     let n = 0;
     out(
