@@ -6,24 +6,10 @@
 //
 //   npm run bench -- --only=budget-admission [--jobs=100] [--covered=40]
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import {
-  budgetLedgerStateQuery,
-  budgetLedgerWorkflowId,
-  SEARCH_ATTRIBUTE_DEFINITIONS,
-  WorkflowType,
-} from '../src/api/names';
-import { LocalArtifactStore } from '../src/artifacts';
-import { findOrBuildTemporalCli, getFreePort, startDevServer } from '../src/devserver';
+import { budgetLedgerStateQuery, budgetLedgerWorkflowId, WorkflowType } from '../src/api/names';
 import { DEV_API_KEY } from '../src/emulator/config';
-import { DEFAULT_PATHS, PlatformClient } from '../src/platform';
-import { createPlatformWorker } from '../src/worker';
 import type { budgetGatedJob } from '../src/workflows';
-import { startEmulatorProcess } from './support/emulator-process';
+import { withBenchStack } from './support/stack';
 import { percentile, round } from './support/stats';
 
 export interface BudgetBenchOptions {
@@ -59,61 +45,21 @@ export async function runBudgetAdmissionBench(opts: Partial<BudgetBenchOptions> 
   const o: BudgetBenchOptions = { jobs: opts.jobs ?? 100, covered: opts.covered ?? 40 };
   if (o.covered > o.jobs) throw new Error('--covered must be at most --jobs');
   const log = (msg: string) => process.stderr.write(`[budget-admission] ${msg}\n`);
-  Runtime.install({ logger: new DefaultLogger('WARN') });
   const budget = o.covered * COST + COST / 2;
-
-  const emulator = await startEmulatorProcess();
-  const admin = async <T>(method: string, p: string, body?: unknown): Promise<T> => {
-    const res = await fetch(`${emulator.url}/_emulator${p}`, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`admin ${method} ${p}: HTTP ${res.status} ${await res.text()}`);
-    return (await res.json()) as T;
-  };
   // No quotas: the benchmark measures admission, not the platform's rate limits.
-  await admin('POST', '/fixtures', {
+  const fixtures = {
     rateLimits: {},
     members: [{ id: MEMBER, name: 'Bench', remaining: budget }],
     apiKeys: [{ key: DEV_API_KEY, id: 'key-bench', name: 'Bench', userId: 'user-bench', memberId: MEMBER }],
-  });
-  const platform = new PlatformClient({
-    baseUrl: emulator.url,
-    apiKey: DEV_API_KEY,
-    timeoutMs: 30_000,
-    paths: { ...DEFAULT_PATHS },
-    billProductNameParam: 'productName',
-  });
+  };
 
-  const naive = await Promise.all(
-    Array.from({ length: o.jobs }, () => platform.checkMemberBudget({ member_id: MEMBER, cost: COST })),
-  );
-  const naiveAdmitted = naive.filter((r) => r.enough).length;
+  return withBenchStack('budget-admission', fixtures, async ({ admin, platform, client, taskQueue, worker }) => {
+    const naive = await Promise.all(
+      Array.from({ length: o.jobs }, () => platform.checkMemberBudget({ member_id: MEMBER, cost: COST })),
+    );
+    const naiveAdmitted = naive.filter((r) => r.enough).length;
 
-  const cliPath = await findOrBuildTemporalCli({ log });
-  const server = await startDevServer({
-    cliPath,
-    port: await getFreePort(),
-    headless: true,
-    searchAttributes: SEARCH_ATTRIBUTE_DEFINITIONS,
-    log: () => {},
-  });
-  const artifactDir = mkdtempSync(path.join(tmpdir(), 'bench-budget-'));
-  const nativeConnection = await NativeConnection.connect({ address: server.address });
-  const connection = await Connection.connect({ address: server.address });
-  try {
-    const taskQueue = `bench-budget-${randomUUID().slice(0, 8)}`;
-    const client = new Client({ connection, namespace: server.namespace });
-    const worker = await createPlatformWorker({
-      connection: nativeConnection,
-      client,
-      namespace: server.namespace,
-      taskQueue,
-      platform,
-      artifacts: new LocalArtifactStore(artifactDir),
-    });
-    return await worker.runUntil(async () => {
+    return worker.runUntil(async () => {
       log(`${o.jobs} budget-gated 5 s videos at once, budget for ${o.covered}…`);
       const started = Date.now();
       const runs = await Promise.all(
@@ -176,13 +122,7 @@ export async function runBudgetAdmissionBench(opts: Partial<BudgetBenchOptions> 
           state.outstanding === 0,
       };
     });
-  } finally {
-    await connection.close();
-    await nativeConnection.close();
-    await server.stop();
-    await emulator.stop();
-    rmSync(artifactDir, { recursive: true, force: true });
-  }
+  });
 }
 
 export function formatBudgetSummary(r: BudgetBenchResult): string {

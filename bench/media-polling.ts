@@ -6,21 +6,9 @@
 // noticing, and the makespan of the whole batch.
 //
 //   npm run bench -- --only=media-polling [--tasks=200] [--duration=10000]
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../src/api/names';
-import { LocalArtifactStore } from '../src/artifacts';
-import { findOrBuildTemporalCli, getFreePort, startDevServer } from '../src/devserver';
-import { DEV_API_KEY } from '../src/emulator/config';
-import { DEFAULT_PATHS, PlatformClient } from '../src/platform';
-import { createPlatformWorker } from '../src/worker';
 import { etaAwareRun, fixedIntervalRun, type TaskRun } from './media/plain-runs';
 import { workflowRun } from './media/temporal-run';
-import { startEmulatorProcess } from './support/emulator-process';
+import { withBenchStack, type BenchStack } from './support/stack';
 import { mean, percentile, round } from './support/stats';
 
 export interface MediaBenchOptions {
@@ -48,10 +36,7 @@ export interface MediaBenchResult {
   passed: boolean;
 }
 
-interface Emulator {
-  url: string;
-  admin<T>(method: string, p: string, body?: unknown): Promise<T>;
-}
+type Emulator = Pick<BenchStack, 'admin'>;
 
 async function figures(emu: Emulator, mode: string, runs: TaskRun[], makespanMs: number): Promise<ModeFigures> {
   const counters = await emu.admin<{ polls: { byTask: Record<string, number> } }>('GET', '/counters');
@@ -95,62 +80,16 @@ async function timed(n: number, run: (i: number) => Promise<TaskRun>): Promise<{
 export async function runMediaPollingBench(opts: Partial<MediaBenchOptions> = {}): Promise<MediaBenchResult> {
   const o: MediaBenchOptions = { tasks: opts.tasks ?? 200, durationMs: opts.durationMs ?? 10_000 };
   const log = (msg: string) => process.stderr.write(`[media-polling] ${msg}\n`);
-  Runtime.install({ logger: new DefaultLogger('WARN') });
-
-  const emulatorProcess = await startEmulatorProcess();
-  const emu: Emulator = {
-    url: emulatorProcess.url,
-    admin: async <T>(method: string, p: string, body?: unknown) => {
-      const res = await fetch(`${emulatorProcess.url}/_emulator${p}`, {
-        method,
-        headers: body === undefined ? {} : { 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      if (!res.ok) throw new Error(`admin ${method} ${p}: HTTP ${res.status} ${await res.text()}`);
-      return (await res.json()) as T;
-    },
-  };
-  // No quotas and no budget limit: the benchmark measures polling, not the platform's refusals.
-  await emu.admin('POST', '/fixtures', {
-    rateLimits: {},
-    members: [{ id: 'member-demo', name: 'Demo', remaining: null }],
-  });
-  const platform = new PlatformClient({
-    baseUrl: emu.url,
-    apiKey: DEV_API_KEY,
-    timeoutMs: 30_000,
-    paths: { ...DEFAULT_PATHS },
-    billProductNameParam: 'productName',
-  });
   // Durations spread over ±20 % (the same for every mode): a duration that is a whole number of
   // seconds would let the one-second loop land exactly on every end, which real tasks never do.
   const durationOf = (i: number) => Math.round(o.durationMs * (0.8 + 0.4 * ((i * 0.618034) % 1)));
   const prompt = (mode: string, i: number) => `bench ${mode} ${i} [emulator:duration=${durationOf(i)}]`;
+  // No quotas and no budget limit: the benchmark measures polling, not the platform's refusals.
+  const fixtures = { rateLimits: {}, members: [{ id: 'member-demo', name: 'Demo', remaining: null }] };
 
-  const cliPath = await findOrBuildTemporalCli({ log });
-  const server = await startDevServer({
-    cliPath,
-    port: await getFreePort(),
-    headless: true,
-    searchAttributes: SEARCH_ATTRIBUTE_DEFINITIONS,
-    log: () => {},
-  });
-  const artifactDir = mkdtempSync(path.join(tmpdir(), 'bench-media-'));
-  const nativeConnection = await NativeConnection.connect({ address: server.address });
-  const connection = await Connection.connect({ address: server.address });
-  try {
-    const taskQueue = `bench-media-${randomUUID().slice(0, 8)}`;
-    const client = new Client({ connection, namespace: server.namespace });
-    const worker = await createPlatformWorker({
-      connection: nativeConnection,
-      client,
-      namespace: server.namespace,
-      taskQueue,
-      platform,
-      artifacts: new LocalArtifactStore(artifactDir),
-    });
+  return withBenchStack('media-polling', fixtures, async ({ admin, platform, client, taskQueue, worker }) => {
+    const emu: Emulator = { admin };
     const modes: ModeFigures[] = [];
-
     await worker.runUntil(async () => {
       log(`${o.tasks} mediaGeneration workflows, ${o.durationMs} ms each…`);
       await emu.admin('POST', '/counters/reset');
@@ -177,13 +116,7 @@ export async function runMediaPollingBench(opts: Partial<MediaBenchOptions> = {}
       // Fewer polls than the one-second loop, and the end noticed at least as fast at the 95th percentile.
       passed: wf.pollsPerTask < fixedLoop.pollsPerTask && wf.detectionP95Ms <= fixedLoop.detectionP95Ms,
     };
-  } finally {
-    await connection.close();
-    await nativeConnection.close();
-    await server.stop();
-    await emulatorProcess.stop();
-    rmSync(artifactDir, { recursive: true, force: true });
-  }
+  });
 }
 
 export function formatMediaTable(r: MediaBenchResult): string {

@@ -9,7 +9,6 @@ import {
   WorkflowType,
   type BudgetGatedJobResult,
 } from '../../src/api';
-import { DEV_API_KEY } from '../../src/emulator/config';
 import type { budgetGatedJob } from '../../src/workflows';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { cleanEnv, runNode, waitFor } from '../helpers/processes';
@@ -24,21 +23,6 @@ beforeAll(async () => {
   emulator = await startTestEmulator({ clockSpeed: 1 });
 });
 afterAll(() => emulator.close());
-
-/** A fresh member with `remaining` budget, paying for everything the dev key does. */
-async function freshMember(remaining: number): Promise<string> {
-  const memberId = uniqueId('member');
-  await emulator.admin('POST', '/fixtures', {
-    members: [{ id: memberId, name: memberId, remaining }],
-    apiKeys: [{ key: DEV_API_KEY, id: 'key-schedule', name: 'Schedule tests', userId: 'user-schedule', memberId }],
-  });
-  return memberId;
-}
-
-const remainingBudget = async (memberId: string) =>
-  (await emulator.admin<{ members: { id: string; remaining: number | null }[] }>('GET', '/members')).members.find(
-    (m) => m.id === memberId,
-  )!.remaining;
 
 const env = (taskQueue: string) =>
   cleanEnv({
@@ -60,7 +44,7 @@ const videoJob = (memberId: string) => [
 describe('schedule CLI', () => {
   it('runs a budget-gated video on a schedule until the budget is spent: Completed twice, then Skipped', () =>
     withBudgetWorker('schedule-runs', async ({ client, taskQueue }) => {
-      const memberId = await freshMember(2 * VIDEO_COST + 800); // covers exactly two
+      const memberId = await emulator.freshMember(2 * VIDEO_COST + 800); // covers exactly two
       const scheduleId = uniqueId('sched-video');
       // buffer-all: a run due while the last one still runs waits for it, so the runs are one at a time.
       const created = await cli(
@@ -101,7 +85,7 @@ describe('schedule CLI', () => {
       expect(third.workflowId.startsWith(`${scheduleId}-`)).toBe(true);
       expect(third.typedSearchAttributes.get(SearchAttributes.operation)).toBe(WorkflowType.budgetGatedJob);
       expect(third.typedSearchAttributes.get(SearchAttributes.memberId)).toBe(memberId);
-      expect(await remainingBudget(memberId)).toBe(800);
+      expect((await emulator.member(memberId)).remaining).toBe(800);
 
       const described = await cli(['schedule', 'describe', scheduleId], taskQueue);
       expect(described.code).toBe(0);
@@ -230,7 +214,7 @@ describe('schedule CLI', () => {
 describe('budget CLI', () => {
   it('shows a ledger, has waiting jobs re-check, and releases a reservation', () =>
     withBudgetWorker('budget-cli', async ({ client, taskQueue }) => {
-      const memberId = await freshMember(0);
+      const memberId = await emulator.freshMember(0);
       const none = await cli(['budget', 'show', memberId], taskQueue);
       expect(none.code).toBe(4);
       expect(none.stderr).toBe(`Member ${memberId} has no ledger yet: no budget-gated job has asked for its budget.\n`);

@@ -1,4 +1,5 @@
 // Starts a real emulator on a free port for a test file, with a client pointed at it.
+import { randomUUID } from 'node:crypto';
 import { DEFAULT_PATHS, PlatformClient, type PlatformConfig } from '../../src/platform';
 import type { TransportOptions } from '../../src/platform/transport';
 import { DEV_API_KEY } from '../../src/emulator/config';
@@ -11,6 +12,13 @@ export interface TestEmulator {
   client(overrides?: Partial<PlatformConfig>, options?: TransportOptions): PlatformClient;
   /** Calls the admin API and returns its JSON answer; throws on a non-2xx status. */
   admin<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
+  /**
+   * A new member with `remaining` budget (1/10000 USD), paying for everything the dev key does (the
+   * emulator charges the key's member). Replaces the fixtures' members and keys, and resets.
+   */
+  freshMember(remaining: number | null): Promise<string>;
+  /** A member's budget as the emulator keeps it. */
+  member(memberId: string): Promise<{ id: string; remaining: number | null; spent: number }>;
   /** A raw platform call with the dev key, for checks the client would refuse to send. */
   raw(method: string, path: string, init?: { json?: unknown; query?: Record<string, string> }): Promise<Response>;
   close(): Promise<void>;
@@ -44,12 +52,30 @@ export async function startTestEmulator(options: { clockSpeed?: number } = {}): 
     billProductNameParam: 'productName',
     ...overrides,
   });
+  const admin = <T>(method: string, path: string, body?: unknown) => emulatorAdmin<T>(url, method, path, body);
   return {
     url,
     key: DEV_API_KEY,
     config,
     client: (overrides, opts) => new PlatformClient(config(overrides), opts),
-    admin: (method, path, body) => emulatorAdmin(url, method, path, body),
+    admin,
+    async freshMember(remaining) {
+      const memberId = `member-${randomUUID().slice(0, 8)}`;
+      await admin('POST', '/fixtures', {
+        members: [{ id: memberId, name: memberId, remaining }],
+        apiKeys: [{ key: DEV_API_KEY, id: `key-${memberId}`, name: memberId, userId: `user-${memberId}`, memberId }],
+      });
+      return memberId;
+    },
+    async member(memberId) {
+      const { members } = await admin<{ members: { id: string; remaining: number | null; spent: number }[] }>(
+        'GET',
+        '/members',
+      );
+      const found = members.find((m) => m.id === memberId);
+      if (!found) throw new Error(`the emulator has no member ${memberId}`);
+      return found;
+    },
     raw(method, path, init = {}) {
       const qs = init.query ? `?${new URLSearchParams(init.query).toString()}` : '';
       return fetch(`${url}${path}${qs}`, {

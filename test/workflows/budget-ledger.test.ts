@@ -11,7 +11,6 @@ import {
   WorkflowType,
   type BudgetLedgerInput,
 } from '../../src/api';
-import { DEV_API_KEY } from '../../src/emulator/config';
 import type { budgetGatedJob, budgetLedger } from '../../src/workflows';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { waitFor } from '../helpers/processes';
@@ -22,15 +21,6 @@ beforeAll(async () => {
   emulator = await startTestEmulator({ clockSpeed: 1 });
 });
 afterAll(() => emulator.close());
-
-async function freshMember(remaining: number): Promise<string> {
-  const memberId = uniqueId('ledger-member');
-  await emulator.admin('POST', '/fixtures', {
-    members: [{ id: memberId, name: memberId, remaining }],
-    apiKeys: [{ key: DEV_API_KEY, id: 'key-ledger', name: 'Ledger tests', userId: 'user-ledger', memberId }],
-  });
-  return memberId;
-}
 
 const withLedgerWorker = <T>(prefix: string, fn: Parameters<typeof withWorker<T>>[1]) =>
   withWorker(prefix, fn, { platform: emulatorPlatform(emulator.url) });
@@ -46,7 +36,7 @@ async function startLedger(client: Client, taskQueue: string, input: BudgetLedge
 describe('budgetLedger', () => {
   it('answers a repeated reservation and release idempotently, and keeps bad requests out of its history', () =>
     withLedgerWorker('ledger-idempotent', async ({ client, taskQueue }) => {
-      const memberId = await freshMember(10_000);
+      const memberId = await emulator.freshMember(10_000);
       const ledger = await startLedger(client, taskQueue, { memberId });
       const request = { reservationId: 'job-a@1', cost: 4_000, holderWorkflowId: 'job-a' };
       const first = await ledger.executeUpdate(reserveBudgetUpdate, { args: [request] });
@@ -87,7 +77,7 @@ describe('budgetLedger', () => {
 
   it('continues as new with its reservations, waiting jobs and totals', () =>
     withLedgerWorker('ledger-continue', async ({ client, taskQueue }) => {
-      const memberId = await freshMember(1_000_000);
+      const memberId = await emulator.freshMember(1_000_000);
       const ledger = await startLedger(client, taskQueue, { memberId, continueAsNewAfterEvents: 60 });
       const firstRunId = ledger.firstExecutionRunId;
       const held = { reservationId: 'long-job@1', cost: 9_000, holderWorkflowId: 'long-job' };
@@ -124,7 +114,7 @@ describe('budgetLedger', () => {
 
   it('reclaims the reservation of a job that ended without releasing it', () =>
     withLedgerWorker('ledger-reclaim', async ({ client, taskQueue }) => {
-      const memberId = await freshMember(100_000);
+      const memberId = await emulator.freshMember(100_000);
       const ledger = await startLedger(client, taskQueue, { memberId, holderCheckSeconds: 1 });
       const job = await client.workflow.start<typeof budgetGatedJob>(WorkflowType.budgetGatedJob, {
         taskQueue,

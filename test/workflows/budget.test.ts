@@ -12,7 +12,6 @@ import {
   WorkflowType,
   type BudgetGatedJobInput,
 } from '../../src/api';
-import { DEV_API_KEY } from '../../src/emulator/config';
 import type { budgetGatedJob } from '../../src/workflows';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { failureOf } from '../helpers/failures';
@@ -38,20 +37,6 @@ beforeAll(async () => {
 });
 afterAll(() => emulator.close());
 
-/** A fresh member with `remaining` budget, paying for everything the dev key does. */
-async function freshMember(remaining: number): Promise<string> {
-  const memberId = uniqueId('member');
-  await emulator.admin('POST', '/fixtures', {
-    members: [{ id: memberId, name: memberId, remaining }],
-    apiKeys: [{ key: DEV_API_KEY, id: 'key-budget', name: 'Budget tests', userId: 'user-budget', memberId }],
-  });
-  return memberId;
-}
-
-const memberState = async (memberId: string) =>
-  (
-    await emulator.admin<{ members: { id: string; remaining: number | null; spent: number }[] }>('GET', '/members')
-  ).members.find((m) => m.id === memberId)!;
 const submissions = async () =>
   (await emulator.admin<{ submissions: { total: number } }>('GET', '/counters')).submissions.total;
 
@@ -67,7 +52,7 @@ describe('budgetGatedJob', () => {
   it('admits exactly the jobs the budget covers when they start together', () =>
     withBudgetWorker('budget-concurrent', async ({ client, taskQueue }) => {
       const admitted = 3;
-      const memberId = await freshMember(admitted * VIDEO_COST + 1_000);
+      const memberId = await emulator.freshMember(admitted * VIDEO_COST + 1_000);
       // What the ledger exists for: six checks at once of the platform's budget all say "enough".
       const platform = emulatorPlatform(emulator.url);
       const direct = await Promise.all(
@@ -104,7 +89,7 @@ describe('budgetGatedJob', () => {
         expect(f.nonRetryable).toBe(true);
       }
       expect((await submissions()) - before).toBe(admitted);
-      const member = await memberState(memberId);
+      const member = await emulator.member(memberId);
       expect(member.remaining).toBe(1_000); // charged for exactly the admitted jobs, never below zero
 
       const ledger = await client.workflow.getHandle(budgetLedgerWorkflowId(memberId)).query(budgetLedgerStateQuery);
@@ -115,7 +100,7 @@ describe('budgetGatedJob', () => {
 
   it('fails as BudgetExceeded, or ends as Skipped, without submitting anything', () =>
     withBudgetWorker('budget-refused', async ({ client, taskQueue }) => {
-      const memberId = await freshMember(1_000);
+      const memberId = await emulator.freshMember(1_000);
       const before = await submissions();
       const failing = await client.workflow.start<typeof budgetGatedJob>(WorkflowType.budgetGatedJob, {
         taskQueue,
@@ -143,7 +128,7 @@ describe('budgetGatedJob', () => {
 
   it('waits for budget (WAITING_FOR_BUDGET), and a recheckBudget signal after a top-up admits it at once', () =>
     withBudgetWorker('budget-wait', async ({ client, taskQueue }) => {
-      const memberId = await freshMember(1_000);
+      const memberId = await emulator.freshMember(1_000);
       const handle = await client.workflow.start<typeof budgetGatedJob>(WorkflowType.budgetGatedJob, {
         taskQueue,
         workflowId: uniqueId('budget-wait'),
@@ -171,13 +156,13 @@ describe('budgetGatedJob', () => {
       expect(result.admission.decision).toBe('admitted');
       expect(result.admission.checks).toBeGreaterThanOrEqual(2);
       expect(result.admission.waitedSeconds).toBeGreaterThan(0);
-      expect((await memberState(memberId)).remaining).toBe(10_000 - VIDEO_COST);
+      expect((await emulator.member(memberId)).remaining).toBe(10_000 - VIDEO_COST);
       await recordHistory(handle, 'budgetGatedJob-waited');
     }));
 
   it("ends as Rejected below the decision gate's threshold, submitting nothing, and runs the job above it", () =>
     withBudgetWorker('budget-gate', async ({ client, taskQueue }) => {
-      const memberId = await freshMember(100_000);
+      const memberId = await emulator.freshMember(100_000);
       const before = await submissions();
       const gated = (p: number) =>
         client.workflow.start<typeof budgetGatedJob>(WorkflowType.budgetGatedJob, {
@@ -219,7 +204,7 @@ describe('budgetGatedJob', () => {
 
   it("keeps the waiting job's history flat however often it re-checks, and skips when the wait times out", () =>
     withBudgetWorker('budget-wait-timeout', async ({ client, taskQueue }) => {
-      const memberId = await freshMember(0);
+      const memberId = await emulator.freshMember(0);
       const handle = await client.workflow.start<typeof budgetGatedJob>(WorkflowType.budgetGatedJob, {
         taskQueue,
         workflowId: uniqueId('budget-wait-timeout'),
@@ -249,7 +234,7 @@ describe('budgetGatedJob', () => {
 
   it('tells every waiting job of a member to re-check when its ledger gets recheckBudget', () =>
     withBudgetWorker('budget-fanout', async ({ client, taskQueue }) => {
-      const memberId = await freshMember(100);
+      const memberId = await emulator.freshMember(100);
       const start = (i: number) =>
         client.workflow.start<typeof budgetGatedJob>(WorkflowType.budgetGatedJob, {
           taskQueue,
@@ -341,7 +326,7 @@ describe('budgetGatedJob', () => {
 
   it("fails with the job's own failure type, and gives the reservation back", () =>
     withBudgetWorker('budget-child-fails', async ({ client, taskQueue }) => {
-      const memberId = await freshMember(100_000);
+      const memberId = await emulator.freshMember(100_000);
       const handle = await client.workflow.start<typeof budgetGatedJob>(WorkflowType.budgetGatedJob, {
         taskQueue,
         workflowId: uniqueId('budget-child-fails'),
@@ -352,12 +337,12 @@ describe('budgetGatedJob', () => {
       expect(failure.message).toContain('ILLEGAL_PROMPT');
       const ledger = await client.workflow.getHandle(budgetLedgerWorkflowId(memberId)).query(budgetLedgerStateQuery);
       expect(ledger).toMatchObject({ outstanding: 0, totals: { admitted: 1, released: 1 } });
-      expect((await memberState(memberId)).remaining).toBe(100_000); // a failed task is not charged
+      expect((await emulator.member(memberId)).remaining).toBe(100_000); // a failed task is not charged
     }));
 
   it('gives the reservation back when cancelled while its job runs, and the job is cancelled too', () =>
     withBudgetWorker('budget-cancel', async ({ client, taskQueue }) => {
-      const memberId = await freshMember(100_000);
+      const memberId = await emulator.freshMember(100_000);
       const handle = await client.workflow.start<typeof budgetGatedJob>(WorkflowType.budgetGatedJob, {
         taskQueue,
         workflowId: uniqueId('budget-cancel'),
