@@ -1,7 +1,7 @@
 // budgetGatedJob and the per-member budget ledger, on the real dev server and an emulator of this
 // file's own (whose budgets the tests set). Each test pays with a member of its own: the ledger is one
 // workflow per member, and the emulator charges the member of the API key the worker uses.
-import type { WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
 import {
   budgetJobProgressQuery,
   budgetLedgerStateQuery,
@@ -40,6 +40,18 @@ afterAll(() => emulator.close());
 const submissions = async () =>
   (await emulator.admin<{ submissions: { total: number } }>('GET', '/counters')).submissions.total;
 
+/** Starts a budgetGatedJob on the test's worker, under an id of its own. */
+const startJob = (
+  { client, taskQueue }: { client: Client; taskQueue: string },
+  name: string,
+  input: BudgetGatedJobInput,
+) =>
+  client.workflow.start<typeof budgetGatedJob>(WorkflowType.budgetGatedJob, {
+    taskQueue,
+    workflowId: uniqueId(name),
+    args: [input],
+  });
+
 const withBudgetWorker = <T>(prefix: string, fn: Parameters<typeof withWorker<T>>[1]) =>
   withWorker(prefix, fn, { platform: emulatorPlatform(emulator.url) });
 
@@ -63,11 +75,10 @@ describe('budgetGatedJob', () => {
 
       const handles = await Promise.all(
         Array.from({ length: 6 }, (_, i) =>
-          client.workflow.start<typeof budgetGatedJob>(WorkflowType.budgetGatedJob, {
-            taskQueue,
-            workflowId: uniqueId(`budget-concurrent-${i}`),
+          startJob({ client, taskQueue }, `budget-concurrent-${i}`, {
+            memberId,
             // Long enough (4 s) that every admission is decided while the admitted ones still run.
-            args: [{ memberId, job: video(`a fox ${i} [emulator:duration=4000]`) }],
+            job: video(`a fox ${i} [emulator:duration=4000]`),
           }),
         ),
       );
@@ -102,19 +113,16 @@ describe('budgetGatedJob', () => {
     withBudgetWorker('budget-refused', async ({ client, taskQueue }) => {
       const memberId = await emulator.freshMember(1_000);
       const before = await submissions();
-      const failing = await client.workflow.start<typeof budgetGatedJob>(WorkflowType.budgetGatedJob, {
-        taskQueue,
-        workflowId: uniqueId('budget-fail'),
-        args: [{ memberId, job: video('a heron') }],
-      });
+      const failing = await startJob({ client, taskQueue }, 'budget-fail', { memberId, job: video('a heron') });
       const failure = await failureOf(failing.result());
       expect(failure.type).toBe(FailureType.BudgetExceeded);
       expect(failure.message).toMatch(/budget does not cover 5600 \(0\.5600 USD\) on top of 0 reserved/);
 
-      const skipping = await client.workflow.start<typeof budgetGatedJob>(WorkflowType.budgetGatedJob, {
-        taskQueue,
-        workflowId: uniqueId('budget-skip'),
-        args: [{ memberId, cost: 2_000, onInsufficient: 'skip', job: video('a heron') }],
+      const skipping = await startJob({ client, taskQueue }, 'budget-skip', {
+        memberId,
+        cost: 2_000,
+        onInsufficient: 'skip',
+        job: video('a heron'),
       });
       const skipped = await skipping.result();
       expect(skipped.outcome).toBe('Skipped');
@@ -129,18 +137,12 @@ describe('budgetGatedJob', () => {
   it('waits for budget (WAITING_FOR_BUDGET), and a recheckBudget signal after a top-up admits it at once', () =>
     withBudgetWorker('budget-wait', async ({ client, taskQueue }) => {
       const memberId = await emulator.freshMember(1_000);
-      const handle = await client.workflow.start<typeof budgetGatedJob>(WorkflowType.budgetGatedJob, {
-        taskQueue,
-        workflowId: uniqueId('budget-wait'),
-        args: [
-          {
-            memberId,
-            onInsufficient: 'wait',
-            // Re-checks on its own only every 5 minutes: the signal is what admits it.
-            wait: { timeoutSeconds: 3_600, initialIntervalSeconds: 300 },
-            job: video('an owl [emulator:duration=2000]'),
-          },
-        ],
+      const handle = await startJob({ client, taskQueue }, 'budget-wait', {
+        memberId,
+        onInsufficient: 'wait',
+        // Re-checks on its own only every 5 minutes: the signal is what admits it.
+        wait: { timeoutSeconds: 3_600, initialIntervalSeconds: 300 },
+        job: video('an owl [emulator:duration=2000]'),
       });
       await waitFor(async () => (await statusAttribute(handle)) === 'WAITING_FOR_BUDGET', 15_000, 'the wait');
       const waiting = await handle.query(budgetJobProgressQuery);
@@ -165,16 +167,10 @@ describe('budgetGatedJob', () => {
       const memberId = await emulator.freshMember(100_000);
       const before = await submissions();
       const gated = (p: number) =>
-        client.workflow.start<typeof budgetGatedJob>(WorkflowType.budgetGatedJob, {
-          taskQueue,
-          workflowId: uniqueId('budget-gate'),
-          args: [
-            {
-              memberId,
-              job: video('a kitten in a garden [emulator:duration=1000]'),
-              gate: { question: `Is this safe for all audiences? [emulator:p=${p}]`, threshold: 0.5 },
-            },
-          ],
+        startJob({ client, taskQueue }, 'budget-gate', {
+          memberId,
+          job: video('a kitten in a garden [emulator:duration=1000]'),
+          gate: { question: `Is this safe for all audiences? [emulator:p=${p}]`, threshold: 0.5 },
         });
       const rejecting = await gated(0.2);
       const rejected = await rejecting.result();
@@ -205,18 +201,12 @@ describe('budgetGatedJob', () => {
   it("keeps the waiting job's history flat however often it re-checks, and skips when the wait times out", () =>
     withBudgetWorker('budget-wait-timeout', async ({ client, taskQueue }) => {
       const memberId = await emulator.freshMember(0);
-      const handle = await client.workflow.start<typeof budgetGatedJob>(WorkflowType.budgetGatedJob, {
-        taskQueue,
-        workflowId: uniqueId('budget-wait-timeout'),
-        args: [
-          {
-            memberId,
-            cost: 500,
-            onInsufficient: 'wait',
-            wait: { timeoutSeconds: 8, initialIntervalSeconds: 1, maxIntervalSeconds: 1, onTimeout: 'skip' },
-            job: { workflowType: 'renewInstance', input: { instanceId: 'inst-demo-1', months: 1 } },
-          },
-        ],
+      const handle = await startJob({ client, taskQueue }, 'budget-wait-timeout', {
+        memberId,
+        cost: 500,
+        onInsufficient: 'wait',
+        wait: { timeoutSeconds: 8, initialIntervalSeconds: 1, maxIntervalSeconds: 1, onTimeout: 'skip' },
+        job: { workflowType: 'renewInstance', input: { instanceId: 'inst-demo-1', months: 1 } },
       });
       const result = await handle.result();
       expect(result.outcome).toBe('Skipped');
@@ -236,18 +226,12 @@ describe('budgetGatedJob', () => {
     withBudgetWorker('budget-fanout', async ({ client, taskQueue }) => {
       const memberId = await emulator.freshMember(100);
       const start = (i: number) =>
-        client.workflow.start<typeof budgetGatedJob>(WorkflowType.budgetGatedJob, {
-          taskQueue,
-          workflowId: uniqueId(`budget-fanout-${i}`),
-          args: [
-            {
-              memberId,
-              cost: 1_000,
-              onInsufficient: 'wait',
-              wait: { timeoutSeconds: 3_600, initialIntervalSeconds: 600 },
-              job: REPORT,
-            },
-          ],
+        startJob({ client, taskQueue }, `budget-fanout-${i}`, {
+          memberId,
+          cost: 1_000,
+          onInsufficient: 'wait',
+          wait: { timeoutSeconds: 3_600, initialIntervalSeconds: 600 },
+          job: REPORT,
         });
       const handles = [await start(1), await start(2)];
       const ledger = client.workflow.getHandle(budgetLedgerWorkflowId(memberId));
@@ -307,15 +291,9 @@ describe('budgetGatedJob', () => {
 
   it('asks for a cost the price table cannot give, before checking or submitting anything', () =>
     withBudgetWorker('budget-unpriced', async ({ client, taskQueue }) => {
-      const handle = await client.workflow.start<typeof budgetGatedJob>(WorkflowType.budgetGatedJob, {
-        taskQueue,
-        workflowId: uniqueId('budget-unpriced'),
-        args: [
-          {
-            memberId: 'member-nobody',
-            job: { workflowType: 'batchJob', input: { endpoint: '/v1/completions', inputFileId: 'file-1' } },
-          },
-        ],
+      const handle = await startJob({ client, taskQueue }, 'budget-unpriced', {
+        memberId: 'member-nobody',
+        job: { workflowType: 'batchJob', input: { endpoint: '/v1/completions', inputFileId: 'file-1' } },
       });
       const failure = await failureOf(handle.result());
       expect(failure.type).toBe(FailureType.InvalidInput);
@@ -327,10 +305,9 @@ describe('budgetGatedJob', () => {
   it("fails with the job's own failure type, and gives the reservation back", () =>
     withBudgetWorker('budget-child-fails', async ({ client, taskQueue }) => {
       const memberId = await emulator.freshMember(100_000);
-      const handle = await client.workflow.start<typeof budgetGatedJob>(WorkflowType.budgetGatedJob, {
-        taskQueue,
-        workflowId: uniqueId('budget-child-fails'),
-        args: [{ memberId, job: video('a storm [emulator:fail=ILLEGAL_PROMPT] [emulator:duration=500]') }],
+      const handle = await startJob({ client, taskQueue }, 'budget-child-fails', {
+        memberId,
+        job: video('a storm [emulator:fail=ILLEGAL_PROMPT] [emulator:duration=500]'),
       });
       const failure = await failureOf(handle.result());
       expect(failure.type).toBe(FailureType.GenerationFailed);
@@ -343,10 +320,9 @@ describe('budgetGatedJob', () => {
   it('gives the reservation back when cancelled while its job runs, and the job is cancelled too', () =>
     withBudgetWorker('budget-cancel', async ({ client, taskQueue }) => {
       const memberId = await emulator.freshMember(100_000);
-      const handle = await client.workflow.start<typeof budgetGatedJob>(WorkflowType.budgetGatedJob, {
-        taskQueue,
-        workflowId: uniqueId('budget-cancel'),
-        args: [{ memberId, job: video('a long take [emulator:duration=600000]') }],
+      const handle = await startJob({ client, taskQueue }, 'budget-cancel', {
+        memberId,
+        job: video('a long take [emulator:duration=600000]'),
       });
       await waitFor(async () => (await statusAttribute(handle)) === 'RUNNING_JOB', 15_000, 'the job to run');
       const ledger = client.workflow.getHandle(budgetLedgerWorkflowId(memberId));
