@@ -116,7 +116,7 @@ function printBanner(out: Out, s: { uiUrl?: string; address: string; taskQueue: 
     '  npm run starter -- start evaluateDecision --state "A photo of a cat" --question "Is it an animal?" --question "Which one?" --options cat,dog --wait',
   );
   out(
-    '  npm run starter -- start budgetGatedJob --member-id member-demo --job mediaGeneration --prompt "a lighthouse" --gate-question "Is this safe for all audiences?" --gate-threshold 0.5 --wait',
+    '  npm run starter -- start budgetGatedJob --member-id member-demo --job mediaGeneration --prompt "a lighthouse" --gate-question "Is this safe to publish?" --gate-threshold 0.5 --wait',
   );
   out('  npm run starter -- budget show member-demo');
   out('  npm run starter -- list');
