@@ -28,3 +28,13 @@ export async function connectStarter(env: NodeJS.ProcessEnv = process.env): Prom
     close: () => connection.close(),
   };
 }
+
+/** Runs `fn` with a connected starter client, and closes the connection however `fn` ends. */
+export async function withStarter<T>(fn: (starter: StarterClient) => Promise<T>): Promise<T> {
+  const starter = await connectStarter();
+  try {
+    return await fn(starter);
+  } finally {
+    await starter.close();
+  }
+}

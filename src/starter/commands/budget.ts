@@ -11,7 +11,7 @@ import {
   type BudgetLedgerState,
 } from '../../api';
 import { formatAmount } from '../budget-progress';
-import { connectStarter } from '../connect';
+import { withStarter } from '../connect';
 import { CliError, ExitCode } from '../exit-codes';
 import { isClosedWorkflow, toCliError } from '../failures';
 
@@ -29,15 +29,6 @@ function ledgerError(err: unknown, memberId: string): CliError {
   return toCliError(err, budgetLedgerWorkflowId(memberId));
 }
 
-async function withClient(fn: (client: Client) => Promise<void>): Promise<void> {
-  const { client, close } = await connectStarter();
-  try {
-    await fn(client);
-  } finally {
-    await close();
-  }
-}
-
 const ledgerState = (client: Client, memberId: string): Promise<BudgetLedgerState> =>
   client.workflow
     .getHandle(budgetLedgerWorkflowId(memberId))
@@ -49,7 +40,7 @@ const ledgerState = (client: Client, memberId: string): Promise<BudgetLedgerStat
 const jobs = (n: number) => `${n} job${n === 1 ? '' : 's'}`;
 
 export async function budgetShowCommand(memberId: string, out: Out): Promise<void> {
-  await withClient(async (client) => {
+  await withStarter(async ({ client }) => {
     const state = await ledgerState(client, memberId);
     const n = state.reservations.length;
     out(`Budget ledger of member ${memberId} (workflow ${budgetLedgerWorkflowId(memberId)})`);
@@ -67,7 +58,7 @@ export async function budgetShowCommand(memberId: string, out: Out): Promise<voi
 
 /** To the ledger: every waiting job of the member re-checks. The count is as of just before the signal. */
 export async function budgetRecheckMemberCommand(memberId: string, out: Out): Promise<void> {
-  await withClient(async (client) => {
+  await withStarter(async ({ client }) => {
     const { waiting } = await ledgerState(client, memberId);
     await client.workflow
       .getHandle(budgetLedgerWorkflowId(memberId))
@@ -86,7 +77,7 @@ export async function budgetRecheckMemberCommand(memberId: string, out: Out): Pr
 
 /** To one budgetGatedJob: it re-checks at once, whatever its backoff says. */
 export async function budgetRecheckJobCommand(workflowId: string, out: Out): Promise<void> {
-  await withClient(async (client) => {
+  await withStarter(async ({ client }) => {
     const handle = client.workflow.getHandle(workflowId);
     const d = await handle.describe().catch((err: unknown) => {
       throw toCliError(err, workflowId);
@@ -116,7 +107,7 @@ export async function budgetReleaseCommand(
   opts: { reason?: string },
   out: Out,
 ): Promise<void> {
-  await withClient(async (client) => {
+  await withStarter(async ({ client }) => {
     const answer = await client.workflow
       .getHandle(budgetLedgerWorkflowId(memberId))
       .executeUpdate(releaseBudgetUpdate, {

@@ -1,14 +1,13 @@
 // `describe`, `cancel` and `list`: what an operator needs next to the Web UI.
 import { cancelBatchUpdate, SearchAttributes, statusQuery } from '../../api';
-import { connectStarter } from '../connect';
+import { withStarter } from '../connect';
 import { CliError, ExitCode } from '../exit-codes';
 import { toCliError } from '../failures';
 
 type Out = (line: string) => void;
 
 export async function describeCommand(workflowId: string, out: Out): Promise<void> {
-  const { client, close } = await connectStarter();
-  try {
+  await withStarter(async ({ client }) => {
     const handle = client.workflow.getHandle(workflowId);
     const d = await handle.describe().catch((err: unknown) => {
       throw toCliError(err, workflowId);
@@ -24,14 +23,11 @@ export async function describeCommand(workflowId: string, out: Out): Promise<voi
     // The business status needs a worker to answer; a closed run without one just has no detail.
     const status = await handle.query(statusQuery).catch(() => undefined);
     if (status) out(`  detail:     ${JSON.stringify(status.detail ?? {})}`);
-  } finally {
-    await close();
-  }
+  });
 }
 
 export async function cancelCommand(workflowId: string, out: Out): Promise<void> {
-  const { client, close } = await connectStarter();
-  try {
+  await withStarter(async ({ client }) => {
     await client.workflow
       .getHandle(workflowId)
       .cancel()
@@ -39,9 +35,7 @@ export async function cancelCommand(workflowId: string, out: Out): Promise<void>
         throw toCliError(err, workflowId);
       });
     out(`Asked workflow ${workflowId} to cancel.`);
-  } finally {
-    await close();
-  }
+  });
 }
 
 export async function listCommand(opts: { query?: string; limit?: string }, out: Out): Promise<void> {
@@ -49,8 +43,7 @@ export async function listCommand(opts: { query?: string; limit?: string }, out:
   if (!Number.isInteger(limit) || limit < 1) {
     throw new CliError(`--limit must be a whole number of at least 1, not "${opts.limit}".`, ExitCode.Usage);
   }
-  const { client, close } = await connectStarter();
-  try {
+  await withStarter(async ({ client }) => {
     let n = 0;
     out(
       `${'WORKFLOW ID'.padEnd(36)} ${'TYPE'.padEnd(18)} ${'STATUS'.padEnd(12)} ${'PLATFORM STATUS'.padEnd(22)} STARTED`,
@@ -63,15 +56,12 @@ export async function listCommand(opts: { query?: string; limit?: string }, out:
       if (++n >= limit) break;
     }
     if (n === 0) out('(no workflows)');
-  } finally {
-    await close();
-  }
+  });
 }
 
 /** `cancel-batch`: the batchJob's cancelBatch Update; answers once the platform batch has stopped. */
 export async function cancelBatchCommand(workflowId: string, opts: { reason?: string }, out: Out): Promise<void> {
-  const { client, close } = await connectStarter();
-  try {
+  await withStarter(async ({ client }) => {
     const final = await client.workflow
       .getHandle(workflowId)
       .executeUpdate(cancelBatchUpdate, { args: [{ reason: opts.reason }] })
@@ -83,7 +73,5 @@ export async function cancelBatchCommand(workflowId: string, opts: { reason?: st
       `Batch ${final.batchId} is ${final.status}` +
         (c ? ` (${c.completed} completed, ${c.failed} failed of ${c.total}).` : '.'),
     );
-  } finally {
-    await close();
-  }
+  });
 }

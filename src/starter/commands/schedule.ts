@@ -4,7 +4,7 @@
 import type { Client, ScheduleExecutionResult } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { budgetJobProgressQuery, SearchAttributes, WorkflowType, type BudgetGatedJobInput } from '../../api';
-import { connectStarter } from '../connect';
+import { withStarter } from '../connect';
 import { formatDuration } from '../durations';
 import { rootCause } from '../failures';
 import { toScheduleCliError } from '../schedule-failures';
@@ -22,14 +22,11 @@ export interface ScheduleCreateOptions extends InputFlags, ScheduleFlags {
 
 /** Runs the command with a client; every schedule error becomes a sentence about `scheduleId`. */
 async function withSchedules(scheduleId: string, fn: (client: Client) => Promise<void>): Promise<void> {
-  const { client, close } = await connectStarter();
-  try {
+  await withStarter(async ({ client }) => {
     await fn(client).catch((err: unknown) => {
       throw toScheduleCliError(err, scheduleId);
     });
-  } finally {
-    await close();
-  }
+  });
 }
 
 export async function scheduleCreateCommand(scheduleId: string, opts: ScheduleCreateOptions, out: Out): Promise<void> {
@@ -39,9 +36,8 @@ export async function scheduleCreateCommand(scheduleId: string, opts: ScheduleCr
   const input = buildWorkflowInput(WorkflowType.budgetGatedJob, opts, {
     onInsufficient: 'skip',
   }) as BudgetGatedJobInput;
-  const { client, settings, close } = await connectStarter();
-  const taskQueue = opts.taskQueue ?? settings.taskQueue;
-  try {
+  await withStarter(async ({ client, settings }) => {
+    const taskQueue = opts.taskQueue ?? settings.taskQueue;
     const handle = await client.schedule
       .create({
         scheduleId,
@@ -72,14 +68,11 @@ export async function scheduleCreateCommand(scheduleId: string, opts: ScheduleCr
     );
     const next = created.info.nextActionTimes[0];
     out(opts.paused ? 'It is paused: `schedule unpause` starts it.' : `Next run: ${next ? isoSeconds(next) : 'none'}.`);
-  } finally {
-    await close();
-  }
+  });
 }
 
 export async function scheduleListCommand(out: Out): Promise<void> {
-  const { client, close } = await connectStarter();
-  try {
+  await withStarter(async ({ client }) => {
     let n = 0;
     out(`${'SCHEDULE ID'.padEnd(36)} ${'SPEC'.padEnd(28)} ${'PAUSED'.padEnd(6)} ${'NEXT RUN'.padEnd(20)} RECENT`);
     // Listing is eventually consistent: a schedule created a moment ago may show up a moment later.
@@ -92,9 +85,7 @@ export async function scheduleListCommand(out: Out): Promise<void> {
       n++;
     }
     if (n === 0) out('(no schedules)');
-  } finally {
-    await close();
-  }
+  });
 }
 
 /** Where a run the schedule started stands: its outcome once closed, its progress while running. */

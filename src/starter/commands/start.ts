@@ -11,7 +11,7 @@ import {
 } from '../../api';
 import { renderBatchProgress, renderBatchSummary } from '../batch-progress';
 import { renderBudgetJobProgress, renderBudgetJobSummary } from '../budget-progress';
-import { connectStarter } from '../connect';
+import { withStarter } from '../connect';
 import { toCliError } from '../failures';
 import { renderMediaSummary } from '../media-summary';
 import { assertWorkflowType, buildWorkflowInput, type InputFlags } from '../workflow-inputs';
@@ -58,9 +58,8 @@ export async function startCommand(
 ): Promise<void> {
   const workflowType = assertWorkflowType(type);
   const input = buildWorkflowInput(workflowType, opts);
-  const { client, settings, close } = await connectStarter();
   const workflowId = opts.id ?? `${workflowType}-${randomUUID().slice(0, 8)}`;
-  try {
+  await withStarter(async ({ client, settings }) => {
     const handle = await client.workflow
       .start(workflowType, {
         taskQueue: opts.taskQueue ?? settings.taskQueue,
@@ -83,7 +82,5 @@ export async function startCommand(
       const summary = renderBudgetJobSummary(result);
       if (summary) out(summary);
     }
-  } finally {
-    await close();
-  }
+  });
 }
