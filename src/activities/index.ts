@@ -52,4 +52,4 @@ export type Activities = ReturnType<typeof createActivities>;
 export type { InstanceSnapshot, WaitForInstanceStatusResult } from './instances';
 export type { EvaluateQuestionInput } from './decision';
 export type { SubmitFailureDetails, SubmitMediaTaskInput, TaskCheckpoint, WaitForTaskInput } from './media';
-export type { AwaitBudgetAdmissionResult } from './budget';
+export type { AwaitBudgetAdmissionResult, PriceBudgetJobResult } from './budget';

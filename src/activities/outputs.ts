@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { FailureType } from '../api/failures';
 import { KeptOutput, type TaskOutputRef } from '../api/schemas/media';
 import type { ArtifactStore, StoredArtifact } from '../artifacts';
+import { isoTime } from '../shared/time';
 
 export interface KeepTaskOutputsInput {
   workflowId: string;
@@ -33,8 +34,6 @@ const HEARTBEAT_EVERY_MS = 1_000;
 const GONE_STATUSES: ReadonlySet<number> = new Set([403, 404, 410]);
 /** Answers worth another attempt: the server is busy or briefly broken. */
 const isTransientStatus = (status: number) => status === 408 || status === 425 || status === 429 || status >= 500;
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /** One output being copied, with everything its messages need. */
 interface OutputJob {
@@ -202,7 +201,7 @@ async function keepOne(ctx: Context, store: ArtifactStore, job: OutputJob, kept:
     kind: job.ref.kind,
     originalUrl: job.ref.url,
     ttlSeconds: job.ref.ttlSeconds,
-    expiresAt: job.expiresAtMs === undefined ? undefined : iso(job.expiresAtMs),
+    expiresAt: job.expiresAtMs === undefined ? undefined : isoTime(job.expiresAtMs),
     kept: stored,
   };
 }
@@ -225,16 +224,16 @@ function copyFailure(job: OutputJob, what: string, status?: number): Application
       key: job.key,
       status,
       ttlSeconds: job.ref.ttlSeconds,
-      seenDoneAt: iso(job.seenDoneAt),
-      expiresAt: job.expiresAtMs === undefined ? undefined : iso(job.expiresAtMs),
-      at: iso(now),
+      seenDoneAt: isoTime(job.seenDoneAt),
+      expiresAt: job.expiresAtMs === undefined ? undefined : isoTime(job.expiresAtMs),
+      at: isoTime(now),
     },
   ];
   if ((status !== undefined && GONE_STATUSES.has(status)) || expired) {
     return ApplicationFailure.create({
       type: FailureType.OutputExpired,
       nonRetryable: true,
-      message: `${subject} could not be copied: ${what} at ${iso(now)}; ${ttlFacts(job, now)}`,
+      message: `${subject} could not be copied: ${what} at ${isoTime(now)}; ${ttlFacts(job, now)}`,
       details,
     });
   }
@@ -242,15 +241,15 @@ function copyFailure(job: OutputJob, what: string, status?: number): Application
     return ApplicationFailure.create({
       type: FailureType.PlatformRejected,
       nonRetryable: true,
-      message: `${subject} could not be copied: ${what} at ${iso(now)}, which another attempt would not change`,
+      message: `${subject} could not be copied: ${what} at ${isoTime(now)}, which another attempt would not change`,
       details,
     });
   }
-  const until = job.expiresAtMs === undefined ? '' : ` (its TTL runs out at ${iso(job.expiresAtMs)})`;
+  const until = job.expiresAtMs === undefined ? '' : ` (its TTL runs out at ${isoTime(job.expiresAtMs)})`;
   return ApplicationFailure.create({
     type: FailureType.PlatformUnavailable,
     nonRetryable: false,
-    message: `${subject} could not be copied yet: ${what} at ${iso(now)}; trying again${until}`,
+    message: `${subject} could not be copied yet: ${what} at ${isoTime(now)}; trying again${until}`,
     details,
   });
 }
@@ -258,10 +257,10 @@ function copyFailure(job: OutputJob, what: string, status?: number): Application
 function ttlFacts(job: OutputJob, now: number): string {
   const ttl = job.ref.ttlSeconds;
   if (ttl === undefined || job.expiresAtMs === undefined) return 'the platform gave no TTL for it';
-  const counted = `counted from when the task was seen done at ${iso(job.seenDoneAt)}`;
-  if (now >= job.expiresAtMs) return `its TTL of ${ttl} s ran out at ${iso(job.expiresAtMs)} (${counted})`;
+  const counted = `counted from when the task was seen done at ${isoTime(job.seenDoneAt)}`;
+  if (now >= job.expiresAtMs) return `its TTL of ${ttl} s ran out at ${isoTime(job.expiresAtMs)} (${counted})`;
   // The platform counts from the task's own end, which comes before anyone sees it: it can expire first.
-  return `its TTL of ${ttl} s would run out at ${iso(job.expiresAtMs)} (${counted}), so the platform expired it earlier`;
+  return `its TTL of ${ttl} s would run out at ${isoTime(job.expiresAtMs)} (${counted}), so the platform expired it earlier`;
 }
 
 /** A short reason for a fetch or stream error, with the URL's query string taken out in case it is echoed. */

@@ -17,6 +17,11 @@ export function tenThousandthsToUsd(value: string | number): number {
   return parseTenThousandths(value) / TEN_THOUSANDTHS_PER_USD;
 }
 
+/** 1/10000 USD as USD text to the platform's precision: `5600` → `"0.5600"`. */
+export function usdText(amount: number): string {
+  return tenThousandthsToUsd(amount).toFixed(4);
+}
+
 /** USD to whole 1/10000 USD, rounded to the nearest unit. */
 export function usdToTenThousandths(usd: number): number {
   return Math.round(usd * TEN_THOUSANDTHS_PER_USD);

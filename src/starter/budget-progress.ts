@@ -1,12 +1,12 @@
 // One line that says where a budgetGatedJob stands, from its `budgetJobProgress` query, and one that
 // sums up its result. Pure (the time is a parameter), so they are tested without a workflow or a clock.
 import { BudgetGatedJobResult, type BudgetJobProgress } from '../api';
-import { tenThousandthsToUsd } from '../platform/money';
+import { usdText } from '../platform/money';
 import { formatSeconds } from './progress';
 
 /** `5600 (0.5600 USD)`: the platform's unit (1/10000 USD), and what it means. */
 export function formatAmount(amount: number): string {
-  return `${amount} (${tenThousandthsToUsd(amount).toFixed(4)} USD)`;
+  return `${amount} (${usdText(amount)} USD)`;
 }
 
 /**

@@ -4,6 +4,7 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import { MEDIA_STATUS_BY_TASK_STATUS, type MediaProgress, type TaskObservation } from '../api/schemas/media';
+import { isoTime } from '../shared/time';
 
 const WAIT_ACTIVITY = 'waitForTaskResult';
 
@@ -24,8 +25,6 @@ export function heartbeatObservation(
   }
 }
 
-const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
-
 /** The query's progress with a newer heartbeat laid over it (same task only). */
 export function withHeartbeat(progress: MediaProgress, hb: TaskObservation | undefined): MediaProgress {
   if (!hb || hb.taskId !== progress.taskId) return progress;
@@ -38,7 +37,7 @@ export function withHeartbeat(progress: MediaProgress, hb: TaskObservation | und
     eta: hb.eta,
     polls: progress.polls - (progress.taskPolls ?? 0) + hb.polls,
     taskPolls: hb.polls,
-    observedAt: iso(hb.observedAt),
-    nextPollAt: iso(hb.nextPollAt),
+    observedAt: isoTime(hb.observedAt),
+    nextPollAt: isoTime(hb.nextPollAt),
   };
 }

@@ -7,7 +7,7 @@ import { Context } from '@temporalio/activity';
 import type { BillingReportResult, BillingTotal, BillWindow } from '../../api/schemas/billing';
 import type { ArtifactStore } from '../../artifacts';
 import type { PlatformClient } from '../../platform/client';
-import { parseTenThousandths, tenThousandthsToUsd } from '../../platform/money';
+import { parseTenThousandths, usdText } from '../../platform/money';
 import type { Bill, CycleType } from '../../platform/schemas/account';
 import { safeSegment } from '../outputs';
 
@@ -37,7 +37,6 @@ const CSV_COLUMNS = [
   'usd',
 ] as const;
 
-const usd = (amount: number) => tenThousandthsToUsd(amount).toFixed(4);
 const csvCell = (v: string | number | undefined) => {
   const s = v === undefined ? '' : String(v);
   return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
@@ -53,7 +52,7 @@ function totals(bills: Bill[], keyOf: (b: Bill) => string): BillingTotal[] {
     sums.set(key, t);
   }
   return [...sums.entries()]
-    .map(([key, t]) => ({ key, amount: t.amount, usd: usd(t.amount), bills: t.bills }))
+    .map(([key, t]) => ({ key, amount: t.amount, usd: usdText(t.amount), bills: t.bills }))
     .sort((a, b) => b.amount - a.amount || a.key.localeCompare(b.key));
 }
 
@@ -89,7 +88,7 @@ export function createBillingActivities(platform: PlatformClient, store: Artifac
           apikeyName: b.apikeyName,
           apikeyMask: b.apikeyMask,
           amount,
-          usd: usd(amount),
+          usd: usdText(amount),
         };
         return CSV_COLUMNS.map((c) => csvCell(cells[c])).join(',');
       });
@@ -102,7 +101,7 @@ export function createBillingActivities(platform: PlatformClient, store: Artifac
       const total = bills.reduce((sum, b) => sum + parseTenThousandths(b.amount), 0);
       return {
         bills: bills.length,
-        total: { amount: total, usd: usd(total) },
+        total: { amount: total, usd: usdText(total) },
         byProduct: totals(bills, (b) => b.productName),
         byCategory: totals(bills, (b) => b.category),
         byApiKey: totals(bills, (b) => b.apikeyName ?? b.apikeyMask ?? b.ownerID ?? 'unknown'),

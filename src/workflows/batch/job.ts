@@ -23,6 +23,7 @@ import type { Activities } from '../../activities';
 import { isTerminalBatchStatus } from '../../platform/schemas/batches';
 import { batchFollower } from './follow';
 import { trackBatchProgress } from './progress';
+import { isoTime } from '../../shared/time';
 
 const platform = proxyActivities<Activities>({
   startToCloseTimeout: '5m',
@@ -39,7 +40,6 @@ const settle = <T>(p: Promise<T>): Promise<Settled<T>> =>
     (value) => ({ ok: true as const, value }),
     (error: unknown) => ({ ok: false as const, error }),
   );
-const iso = (ms: number) => new Date(ms).toISOString();
 
 const OUTCOME_OF: Record<string, BatchOutcome> = {
   COMPLETED: 'Completed',
@@ -201,9 +201,9 @@ export async function batchJob(rawInput: BatchJobInput): Promise<BatchJobResult>
     output: kept?.output,
     errors: kept?.errors,
     summary: kept?.summary,
-    createdAt: iso(created.batch.createdAtMs),
-    windowEndsAt: iso(windowEndsAt),
-    endedAt: iso(final.observedAt),
+    createdAt: isoTime(created.batch.createdAtMs),
+    windowEndsAt: isoTime(windowEndsAt),
+    endedAt: isoTime(final.observedAt),
     polls: final.polls,
     createAttempts: created.attempt,
   };

@@ -4,8 +4,7 @@ import { setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import { batchProgressQuery, SearchAttributes, WorkflowType } from '../../api/names';
 import type { BatchObservation, BatchProgress, ParsedBatchJobInput } from '../../api/schemas/batch';
 import { trackStatus } from '../status';
-
-const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
+import { isoTime } from '../../shared/time';
 
 export function trackBatchProgress(input: ParsedBatchJobInput) {
   const status = trackStatus(WorkflowType.batchJob, 'STARTING', { memberId: input.memberId });
@@ -27,7 +26,7 @@ export function trackBatchProgress(input: ParsedBatchJobInput) {
     },
     created(batchId: string, inputFileId: string, windowEndsAt: number) {
       upsertSearchAttributes([{ key: SearchAttributes.taskId, value: batchId }]);
-      update({ batchId, inputFileId, windowEndsAt: iso(windowEndsAt) });
+      update({ batchId, inputFileId, windowEndsAt: isoTime(windowEndsAt) });
     },
     observed(o: BatchObservation, pollsBefore: number) {
       const before = progress.requestCounts;
@@ -42,8 +41,8 @@ export function trackBatchProgress(input: ParsedBatchJobInput) {
         status: o.status,
         requestCounts: o.requestCounts,
         polls: pollsBefore + o.polls,
-        observedAt: iso(o.observedAt),
-        nextPollAt: iso(o.nextPollAt),
+        observedAt: isoTime(o.observedAt),
+        nextPollAt: isoTime(o.nextPollAt),
       });
     },
     get current(): BatchProgress {

@@ -14,6 +14,7 @@ import { recheckBudgetSignal } from '../../api/names';
 import type { BudgetWaitOptions, ReserveBudgetRequest, ReserveBudgetResult } from '../../api/schemas/budget';
 import type { Activities, AwaitBudgetAdmissionResult } from '../../activities';
 import type { BudgetJobProgressTracker } from './progress';
+import { isoTime } from '../../shared/time';
 
 const { reserveMemberBudget } = proxyActivities<Activities>({
   startToCloseTimeout: '1m',
@@ -29,8 +30,6 @@ export interface AdmissionOutcome {
   /** A check was cancelled mid-flight (by a re-check signal): it may have reserved, so release anyway. */
   mayHold: boolean;
 }
-
-const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
 
 export async function admitThroughLedger(opts: {
   memberId: string;
@@ -61,9 +60,9 @@ export async function admitThroughLedger(opts: {
   progress.update({
     status: 'WAITING_FOR_BUDGET',
     checks,
-    lastRefusal: { checkedCost: first.checkedCost, outstanding: first.outstanding, at: iso(first.checkedAt) },
-    waitingSince: iso(first.checkedAt),
-    waitDeadline: iso(deadlineAt),
+    lastRefusal: { checkedCost: first.checkedCost, outstanding: first.outstanding, at: isoTime(first.checkedAt) },
+    waitingSince: isoTime(first.checkedAt),
+    waitDeadline: isoTime(deadlineAt),
   });
   const { awaitBudgetAdmission } = proxyActivities<Activities>({
     startToCloseTimeout: wait.timeoutSeconds * 1000 + 5 * 60_000,

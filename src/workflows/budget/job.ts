@@ -21,12 +21,13 @@ import {
   type ParsedBudgetGatedJobInput,
 } from '../../api/schemas/budget';
 import { parseInput } from '../../api/validate';
-import type { Activities } from '../../activities';
+import type { Activities, PriceBudgetJobResult } from '../../activities';
 import { imagesIn, jobQuantities } from '../../budget/quantities';
-import { tenThousandthsToUsd } from '../../platform/money';
+import { usdText } from '../../platform/money';
 import { admitThroughLedger, type AdmissionOutcome } from './admission';
 import { prepareGate, runGate, type PreparedGate } from './gate';
 import { trackBudgetJobProgress, type BudgetJobProgressTracker } from './progress';
+import { isoTime } from '../../shared/time';
 
 const { priceBudgetJob } = proxyActivities<Activities>({
   startToCloseTimeout: '30s',
@@ -41,9 +42,6 @@ const { releaseMemberBudget } = proxyActivities<Activities>({
 /** Jobs whose input names the paying member and the expected cost (for their own search attributes). */
 const TAKES_MEMBER: readonly string[] = [WorkflowType.mediaGeneration, WorkflowType.batchJob];
 
-const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
-const usd = (amount: number) => tenThousandthsToUsd(amount).toFixed(4);
-
 type Outcome = Omit<BudgetGatedJobResult, 'released'>;
 
 export async function budgetGatedJob(rawInput: BudgetGatedJobInput): Promise<BudgetGatedJobResult> {
@@ -55,7 +53,7 @@ export async function budgetGatedJob(rawInput: BudgetGatedJobInput): Promise<Bud
   const progress = trackBudgetJobProgress(input, reservationId);
 
   // 1. What to reserve: the job's cost (given, or priced by the worker's table), plus the gate's call.
-  const priced =
+  const priced: PriceBudgetJobResult =
     input.cost === undefined || gate
       ? await priceBudgetJob({
           job: input.cost === undefined ? jobQuantities(input.job) : undefined,
@@ -84,15 +82,15 @@ export async function budgetGatedJob(rawInput: BudgetGatedJobInput): Promise<Bud
       ledgerWorkflowId: budgetLedgerWorkflowId(input.memberId),
       cost,
       costSource: input.cost === undefined ? 'priceTable' : 'input',
-      costBreakdown: 'costBreakdown' in priced ? priced.costBreakdown : undefined,
+      costBreakdown: priced.costBreakdown,
       gateCost: priced.gateCost,
       reserved: admission.admitted ? reserved : 0,
-      reservedUsd: usd(admission.admitted ? reserved : 0),
+      reservedUsd: usdText(admission.admitted ? reserved : 0),
       outstandingAtCheck: admission.answer.outstanding,
       checkedCost: admission.answer.checkedCost,
       checks: admission.checks,
-      firstCheckedAt: iso(admission.firstCheckedAt),
-      decidedAt: iso(admission.answer.checkedAt),
+      firstCheckedAt: isoTime(admission.firstCheckedAt),
+      decidedAt: isoTime(admission.answer.checkedAt),
       waitedSeconds:
         admission.firstCheckedAt !== undefined && admission.answer.checkedAt !== undefined
           ? (admission.answer.checkedAt - admission.firstCheckedAt) / 1000
@@ -122,7 +120,7 @@ function notAdmitted(
   const waited = input.onInsufficient === 'wait';
   const reason =
     `Member ${input.memberId}'s budget does not cover ${admission.cost + admission.gateCost} ` +
-    `(${usd(admission.cost + admission.gateCost)} USD) on top of ${outcome.answer.outstanding} reserved by ` +
+    `(${usdText(admission.cost + admission.gateCost)} USD) on top of ${outcome.answer.outstanding} reserved by ` +
     `its other jobs` +
     (waited ? `, after waiting ${admission.waitedSeconds.toFixed(0)} s (${outcome.checks} checks)` : '') +
     '; nothing was submitted.';

@@ -14,6 +14,7 @@ import { costFacts } from './cost';
 import { trackMediaProgress } from './progress';
 import { submitGeneration } from './submit';
 import { waitForTaskEnd } from './wait';
+import { isoTime } from '../../shared/time';
 
 const { keepTaskOutputs } = proxyActivities<Activities>({
   startToCloseTimeout: '10m',
@@ -21,8 +22,6 @@ const { keepTaskOutputs } = proxyActivities<Activities>({
   // Outputs expire: retry quickly, and stop once the URL is gone (OutputExpired is non-retryable).
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '20s', maximumAttempts: 6 },
 });
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 export async function mediaGeneration(rawInput: MediaGenerationInput): Promise<MediaGenerationResult> {
   const input: ParsedMediaGenerationInput = parseInput(MediaGenerationInput, rawInput, WorkflowType.mediaGeneration);
@@ -89,9 +88,9 @@ export async function mediaGeneration(rawInput: MediaGenerationInput): Promise<M
         ? []
         : end.outputs.map((o) => ({ kind: o.kind, url: o.url, ttlSeconds: o.ttlSeconds })),
       timings: {
-        submittedAt: iso(submittedAt),
-        firstProcessingAt: done.firstProcessingAt === undefined ? undefined : iso(done.firstProcessingAt),
-        doneAt: iso(done.observedAt),
+        submittedAt: isoTime(submittedAt),
+        firstProcessingAt: done.firstProcessingAt === undefined ? undefined : isoTime(done.firstProcessingAt),
+        doneAt: isoTime(done.observedAt),
       },
       polls,
       generations,

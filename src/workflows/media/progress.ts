@@ -9,8 +9,7 @@ import {
   type TaskObservation,
 } from '../../api/schemas/media';
 import { trackStatus } from '../status';
-
-const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
+import { isoTime } from '../../shared/time';
 
 export function trackMediaProgress(input: ParsedMediaGenerationInput) {
   const status = trackStatus(WorkflowType.mediaGeneration, 'SUBMITTING', { memberId: input.memberId });
@@ -45,8 +44,8 @@ export function trackMediaProgress(input: ParsedMediaGenerationInput) {
         eta: o.eta,
         polls: pollsBefore + o.polls,
         taskPolls: o.polls,
-        observedAt: iso(o.observedAt),
-        nextPollAt: iso(o.nextPollAt),
+        observedAt: isoTime(o.observedAt),
+        nextPollAt: isoTime(o.nextPollAt),
       });
     },
     kept(outputs: { kind: string; uri: string }[]) {

@@ -12,6 +12,7 @@ import {
 import { FailureType } from '../../api/failures';
 import type { ParsedMediaGenerationInput, SubmissionAttempt } from '../../api/schemas/media';
 import type { Activities, SubmitFailureDetails, SubmitMediaTaskInput } from '../../activities';
+import { isoTime } from '../../shared/time';
 
 const { submitMediaTask } = proxyActivities<Activities>({
   // The client's own call timeout is shorter; this catches a worker lost mid-call.
@@ -49,8 +50,6 @@ function describeFailure(err: unknown): AttemptFailure {
   return { outcome: 'ambiguous', type: 'Unknown', message, cause };
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
-
 export async function submitGeneration(
   input: ParsedMediaGenerationInput,
   generation: number,
@@ -72,7 +71,7 @@ export async function submitGeneration(
       attempts.push({
         generation,
         attempt,
-        at: iso(res.submittedAt),
+        at: isoTime(res.submittedAt),
         outcome: 'accepted',
         taskId: res.taskId,
         possibleDuplicate,
@@ -85,7 +84,7 @@ export async function submitGeneration(
       attempts.push({
         generation,
         attempt,
-        at: f.details ? iso(f.details.at) : undefined,
+        at: f.details ? isoTime(f.details.at) : undefined,
         outcome: f.outcome,
         error: { type: f.type, message: f.message },
         possibleDuplicate,
