@@ -31,10 +31,11 @@ export interface PlatformWorkerOptions {
 }
 
 /**
- * How the workflow code is bundled. zod is stateless, so it is loaded once per reusable V8 context
- * instead of once per workflow: evaluating it is most of the cost of starting a workflow.
+ * How the workflow code is bundled. zod and the schemas built with it are stateless, so they are
+ * loaded once per reusable V8 context instead of once per workflow (src/sandbox/preload.ts): building
+ * them was most of the cost of starting and keeping a workflow.
  */
-export const WORKFLOW_BUNDLER_OPTIONS = { preloadModules: ['zod'] };
+export const WORKFLOW_BUNDLER_OPTIONS = { preloadModules: ['zod', require.resolve('./sandbox/preload')] };
 
 export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise<Worker> {
   const s = { ...loadWorkerSettings({}), ...opts.settings };
