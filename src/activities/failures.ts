@@ -16,7 +16,11 @@ function finalType(err: PlatformError): FailureTypeName {
   return FailureType.PlatformRejected;
 }
 
-export function toApplicationFailure(err: PlatformError): ApplicationFailure {
+/**
+ * `nextRetryDelayMs` replaces the Retry-After for a retryable error: activities that pace their own
+ * retries (the retry-as-poll waits) pass the delay they chose.
+ */
+export function toApplicationFailure(err: PlatformError, opts: { nextRetryDelayMs?: number } = {}): ApplicationFailure {
   const details = [err.toJSON()];
   if (!err.retryable) {
     return ApplicationFailure.create({ type: finalType(err), message: err.message, nonRetryable: true, details });
@@ -27,7 +31,7 @@ export function toApplicationFailure(err: PlatformError): ApplicationFailure {
     nonRetryable: false,
     details,
     // Honour the platform's Retry-After; otherwise the activity's retry policy backs off.
-    nextRetryDelay: err.retryAfterMs,
+    nextRetryDelay: opts.nextRetryDelayMs ?? err.retryAfterMs,
   });
 }
 

@@ -24,5 +24,10 @@ export const FailureType = {
   BatchFailed: 'BatchFailed',
   /** An output's URL stopped working (its TTL ran out) before it could be copied. */
   OutputExpired: 'OutputExpired',
+  /**
+   * Not an error: a poll found the operation still running and asks to run again when the platform's
+   * hints say it should be done (retry-as-poll). Logged as benign; never ends a workflow.
+   */
+  StillRunning: 'StillRunning',
 } as const;
 export type FailureTypeName = (typeof FailureType)[keyof typeof FailureType];

@@ -1,0 +1,12 @@
+// Every patch id of the workflow code, in one place. A change to what a workflow schedules is shipped
+// behind `patched(id)`: runs that started before it replay the old branch, new runs take the new one.
+// An old branch can be removed (deprecatePatch first, then the id) once no run that started before
+// the patch shipped is still open; docs/versioning.md says how to check.
+export const Patch = {
+  /** 2026-11: mediaGeneration waits by retry-as-poll instead of a heartbeating activity. */
+  mediaRetryAsPoll: 'media-retry-as-poll',
+  /** 2026-11: restartInstance waits for `running` by retry-as-poll instead of a heartbeating activity. */
+  restartRetryAsPoll: 'restart-retry-as-poll',
+  /** 2026-11: batchJob follows its batch by retry-as-poll instead of a heartbeating activity. */
+  batchRetryAsPoll: 'batch-retry-as-poll',
+} as const;
