@@ -12,11 +12,12 @@ import {
   createBatchCreateActivities,
   createBatchFollowActivities,
   createBatchOutputActivities,
+  createBatchPollActivities,
   createBatchUploadActivities,
 } from './batches';
 import { createBillingActivities } from './billing/report';
 import { createLedgerActivities, createLedgerClientActivities, createPriceActivities } from './budget';
-import { createMediaSubmitActivities, createMediaWaitActivities } from './media';
+import { createMediaPollActivities, createMediaSubmitActivities, createMediaWaitActivities } from './media';
 import { createOutputActivities } from './outputs';
 
 export interface ActivityDeps {
@@ -34,10 +35,12 @@ export function createActivities(deps: ActivityDeps) {
     ...createInstanceActivities(deps.platform),
     ...createDecisionActivities(deps.platform),
     ...createMediaSubmitActivities(deps.platform),
+    ...createMediaPollActivities(deps.platform),
     ...createMediaWaitActivities(deps.platform),
     ...createOutputActivities(deps.artifacts),
     ...createBatchUploadActivities(deps.platform),
     ...createBatchCreateActivities(deps.platform),
+    ...createBatchPollActivities(deps.platform),
     ...createBatchFollowActivities(deps.platform),
     ...createBatchCancelActivities(deps.platform),
     ...createBatchOutputActivities(deps.platform, deps.artifacts),
@@ -51,5 +54,11 @@ export function createActivities(deps: ActivityDeps) {
 export type Activities = ReturnType<typeof createActivities>;
 export type { InstanceSnapshot, WaitForInstanceStatusResult } from './instances';
 export type { EvaluateQuestionInput } from './decision';
-export type { SubmitFailureDetails, SubmitMediaTaskInput, TaskCheckpoint, WaitForTaskInput } from './media';
+export type {
+  PollTaskInput,
+  SubmitFailureDetails,
+  SubmitMediaTaskInput,
+  TaskCheckpoint,
+  WaitForTaskInput,
+} from './media';
 export type { AwaitBudgetAdmissionResult, PriceBudgetJobResult } from './budget';

@@ -1,21 +1,26 @@
 // Fresher figures than the mediaProgress query's: the query answers as of the poll activity's last
-// checkpoint (status change, 25 % step), while the activity heartbeats every poll's observation. The
-// heartbeat is server state, not history, so reading it through describe() costs the workflow nothing.
+// checkpoint (status change, 25 % step), while every poll's observation is kept by the server as the
+// pending poll activity's last failure (retry-as-poll: "still running, poll again in …"), or, for runs
+// that wait in the older heartbeating activity, as its heartbeat. Both are server state, not history,
+// so reading them through describe() costs the workflow nothing.
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import { MEDIA_STATUS_BY_TASK_STATUS, type MediaProgress, type TaskObservation } from '../api/schemas/media';
 import { isoTime } from '../shared/time';
 
-const WAIT_ACTIVITY = 'waitForTaskResult';
+const POLL_ACTIVITY = 'pollTaskResult';
+const HEARTBEATING_WAIT_ACTIVITY = 'waitForTaskResult';
 
 type PendingActivity = temporal.api.workflow.v1.IPendingActivityInfo;
 
-/** The observation in the wait activity's last heartbeat, if it is pending and has heartbeated. */
+/** The observation of the last poll of a pending poll or wait activity, if it has made one. */
 export function heartbeatObservation(
   pending: readonly PendingActivity[] | null | undefined,
 ): TaskObservation | undefined {
-  const activity = pending?.find((a) => a.activityType?.name === WAIT_ACTIVITY);
-  const payload = activity?.heartbeatDetails?.payloads?.[0];
+  const poll = pending?.find((a) => a.activityType?.name === POLL_ACTIVITY);
+  const wait = pending?.find((a) => a.activityType?.name === HEARTBEATING_WAIT_ACTIVITY);
+  const payload =
+    poll?.lastFailure?.applicationFailureInfo?.details?.payloads?.[0] ?? wait?.heartbeatDetails?.payloads?.[0];
   if (!payload) return undefined;
   try {
     const details = defaultPayloadConverter.fromPayload<TaskObservation | undefined>(payload);

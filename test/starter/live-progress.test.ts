@@ -29,8 +29,26 @@ const pending = (name: string, details: unknown) => [
   },
 ];
 
+const stillRunning = (name: string, details: unknown) => [
+  {
+    activityType: { name },
+    lastFailure: {
+      applicationFailureInfo: {
+        type: 'StillRunning',
+        details: { payloads: [defaultPayloadConverter.toPayload(details)] },
+      },
+    },
+  },
+];
+
 describe('live progress from the heartbeat', () => {
-  it('reads the wait activity’s heartbeat, and nothing else', () => {
+  it('reads the poll activity’s last "still running" failure', () => {
+    expect(heartbeatObservation(stillRunning('pollTaskResult', obs))).toEqual(obs);
+    expect(heartbeatObservation(stillRunning('keepTaskOutputs', obs))).toBeUndefined();
+    expect(heartbeatObservation(stillRunning('pollTaskResult', { file: 1 }))).toBeUndefined();
+  });
+
+  it('reads the older wait activity’s heartbeat, and nothing else', () => {
     expect(heartbeatObservation(pending('waitForTaskResult', obs))).toEqual(obs);
     expect(heartbeatObservation(pending('keepTaskOutputs', obs))).toBeUndefined();
     expect(heartbeatObservation(pending('waitForTaskResult', { file: 1 }))).toBeUndefined();

@@ -1,8 +1,10 @@
-// The media generation activities: submit, wait for the end, (outputs: ../outputs.ts).
+// The media generation activities: submit, wait for the end (poll.ts; wait.ts for runs started before
+// it), keep the outputs (../outputs.ts).
 export {
   createMediaSubmitActivities,
   type SubmitMediaTaskInput,
   type SubmitMediaTaskResult,
   type SubmitFailureDetails,
 } from './submit';
-export { createMediaWaitActivities, type TaskCheckpoint, type WaitForTaskInput } from './wait';
+export { createMediaPollActivities, type PollTaskInput, type TaskCheckpoint } from './poll';
+export { createMediaWaitActivities, type WaitForTaskInput } from './wait';

@@ -1,5 +1,9 @@
 // Waiting for a task to end, by polling task-result inside one long, heartbeating activity.
 //
+// Superseded by the retry-as-poll activity in ./poll.ts (patch "poll-as-retry"). Kept registered so
+// generations that were waiting in this activity when the worker was upgraded still complete; remove
+// it once no such run is open (docs/versioning.md).
+//
 // Why a heartbeating activity rather than one short poll per activity with an eta-driven
 // nextRetryDelay: the wait sleeps exactly as long as the eta says, to the millisecond; transient
 // poll errors (429, 5xx) are absorbed between polls instead of spending retry attempts; and every
@@ -8,14 +12,16 @@
 // progress step, the end - so the history does not grow with the number of polls. A lost worker is
 // noticed by the heartbeat timeout, and the next attempt resumes from the last heartbeat.
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
-import { FailureType } from '../../api/failures';
-import type { PollingOptions, TaskObservation, TaskOutputRef } from '../../api/schemas/media';
+import type { PollingOptions, TaskObservation } from '../../api/schemas/media';
 import type { PlatformClient } from '../../platform/client';
 import { PlatformError } from '../../platform/errors';
 import { isTerminalTaskStatus, type TaskResult } from '../../platform/schemas/media';
 import { toApplicationFailure } from '../failures';
 import { nextPollDelayMs, type PollSample } from './poll-schedule';
+import { outputsOf } from './task-outputs';
+import { taskDeadlineExceeded, type TaskCheckpoint } from './poll';
+
+export { outputsOf, type TaskCheckpoint };
 
 export interface WaitForTaskInput {
   taskId: string;
@@ -28,43 +34,7 @@ export interface WaitForTaskInput {
   progressStep: number;
 }
 
-export interface TaskCheckpoint {
-  observation: TaskObservation;
-  terminal: boolean;
-  /** On TASK_STATUS_SUCCEED: the outputs, with their TTLs. */
-  outputs: TaskOutputRef[];
-  nsfwDetection: boolean;
-}
-
 const HEARTBEAT_EVERY_MS = 1_000;
-
-const ttl = (value: string | number | undefined): number | undefined => {
-  const n = Number(value);
-  return value === undefined || !Number.isFinite(n) ? undefined : n;
-};
-
-export function outputsOf(result: TaskResult): TaskOutputRef[] {
-  return [
-    ...result.videos.map((v) => ({
-      kind: 'video' as const,
-      url: v.video_url,
-      ttlSeconds: ttl(v.video_url_ttl),
-      type: v.video_type,
-    })),
-    ...result.images.map((i) => ({
-      kind: 'image' as const,
-      url: i.image_url,
-      ttlSeconds: ttl(i.image_url_ttl),
-      type: i.image_type,
-    })),
-    ...result.audios.map((a) => ({
-      kind: 'audio' as const,
-      url: a.audio_url,
-      ttlSeconds: ttl(a.audio_url_ttl),
-      type: a.audio_type,
-    })),
-  ];
-}
 
 const step = (progress: number | undefined, size: number) =>
   size > 0 && progress !== undefined ? Math.floor(progress / size) : 0;
@@ -94,7 +64,7 @@ export function createMediaWaitActivities(platform: PlatformClient) {
         beat();
         await waitUntil(ctx, resumed?.nextPollAt, input.deadlineAt);
         for (;;) {
-          if (Date.now() >= input.deadlineAt) throw deadlineExceeded(input, current);
+          if (Date.now() >= input.deadlineAt) throw taskDeadlineExceeded(input, current);
           let result: TaskResult;
           try {
             result = await platform.getTaskResult(input.taskId, { signal: ctx.cancellationSignal });
@@ -164,16 +134,4 @@ async function waitUntil(ctx: Context, at: number | undefined, deadlineAt: numbe
   if (at === undefined) return;
   const ms = Math.min(at, deadlineAt) - Date.now();
   if (ms > 0) await ctx.sleep(ms);
-}
-
-function deadlineExceeded(input: WaitForTaskInput, last: TaskObservation | undefined): ApplicationFailure {
-  return ApplicationFailure.create({
-    type: FailureType.DeadlineExceeded,
-    nonRetryable: true,
-    message:
-      `Task ${input.taskId} did not end before the deadline ${new Date(input.deadlineAt).toISOString()}` +
-      (last ? `; last seen ${last.status} at ${last.progressPercent ?? '?'}% after ${last.polls} polls` : '') +
-      '. The task may still finish (and be charged) on the platform.',
-    details: [{ taskId: input.taskId, last }],
-  });
 }

@@ -1,12 +1,27 @@
-// Waiting for a submitted task to end. The heartbeating wait activity polls by the platform's hints
-// and comes back only at checkpoints (status change, progress step, end), so this loop runs a handful
-// of times per task however many polls are made, and the history stays small.
-import { ActivityCancellationType, proxyActivities } from '@temporalio/workflow';
+// Waiting for a submitted task to end. The poll activity runs again on its own after each poll, as
+// the platform's hints say (retry-as-poll, src/activities/media/poll.ts), and comes back only at
+// checkpoints (status change, progress step, end): this loop runs a handful of times per task however
+// many polls are made, and a waiting task holds nothing on the worker.
+import {
+  ActivityCancellationType,
+  ActivityFailure,
+  ApplicationFailure,
+  patched,
+  proxyActivities,
+  TimeoutFailure,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { FailureType } from '../../api/failures';
 import type { PollingOptions, TaskObservation } from '../../api/schemas/media';
 import type { Activities, TaskCheckpoint } from '../../activities';
+import { Patch } from '../patches';
+import { RETRY_AS_POLL } from '../retry-policies';
 
 /** Checkpoints every 25 %: the query's progress stays fresh at the cost of at most 4 extra round trips. */
 const PROGRESS_STEP = 25;
+
+/** Past the deadline the activity fails by itself; the server's bound is a little later, for a lost worker. */
+const DEADLINE_GRACE_MS = 60_000;
 
 export async function waitForTaskEnd(
   taskId: string,
@@ -15,13 +30,57 @@ export async function waitForTaskEnd(
   deadlineSeconds: number,
   onCheckpoint: (observation: TaskObservation) => void,
 ): Promise<TaskCheckpoint> {
+  if (!patched(Patch.mediaRetryAsPoll)) {
+    return waitWithHeartbeats(taskId, polling, deadlineAt, deadlineSeconds, onCheckpoint);
+  }
+  let since: TaskObservation | undefined;
+  for (;;) {
+    const { pollTaskResult } = proxyActivities<Activities>({
+      // An attempt is a wait of at most a second and one 10 s-bounded HTTP call: a worker lost
+      // mid-attempt is noticed within 15 s.
+      startToCloseTimeout: '15s',
+      scheduleToCloseTimeout: Math.max(1_000, deadlineAt - Date.now()) + DEADLINE_GRACE_MS,
+      retry: RETRY_AS_POLL,
+      // Between polls there is nothing to stop; an attempt in flight is a read and may finish.
+      cancellationType: ActivityCancellationType.TRY_CANCEL,
+    });
+    let checkpoint: TaskCheckpoint;
+    try {
+      checkpoint = await pollTaskResult({ taskId, polling, deadlineAt, since, progressStep: PROGRESS_STEP });
+    } catch (err) {
+      throw err instanceof ActivityFailure && err.cause instanceof TimeoutFailure
+        ? deadlineExceeded(taskId, deadlineAt, since)
+        : err;
+    }
+    onCheckpoint(checkpoint.observation);
+    if (checkpoint.terminal) return checkpoint;
+    since = checkpoint.observation;
+  }
+}
+
+function deadlineExceeded(taskId: string, deadlineAt: number, last: TaskObservation | undefined) {
+  return ApplicationFailure.create({
+    type: FailureType.DeadlineExceeded,
+    nonRetryable: true,
+    message:
+      `Task ${taskId} did not end before the deadline ${new Date(deadlineAt).toISOString()} ` +
+      `(workflow ${workflowInfo().workflowId}); the task may still finish (and be charged) on the platform.`,
+    details: [{ taskId, last }],
+  });
+}
+
+/** The design before retry-as-poll, kept for runs that were waiting in it when the worker was upgraded. */
+async function waitWithHeartbeats(
+  taskId: string,
+  polling: PollingOptions,
+  deadlineAt: number,
+  deadlineSeconds: number,
+  onCheckpoint: (observation: TaskObservation) => void,
+): Promise<TaskCheckpoint> {
   const { waitForTaskResult } = proxyActivities<Activities>({
-    // The activity enforces the deadline itself; these bounds catch a stuck or lost worker.
     scheduleToCloseTimeout: deadlineSeconds * 1000 + 60_000,
-    // Short, so a lost worker is replaced and a cancellation reaches the poller within seconds.
     heartbeatTimeout: '10s',
     retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
-    // Cancelling the workflow ends only once the poller has stopped: no poll after the cancel.
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   });
   let resume: TaskObservation | undefined;
