@@ -2,7 +2,7 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
@@ -99,7 +99,8 @@ export async function withClient<T>(fn: (client: Client) => Promise<T>): Promise
 }
 
 /**
- * With RECORD_HISTORIES=1, saves a finished workflow's history for the replay tests, exported by the
+ * With RECORD_HISTORIES=1, saves a finished workflow's history for the replay tests, unless one of
+ * that name exists already, exported by the
  * temporal CLI in the proto JSON form that `historyFromJSON` reads back. `runId` names one run of a
  * workflow that never completes on its own (the budget ledger's run that continued as new).
  */
@@ -125,6 +126,9 @@ export async function recordHistory(
   ]);
   const dir = path.join(__dirname, '..', 'replay', 'histories');
   mkdirSync(dir, { recursive: true });
+  // Recorded histories stand for runs already in the field: a change must replay them as they are.
+  // A new behaviour gets a recording of its own name; an existing one is never overwritten.
+  if (existsSync(path.join(dir, `${name}.json`))) return;
   // The workflow id goes along: replay must run under it (a child's id is derived from its parent's).
   const history = JSON.parse(stdout) as Record<string, unknown>;
   writeFileSync(path.join(dir, `${name}.json`), JSON.stringify({ workflowId: handle.workflowId, ...history }, null, 2));

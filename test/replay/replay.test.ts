@@ -1,6 +1,7 @@
 // Replays recorded histories of every workflow against the current workflow code: a change that
-// would break running workflows (non-determinism) fails here. Record anew with
-// `RECORD_HISTORIES=1 npx jest test/workflows` after an intended, versioned change.
+// would break running workflows (non-determinism) fails here. Histories are only ever added: a
+// versioned change (docs/versioning.md) records its new behaviour under a new name with
+// `RECORD_HISTORIES=1 npx jest <test>`, which never overwrites an existing recording.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';

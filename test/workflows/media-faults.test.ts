@@ -90,7 +90,9 @@ describe('mediaGeneration under faults', () => {
         keepOutputs: false,
       }).then((h) => h.result());
       expect(result.generations).toEqual([expect.objectContaining({ status: 'TASK_STATUS_SUCCEED' })]);
-      expect((await counters()).requests.taskResult).toBeGreaterThanOrEqual(result.polls + 4);
+      // Failed polls are retried until the deadline, and counted: 4 refused, then at least one answered.
+      expect(result.polls).toBeGreaterThanOrEqual(5);
+      expect((await counters()).requests.taskResult).toBeGreaterThanOrEqual(result.polls);
     }));
 
   describe('a submit that may have reached the platform (the answer came after the client gave up)', () => {
@@ -183,9 +185,10 @@ describe('mediaGeneration under faults', () => {
       expect(err).toBeInstanceOf(WorkflowFailedError);
       expect((err as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
       expect(Date.now() - cancelledAt).toBeLessThan(5_000);
+      // Between polls nothing runs; a poll attempt already in flight (one read) may still finish.
       const pollsAtCancel = await pollsOf(taskId!);
-      await new Promise((r) => setTimeout(r, 1_500));
-      expect(await pollsOf(taskId!)).toBe(pollsAtCancel);
+      await new Promise((r) => setTimeout(r, 2_500));
+      expect(await pollsOf(taskId!)).toBeLessThanOrEqual(pollsAtCancel + 1);
     }));
 
   it('reports clearly when an output URL expired before it could be copied', () =>
@@ -241,7 +244,7 @@ describe('mediaGeneration under faults', () => {
         );
         first.child.kill('SIGKILL');
         await firstExited;
-        // A second worker takes over; the poll activity resumes from its last heartbeat.
+        // A second worker takes over; the poll activity's next attempt resumes from its input.
         const second = startNode('worker.js', workerEnv);
         try {
           const result = await handle.result();
