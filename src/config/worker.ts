@@ -4,10 +4,12 @@ import { describeZodError, formatIssues } from '../platform/validation';
 import { ConfigError } from '../platform/config';
 
 const Env = z.object({
-  // Each media generation holds one slot for its whole wait (a heartbeating poll activity that mostly
-  // sleeps), so the default leaves room for many concurrent generations.
+  // A waiting generation holds no slot (retry-as-poll): a slot is held for one poll, up to a second
+  // early plus one HTTP call, and for downloads. Waits started before that design still hold one.
   WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).max(100_000).default(1000),
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).max(10_000).default(40),
+  // Bounds the worker's memory, not the number of open workflows: a workflow evicted while it waits
+  // is replayed from its (small) history when its next checkpoint arrives.
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).max(100_000).default(1000),
   WORKER_SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).max(3600).default(20),
   // How long a heartbeat may be held back: bounds how fast a cancellation reaches a waiting activity.
