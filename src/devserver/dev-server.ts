@@ -23,12 +23,26 @@ export interface DevServerOptions {
   log?: (msg: string) => void;
   /** No Web UI (and no UI port needed). */
   headless?: boolean;
+  /**
+   * Port of the server's Prometheus `/metrics` endpoint (then in the handle's metricsUrl). Omitted: the
+   * CLI still serves metrics, but on a random port nobody is told about.
+   */
+  metricsPort?: number;
+  /**
+   * SQLite pragmas, e.g. `{ journal_mode: 'WAL', synchronous: 'OFF' }` for load tests: the server keeps
+   * one SQLite connection, and a synced rollback journal makes every write wait for the disk.
+   */
+  sqlitePragmas?: Record<string, string>;
+  /** Dynamic config values (`--dynamic-config-value KEY=<JSON>`), e.g. `{ 'frontend.rps': 10000 }`. */
+  dynamicConfig?: Record<string, unknown>;
 }
 
 export interface DevServerHandle {
   /** host:port of the frontend, for clients and `temporal --address`. */
   address: string;
   uiUrl?: string;
+  /** The Prometheus endpoint, when metricsPort was given. */
+  metricsUrl?: string;
   namespace: string;
   pid: number;
   /** SIGTERM, then SIGKILL after 10 s; resolves once the process has exited. Safe to call twice. */
@@ -66,6 +80,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServerH
   const host = connectHost(ip);
   const address = `${host}:${port}`;
   const uiUrl = opts.headless ? undefined : `http://${host}:${uiPort}`;
+  const metricsUrl = opts.metricsPort === undefined ? undefined : `http://${host}:${opts.metricsPort}/metrics`;
 
   // The CLI would also refuse a busy port, but with an error that does not hint at the usual cause.
   await assertPortFree(
@@ -90,6 +105,13 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServerH
   }
   // "default" is always created; passing it again would register it twice.
   if (namespace !== 'default') args.push('--namespace', namespace);
+  if (opts.metricsPort !== undefined) args.push('--metrics-port', String(opts.metricsPort));
+  for (const [name, value] of Object.entries(opts.sqlitePragmas ?? {})) {
+    args.push('--sqlite-pragma', `${name}=${value}`);
+  }
+  for (const [key, value] of Object.entries(opts.dynamicConfig ?? {})) {
+    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
+  }
   for (const [name, type] of Object.entries(opts.searchAttributes ?? {})) {
     args.push('--search-attribute', `${name}=${type}`);
   }
@@ -147,7 +169,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServerH
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   log(`Temporal dev server ready at ${address}${uiUrl ? `, UI ${uiUrl}` : ''} (namespace ${namespace}, ${seconds} s)`);
   // pid is set whenever spawn succeeded, which waitUntilReady has established.
-  return { address, uiUrl, namespace, pid: child.pid ?? -1, stop };
+  return { address, uiUrl, metricsUrl, namespace, pid: child.pid ?? -1, stop };
 }
 
 async function waitUntilReady(
