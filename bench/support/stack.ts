@@ -1,18 +1,37 @@
 // The stack a workflow benchmark runs on: the compiled emulator in a process of its own, loaded with
-// the benchmark's fixtures, a real Temporal dev server, and the project's worker on a fresh task queue.
+// the benchmark's fixtures, a real Temporal dev server (its SQLite file in a temp folder, tuned for
+// load, its Prometheus metrics on a known port), and the service's worker in a process of its own
+// (worker-main) on a fresh task queue, so its memory and CPU can be read apart from the benchmark's.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/api/names';
-import { LocalArtifactStore } from '../../src/artifacts';
 import { findOrBuildTemporalCli, getFreePort, startDevServer } from '../../src/devserver';
 import { DEV_API_KEY } from '../../src/emulator/config';
 import { DEFAULT_PATHS, PlatformClient } from '../../src/platform';
-import { createPlatformWorker } from '../../src/worker';
 import { startEmulatorProcess } from './emulator-process';
+import { ProcSampler } from './proc-stats';
+import { bundleBenchWorkflows, WORKFLOW_BUNDLE_ENV } from './worker-main';
+import { startWorkerProcess, type WorkerProcess } from './worker-process';
+
+export interface BenchWorker {
+  /**
+   * Starts a fresh worker process, runs `fn` while it polls, then stops it (drained) however `fn`
+   * ends. Each call is a new process, so each phase of a benchmark starts from the same memory.
+   */
+  runUntil<R>(fn: (proc: WorkerProcess) => Promise<R>): Promise<R>;
+}
+
+export interface BenchServer {
+  address: string;
+  namespace: string;
+  /** The dev server's Prometheus endpoint (`service_requests` by operation). */
+  metricsUrl: string;
+  /** The dev server's own process, read every second. */
+  sampler: ProcSampler;
+}
 
 export interface BenchStack {
   emulatorUrl: string;
@@ -22,8 +41,31 @@ export interface BenchStack {
   platform: PlatformClient;
   client: Client;
   taskQueue: string;
-  /** Not running: the benchmark runs it (`worker.runUntil`) around the part it measures. */
-  worker: Worker;
+  worker: BenchWorker;
+  server: BenchServer;
+}
+
+/**
+ * SQLite settings of the TypeScript SDK's own load tests: the server keeps one SQLite connection, so
+ * a write that waits for the disk holds up every other one.
+ */
+export const BENCH_SQLITE_PRAGMAS = { journal_mode: 'WAL', synchronous: 'OFF' };
+
+let bundleFile: Promise<string> | undefined;
+
+/** The bench workflows bundled once per benchmark run, in a temp file every worker process loads. */
+function benchBundleFile(log: (msg: string) => void): Promise<string> {
+  bundleFile ??= (async () => {
+    const started = Date.now();
+    const code = await bundleBenchWorkflows();
+    const dir = mkdtempSync(path.join(tmpdir(), 'bench-bundle-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, 'workflow-bundle.js');
+    writeFileSync(file, code);
+    log(`workflow bundle built in ${Date.now() - started} ms (${Math.round(code.length / 1024)} KB)`);
+    return file;
+  })();
+  return bundleFile;
 }
 
 /**
@@ -36,7 +78,6 @@ export async function withBenchStack<T>(
   fn: (stack: BenchStack) => Promise<T>,
 ): Promise<T> {
   const log = (msg: string) => process.stderr.write(`[${name}] ${msg}\n`);
-  Runtime.install({ logger: new DefaultLogger('WARN') });
   const emulator = await startEmulatorProcess();
   const admin = async <R>(method: string, p: string, body?: unknown): Promise<R> => {
     const res = await fetch(`${emulator.url}/_emulator${p}`, {
@@ -47,10 +88,11 @@ export async function withBenchStack<T>(
     if (!res.ok) throw new Error(`admin ${method} ${p}: HTTP ${res.status} ${await res.text()}`);
     return (await res.json()) as R;
   };
-  const artifactDir = mkdtempSync(path.join(tmpdir(), `bench-${name}-`));
+  const dataDir = mkdtempSync(path.join(tmpdir(), `bench-${name}-`));
+  const artifactDir = path.join(dataDir, 'artifacts');
   const stops: Array<() => Promise<void>> = [
     () => emulator.stop(),
-    () => Promise.resolve(rmSync(artifactDir, { recursive: true, force: true })),
+    () => Promise.resolve(rmSync(dataDir, { recursive: true, force: true })),
   ];
   try {
     await admin('POST', '/fixtures', fixtures);
@@ -61,29 +103,69 @@ export async function withBenchStack<T>(
       paths: { ...DEFAULT_PATHS },
       billProductNameParam: 'productName',
     });
+    const [cliPath, bundle, metricsPort] = await Promise.all([
+      findOrBuildTemporalCli({ log }),
+      benchBundleFile(log),
+      getFreePort(),
+    ]);
     const server = await startDevServer({
-      cliPath: await findOrBuildTemporalCli({ log }),
+      cliPath,
       port: await getFreePort(),
       headless: true,
       searchAttributes: SEARCH_ATTRIBUTE_DEFINITIONS,
+      dbFile: path.join(dataDir, 'temporal.sqlite'),
+      sqlitePragmas: BENCH_SQLITE_PRAGMAS,
+      metricsPort,
       log: () => {},
     });
     stops.unshift(() => server.stop());
-    const nativeConnection = await NativeConnection.connect({ address: server.address });
-    stops.unshift(() => nativeConnection.close());
+    const serverSampler = new ProcSampler(server.pid, 1_000).start();
+    stops.unshift(() => Promise.resolve(serverSampler.stop()));
     const connection = await Connection.connect({ address: server.address });
     stops.unshift(() => connection.close());
     const client = new Client({ connection, namespace: server.namespace });
     const taskQueue = `bench-${name}-${randomUUID().slice(0, 8)}`;
-    const worker = await createPlatformWorker({
-      connection: nativeConnection,
-      client,
-      namespace: server.namespace,
-      taskQueue,
+    // The settings a deployed worker reads (src/worker.ts's runWorker), pointed at this stack; the
+    // worker's own tuning (WORKER_*) keeps its defaults unless the caller's environment sets it.
+    const workerEnv = {
+      TEMPORAL_ADDRESS: server.address,
+      TEMPORAL_NAMESPACE: server.namespace,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      PLATFORM_BASE_URL: emulator.url,
+      PLATFORM_API_KEY: DEV_API_KEY,
+      ARTIFACT_DIR: artifactDir,
+      LOG_LEVEL: 'WARN',
+      [WORKFLOW_BUNDLE_ENV]: bundle,
+    };
+    const worker: BenchWorker = {
+      runUntil: async (run) => {
+        const proc = await startWorkerProcess(workerEnv, log);
+        try {
+          return await run(proc);
+        } finally {
+          await proc.stop();
+        }
+      },
+    };
+    return await fn({
+      emulatorUrl: emulator.url,
+      admin,
       platform,
-      artifacts: new LocalArtifactStore(artifactDir),
+      client,
+      taskQueue,
+      worker,
+      server: {
+        address: server.address,
+        namespace: server.namespace,
+        metricsUrl: server.metricsUrl!,
+        sampler: serverSampler,
+      },
     });
-    return await fn({ emulatorUrl: emulator.url, admin, platform, client, taskQueue, worker });
+  } catch (err) {
+    // Said now: a client call still retrying when the connection closes below can end the process
+    // before the caller gets to report this.
+    log(`failed: ${err instanceof Error ? err.message : String(err)}; stopping the stack`);
+    throw err;
   } finally {
     for (const stop of stops) await stop();
   }

@@ -1,0 +1,88 @@
+// Starts the benchmark's worker (worker-main) as a child process and watches its memory and CPU from
+// /proc. The benchmark talks to it only through Temporal and the emulator.
+import { fork, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { ProcSampler } from './proc-stats';
+
+/** lib/bench/support/worker-main.js, from the compiled file or from the TypeScript source. */
+export function compiledWorkerMain(): string {
+  const dir = __filename.endsWith('.js') ? __dirname : path.resolve(__dirname, '..', '..', 'lib', 'bench', 'support');
+  return path.join(dir, 'worker-main.js');
+}
+
+export interface WorkerProcess {
+  pid: number;
+  /** Readings of the process every 250 ms from the moment it was ready until it stopped. */
+  sampler: ProcSampler;
+  /** SIGTERM (the worker drains), SIGKILL after `graceMs`; resolves once it has exited. Safe to call twice. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+const READY_TIMEOUT_MS = 60_000;
+const TAIL_LINES = 40;
+
+/**
+ * Forks the worker with `env` on top of this process's environment minus every TEMPORAL_* and
+ * PLATFORM_* variable (those are for the user's own server and platform, not the benchmark's).
+ */
+export function startWorkerProcess(env: Record<string, string>, log: (msg: string) => void): Promise<WorkerProcess> {
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('TEMPORAL_') && !k.startsWith('PLATFORM_')),
+  );
+  const child: ChildProcess = fork(compiledWorkerMain(), [], {
+    env: { ...inherited, ...env },
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
+  const tail: string[] = [];
+  const onOutput = (echo: (line: string) => boolean) => (chunk: Buffer) => {
+    for (const line of chunk.toString().split('\n').filter(Boolean)) {
+      tail.push(line);
+      if (tail.length > TAIL_LINES) tail.shift();
+      if (echo(line)) log(`[worker] ${line}`);
+    }
+  };
+  // Its warnings and errors as they come (its logs are JSON lines on stdout); anything else it prints
+  // (debug output of the code under test) only in the tail shown if it dies.
+  child.stdout?.on(
+    'data',
+    onOutput((line) => /^\{.*"level":"(WARN|ERROR)"/.test(line)),
+  );
+  child.stderr?.on(
+    'data',
+    onOutput(() => true),
+  );
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+
+  let stopping: Promise<void> | undefined;
+  const sampler = new ProcSampler(child.pid ?? -1);
+  const stop = (graceMs = 30_000): Promise<void> =>
+    (stopping ??= (async () => {
+      sampler.sample();
+      sampler.stop();
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+    })());
+
+  return new Promise((resolve, reject) => {
+    const fail = (why: string) => {
+      clearTimeout(timer);
+      void stop(1_000).then(() => reject(new Error(`the bench worker ${why}:\n${tail.join('\n')}`)));
+    };
+    const timer = setTimeout(() => fail(`was not ready within ${READY_TIMEOUT_MS / 1000} s`), READY_TIMEOUT_MS);
+    let ready = false;
+    child.once('exit', (code, signal) => {
+      if (!ready) fail(`exited with ${code ?? signal} before it was ready`);
+      else if (!stopping) log(`the bench worker exited on its own (${code ?? signal})`);
+    });
+    child.once('error', (err) => fail(`could not start: ${err.message}`));
+    child.on('message', (msg: { ready?: boolean }) => {
+      if (!msg.ready || ready) return;
+      ready = true;
+      clearTimeout(timer);
+      resolve({ pid: child.pid!, sampler: sampler.start(), stop });
+    });
+  });
+}

@@ -1,0 +1,160 @@
+// Puts a load of N workflows on the stack and reads it back from outside: starts them (all at once or
+// paced over a window), waits until the server's visibility shows every one closed - one count
+// request a second, never a result long-poll per workflow, which would be server load of the
+// benchmark's own making - then describes each (history length, start and close times) and fetches
+// the result of the completed ones.
+import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
+import { optionalTsToMs } from '@temporalio/common/lib/time';
+
+export interface LoadOptions {
+  client: Client;
+  taskQueue: string;
+  workflowType: string;
+  /** Workflow ids are `<idPrefix>-<i>`. */
+  idPrefix: string;
+  count: number;
+  /** The starts are spread evenly over this window; 0 starts them all at once. */
+  startWindowMs: number;
+  args: (i: number) => unknown[];
+  /** How long to wait, after the last start, for every workflow to close. */
+  closeTimeoutMs: number;
+  /** Fetch each completed workflow's result (for timings the workflow reports). */
+  withResults: boolean;
+  log: (msg: string) => void;
+}
+
+export interface LoadedWorkflow {
+  workflowId: string;
+  index: number;
+  /** Real epoch ms: the start was due (what a caller experiences from), and the server took it. */
+  startedAt: number;
+  startAcceptedAt: number;
+  /** Absent when the start itself failed. */
+  startError?: string;
+  status?: string;
+  historyLength?: number;
+  /** The server's close time (real epoch ms): when any caller waiting on the result has it. */
+  closedAt?: number;
+  result?: unknown;
+}
+
+export interface LoadRun {
+  workflows: LoadedWorkflow[];
+  firstStartAt: number;
+  /** The last start accepted by the server. */
+  lastStartAt: number;
+  startsPerSecond: number;
+  /** When the count first showed every workflow closed, or the timeout. */
+  allClosedSeenAt: number;
+  timedOut: boolean;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** `fn` over `items`, at most `concurrency` at once, results in order. */
+export async function mapPool<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  fn: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, lane));
+  return out;
+}
+
+export async function runWorkflowLoad(o: LoadOptions): Promise<LoadRun> {
+  const firstStartAt = Date.now();
+  const starts: Array<Promise<LoadedWorkflow>> = [];
+  for (let i = 0; i < o.count; i++) {
+    const due = firstStartAt + (o.startWindowMs * i) / o.count;
+    if (due > Date.now()) await sleep(due - Date.now());
+    const workflowId = `${o.idPrefix}-${i}`;
+    const startedAt = Date.now();
+    starts.push(
+      o.client.workflow.start(o.workflowType, { taskQueue: o.taskQueue, workflowId, args: o.args(i) }).then(
+        () => ({ workflowId, index: i, startedAt, startAcceptedAt: Date.now() }),
+        (err: unknown) => ({
+          workflowId,
+          index: i,
+          startedAt,
+          startAcceptedAt: Date.now(),
+          startError: err instanceof Error ? err.message : String(err),
+        }),
+      ),
+    );
+    if (o.count >= 1000 && (i + 1) % Math.round(o.count / 10) === 0) o.log(`${i + 1} of ${o.count} started…`);
+  }
+  const workflows = await Promise.all(starts);
+  const lastStartAt = workflows.reduce((last, w) => Math.max(last, w.startAcceptedAt), firstStartAt);
+  const accepted = workflows.filter((w) => !w.startError).length;
+  if (accepted < o.count)
+    o.log(`${o.count - accepted} starts failed, e.g. ${workflows.find((w) => w.startError)?.startError}`);
+
+  const closedQuery = `TaskQueue="${o.taskQueue}" AND WorkflowType="${o.workflowType}" AND ExecutionStatus!="Running"`;
+  const deadline = lastStartAt + o.closeTimeoutMs;
+  let closed = 0;
+  let lastReport = Date.now();
+  while (Date.now() < deadline) {
+    closed = (await o.client.workflow.count(closedQuery)).count;
+    if (closed >= accepted) break;
+    if (Date.now() - lastReport > 30_000) {
+      o.log(`${closed} of ${accepted} closed…`);
+      lastReport = Date.now();
+    }
+    await sleep(1_000);
+  }
+  const allClosedSeenAt = Date.now();
+  const timedOut = closed < accepted;
+  if (timedOut) o.log(`only ${closed} of ${accepted} closed within ${o.closeTimeoutMs / 1000} s of the last start`);
+
+  await mapPool(
+    workflows.filter((w) => !w.startError),
+    32,
+    async (w) => {
+      const handle = o.client.workflow.getHandle(w.workflowId);
+      const d: WorkflowExecutionDescription = await handle.describe();
+      w.status = d.status.name;
+      w.historyLength = d.historyLength;
+      w.closedAt = d.closeTime?.getTime();
+      if (o.withResults && d.status.name === 'COMPLETED') w.result = await handle.result();
+    },
+  );
+  return {
+    workflows,
+    firstStartAt,
+    lastStartAt,
+    startsPerSecond: Math.round((accepted / Math.max(0.001, (lastStartAt - firstStartAt) / 1000)) * 10) / 10,
+    allClosedSeenAt,
+    timedOut,
+  };
+}
+
+/**
+ * When each workflow waited on its timer, from its history (the TimerStarted and TimerFired events'
+ * server times): for the SDK's floor, whose only wait is one timer.
+ */
+export async function timerWaits(
+  client: Client,
+  workflows: LoadedWorkflow[],
+): Promise<Array<{ from: number; to: number }>> {
+  const waits = await mapPool(
+    workflows.filter((w) => w.status === 'COMPLETED'),
+    32,
+    async (w) => {
+      const { events } = await client.workflow.getHandle(w.workflowId).fetchHistory();
+      const started = events?.find((e) => e.timerStartedEventAttributes);
+      const fired = events?.find((e) => e.timerFiredEventAttributes);
+      const from = optionalTsToMs(started?.eventTime);
+      const to = optionalTsToMs(fired?.eventTime);
+      return from !== undefined && to !== undefined ? [{ from, to }] : [];
+    },
+  );
+  return waits.flat();
+}
