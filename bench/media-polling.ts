@@ -1,15 +1,30 @@
 // Polling benchmark: N text-to-video tasks of a fixed emulator duration, run three ways -
-//   1. our mediaGeneration workflows (eta-aware polling, durable, on a real dev server and worker);
+//   1. our mediaGeneration workflows (eta-aware polling, durable, on a real dev server, the worker in
+//      a process of its own);
 //   2. a plain Node script polling every second, as the platform's own SDK does;
 //   3. a plain Node script with our eta-aware schedule and no durability.
 // It reports polls per task, the p50/p95 delay between a task ending on the emulator and its runner
-// noticing, and the makespan of the whole batch.
+// noticing, submit lag and the makespan of the whole batch; for the workflows also the worker's memory
+// and CPU per workflow, history events per task and server requests per waiting task per minute, set
+// beside the same figures of the SDK's floor (N workflows that only sleep as long, on the same worker).
+// Pass/fail is the targets table of issue 10.
 //
 //   npm run bench -- --only=media-polling [--tasks=200] [--duration=10000]
+import type { MediaGenerationInput } from '../src/api/schemas/media';
 import { etaAwareRun, fixedIntervalRun, type TaskRun } from './media/plain-runs';
-import { workflowRun } from './media/temporal-run';
+import { mediaLoad, mediaTaskRuns } from './media/temporal-run';
+import { atMost, formatChecks, isTrue, type Check } from './support/checks';
+import {
+  ratioToFloor,
+  serverRequestFigures,
+  workerFigures,
+  type ServerRequestFigures,
+  type WorkerFigures,
+} from './support/load-figures';
+import { RequestsRecorder } from './support/server-metrics';
 import { withBenchStack, type BenchStack } from './support/stack';
 import { mean, percentile, round } from './support/stats';
+import { runWorkflowLoad, timerWaits } from './support/workflow-load';
 
 export interface MediaBenchOptions {
   tasks: number;
@@ -33,41 +48,71 @@ export interface ModeFigures {
 export interface MediaBenchResult {
   options: MediaBenchOptions;
   modes: ModeFigures[];
+  /** Workflows over the plain eta-aware script. */
+  makespanRatio: number;
+  worker: { mediaGeneration: WorkerFigures; sdkFloor: WorkerFigures; ratio: ReturnType<typeof ratioToFloor> };
+  server: { mediaGeneration: ServerRequestFigures; sdkFloor: ServerRequestFigures };
+  checks: Check[];
   passed: boolean;
 }
 
+/** Issue 10's targets. The makespan ratio's depends on the size: 1.15 for 200 × 10 s, 1.25 for 1,000 × 60 s. */
+export const MEDIA_TARGETS = {
+  makespanRatio: (o: MediaBenchOptions) => (o.tasks > 200 || o.durationMs > 10_000 ? 1.25 : 1.15),
+  detectionP95Ms: 1_500,
+  submitLagP95Ms: 5_000,
+  /** Set for 1,000 open workflows. */
+  workerRssPeakMb: 600,
+};
+
 type Emulator = Pick<BenchStack, 'admin'>;
 
-async function figures(emu: Emulator, mode: string, runs: TaskRun[], makespanMs: number): Promise<ModeFigures> {
+interface TaskView {
+  createdAtReal: number;
+  finishedAtReal: number | null;
+}
+
+async function figures(
+  emu: Emulator,
+  mode: string,
+  runs: TaskRun[],
+  makespanMs: number,
+): Promise<{ figures: ModeFigures; waits: Array<{ from: number; to: number }> }> {
   const counters = await emu.admin<{ polls: { byTask: Record<string, number> } }>('GET', '/counters');
   const delays: number[] = [];
   const polls: number[] = [];
+  const waits: Array<{ from: number; to: number }> = [];
   for (const run of runs) {
-    const task = await emu.admin<{ finishedAtReal: number }>('GET', `/tasks/${run.taskId}`);
-    delays.push(run.detectedAt - task.finishedAtReal);
+    const task = await emu.admin<TaskView>('GET', `/tasks/${run.taskId}`);
+    const finished = task.finishedAtReal ?? Date.now();
+    delays.push(run.detectedAt - finished);
+    waits.push({ from: task.createdAtReal, to: finished });
     // The emulator's own count, not the runner's claim.
     polls.push(counters.polls.byTask[run.taskId] ?? 0);
   }
   return {
-    mode,
-    tasks: runs.length,
-    pollsPerTask: round(mean(polls)),
-    totalPolls: polls.reduce((a, b) => a + b, 0),
-    detectionP50Ms: Math.round(percentile(delays, 50)),
-    detectionP95Ms: Math.round(percentile(delays, 95)),
-    submitLagP95Ms: Math.round(
-      percentile(
-        runs.map((r) => r.submittedAt - r.startedAt),
-        95,
+    waits,
+    figures: {
+      mode,
+      tasks: runs.length,
+      pollsPerTask: round(mean(polls)),
+      totalPolls: polls.reduce((a, b) => a + b, 0),
+      detectionP50Ms: Math.round(percentile(delays, 50)),
+      detectionP95Ms: Math.round(percentile(delays, 95)),
+      submitLagP95Ms: Math.round(
+        percentile(
+          runs.map((r) => r.submittedAt - r.startedAt),
+          95,
+        ),
       ),
-    ),
-    resultLagP95Ms: Math.round(
-      percentile(
-        runs.map((r) => r.resolvedAt - r.detectedAt),
-        95,
+      resultLagP95Ms: Math.round(
+        percentile(
+          runs.map((r) => r.resolvedAt - r.detectedAt),
+          95,
+        ),
       ),
-    ),
-    makespanS: round(makespanMs / 1000),
+      makespanS: round(makespanMs / 1000),
+    },
   };
 }
 
@@ -86,37 +131,180 @@ export async function runMediaPollingBench(opts: Partial<MediaBenchOptions> = {}
   const prompt = (mode: string, i: number) => `bench ${mode} ${i} [emulator:duration=${durationOf(i)}]`;
   // No quotas and no budget limit: the benchmark measures polling, not the platform's refusals.
   const fixtures = { rateLimits: {}, members: [{ id: 'member-demo', name: 'Demo', remaining: null }] };
+  const closeTimeoutMs = 10 * 60_000 + o.durationMs * 5;
 
-  return withBenchStack('media-polling', fixtures, async ({ admin, platform, client, taskQueue, worker }) => {
+  return withBenchStack('media-polling', fixtures, async ({ admin, platform, client, taskQueue, worker, server }) => {
     const emu: Emulator = { admin };
+    const recorder = await new RequestsRecorder(server.metricsUrl, server.namespace, 1_000).start();
     const modes: ModeFigures[] = [];
-    await worker.runUntil(async () => {
-      log(`${o.tasks} mediaGeneration workflows, ${o.durationMs} ms each…`);
-      await emu.admin('POST', '/counters/reset');
-      const ours = await timed(o.tasks, (i) =>
-        workflowRun(client, taskQueue, `bench-${taskQueue}-${i}`, prompt('wf', i)),
-      );
-      modes.push(await figures(emu, 'workflows, eta-aware polling', ours.runs, ours.ms));
+
+    log(`${o.tasks} mediaGeneration workflows, ${o.durationMs} ms each, in a worker process of their own…`);
+    await emu.admin('POST', '/counters/reset');
+    const media = await worker.runUntil(async (proc) => {
+      const idle = proc.sampler.sample()!;
+      const load = await mediaLoad({
+        client,
+        taskQueue,
+        idPrefix: `bench-${taskQueue}-media`,
+        count: o.tasks,
+        startWindowMs: 0,
+        closeTimeoutMs,
+        log,
+        input: (i): MediaGenerationInput => ({
+          operation: 'text-to-video',
+          request: { prompt: prompt('wf', i) },
+          keepOutputs: false,
+        }),
+      });
+      return { load, worker: workerFigures('mediaGeneration', proc, idle, load) };
     });
+    const mediaRuns = mediaTaskRuns(media.load);
+    const ours = await figures(emu, 'workflows, eta-aware polling', mediaRuns, media.worker.makespanS * 1000);
+    modes.push(ours.figures);
+    const mediaServer = serverRequestFigures(
+      recorder,
+      ours.waits,
+      { from: media.load.firstStartAt, to: media.load.allClosedSeenAt, tasks: o.tasks },
+      { startMs: 1_000 },
+    );
+
+    log(`the SDK's floor: ${o.tasks} workflows that only sleep as long, on a fresh worker process…`);
+    const floor = await worker.runUntil(async (proc) => {
+      const idle = proc.sampler.sample()!;
+      const load = await runWorkflowLoad({
+        client,
+        taskQueue,
+        workflowType: 'sdkFloor',
+        idPrefix: `bench-${taskQueue}-floor`,
+        count: o.tasks,
+        startWindowMs: 0,
+        args: (i) => [durationOf(i)],
+        closeTimeoutMs,
+        withResults: false,
+        log,
+      });
+      return { load, worker: workerFigures('sdkFloor', proc, idle, load) };
+    });
+    // A floor workflow waits on its timer: from TimerStarted to TimerFired in its history.
+    const floorServer = serverRequestFigures(
+      recorder,
+      await timerWaits(client, floor.load.workflows),
+      { from: floor.load.firstStartAt, to: floor.load.allClosedSeenAt, tasks: o.tasks },
+      { startMs: 1_000 },
+    );
+    await recorder.stop();
 
     log('plain script, fixed 1 s poll loop…');
     await emu.admin('POST', '/counters/reset');
     const fixed = await timed(o.tasks, (i) => fixedIntervalRun(platform, prompt('fixed', i)));
-    modes.push(await figures(emu, 'plain script, fixed 1 s loop', fixed.runs, fixed.ms));
+    modes.push((await figures(emu, 'plain script, fixed 1 s loop', fixed.runs, fixed.ms)).figures);
 
     log('plain script, eta-aware polling…');
     await emu.admin('POST', '/counters/reset');
     const plain = await timed(o.tasks, (i) => etaAwareRun(platform, prompt('plain', i)));
-    modes.push(await figures(emu, 'plain script, eta-aware polling', plain.runs, plain.ms));
+    modes.push((await figures(emu, 'plain script, eta-aware polling', plain.runs, plain.ms)).figures);
 
-    const [wf, fixedLoop] = modes;
+    const [wf, fixedLoop, plainEta] = modes;
+    const makespanRatio = round(wf.makespanS / plainEta.makespanS);
+    const checks: Check[] = [
+      isTrue('workflows completed', media.worker.completed === o.tasks, media.worker.completed, `${o.tasks}`),
+      atMost('makespan ratio, workflows / plain eta-aware script', makespanRatio, MEDIA_TARGETS.makespanRatio(o)),
+      atMost('submit lag p95', wf.submitLagP95Ms, MEDIA_TARGETS.submitLagP95Ms, ' ms'),
+      atMost('detection p95', wf.detectionP95Ms, MEDIA_TARGETS.detectionP95Ms, ' ms'),
+      atMost('detection p95 vs the fixed 1 s loop', wf.detectionP95Ms, fixedLoop.detectionP95Ms, ' ms'),
+      atMost(
+        `worker RSS peak (target set for 1,000 open; ${media.worker.peakOpen} open here)`,
+        media.worker.rssPeakMb,
+        MEDIA_TARGETS.workerRssPeakMb,
+        ' MB',
+      ),
+    ];
     return {
       options: o,
       modes,
-      // Fewer polls than the one-second loop, and the end noticed at least as fast at the 95th percentile.
-      passed: wf.pollsPerTask < fixedLoop.pollsPerTask && wf.detectionP95Ms <= fixedLoop.detectionP95Ms,
+      makespanRatio,
+      worker: {
+        mediaGeneration: media.worker,
+        sdkFloor: floor.worker,
+        ratio: ratioToFloor(media.worker, floor.worker),
+      },
+      server: { mediaGeneration: mediaServer, sdkFloor: floorServer },
+      checks,
+      passed: checks.every((c) => c.ok),
     };
   });
+}
+
+/** A table: left-aligned first column, the rest right-aligned. */
+export function formatTable(head: string[], rows: string[][]): string {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+/** The worker figures of a workflow type per row; `ratio` adds a row of mediaGeneration / floor. */
+export function formatWorkerTable(rows: WorkerFigures[], ratio?: ReturnType<typeof ratioToFloor>): string {
+  const head = [
+    'worker process',
+    'workflows',
+    'completed',
+    'peak open',
+    'starts/s',
+    'RSS idle MB',
+    'RSS peak MB',
+    'RSS KB/open wf',
+    'CPU s',
+    'CPU ms/start',
+    'history events/task',
+    'makespan s',
+  ];
+  const body = rows.map((w) => [
+    w.workflowType,
+    String(w.workflows),
+    String(w.completed),
+    String(w.peakOpen),
+    String(w.startsPerSecond),
+    String(w.rssIdleMb),
+    String(w.rssPeakMb),
+    String(w.rssPerOpenWorkflowKb),
+    String(w.cpuS),
+    String(w.cpuMsPerStart),
+    `${w.historyEventsPerTask} (max ${w.historyEventsMax})`,
+    String(w.makespanS),
+  ]);
+  if (ratio) {
+    const r = (n: number | null) => (n === null ? 'n/a' : `${n}x`);
+    body.push([
+      'ratio to the floor',
+      '',
+      '',
+      '',
+      '',
+      '',
+      '',
+      r(ratio.rssPerOpenWorkflow),
+      '',
+      r(ratio.cpuMsPerStart),
+      '',
+      '',
+    ]);
+  }
+  return formatTable(head, body);
+}
+
+export function formatServerFigures(name: string, s: ServerRequestFigures): string {
+  const ops = (top: Array<{ operation: string; requests: number }>) =>
+    top.map((t) => `${t.operation} ${t.requests}`).join(', ') || 'none';
+  const window =
+    'none' in s.window
+      ? `not measured: ${s.window.none}`
+      : `${s.perWaitingTaskPerMinute} per waiting task per minute (${s.requestsInWindow} requests in ${s.window.seconds} s ` +
+        `with all ${s.window.waitingTasks} waiting; top: ${ops(s.topInWindow)})`;
+  return (
+    `server requests, ${name}: ${window}\n` +
+    `  whole run: ${s.perTaskWholeRun} per task (top: ${ops(s.topWholeRun)}); not counted: ${s.excluded.join(', ')} (the benchmark's own)`
+  );
 }
 
 export function formatMediaTable(r: MediaBenchResult): string {
@@ -142,8 +330,15 @@ export function formatMediaTable(r: MediaBenchResult): string {
     String(m.resultLagP95Ms),
     String(m.makespanS),
   ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-  const line = (cells: string[]) =>
-    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+  return [
+    formatTable(head, rows),
+    `makespan ratio, workflows / plain eta-aware script: ${r.makespanRatio}`,
+    '',
+    formatWorkerTable([r.worker.mediaGeneration, r.worker.sdkFloor], r.worker.ratio),
+    '',
+    formatServerFigures('mediaGeneration', r.server.mediaGeneration),
+    formatServerFigures('SDK floor', r.server.sdkFloor),
+    '',
+    formatChecks(r.checks),
+  ].join('\n');
 }
