@@ -5,6 +5,7 @@ import path from 'node:path';
 import { formatBudgetSummary, runBudgetAdmissionBench } from './budget-admission';
 import { runEmulatorThroughputBench } from './emulator-throughput';
 import { formatMediaTable, runMediaPollingBench } from './media-polling';
+import { formatWaitingSummary, runWaitingAtScaleBench } from './waiting-at-scale';
 
 interface Bench {
   name: string;
@@ -28,6 +29,20 @@ const benches: Bench[] = [
     run: async () => {
       const r = await runMediaPollingBench({ tasks: numberArg('tasks'), durationMs: numberArg('duration') });
       return { passed: r.passed, figures: r, summary: `\n${formatMediaTable(r)}` };
+    },
+  },
+  {
+    name: 'waiting-at-scale',
+    what:
+      'N mediaGeneration workflows waiting at once on one worker, started over a window ' +
+      '(--tasks=500, --duration=60000 ms, --start-window=min(120000, duration/2) ms)',
+    run: async () => {
+      const r = await runWaitingAtScaleBench({
+        tasks: numberArg('tasks'),
+        durationMs: numberArg('duration'),
+        startWindowMs: numberArg('start-window'),
+      });
+      return { passed: r.passed, figures: r, summary: `\n${formatWaitingSummary(r)}` };
     },
   },
   {
