@@ -12,6 +12,7 @@ import { LocalArtifactStore, type ArtifactStore } from '../../src/artifacts';
 import { DEFAULT_PATHS, PlatformClient, type PlatformConfig } from '../../src/platform';
 import { DEV_API_KEY } from '../../src/emulator/config';
 import { createPlatformWorker } from '../../src/worker';
+import type { WorkerSettings } from '../../src/config/worker';
 import { testEnv } from '../setup/shared';
 
 const execFileAsync = promisify(execFile);
@@ -61,7 +62,7 @@ export function emulatorPlatform(
 export async function withWorker<T>(
   prefix: string,
   fn: (ctx: TemporalTestContext) => Promise<T>,
-  opts: { platform?: PlatformClient; artifacts?: ArtifactStore } = {},
+  opts: { platform?: PlatformClient; artifacts?: ArtifactStore; settings?: Partial<WorkerSettings> } = {},
 ): Promise<T> {
   quietRuntime();
   const address = testEnv('temporalAddress');
@@ -79,7 +80,7 @@ export async function withWorker<T>(
       platform: opts.platform ?? emulatorPlatform(),
       artifacts: opts.artifacts ?? testArtifacts(),
       workflowBundle: { codePath: testEnv('workflowBundle') },
-      settings: { WORKER_SHUTDOWN_GRACE_SECONDS: 1 },
+      settings: { WORKER_SHUTDOWN_GRACE_SECONDS: 1, ...opts.settings },
     });
     return await worker.runUntil(fn({ client, taskQueue, namespace, address, worker }));
   } finally {

@@ -180,4 +180,25 @@ describe('mediaGeneration', () => {
       expect(long.events).toBeLessThanOrEqual(short.events + 24);
       expect(long.events).toBeLessThan(80);
     }));
+
+  it('completes waiting generations that were evicted from the worker cache (cache size 1)', () =>
+    withWorker(
+      'media-evicted',
+      async (ctx) => {
+        // Three waits, one cached workflow: every checkpoint of the other two replays them from history.
+        const handles = await Promise.all(
+          [2_000, 3_000, 4_000].map((ms) =>
+            start(ctx, {
+              operation: 'text-to-video',
+              request: { prompt: `evicted [emulator:duration=${ms * 10}]` },
+              keepOutputs: false,
+            }),
+          ),
+        );
+        const results = await Promise.all(handles.map((h) => h.result()));
+        for (const r of results)
+          expect(r.generations).toEqual([expect.objectContaining({ status: 'TASK_STATUS_SUCCEED' })]);
+      },
+      { settings: { WORKER_MAX_CACHED_WORKFLOWS: 1 } },
+    ));
 });
