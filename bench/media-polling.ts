@@ -16,6 +16,7 @@ import { mediaLoad, mediaTaskRuns } from './media/temporal-run';
 import { atMost, formatChecks, isTrue, type Check } from './support/checks';
 import {
   ratioToFloor,
+  readIdle,
   serverRequestFigures,
   workerFigures,
   type ServerRequestFigures,
@@ -141,7 +142,7 @@ export async function runMediaPollingBench(opts: Partial<MediaBenchOptions> = {}
     log(`${o.tasks} mediaGeneration workflows, ${o.durationMs} ms each, in a worker process of their own…`);
     await emu.admin('POST', '/counters/reset');
     const media = await worker.runUntil(async (proc) => {
-      const idle = proc.sampler.sample()!;
+      const idle = await readIdle(proc);
       const load = await mediaLoad({
         client,
         taskQueue,
@@ -170,7 +171,7 @@ export async function runMediaPollingBench(opts: Partial<MediaBenchOptions> = {}
 
     log(`the SDK's floor: ${o.tasks} workflows that only sleep as long, on a fresh worker process…`);
     const floor = await worker.runUntil(async (proc) => {
-      const idle = proc.sampler.sample()!;
+      const idle = await readIdle(proc);
       const load = await runWorkflowLoad({
         client,
         taskQueue,
@@ -255,6 +256,7 @@ export function formatWorkerTable(rows: WorkerFigures[], ratio?: ReturnType<type
     'RSS peak MB',
     'RSS KB/open wf',
     'CPU s',
+    'idle CPU ms/s',
     'CPU ms/start',
     'history events/task',
     'makespan s',
@@ -269,6 +271,7 @@ export function formatWorkerTable(rows: WorkerFigures[], ratio?: ReturnType<type
     String(w.rssPeakMb),
     String(w.rssPerOpenWorkflowKb),
     String(w.cpuS),
+    String(w.idleCpuMsPerS),
     String(w.cpuMsPerStart),
     `${w.historyEventsPerTask} (max ${w.historyEventsMax})`,
     String(w.makespanS),
@@ -284,6 +287,7 @@ export function formatWorkerTable(rows: WorkerFigures[], ratio?: ReturnType<type
       '',
       '',
       r(ratio.rssPerOpenWorkflow),
+      '',
       '',
       r(ratio.cpuMsPerStart),
       '',

@@ -12,6 +12,7 @@ import { mediaLoad, mediaTaskRuns } from './media/temporal-run';
 import { formatServerFigures, formatWorkerTable } from './media-polling';
 import { atMost, formatChecks, isTrue, type Check } from './support/checks';
 import {
+  readIdle,
   serverRequestFigures,
   workerFigures,
   type ServerRequestFigures,
@@ -84,7 +85,7 @@ export async function runWaitingAtScaleBench(opts: Partial<WaitingBenchOptions> 
         'on one worker process…',
     );
     const run = await worker.runUntil(async (proc) => {
-      const idle = proc.sampler.sample()!;
+      const idle = await readIdle(proc);
       const load = await mediaLoad({
         client,
         taskQueue,

@@ -22,6 +22,9 @@ export interface WorkerFigures {
   rssPerOpenWorkflowKb: number;
   /** Worker CPU (user + system, all threads) from the first start until every workflow closed. */
   cpuS: number;
+  /** What the idle worker spends (its pollers): not counted in cpuMsPerStart. */
+  idleCpuMsPerS: number;
+  /** (CPU - idle CPU over the same time) / workflows started: each workflow's whole life, start to close. */
   cpuMsPerStart: number;
   historyEventsPerTask: number;
   historyEventsMax: number;
@@ -29,16 +32,35 @@ export interface WorkerFigures {
   makespanS: number;
 }
 
-/** The worker's memory and CPU over a load run, measured against its reading just before the first start. */
+export interface IdleReading {
+  /** The last reading before the first start. */
+  sample: ProcSample;
+  cpuMsPerS: number;
+}
+
+/** The worker left alone to settle after its start, then for `ms`: its RSS and the CPU its pollers use. */
+export async function readIdle(proc: WorkerProcess, ms = 3_000, settleMs = 2_000): Promise<IdleReading> {
+  await new Promise((r) => setTimeout(r, settleMs));
+  const first = proc.sampler.sample()!;
+  await new Promise((r) => setTimeout(r, ms));
+  const sample = proc.sampler.sample()!;
+  return { sample, cpuMsPerS: (sample.cpuMs - first.cpuMs) / ((sample.at - first.at) / 1000) };
+}
+
+/** The worker's memory and CPU over a load run, measured against its idle reading just before the first start. */
 export function workerFigures(
   workflowType: string,
   proc: WorkerProcess,
-  idle: ProcSample,
+  idleReading: IdleReading,
   load: LoadRun,
 ): WorkerFigures {
+  const idle = idleReading.sample;
   const started = load.workflows.filter((w) => !w.startError);
   const closed = started.filter((w) => w.closedAt !== undefined);
-  const span = spanFigures([idle, ...proc.sampler.between(idle.at + 1, load.allClosedSeenAt + 1_000)]);
+  const samples = [idle, ...proc.sampler.between(idle.at + 1, load.allClosedSeenAt + 1_000)];
+  const span = spanFigures(samples);
+  const seconds = (samples[samples.length - 1].at - idle.at) / 1000;
+  const busyCpuMs = Math.max(0, span.cpuMs - idleReading.cpuMsPerS * seconds);
   const open = peakOverlap(started.map((w) => ({ from: w.startAcceptedAt, to: w.closedAt ?? Infinity })));
   const histories = started.map((w) => w.historyLength ?? 0);
   const lastClose = closed.reduce((last, w) => Math.max(last, w.closedAt!), load.firstStartAt);
@@ -53,7 +75,8 @@ export function workerFigures(
     rssHwmMb: mb(span.hwmBytes),
     rssPerOpenWorkflowKb: open ? Math.round((span.rssPeakBytes - idle.rssBytes) / 1024 / open) : 0,
     cpuS: round(span.cpuMs / 1000),
-    cpuMsPerStart: started.length ? round(span.cpuMs / started.length, 1) : 0,
+    idleCpuMsPerS: round(idleReading.cpuMsPerS, 1),
+    cpuMsPerStart: started.length ? round(busyCpuMs / started.length, 1) : 0,
     historyEventsPerTask: round(mean(histories), 1),
     historyEventsMax: histories.reduce((a, b) => Math.max(a, b), 0),
     makespanS: round((lastClose - load.firstStartAt) / 1000),
