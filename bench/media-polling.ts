@@ -307,7 +307,8 @@ export function formatServerFigures(name: string, s: ServerRequestFigures): stri
         `with all ${s.window.waitingTasks} waiting; top: ${ops(s.topInWindow)})`;
   return (
     `server requests, ${name}: ${window}\n` +
-    `  whole run: ${s.perTaskWholeRun} per task (top: ${ops(s.topWholeRun)}); not counted: ${s.excluded.join(', ')} (the benchmark's own)`
+    `  whole run: ${s.perTaskWholeRun} per task, ${s.perWaitingTaskMinuteWholeRun ?? 'n/a'} per task-minute of waiting ` +
+    `(top: ${ops(s.topWholeRun)}); not counted: ${s.excluded.join(', ')} (the benchmark's own)`
   );
 }
 

@@ -25,7 +25,9 @@ function numberArg(name: string): number | undefined {
 const benches: Bench[] = [
   {
     name: 'media-polling',
-    what: 'mediaGeneration polling against a fixed 1 s loop and a plain script (--tasks=200, --duration=10000 ms)',
+    what:
+      'mediaGeneration polling against a fixed 1 s loop and a plain script, its worker and server costs beside ' +
+      "the SDK's floor (--tasks=200, --duration=10000 ms)",
     run: async () => {
       const r = await runMediaPollingBench({ tasks: numberArg('tasks'), durationMs: numberArg('duration') });
       return { passed: r.passed, figures: r, summary: `\n${formatMediaTable(r)}` };

@@ -118,6 +118,11 @@ export interface ServerRequestFigures {
   topInWindow: Array<{ operation: string; requests: number }>;
   /** Every frontend request of the run, per task started (starts, waiting, results and all). */
   perTaskWholeRun: number;
+  /**
+   * Every request of the run over the minutes tasks spent waiting, summed: defined even when no span
+   * has every task waiting at once (short tasks, slow starts), but starts and ends count in it too.
+   */
+  perWaitingTaskMinuteWholeRun: number | null;
   topWholeRun: Array<{ operation: string; requests: number }>;
   /** The benchmark's own requests (its completion watch), left out of every figure. */
   excluded: string[];
@@ -142,8 +147,10 @@ export function serverRequestFigures(
   const sum = (byOp: Record<string, number>) => Object.values(byOp).reduce((a, b) => a + b, 0);
   const whole = recorder.between(run.from - 2_000, run.to + 2_000);
   const wholeOps = drop(whole?.byOperation ?? {});
+  const waitingMinutes = waits.reduce((a, w) => a + Math.max(0, w.to - w.from), 0) / 60_000;
   const base = {
     perTaskWholeRun: run.tasks ? round(sum(wholeOps) / run.tasks, 1) : 0,
+    perWaitingTaskMinuteWholeRun: waitingMinutes > 0 ? round(sum(wholeOps) / waitingMinutes, 3) : null,
     topWholeRun: topOperations(wholeOps),
     excluded: BENCH_OPERATIONS,
   };
