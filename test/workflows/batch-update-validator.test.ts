@@ -35,7 +35,7 @@ describe('cancelBatch Update validator (mocked activities)', () => {
           at: Date.now(),
           windowStartAt: Date.now(),
         }),
-      waitForBatch: () =>
+      pollBatch: () =>
         Promise.resolve({
           terminal: true,
           observation: {

@@ -75,7 +75,7 @@ describe('batchJob', () => {
       expect(timers.length).toBeGreaterThanOrEqual(1);
       expect(timers[0]).toBeGreaterThan(48 * 3600 - 60);
       expect(timers[0]).toBeLessThanOrEqual(48 * 3600);
-      await recordHistory(handle, 'batchJob-completed');
+      await recordHistory(handle, 'batchJob-completed-retry-as-poll');
     }));
 
   it('fails as BatchFailed when the platform fails the batch', () =>
@@ -88,7 +88,7 @@ describe('batchJob', () => {
       });
       const failure = await failureOf(handle.result());
       expect(failure.type).toBe(FailureType.BatchFailed);
-      await recordHistory(handle, 'batchJob-failed');
+      await recordHistory(handle, 'batchJob-failed-retry-as-poll');
     }));
 
   it('expires: when the window (and its grace) passes, cancels the batch and reports Expired', () =>
@@ -112,7 +112,7 @@ describe('batchJob', () => {
       expect(result.summary!.succeeded + result.summary!.notRun).toBe(5);
       const batch = await emulatorPlatform().getBatch(result.batchId);
       expect(batch.status).toBe('CANCELLED');
-      await recordHistory(handle, 'batchJob-expired');
+      await recordHistory(handle, 'batchJob-expired-retry-as-poll');
     }));
 
   it('cancels the platform batch through the cancelBatch Update and reports the final state', () =>
@@ -133,7 +133,7 @@ describe('batchJob', () => {
         cancelReason: 'not needed any more',
       });
       expect(result.summary!.notRun).toBeGreaterThanOrEqual(2);
-      await recordHistory(handle, 'batchJob-cancelled');
+      await recordHistory(handle, 'batchJob-cancelled-retry-as-poll');
     }));
 
   it('cancelling the workflow cancels the platform batch', () =>
@@ -169,20 +169,37 @@ describe('batchJob', () => {
       await recordHistory(handle, 'batchJob-invalid');
     }));
 
-  it('keeps the history small however many polls the wait takes', () =>
+  it('keeps the history small however many polls the wait takes: polls are retries, not activities', () =>
     withWorker('batch-history', async (ctx) => {
       const handle = await start(ctx, {
         endpoint: '/v1/chat/completions',
         requests: [chat('a', 'one'), chat('b', 'two')],
-        // Every 100 ms for about 3 s: some 30 polls.
+        // As often as retry-as-poll goes (about a second: the server's retry timers are no finer) for
+        // about 22 s: some 20 polls.
         polling: { initialIntervalMs: 100, maxIntervalMs: 100 },
-        metadata: timings(15_000),
+        metadata: timings(110_000),
         keepOutputs: false,
       });
+      // Between checkpoints the server holds the poll as a retry: a pending activity with no slot,
+      // no heartbeat, and the last poll's counts in its last failure.
+      await waitFor(
+        async () => ((await handle.describe()).raw.pendingActivities?.[0]?.attempt ?? 0) > 3,
+        20_000,
+        'a poll retried',
+      );
+      const [pending] = (await handle.describe()).raw.pendingActivities ?? [];
+      expect(pending.activityType?.name).toBe('pollBatch');
+      expect(pending.lastFailure?.applicationFailureInfo?.type).toBe(FailureType.StillRunning);
+      expect(pending.heartbeatDetails).toBeFalsy();
+
       const result = await handle.result();
       expect(result.polls).toBeGreaterThanOrEqual(20);
+      const events = (await handle.fetchHistory()).events ?? [];
+      const polls = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'pollBatch');
       // Checkpoints only: the status changes and each 10 % of requests done (here 50 % and 100 %).
-      expect((await eventTypes(handle)).length).toBeLessThan(60);
+      expect(polls.length).toBeLessThanOrEqual(5);
+      expect(Math.max(...events.map((e) => e.activityTaskStartedEventAttributes?.attempt ?? 0))).toBeGreaterThan(5);
+      expect(events.length).toBeLessThan(60);
     }));
 
   it('keeps a large output out of the workflow payload: references only', () =>

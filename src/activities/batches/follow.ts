@@ -1,9 +1,9 @@
-// Following a batch through its states, inside one long heartbeating activity (as the media wait
-// does, for the same reasons): the gaps grow from seconds to minutes, transient errors are absorbed
-// between polls, and every poll's counts travel in the heartbeat. The activity returns to the
-// workflow only at checkpoints - a status change, each `progressStep` percent of requests done, the
-// end - so the history stays small over the whole 48-hour window. The window itself is the
-// workflow's timer, which cancels this activity.
+// The heartbeating wait before pollBatch (./poll.ts), kept for runs that were following their batch
+// in it when the worker was upgraded. One long activity follows the batch through its states: the
+// gaps grow from seconds to minutes, transient errors are absorbed between polls, and every poll's
+// counts travel in the heartbeat. It returns to the workflow only at checkpoints - a status change,
+// each `progressStep` percent of requests done, the end. The window is the workflow's timer, which
+// cancels this activity.
 import { Context } from '@temporalio/activity';
 import type { BatchObservation, BatchPollingOptions } from '../../api/schemas/batch';
 import type { PlatformClient } from '../../platform/client';

@@ -1,7 +1,9 @@
-// The batchJob activities: upload, create once, follow, cancel, keep the outputs.
+// The batchJob activities: upload, create once, follow (poll.ts; follow.ts for runs started before it),
+// cancel, keep the outputs.
 export { createBatchCancelActivities } from './cancel';
 export { createBatchCreateActivities, type CreateBatchOnceInput, type CreateBatchOnceResult } from './create';
 export { createBatchFollowActivities, type BatchCheckpoint, type WaitForBatchInput } from './follow';
+export { createBatchPollActivities, type PollBatchInput } from './poll';
 export { createBatchOutputActivities, type KeepBatchOutputsInput, type KeepBatchOutputsResult } from './outputs';
 export type { BatchSnapshot } from './snapshot';
 export { createBatchUploadActivities, type UploadBatchInputInput, type UploadBatchInputResult } from './upload';

@@ -1,21 +1,29 @@
-// Following the platform batch until it ends. The heartbeating activity comes back only at
-// checkpoints, so this loop runs a handful of times however long the batch takes.
-import { ActivityCancellationType, proxyActivities } from '@temporalio/workflow';
+// Following the platform batch until it ends. The poll activity runs again on its own after each poll
+// (retry-as-poll, src/activities/batches/poll.ts) and comes back only at checkpoints, so this loop
+// runs a handful of times however long the batch takes, and a waiting batch holds nothing on the
+// worker. The window is not the activity's: the workflow's timer cancels the follow (./job.ts).
+import { ActivityCancellationType, patched, proxyActivities } from '@temporalio/workflow';
 import type { BatchObservation, BatchPollingOptions } from '../../api/schemas/batch';
 import type { Activities } from '../../activities';
+import { Patch } from '../patches';
+import { RETRY_AS_POLL } from '../retry-policies';
 
 /** A checkpoint every 10 % of the requests: the query's counts stay fresh for a few events each. */
 const PROGRESS_STEP = 10;
 
 export function batchFollower(maxWaitMs: number) {
-  const { waitForBatch } = proxyActivities<Activities>({
+  const { pollBatch } = proxyActivities<Activities>({
+    // An attempt is a wait of at most a second and one 10 s-bounded HTTP call: a worker lost
+    // mid-attempt is noticed within 15 s.
+    startToCloseTimeout: '15s',
+    // Only a backstop: the window timer ends the follow first.
     scheduleToCloseTimeout: maxWaitMs,
-    // A lost worker is replaced within half a minute; the next attempt resumes from the heartbeat.
-    heartbeatTimeout: '30s',
-    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
-    // The window timer or a cancel stops polling before anything else happens.
-    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    // No attempt count: a failed poll is retried until the window ends.
+    retry: RETRY_AS_POLL,
+    // Between polls there is nothing to stop; an attempt in flight is a read and may finish.
+    cancellationType: ActivityCancellationType.TRY_CANCEL,
   });
+  const waitWithHeartbeats = heartbeatingFollower(maxWaitMs);
 
   /** Resolves with the terminal observation; `onCheckpoint` sees every one before it. */
   return async function followBatch(
@@ -24,6 +32,34 @@ export function batchFollower(maxWaitMs: number) {
     from: BatchObservation,
     onCheckpoint: (o: BatchObservation) => void,
     progressStep = PROGRESS_STEP,
+  ): Promise<BatchObservation> {
+    if (!patched(Patch.batchRetryAsPoll)) return waitWithHeartbeats(batchId, polling, from, onCheckpoint, progressStep);
+    let since = from;
+    for (;;) {
+      const checkpoint = await pollBatch({ batchId, polling, since, progressStep });
+      onCheckpoint(checkpoint.observation);
+      if (checkpoint.terminal) return checkpoint.observation;
+      since = checkpoint.observation;
+    }
+  };
+}
+
+/** The follow before retry-as-poll, kept for runs that were following their batch in it when the worker was upgraded. */
+function heartbeatingFollower(maxWaitMs: number) {
+  const { waitForBatch } = proxyActivities<Activities>({
+    scheduleToCloseTimeout: maxWaitMs,
+    // A lost worker is replaced within half a minute; the next attempt resumes from the heartbeat.
+    heartbeatTimeout: '30s',
+    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
+    // The window timer or a cancel stops polling before anything else happens.
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  });
+  return async function followBatch(
+    batchId: string,
+    polling: BatchPollingOptions,
+    from: BatchObservation,
+    onCheckpoint: (o: BatchObservation) => void,
+    progressStep: number,
   ): Promise<BatchObservation> {
     let resume = from;
     for (;;) {
