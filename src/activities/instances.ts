@@ -1,8 +1,11 @@
-// GPU instance activities: thin wrappers over the platform client.
+// GPU instance activities: thin wrappers over the platform client, and the wait for a status after a
+// restart (pollInstanceStatus; waitForInstanceStatus for runs started before it).
 import { Context, log } from '@temporalio/activity';
 import type { PlatformClient } from '../platform/client';
 import { PlatformError } from '../platform/errors';
+import { toApplicationFailure } from './failures';
 import { sleepWithHeartbeats } from './heartbeat';
+import { errorBackoffMs, pollAgainIn, pollDueAt, RETRY_TIMER_LEAD_MS, retryDelayFor, sleepUntil } from './poll-again';
 
 export interface InstanceSnapshot {
   id: string;
@@ -33,6 +36,46 @@ export interface WaitForInstanceStatusResult {
   finalStatus: string;
   polls: number;
   waitedMs: number;
+}
+
+/** What the polls of an instance have seen so far: a checkpoint, and each poll's failure details. */
+export interface InstanceObservation {
+  instanceId: string;
+  /** Every status seen, in order, without repeats in a row. */
+  statuses: string[];
+  /** Requests made, failed ones included. */
+  polls: number;
+  /** Epoch ms of the last answer (0 before the first). */
+  observedAt: number;
+  /** When the next poll is due. */
+  nextPollAt?: number;
+  /** The gap after that poll: it doubles up to the maximum. */
+  intervalMs?: number;
+}
+
+export interface PollInstanceStatusInput {
+  instanceId: string;
+  target: string;
+  /** Real epoch ms after which the wait ends as timed out (the workflow fixes it from its own clock). */
+  deadlineAt: number;
+  initialIntervalMs: number;
+  maxIntervalMs: number;
+  /** The last checkpoint; none before the first poll. */
+  since?: InstanceObservation;
+}
+
+export interface InstanceCheckpoint {
+  observation: InstanceObservation;
+  /** `changed`: a new status, the wait goes on; `reached`: the target; `timedOut`: the deadline passed. */
+  outcome: 'changed' | 'reached' | 'timedOut';
+}
+
+/** A get-instance read is small: one that takes longer is a failed poll, tried again. It also bounds an attempt. */
+export const POLL_TIMEOUT_MS = 10_000;
+
+/** The gap after the n-th poll since a checkpoint whose next gap is `firstMs`: doubling, up to `maxMs`. */
+export function instanceGapMs(firstMs: number, n: number, maxMs: number): number {
+  return Math.min(maxMs, firstMs * 2 ** Math.min(Math.max(n - 1, 0), 30));
 }
 
 /** Heartbeat details: what a retried attempt resumes from. */
@@ -75,8 +118,79 @@ export function createInstanceActivities(platform: PlatformClient) {
     },
 
     /**
-     * Polls get-instance with backoff until `target` or the deadline, heartbeating its progress. One
-     * long activity instead of a timer and an activity per poll keeps the workflow history constant.
+     * One get-instance poll per attempt (retry-as-poll, see ./poll-again.ts): the same status again
+     * fails as StillRunning with the next gap, so the server runs the poll again then; a new status,
+     * the target or the deadline returns a checkpoint. The gaps double from initialIntervalMs to
+     * maxIntervalMs across attempts and checkpoints, as they did inside waitForInstanceStatus (a gap
+     * under about a second lasts about a second: the server's retry timers are no finer).
+     */
+    async pollInstanceStatus(input: PollInstanceStatusInput): Promise<InstanceCheckpoint> {
+      const ctx = Context.current();
+      const { attempt, scheduledTimestampMs } = ctx.info;
+      const { since, deadlineAt, instanceId } = input;
+      // A first attempt whose poll is not due for a while only asks to be run again then.
+      const firstAttemptWaits =
+        since?.nextPollAt !== undefined && since.nextPollAt - scheduledTimestampMs > RETRY_TIMER_LEAD_MS;
+      const dueAt = Math.min(pollDueAt(ctx, since?.nextPollAt), deadlineAt);
+      if (attempt === 1 && firstAttemptWaits) {
+        throw pollAgainIn(
+          dueAt - Date.now(),
+          `${instanceId}: next poll due at ${new Date(dueAt).toISOString()}`,
+          since,
+        );
+      }
+      await sleepUntil(ctx, dueAt);
+      // This attempt's poll is the n-th since the checkpoint; every request counts, failed ones too.
+      const n = attempt - (firstAttemptWaits ? 1 : 0);
+      const polls = (since?.polls ?? 0) + n;
+      const statuses = since?.statuses ?? [];
+
+      let status: string;
+      try {
+        const inst = await platform.getInstance(
+          { instanceId },
+          { signal: ctx.cancellationSignal, timeoutMs: Math.min(POLL_TIMEOUT_MS, platform.config.timeoutMs) },
+        );
+        status = inst.status;
+      } catch (err) {
+        // A poll is a read: a passing fault is retried until the deadline, however long the outage.
+        if (!(err instanceof PlatformError) || !err.retryable) throw err;
+        const now = Date.now();
+        const observation = { ...(since ?? { instanceId, statuses, observedAt: 0 }), polls };
+        if (now >= deadlineAt) return { observation, outcome: 'timedOut' };
+        // Jittered, yet never longer apart than the polls themselves (unless the platform asks).
+        const backoff = Math.min(
+          errorBackoffMs(err, attempt, input.initialIntervalMs),
+          Math.max(input.maxIntervalMs, err.retryAfterMs ?? 0),
+        );
+        throw toApplicationFailure(err, { nextRetryDelayMs: retryDelayFor(Math.min(backoff, deadlineAt - now)) });
+      }
+
+      const now = Date.now();
+      const changed = statuses[statuses.length - 1] !== status;
+      const observation: InstanceObservation = {
+        instanceId,
+        statuses: changed ? [...statuses, status] : statuses,
+        polls,
+        observedAt: now,
+      };
+      if (status === input.target) return { observation, outcome: 'reached' };
+      // The poll due at the deadline is the last one.
+      if (now >= deadlineAt) return { observation, outcome: 'timedOut' };
+      const gap = instanceGapMs(since?.intervalMs ?? input.initialIntervalMs, n, input.maxIntervalMs);
+      const delay = Math.max(1, Math.min(gap, deadlineAt - now));
+      const next: InstanceObservation = {
+        ...observation,
+        nextPollAt: now + delay,
+        intervalMs: Math.min(input.maxIntervalMs, gap * 2),
+      };
+      if (changed) return { observation: next, outcome: 'changed' };
+      throw pollAgainIn(delay, `${instanceId} is ${status} (${polls} polls): next poll in ${delay} ms`, next);
+    },
+
+    /**
+     * The wait before pollInstanceStatus, kept for runs that were waiting in it when the worker was
+     * upgraded. Polls get-instance with backoff until `target` or the deadline, heartbeating its progress.
      */
     async waitForInstanceStatus(input: WaitForInstanceStatusInput): Promise<WaitForInstanceStatusResult> {
       const ctx = Context.current();

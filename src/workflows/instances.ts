@@ -1,5 +1,13 @@
 // GPU instance workflows: renew for months, restart and wait until running.
-import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import {
+  ActivityCancellationType,
+  ActivityFailure,
+  ApplicationFailure,
+  patched,
+  proxyActivities,
+  TimeoutFailure,
+} from '@temporalio/workflow';
+import { RetryState } from '@temporalio/common';
 import { FailureType } from '../api/failures';
 import { WorkflowType } from '../api/names';
 import {
@@ -9,8 +17,12 @@ import {
   type RestartInstanceResult,
 } from '../api/schemas/instances';
 import { parseInput } from '../api/validate';
+import type { z } from 'zod';
 import type { Activities } from '../activities';
-import { trackStatus } from './status';
+import type { InstanceObservation, WaitForInstanceStatusResult } from '../activities/instances';
+import { Patch } from './patches';
+import { RETRY_AS_POLL } from './retry-policies';
+import { trackStatus, type StatusTracker } from './status';
 
 const platform = proxyActivities<Activities>({
   startToCloseTimeout: '30s',
@@ -45,21 +57,9 @@ export async function restartInstance(rawInput: RestartInstanceInput): Promise<R
   await platform.restartInstance(input.instanceId);
   status.set('WAITING_FOR_RUNNING');
 
-  const timeoutMs = input.timeoutSeconds * 1000;
-  const maxIntervalMs = input.pollMaxSeconds * 1000;
-  const waiter = proxyActivities<Activities>({
-    // The activity owns the deadline; these bounds only catch a worker that died mid-wait.
-    startToCloseTimeout: timeoutMs + 60_000,
-    heartbeatTimeout: 2 * maxIntervalMs + 30_000,
-    retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 5 },
-  });
-  const waited = await waiter.waitForInstanceStatus({
-    instanceId: input.instanceId,
-    target: 'running',
-    timeoutMs,
-    initialIntervalMs: input.pollInitialSeconds * 1000,
-    maxIntervalMs,
-  });
+  const waited = patched(Patch.restartRetryAsPoll)
+    ? await pollUntilRunning(input, status)
+    : await waitWithHeartbeats(input);
   if (!waited.reached) {
     status.set('TIMED_OUT', { statuses: waited.statuses });
     throw ApplicationFailure.create({
@@ -77,4 +77,84 @@ export async function restartInstance(rawInput: RestartInstanceInput): Promise<R
     polls: waited.polls,
     waitedSeconds: Math.round(waited.waitedMs / 100) / 10,
   };
+}
+
+type ParsedRestartInput = z.output<typeof RestartInstanceInput>;
+
+/** Past the deadline the activity ends the wait itself; the server's bound is a little later, for a lost worker. */
+const DEADLINE_GRACE_MS = 60_000;
+
+/**
+ * Waits by retry-as-poll (src/activities/instances.ts, pollInstanceStatus): the poll activity runs
+ * again on its own while the status stays the same, and comes back only when it changes, so a wait
+ * of any length is a few activities and holds nothing on the worker between polls.
+ */
+async function pollUntilRunning(
+  input: ParsedRestartInput,
+  status: StatusTracker,
+): Promise<WaitForInstanceStatusResult> {
+  // Workflow time: the deadline is the same on every replay.
+  const startedAt = Date.now();
+  const deadlineAt = startedAt + input.timeoutSeconds * 1000;
+  const result = (reached: boolean, last: InstanceObservation | undefined): WaitForInstanceStatusResult => ({
+    reached,
+    statuses: last?.statuses ?? [],
+    finalStatus: last?.statuses[last.statuses.length - 1] ?? 'unknown',
+    polls: last?.polls ?? 0,
+    waitedMs: Date.now() - startedAt,
+  });
+  let since: InstanceObservation | undefined;
+  for (;;) {
+    const { pollInstanceStatus } = proxyActivities<Activities>({
+      // An attempt is a wait of at most a second and one 10 s-bounded HTTP call: a worker lost
+      // mid-attempt is noticed within 15 s.
+      startToCloseTimeout: '15s',
+      scheduleToCloseTimeout: Math.max(1_000, deadlineAt - Date.now()) + DEADLINE_GRACE_MS,
+      retry: RETRY_AS_POLL,
+      // Between polls there is nothing to stop; an attempt in flight is a read and may finish.
+      cancellationType: ActivityCancellationType.TRY_CANCEL,
+    });
+    let checkpoint;
+    try {
+      checkpoint = await pollInstanceStatus({
+        instanceId: input.instanceId,
+        target: 'running',
+        deadlineAt,
+        initialIntervalMs: input.pollInitialSeconds * 1000,
+        maxIntervalMs: input.pollMaxSeconds * 1000,
+        since,
+      });
+    } catch (err) {
+      // The server's bound ran out (a lost worker, or a retry that would land past it): timed out too.
+      if (
+        err instanceof ActivityFailure &&
+        (err.cause instanceof TimeoutFailure || err.retryState === RetryState.TIMEOUT)
+      ) {
+        return result(false, since);
+      }
+      throw err;
+    }
+    since = checkpoint.observation;
+    if (checkpoint.outcome !== 'changed') return result(checkpoint.outcome === 'reached', since);
+    status.detail({ statuses: since.statuses });
+  }
+}
+
+/** The wait before retry-as-poll, kept for runs that were waiting in it when the worker was upgraded. */
+async function waitWithHeartbeats(input: ParsedRestartInput): Promise<WaitForInstanceStatusResult> {
+  const timeoutMs = input.timeoutSeconds * 1000;
+  const maxIntervalMs = input.pollMaxSeconds * 1000;
+  const waiter = proxyActivities<Activities>({
+    // The activity owns the deadline; these bounds only catch a worker that died mid-wait.
+    startToCloseTimeout: timeoutMs + 60_000,
+    heartbeatTimeout: 2 * maxIntervalMs + 30_000,
+    retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 5 },
+  });
+  return waiter.waitForInstanceStatus({
+    instanceId: input.instanceId,
+    target: 'running',
+    timeoutMs,
+    initialIntervalMs: input.pollInitialSeconds * 1000,
+    maxIntervalMs,
+  });
 }

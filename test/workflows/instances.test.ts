@@ -12,6 +12,8 @@ import {
   withWorker as withSharedWorker,
 } from '../helpers/temporal';
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 // Faults are injected per route: this file gets an emulator of its own, so that no other test file
 // running at the same time consumes (or suffers) them.
 let emulator: TestEmulator;
@@ -118,23 +120,82 @@ describe('renewInstance', () => {
 });
 
 describe('restartInstance', () => {
-  it('restarts and waits out restarting until running', () =>
+  afterEach(() => faults());
+
+  it('restarts and waits out restarting until running, one poll activity per status seen', () =>
     withWorker('restart', async ({ client, taskQueue }) => {
+      // 1 s in toRestart, then 4 s restarting (real time): polls a second or more apart see both.
+      const settings = await emulator.admin<{ settings: unknown }>('GET', '/instances');
+      await emulator.admin('PUT', '/instances/settings', { toRestartMs: 10_000, restartingMs: 40_000 });
       const handle = await client.workflow.start<typeof restartInstance>(WorkflowType.restartInstance, {
         taskQueue,
         workflowId: uniqueId('restart'),
-        args: [{ instanceId: 'inst-demo-2', pollInitialSeconds: 0.1, pollMaxSeconds: 0.5, timeoutSeconds: 60 }],
+        args: [{ instanceId: 'inst-demo-2', pollInitialSeconds: 1, pollMaxSeconds: 2, timeoutSeconds: 60 }],
       });
-      const result = await handle.result();
+      const result = await handle
+        .result()
+        .finally(() => emulator.admin('PUT', '/instances/settings', settings.settings));
+      // The same status seen twice in a row: a poll made as a retry.
+      expect(result.polls).toBeGreaterThan(result.statuses.length);
       expect(result.statuses).toContain('restarting');
       expect(result.statuses[result.statuses.length - 1]).toBe('running');
       expect(result.finalStatus).toBe('running');
       expect(result.polls).toBeGreaterThanOrEqual(result.statuses.length);
       const { typedSearchAttributes } = await handle.describe();
       expect(typedSearchAttributes.get(SearchAttributes.status)).toBe('RUNNING');
-      // One wait activity, whatever the number of polls.
-      expect((await eventTypes(handle)).filter((t) => t === 'ACTIVITY_TASK_SCHEDULED')).toHaveLength(2);
-      await recordHistory(handle, 'restartInstance-happy');
+      // The restart, then a poll activity per checkpoint (each status seen), whatever the number of
+      // polls: the polls between checkpoints are retries, which add no events.
+      const types = await eventTypes(handle);
+      expect(types.filter((t) => t === 'ACTIVITY_TASK_SCHEDULED')).toHaveLength(1 + result.statuses.length);
+      expect(types).toContain('MARKER_RECORDED');
+      await recordHistory(handle, 'restartInstance-retry-as-poll');
+    }));
+
+  it('survives a platform outage far longer than a retry count: the polls go on until it ends', () =>
+    withWorker('restart-outage', async ({ client, taskQueue }) => {
+      // Every get-instance fails with 503 for 20 s; the restart itself goes through.
+      await faults({ routes: { getInstance: { errorRate5xx: 1, status5xx: 503 } } });
+      const handle = await client.workflow.start<typeof restartInstance>(WorkflowType.restartInstance, {
+        taskQueue,
+        workflowId: uniqueId('restart-outage'),
+        args: [{ instanceId: 'inst-demo-2', pollInitialSeconds: 0.1, pollMaxSeconds: 1, timeoutSeconds: 120 }],
+      });
+      await sleep(20_000);
+      const { raw } = await handle.describe();
+      const [pending] = raw.pendingActivities ?? [];
+      expect(pending?.activityType?.name).toBe('pollInstanceStatus');
+      // More attempts than any retry count of the design before (5 for the wait, 10 for the restart).
+      expect(pending?.attempt).toBeGreaterThan(10);
+      expect(pending?.lastFailure?.applicationFailureInfo?.type).toBe(FailureType.PlatformUnavailable);
+      await faults();
+
+      const result = await handle.result();
+      expect(result.finalStatus).toBe('running');
+      expect(result.polls).toBeGreaterThan(10);
+      expect(result.waitedSeconds).toBeGreaterThanOrEqual(20);
+      // The failed polls left no trace in the history: one restart, one poll activity.
+      const types = await eventTypes(handle);
+      expect(types.filter((t) => t === 'ACTIVITY_TASK_SCHEDULED')).toHaveLength(2);
+      expect(types.length).toBeLessThan(30);
+    }));
+
+  it('ends as DeadlineExceeded when the instance is not seen running by the deadline', () =>
+    withWorker('restart-deadline', async ({ client, taskQueue }) => {
+      await faults({ routes: { getInstance: { errorRate5xx: 1, status5xx: 503 } } });
+      const handle = await client.workflow.start<typeof restartInstance>(WorkflowType.restartInstance, {
+        taskQueue,
+        workflowId: uniqueId('restart-deadline'),
+        args: [{ instanceId: 'inst-demo-2', pollInitialSeconds: 0.5, pollMaxSeconds: 2, timeoutSeconds: 10 }],
+      });
+      const started = Date.now();
+      const failure = await failureOf(handle.result());
+      expect(failure.type).toBe(FailureType.DeadlineExceeded);
+      expect(failure.message).toContain('was not running 10s after the restart (statuses seen: none)');
+      // Ended by the activity at the deadline, not by the server's bound a minute later.
+      expect(Date.now() - started).toBeLessThan(20_000);
+      const { typedSearchAttributes } = await handle.describe();
+      expect(typedSearchAttributes.get(SearchAttributes.status)).toBe('TIMED_OUT');
+      await recordHistory(handle, 'restartInstance-deadline-retry-as-poll');
     }));
 
   it('fails fast on bad input', () =>
