@@ -1,7 +1,62 @@
-// One line that says where a batchJob stands, from its `batchProgress` query. Pure (the time is a
-// parameter), so it is tested without a workflow or a clock.
-import type { BatchProgress } from '../api';
+// One line that says where a batchJob stands, from its `batchProgress` query, freshened between
+// checkpoints by the poll activity's last poll. Pure (the time is a parameter), so it is tested
+// without a workflow or a clock.
+import { defaultPayloadConverter } from '@temporalio/common';
+import type { temporal } from '@temporalio/proto';
+import type { BatchObservation, BatchProgress } from '../api';
+import { isoTime } from '../shared/time';
 import { formatSeconds, renderBar } from './progress';
+
+const POLL_ACTIVITY = 'pollBatch';
+const HEARTBEATING_WAIT_ACTIVITY = 'waitForBatch';
+
+type PendingActivity = temporal.api.workflow.v1.IPendingActivityInfo;
+
+/**
+ * The newest poll of a pending follow activity: the poll activity's last "still running" failure
+ * (retry-as-poll), or the heartbeat of the older heartbeating one. Server state read through
+ * describe(), so it costs the workflow no history.
+ */
+export function lastBatchPoll(pending: readonly PendingActivity[] | null | undefined): BatchObservation | undefined {
+  let newest: BatchObservation | undefined;
+  for (const a of pending ?? []) {
+    const name = a.activityType?.name;
+    const payload =
+      name === POLL_ACTIVITY
+        ? a.lastFailure?.applicationFailureInfo?.details?.payloads?.[0]
+        : name === HEARTBEATING_WAIT_ACTIVITY
+          ? a.heartbeatDetails?.payloads?.[0]
+          : undefined;
+    const o = payload ? decode(payload) : undefined;
+    if (o && (!newest || o.observedAt > newest.observedAt)) newest = o;
+  }
+  return newest;
+}
+
+function decode(payload: temporal.api.common.v1.IPayload): BatchObservation | undefined {
+  try {
+    const o = defaultPayloadConverter.fromPayload<BatchObservation | undefined>(payload);
+    // A failed poll's details are the platform error, not an observation.
+    return o && typeof o.polls === 'number' && typeof o.observedAt === 'number' && o.requestCounts ? o : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The query's progress with a newer poll of the same batch laid over it, until the batch has an outcome. */
+export function withLastPoll(progress: BatchProgress, poll: BatchObservation | undefined): BatchProgress {
+  if (!poll || progress.outcome || poll.batchId !== progress.batchId) return progress;
+  const queried = progress.observedAt ? Date.parse(progress.observedAt) : 0;
+  if (poll.observedAt <= queried) return progress;
+  return {
+    ...progress,
+    status: poll.status,
+    requestCounts: poll.requestCounts,
+    polls: poll.polls,
+    observedAt: isoTime(poll.observedAt),
+    nextPollAt: isoTime(poll.nextPollAt),
+  };
+}
 
 export function renderBatchProgress(p: BatchProgress, now: number, width?: number): string {
   const counts = p.requestCounts;

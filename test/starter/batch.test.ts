@@ -3,10 +3,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
-import type { BatchProgress } from '../../src/api';
+import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
+import type { BatchObservation, BatchProgress } from '../../src/api';
 import { BATCH_INLINE_MAX_BYTES } from '../../src/api/schemas/batch';
-import { renderBatchProgress, renderBatchSummary } from '../../src/starter/batch-progress';
+import { lastBatchPoll, renderBatchProgress, renderBatchSummary, withLastPoll } from '../../src/starter/batch-progress';
 import { ExitCode } from '../../src/starter/exit-codes';
 import { toCliError } from '../../src/starter/failures';
 import { buildWorkflowInput } from '../../src/starter/workflow-inputs';
@@ -42,6 +42,65 @@ describe('renderBatchProgress', () => {
       requestCounts: { total: 4, completed: 1, failed: 0 },
     };
     expect(renderBatchProgress(p, now, 4)).toBe('Expired  [#---]   25%  completed 1  failed 0  total 4  polls 3');
+  });
+});
+
+// The follow activity's last poll, read through describe(), laid over the query's checkpoint figures.
+describe('live batch progress from the pending follow activity', () => {
+  const poll: BatchObservation = {
+    batchId: 'b-1',
+    status: 'PROGRESS',
+    requestCounts: { total: 100, completed: 44, failed: 1 },
+    polls: 12,
+    observedAt: Date.parse('2026-11-22T10:00:05Z'),
+    nextPollAt: Date.parse('2026-11-22T10:00:35Z'),
+    intervalMs: 45_000,
+  };
+  const payloads = (details: unknown) => ({ payloads: [defaultPayloadConverter.toPayload(details)] });
+  const stillRunning = (name: string, details: unknown) => ({
+    activityType: { name },
+    lastFailure: { applicationFailureInfo: { type: 'StillRunning', details: payloads(details) } },
+  });
+  const heartbeating = (name: string, details: unknown) => ({
+    activityType: { name },
+    heartbeatDetails: payloads(details),
+  });
+  const queried: BatchProgress = {
+    status: 'PROGRESS',
+    batchId: 'b-1',
+    requestCounts: { total: 100, completed: 40, failed: 0 },
+    polls: 9,
+    observedAt: '2026-11-22T09:59:50.000Z',
+    nextPollAt: '2026-11-22T10:00:00.000Z',
+  };
+
+  it("reads the poll activity's last StillRunning failure, and the older wait's heartbeat", () => {
+    expect(lastBatchPoll([stillRunning('pollBatch', poll)])).toEqual(poll);
+    expect(lastBatchPoll([heartbeating('waitForBatch', poll)])).toEqual(poll);
+    // A failed poll's details are the platform error; other activities are not the follow.
+    expect(lastBatchPoll([stillRunning('pollBatch', { kind: 'http', status: 503 })])).toBeUndefined();
+    expect(lastBatchPoll([stillRunning('keepBatchOutputs', poll), heartbeating('pollBatch', poll)])).toBeUndefined();
+    expect(lastBatchPoll(undefined)).toBeUndefined();
+  });
+
+  it('takes the newest poll when a cancelled follow is still pending beside the next one', () => {
+    const older = { ...poll, polls: 3, observedAt: poll.observedAt - 60_000 };
+    expect(lastBatchPoll([stillRunning('pollBatch', older), stillRunning('pollBatch', poll)])).toEqual(poll);
+  });
+
+  it('lays a newer poll of the same batch over the query, until there is an outcome', () => {
+    expect(withLastPoll(queried, poll)).toEqual({
+      ...queried,
+      requestCounts: poll.requestCounts,
+      polls: 12,
+      observedAt: '2026-11-22T10:00:05.000Z',
+      nextPollAt: '2026-11-22T10:00:35.000Z',
+    });
+    expect(renderBatchProgress(withLastPoll(queried, poll), now, 10)).toContain('completed 44  failed 1');
+    expect(withLastPoll(queried, { ...poll, observedAt: Date.parse(queried.observedAt!) })).toBe(queried);
+    expect(withLastPoll(queried, { ...poll, batchId: 'b-2' })).toBe(queried);
+    expect(withLastPoll({ ...queried, outcome: 'Completed' }, poll)).toEqual({ ...queried, outcome: 'Completed' });
+    expect(withLastPoll(queried, undefined)).toBe(queried);
   });
 });
 

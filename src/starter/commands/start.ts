@@ -9,7 +9,7 @@ import {
   type BatchProgress,
   type BudgetJobProgress,
 } from '../../api';
-import { renderBatchProgress, renderBatchSummary } from '../batch-progress';
+import { lastBatchPoll, renderBatchProgress, renderBatchSummary, withLastPoll } from '../batch-progress';
 import { renderBudgetJobProgress, renderBudgetJobSummary } from '../budget-progress';
 import { withStarter } from '../connect';
 import { toCliError } from '../failures';
@@ -35,12 +35,19 @@ function waitWithWatch(type: string, handle: WorkflowHandle, stream: ProgressStr
     case WorkflowType.mediaGeneration:
       return waitWithMediaProgress(handle, watch);
     case WorkflowType.batchJob:
-      return waitWithProgress({ progress: () => handle.query(batchProgressQuery), result }, BATCH_VIEW, watch);
+      return waitWithProgress({ progress: () => batchProgress(handle), result }, BATCH_VIEW, watch);
     case WorkflowType.budgetGatedJob:
       return waitWithProgress({ progress: () => handle.query(budgetJobProgressQuery), result }, BUDGET_VIEW, watch);
     default:
       return result();
   }
+}
+
+/** batchJob: the query, with the follow activity's newer poll laid over it. */
+async function batchProgress(handle: WorkflowHandle): Promise<BatchProgress> {
+  const queried = await handle.query(batchProgressQuery);
+  const described = await handle.describe().catch(() => undefined);
+  return withLastPoll(queried, lastBatchPoll(described?.raw.pendingActivities));
 }
 
 export interface StartOptions extends InputFlags {
