@@ -19,6 +19,16 @@ export interface WorkerProcess {
 }
 
 const READY_TIMEOUT_MS = 60_000;
+
+/**
+ * Extra node flags for the worker process only, space-separated (profiling it: `--cpu-prof
+ * --cpu-prof-dir=…`, `--heapsnapshot-signal=SIGUSR2`). NODE_OPTIONS would reach the bench process too.
+ */
+export const WORKER_NODE_ARGS_ENV = 'BENCH_WORKER_NODE_ARGS';
+
+function workerExecArgv(): string[] {
+  return [...process.execArgv, ...(process.env[WORKER_NODE_ARGS_ENV] ?? '').split(' ').filter(Boolean)];
+}
 const TAIL_LINES = 40;
 
 /**
@@ -31,6 +41,7 @@ export function startWorkerProcess(env: Record<string, string>, log: (msg: strin
   );
   const child: ChildProcess = fork(compiledWorkerMain(), [], {
     env: { ...inherited, ...env },
+    execArgv: workerExecArgv(),
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   const tail: string[] = [];
