@@ -1,10 +1,12 @@
 // The workflow's business status, for operators: answered by the `status` query, and mirrored to the
 // PlatformStatus search attribute only when it changes (never once per poll).
+import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import { setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import { SearchAttributes, statusQuery, type WorkflowStatus, type WorkflowTypeName } from '../api/names';
 
 export interface StatusTracker {
-  set(status: string, detail?: Record<string, unknown>): void;
+  /** `also`: other attributes that change with it, upserted in the same command (one history event). */
+  set(status: string, detail?: Record<string, unknown>, also?: SearchAttributeUpdatePair[]): void;
   detail(patch: Record<string, unknown>): void;
   readonly current: WorkflowStatus;
 }
@@ -24,8 +26,10 @@ export function trackStatus(
     ...(attributes.memberId ? [{ key: SearchAttributes.memberId, value: attributes.memberId }] : []),
   ]);
   return {
-    set(status, detail) {
-      if (status !== state.status) upsertSearchAttributes([{ key: SearchAttributes.status, value: status }]);
+    set(status, detail, also = []) {
+      const changes: SearchAttributeUpdatePair[] =
+        status !== state.status ? [...also, { key: SearchAttributes.status, value: status }] : also;
+      if (changes.length > 0) upsertSearchAttributes(changes);
       state = { ...state, status, detail: { ...state.detail, ...detail } };
     },
     detail(patch) {

@@ -79,6 +79,7 @@ describe('mediaGeneration', () => {
       expect(result.cost).toMatchObject({ nsfwDetection: true, images: 0, nsfwSurcharge: 0 });
       await recordHistory(handle, 'mediaGeneration-t2v');
       await recordHistory(handle, 'mediaGeneration-t2v-retry-as-poll');
+      await recordHistory(handle, 'mediaGeneration-t2v-first-look');
     }));
 
   it('generates again after a retryable failure, and records both generations', () =>
@@ -99,6 +100,7 @@ describe('mediaGeneration', () => {
       expect(result.outputUrls).toEqual([expect.objectContaining({ kind: 'video' })]);
       await recordHistory(handle, 'mediaGeneration-regenerated');
       await recordHistory(handle, 'mediaGeneration-regenerated-retry-as-poll');
+      await recordHistory(handle, 'mediaGeneration-regenerated-first-look');
     }));
 
   it('does not generate again for a reason that cannot be fixed, and carries the reason', () =>

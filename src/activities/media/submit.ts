@@ -4,20 +4,33 @@
 import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../../api/failures';
+import type { PollingOptions, TaskObservation } from '../../api/schemas/media';
 import type { PlatformClient } from '../../platform/client';
 import { PlatformError } from '../../platform/errors';
 import type { ImageToVideoRequest, TextToVideoRequest } from '../../platform/schemas/media';
 import { classifySubmitFailure } from '../../platform/submission';
 import { toApplicationFailure } from '../failures';
+import { firstLook } from './first-look';
+
+interface SubmitAttempt {
+  generation: number;
+  attempt: number;
+  /** Given: an accepted task is read once at once (./first-look.ts), planned by these options. */
+  polling?: PollingOptions;
+}
 
 export type SubmitMediaTaskInput =
-  | { operation: 'image-to-video'; request: ImageToVideoRequest; generation: number; attempt: number }
-  | { operation: 'text-to-video'; request: TextToVideoRequest; generation: number; attempt: number };
+  | ({ operation: 'image-to-video'; request: ImageToVideoRequest } & SubmitAttempt)
+  | ({ operation: 'text-to-video'; request: TextToVideoRequest } & SubmitAttempt);
 
 export interface SubmitMediaTaskResult {
   taskId: string;
   /** Real epoch ms when the platform answered. */
   submittedAt: number;
+  /** The task's status and eta read right after the submit, when it had not ended (./first-look.ts). */
+  firstLook?: TaskObservation;
+  /** A first-look read that firstLook does not carry (it failed, or saw the task ended): one more poll. */
+  uncountedPolls?: number;
 }
 
 /** What the workflow reads from a failed attempt's details. */
@@ -39,10 +52,10 @@ export function createMediaSubmitActivities(platform: PlatformClient) {
     async submitMediaTask(input: SubmitMediaTaskInput): Promise<SubmitMediaTaskResult> {
       const { workflowExecution } = Context.current().info;
       const where = { workflowId: workflowExecution?.workflowId, generation: input.generation, attempt: input.attempt };
+      const signal = Context.current().cancellationSignal;
+      let taskId: string;
       try {
-        const { task_id } = await submit(input, Context.current().cancellationSignal);
-        log.info('Submitted generation', { ...where, operation: input.operation, taskId: task_id });
-        return { taskId: task_id, submittedAt: Date.now() };
+        ({ task_id: taskId } = await submit(input, signal));
       } catch (err) {
         if (!(err instanceof PlatformError)) throw err;
         const cls = classifySubmitFailure(err);
@@ -63,6 +76,12 @@ export function createMediaSubmitActivities(platform: PlatformClient) {
               : FailureType.PlatformUnavailable;
         throw ApplicationFailure.create({ type, message: err.message, nonRetryable: false, details: [details] });
       }
+      const submittedAt = Date.now();
+      log.info('Submitted generation', { ...where, operation: input.operation, taskId });
+      if (!input.polling) return { taskId, submittedAt };
+      const { observation, reads } = await firstLook(platform, taskId, input.polling, signal);
+      if (observation) return { taskId, submittedAt, firstLook: observation };
+      return reads > 0 ? { taskId, submittedAt, uncountedPolls: reads } : { taskId, submittedAt };
     },
   };
 }

@@ -34,19 +34,36 @@ export async function mediaGeneration(rawInput: MediaGenerationInput): Promise<M
   for (let generation = 1; ; generation++) {
     // 1. Submit, at most once.
     progress.submitting(generation, submissions.length);
-    const { taskId, submittedAt } = await submitGeneration(input, generation, submissions, () =>
+    const {
+      taskId,
+      submittedAt,
+      firstLook,
+      uncountedPolls = 0,
+    } = await submitGeneration(input, generation, submissions, () =>
       progress.submitting(generation, submissions.length),
     );
-    progress.submitted(taskId, submissions.length);
+    // Every task-result request counts: the submit's look is this task's first poll.
+    const pollsBefore = polls + uncountedPolls;
+    progress.submitted(taskId, submissions.length, firstLook, pollsBefore);
 
-    // 2. Wait for the end, polling by the platform's eta and progress.
-    const pollsBefore = polls;
-    const end = await waitForTaskEnd(taskId, input.polling, deadlineAt, input.deadlineSeconds, (o) =>
-      progress.observed(o, pollsBefore),
+    // 2. Wait for the end, polling by the platform's eta and progress, from the submit's first look.
+    const end = await waitForTaskEnd(
+      taskId,
+      input.polling,
+      deadlineAt,
+      input.deadlineSeconds,
+      (o) => progress.observed(o, pollsBefore),
+      firstLook,
     );
     const done = end.observation;
     polls = pollsBefore + done.polls;
-    generations.push({ generation, taskId, status: done.status, reason: done.reason, polls: done.polls });
+    generations.push({
+      generation,
+      taskId,
+      status: done.status,
+      reason: done.reason,
+      polls: uncountedPolls + done.polls,
+    });
 
     // 3. A failed task: generate again if the reason is worth it.
     if (done.status !== 'TASK_STATUS_SUCCEED') {

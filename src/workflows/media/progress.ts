@@ -1,5 +1,6 @@
 // mediaGeneration's progress, for operators and the starter's progress bar: the `mediaProgress`
 // query answers it at any time; the PlatformStatus search attribute follows status changes only.
+import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import { setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import { mediaProgressQuery, SearchAttributes, WorkflowType } from '../../api/names';
 import {
@@ -19,11 +20,20 @@ export function trackMediaProgress(input: ParsedMediaGenerationInput) {
   let progress: MediaProgress = { generation: 1, polls: 0, submissions: 0, status: 'SUBMITTING' };
   setHandler(mediaProgressQuery, () => progress);
 
-  const update = (patch: Partial<MediaProgress>) => {
+  const update = (patch: Partial<MediaProgress>, also?: SearchAttributeUpdatePair[]) => {
     progress = { ...progress, ...patch };
-    if (patch.status !== undefined) status.set(patch.status);
+    if (patch.status !== undefined) status.set(patch.status, undefined, also);
     status.detail({ ...progress });
   };
+  const observedPatch = (o: TaskObservation, pollsBefore: number): Partial<MediaProgress> => ({
+    status: MEDIA_STATUS_BY_TASK_STATUS[o.status] ?? o.status,
+    progressPercent: o.progressPercent,
+    eta: o.eta,
+    polls: pollsBefore + o.polls,
+    taskPolls: o.polls,
+    observedAt: isoTime(o.observedAt),
+    nextPollAt: isoTime(o.nextPollAt),
+  });
 
   return {
     /** A business status of the workflow's own (SUBMITTING, KEEPING_OUTPUTS, …). */
@@ -33,20 +43,21 @@ export function trackMediaProgress(input: ParsedMediaGenerationInput) {
     submitting(generation: number, submissions: number) {
       update({ status: generation > 1 ? 'REGENERATING' : 'SUBMITTING', generation, submissions, taskId: undefined });
     },
-    submitted(taskId: string, submissions: number) {
-      upsertSearchAttributes([{ key: SearchAttributes.taskId, value: taskId }]);
+    /**
+     * With the submit's first look, the task id and the status it shows go in one upsert. Without
+     * one (and in every recorded history of runs before the look), two upserts, as always.
+     */
+    submitted(taskId: string, submissions: number, firstLook?: TaskObservation, pollsBefore = 0) {
+      const taskIdAttribute = { key: SearchAttributes.taskId, value: taskId };
+      if (firstLook) {
+        update({ taskId, submissions, ...observedPatch(firstLook, pollsBefore) }, [taskIdAttribute]);
+        return;
+      }
+      upsertSearchAttributes([taskIdAttribute]);
       update({ taskId, submissions, status: 'SUBMITTED', progressPercent: undefined, eta: undefined });
     },
     observed(o: TaskObservation, pollsBefore: number) {
-      update({
-        status: MEDIA_STATUS_BY_TASK_STATUS[o.status] ?? o.status,
-        progressPercent: o.progressPercent,
-        eta: o.eta,
-        polls: pollsBefore + o.polls,
-        taskPolls: o.polls,
-        observedAt: isoTime(o.observedAt),
-        nextPollAt: isoTime(o.nextPollAt),
-      });
+      update(observedPatch(o, pollsBefore));
     },
     kept(outputs: { kind: string; uri: string }[]) {
       update({ outputs });

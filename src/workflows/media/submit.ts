@@ -12,6 +12,7 @@ import {
 import { FailureType } from '../../api/failures';
 import type { ParsedMediaGenerationInput, SubmissionAttempt } from '../../api/schemas/media';
 import type { Activities, SubmitFailureDetails, SubmitMediaTaskInput } from '../../activities';
+import type { SubmitMediaTaskResult } from '../../activities/media';
 import { isoTime } from '../../shared/time';
 
 const { submitMediaTask } = proxyActivities<Activities>({
@@ -55,7 +56,7 @@ export async function submitGeneration(
   generation: number,
   attempts: SubmissionAttempt[],
   onAttempt: () => void,
-): Promise<{ taskId: string; submittedAt: number }> {
+): Promise<SubmitMediaTaskResult> {
   const { submission } = input;
   let mayExistAlready = false;
   for (let attempt = 1; ; attempt++) {
@@ -67,6 +68,8 @@ export async function submitGeneration(
         request: input.request,
         generation,
         attempt,
+        // The activity reads the accepted task once: the wait starts from its status and eta.
+        polling: input.polling,
       } as SubmitMediaTaskInput);
       attempts.push({
         generation,

@@ -29,11 +29,13 @@ export async function waitForTaskEnd(
   deadlineAt: number,
   deadlineSeconds: number,
   onCheckpoint: (observation: TaskObservation) => void,
+  /** The submit's first look at the task (not ended): the wait starts from it. */
+  first?: TaskObservation,
 ): Promise<TaskCheckpoint> {
   if (!patched(Patch.mediaRetryAsPoll)) {
-    return waitWithHeartbeats(taskId, polling, deadlineAt, deadlineSeconds, onCheckpoint);
+    return waitWithHeartbeats(taskId, polling, deadlineAt, deadlineSeconds, onCheckpoint, first);
   }
-  let since: TaskObservation | undefined;
+  let since: TaskObservation | undefined = first;
   for (;;) {
     const { pollTaskResult } = proxyActivities<Activities>({
       // An attempt is a wait of at most a second and one 10 s-bounded HTTP call: a worker lost
@@ -76,6 +78,7 @@ async function waitWithHeartbeats(
   deadlineAt: number,
   deadlineSeconds: number,
   onCheckpoint: (observation: TaskObservation) => void,
+  first: TaskObservation | undefined,
 ): Promise<TaskCheckpoint> {
   const { waitForTaskResult } = proxyActivities<Activities>({
     scheduleToCloseTimeout: deadlineSeconds * 1000 + 60_000,
@@ -83,7 +86,7 @@ async function waitWithHeartbeats(
     retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   });
-  let resume: TaskObservation | undefined;
+  let resume: TaskObservation | undefined = first;
   for (;;) {
     const checkpoint = await waitForTaskResult({ taskId, polling, deadlineAt, resume, progressStep: PROGRESS_STEP });
     onCheckpoint(checkpoint.observation);
