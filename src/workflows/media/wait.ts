@@ -17,8 +17,17 @@ import type { Activities, TaskCheckpoint } from '../../activities';
 import { Patch } from '../patches';
 import { RETRY_AS_POLL } from '../retry-policies';
 
-/** Checkpoints every 25 %: the query's progress stays fresh at the cost of at most 4 extra round trips. */
+/** The heartbeating wait checkpoints every 25 % (each checkpoint is a workflow task). */
 const PROGRESS_STEP = 25;
+
+/**
+ * Retry-as-poll checkpoints on status changes only: with eta-aware polling nearly every poll crossed
+ * a 25 % step, so each cost a workflow task and the poll activity rarely stayed pending. Between
+ * checkpoints the latest observation is in the pending poll's last failure, where the starter's
+ * live progress reads it (src/starter/live-progress.ts); the mediaProgress query answers the last
+ * checkpoint.
+ */
+const RETRY_AS_POLL_PROGRESS_STEP = 0;
 
 /** Past the deadline the activity fails by itself; the server's bound is a little later, for a lost worker. */
 const DEADLINE_GRACE_MS = 60_000;
@@ -48,7 +57,13 @@ export async function waitForTaskEnd(
     });
     let checkpoint: TaskCheckpoint;
     try {
-      checkpoint = await pollTaskResult({ taskId, polling, deadlineAt, since, progressStep: PROGRESS_STEP });
+      checkpoint = await pollTaskResult({
+        taskId,
+        polling,
+        deadlineAt,
+        since,
+        progressStep: RETRY_AS_POLL_PROGRESS_STEP,
+      });
     } catch (err) {
       throw err instanceof ActivityFailure && err.cause instanceof TimeoutFailure
         ? deadlineExceeded(taskId, deadlineAt, since)
