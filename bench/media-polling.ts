@@ -151,6 +151,7 @@ export async function runMediaPollingBench(opts: Partial<MediaBenchOptions> = {}
         startWindowMs: 0,
         closeTimeoutMs,
         log,
+        lost: () => proc.lost(),
         input: (i): MediaGenerationInput => ({
           operation: 'text-to-video',
           request: { prompt: prompt('wf', i) },
@@ -183,6 +184,7 @@ export async function runMediaPollingBench(opts: Partial<MediaBenchOptions> = {}
         closeTimeoutMs,
         withResults: false,
         log,
+        lost: () => proc.lost(),
       });
       return { load, worker: workerFigures('sdkFloor', proc, idle, load) };
     });

@@ -94,6 +94,7 @@ export async function runWaitingAtScaleBench(opts: Partial<WaitingBenchOptions> 
         startWindowMs: o.startWindowMs,
         closeTimeoutMs: o.durationMs * 1.5 + 10 * 60_000,
         log,
+        lost: () => proc.lost(),
         input,
       });
       return { load, worker: workerFigures(WorkflowType.mediaGeneration, proc, idle, load) };

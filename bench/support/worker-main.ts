@@ -26,6 +26,10 @@ export async function bundleBenchWorkflows(): Promise<string> {
 }
 
 async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  // The SDK drains on these; said on stderr, so a stop nobody in the benchmark asked for shows who.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGQUIT', 'SIGUSR2'] as const) {
+    process.once(signal, () => console.error(`Bench worker ${process.pid}: ${signal} received, draining`));
+  }
   const settings = loadWorkerSettings(env);
   installRuntime(settings);
   const codePath = env[WORKFLOW_BUNDLE_ENV];

@@ -14,6 +14,8 @@ export interface WorkerProcess {
   pid: number;
   /** Readings of the process every 250 ms from the moment it was ready until it stopped. */
   sampler: ProcSampler;
+  /** Set when the process ended without being asked to (by stop): how it ended. */
+  lost(): string | undefined;
   /** SIGTERM (the worker drains), SIGKILL after `graceMs`; resolves once it has exited. Safe to call twice. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -45,6 +47,8 @@ export function startWorkerProcess(env: Record<string, string>, log: (msg: strin
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   const tail: string[] = [];
+  let stopping: Promise<void> | undefined;
+  let lost: string | undefined;
   const onOutput = (echo: (line: string) => boolean) => (chunk: Buffer) => {
     for (const line of chunk.toString().split('\n').filter(Boolean)) {
       tail.push(line);
@@ -58,13 +62,13 @@ export function startWorkerProcess(env: Record<string, string>, log: (msg: strin
     'data',
     onOutput((line) => /^\{.*"level":"(WARN|ERROR)"/.test(line)),
   );
+  // Once we stop it, what it says about draining is expected.
   child.stderr?.on(
     'data',
-    onOutput(() => true),
+    onOutput(() => !stopping),
   );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
-  let stopping: Promise<void> | undefined;
   const sampler = new ProcSampler(child.pid ?? -1);
   const stop = (graceMs = 30_000): Promise<void> =>
     (stopping ??= (async () => {
@@ -86,14 +90,17 @@ export function startWorkerProcess(env: Record<string, string>, log: (msg: strin
     let ready = false;
     child.once('exit', (code, signal) => {
       if (!ready) fail(`exited with ${code ?? signal} before it was ready`);
-      else if (!stopping) log(`the bench worker exited on its own (${code ?? signal})`);
+      else if (!stopping) {
+        lost = `the bench worker exited on its own (${code ?? signal})`;
+        log(lost);
+      }
     });
     child.once('error', (err) => fail(`could not start: ${err.message}`));
     child.on('message', (msg: { ready?: boolean }) => {
       if (!msg.ready || ready) return;
       ready = true;
       clearTimeout(timer);
-      resolve({ pid: child.pid!, sampler: sampler.start(), stop });
+      resolve({ pid: child.pid!, sampler: sampler.start(), lost: () => lost, stop });
     });
   });
 }

@@ -21,6 +21,8 @@ export interface LoadOptions {
   /** Fetch each completed workflow's result (for timings the workflow reports). */
   withResults: boolean;
   log: (msg: string) => void;
+  /** Why waiting on is pointless (the worker is gone), or undefined: checked while waiting for the closes. */
+  lost?: () => string | undefined;
 }
 
 export interface LoadedWorkflow {
@@ -101,9 +103,11 @@ export async function runWorkflowLoad(o: LoadOptions): Promise<LoadRun> {
   const deadline = lastStartAt + o.closeTimeoutMs;
   let closed = 0;
   let lastReport = Date.now();
+  let lost: string | undefined;
   while (Date.now() < deadline) {
     closed = (await o.client.workflow.count(closedQuery)).count;
     if (closed >= accepted) break;
+    if ((lost = o.lost?.())) break;
     if (Date.now() - lastReport > 30_000) {
       o.log(`${closed} of ${accepted} closed…`);
       lastReport = Date.now();
@@ -112,7 +116,12 @@ export async function runWorkflowLoad(o: LoadOptions): Promise<LoadRun> {
   }
   const allClosedSeenAt = Date.now();
   const timedOut = closed < accepted;
-  if (timedOut) o.log(`only ${closed} of ${accepted} closed within ${o.closeTimeoutMs / 1000} s of the last start`);
+  if (timedOut) {
+    o.log(
+      `only ${closed} of ${accepted} closed ` +
+        (lost ? `when ${lost}` : `within ${o.closeTimeoutMs / 1000} s of the last start`),
+    );
+  }
 
   await mapPool(
     workflows.filter((w) => !w.startError),
