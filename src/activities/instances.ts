@@ -5,7 +5,15 @@ import type { PlatformClient } from '../platform/client';
 import { PlatformError } from '../platform/errors';
 import { toApplicationFailure } from './failures';
 import { sleepWithHeartbeats } from './heartbeat';
-import { errorBackoffMs, pollAgainIn, pollDueAt, RETRY_TIMER_LEAD_MS, retryDelayFor, sleepUntil } from './poll-again';
+import {
+  errorBackoffMs,
+  pollAgainIn,
+  pollDueAt,
+  RETRY_TIMER_LEAD_MS,
+  retryDelayFor,
+  sleepUntil,
+  POLL_TIMEOUT_MS,
+} from './poll-again';
 
 export interface InstanceSnapshot {
   id: string;
@@ -69,9 +77,6 @@ export interface InstanceCheckpoint {
   /** `changed`: a new status, the wait goes on; `reached`: the target; `timedOut`: the deadline passed. */
   outcome: 'changed' | 'reached' | 'timedOut';
 }
-
-/** A get-instance read is small: one that takes longer is a failed poll, tried again. It also bounds an attempt. */
-export const POLL_TIMEOUT_MS = 10_000;
 
 /** The gap after the n-th poll since a checkpoint whose next gap is `firstMs`: doubling, up to `maxMs`. */
 export function instanceGapMs(firstMs: number, n: number, maxMs: number): number {

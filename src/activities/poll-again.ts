@@ -9,6 +9,13 @@ import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/comm
 import { FailureType } from '../api/failures';
 import type { PlatformError } from '../platform/errors';
 
+/**
+ * A poll is a small read: one that takes longer is a failed poll, tried again. It also bounds an
+ * attempt (a lead of at most a second, then this), so the poll activities' start-to-close timeout,
+ * which notices a lost worker, can be short (src/workflows/retry-policies.ts).
+ */
+export const POLL_TIMEOUT_MS = 10_000;
+
 /** A failed poll (429, 5xx, timeout) is tried again after at most this, however long the outage. */
 export const MAX_ERROR_BACKOFF_MS = 5 * 60_000;
 

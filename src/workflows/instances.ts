@@ -1,13 +1,5 @@
 // GPU instance workflows: renew for months, restart and wait until running.
-import {
-  ActivityCancellationType,
-  ActivityFailure,
-  ApplicationFailure,
-  patched,
-  proxyActivities,
-  TimeoutFailure,
-} from '@temporalio/workflow';
-import { RetryState } from '@temporalio/common';
+import { ApplicationFailure, patched, proxyActivities } from '@temporalio/workflow';
 import { FailureType } from '../api/failures';
 import { WorkflowType } from '../api/names';
 import {
@@ -21,7 +13,7 @@ import type { z } from 'zod';
 import type { Activities } from '../activities';
 import type { InstanceObservation, WaitForInstanceStatusResult } from '../activities/instances';
 import { Patch } from './patches';
-import { RETRY_AS_POLL } from './retry-policies';
+import { pollTimedOut, retryAsPollOptions } from './retry-policies';
 import { trackStatus, type StatusTracker } from './status';
 
 const platform = proxyActivities<Activities>({
@@ -81,9 +73,6 @@ export async function restartInstance(rawInput: RestartInstanceInput): Promise<R
 
 type ParsedRestartInput = z.output<typeof RestartInstanceInput>;
 
-/** Past the deadline the activity ends the wait itself; the server's bound is a little later, for a lost worker. */
-const DEADLINE_GRACE_MS = 60_000;
-
 /**
  * Waits by retry-as-poll (src/activities/instances.ts, pollInstanceStatus): the poll activity runs
  * again on its own while the status stays the same, and comes back only when it changes, so a wait
@@ -105,15 +94,7 @@ async function pollUntilRunning(
   });
   let since: InstanceObservation | undefined;
   for (;;) {
-    const { pollInstanceStatus } = proxyActivities<Activities>({
-      // An attempt is a wait of at most a second and one 10 s-bounded HTTP call: a worker lost
-      // mid-attempt is noticed within 15 s.
-      startToCloseTimeout: '15s',
-      scheduleToCloseTimeout: Math.max(1_000, deadlineAt - Date.now()) + DEADLINE_GRACE_MS,
-      retry: RETRY_AS_POLL,
-      // Between polls there is nothing to stop; an attempt in flight is a read and may finish.
-      cancellationType: ActivityCancellationType.TRY_CANCEL,
-    });
+    const { pollInstanceStatus } = proxyActivities<Activities>(retryAsPollOptions(deadlineAt - Date.now()));
     let checkpoint;
     try {
       checkpoint = await pollInstanceStatus({
@@ -126,10 +107,7 @@ async function pollUntilRunning(
       });
     } catch (err) {
       // The server's bound ran out (a lost worker, or a retry that would land past it): timed out too.
-      if (
-        err instanceof ActivityFailure &&
-        (err.cause instanceof TimeoutFailure || err.retryState === RetryState.TIMEOUT)
-      ) {
+      if (pollTimedOut(err)) {
         return result(false, since);
       }
       throw err;

@@ -15,7 +15,15 @@ import type { PlatformClient } from '../../platform/client';
 import { PlatformError } from '../../platform/errors';
 import { isTerminalBatchStatus } from '../../platform/schemas/batches';
 import { toApplicationFailure } from '../failures';
-import { errorBackoffMs, pollAgainIn, pollDueAt, RETRY_TIMER_LEAD_MS, retryDelayFor, sleepUntil } from '../poll-again';
+import {
+  errorBackoffMs,
+  pollAgainIn,
+  pollDueAt,
+  RETRY_TIMER_LEAD_MS,
+  retryDelayFor,
+  sleepUntil,
+  POLL_TIMEOUT_MS,
+} from '../poll-again';
 import type { BatchCheckpoint } from './follow';
 import { snapshotOf } from './snapshot';
 
@@ -27,9 +35,6 @@ export interface PollBatchInput {
   /** Report back each time this many percent more of the requests are done (0: status changes only). */
   progressStep: number;
 }
-
-/** A get-batch read is small: one that takes longer is a failed poll, tried again. It also bounds an attempt. */
-export const POLL_TIMEOUT_MS = 10_000;
 
 /** The step of requests done (completed or failed) an observation is at, in `step` percent. */
 export const doneStep = (o: BatchObservation, step: number): number => {

@@ -6,10 +6,8 @@
 import type { PollingOptions, TaskObservation } from '../../api/schemas/media';
 import type { PlatformClient } from '../../platform/client';
 import { isTerminalTaskStatus } from '../../platform/schemas/media';
+import { POLL_TIMEOUT_MS } from '../poll-again';
 import { nextPollDelayMs } from './poll-schedule';
-
-/** A look is a read like any poll: as bounded (see POLL_TIMEOUT_MS in ./poll.ts). */
-const LOOK_TIMEOUT_MS = 10_000;
 
 export interface FirstLook {
   /** The task's first observation (its first poll), planned next poll included. */
@@ -33,7 +31,7 @@ export async function firstLook(
   try {
     ({ task } = await platform.getTaskResult(taskId, {
       signal,
-      timeoutMs: Math.min(LOOK_TIMEOUT_MS, platform.config.timeoutMs),
+      timeoutMs: Math.min(POLL_TIMEOUT_MS, platform.config.timeoutMs),
     }));
   } catch {
     return { reads: 1 };

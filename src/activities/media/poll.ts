@@ -18,7 +18,15 @@ import type { PlatformClient } from '../../platform/client';
 import { PlatformError } from '../../platform/errors';
 import { isTerminalTaskStatus } from '../../platform/schemas/media';
 import { toApplicationFailure } from '../failures';
-import { errorBackoffMs, pollAgainIn, pollDueAt, RETRY_TIMER_LEAD_MS, retryDelayFor, sleepUntil } from '../poll-again';
+import {
+  errorBackoffMs,
+  pollAgainIn,
+  pollDueAt,
+  RETRY_TIMER_LEAD_MS,
+  retryDelayFor,
+  sleepUntil,
+  POLL_TIMEOUT_MS,
+} from '../poll-again';
 import { nextPollDelayMs, type PollSample } from './poll-schedule';
 import { outputsOf } from './task-outputs';
 
@@ -40,13 +48,6 @@ export interface TaskCheckpoint {
   outputs: TaskOutputRef[];
   nsfwDetection: boolean;
 }
-
-/**
- * A task-result read is small: one that takes longer is a failed poll, tried again. It also bounds an
- * attempt (a lead of at most a second, then this), so the workflow's start-to-close timeout, which
- * notices a lost worker, can be short.
- */
-export const POLL_TIMEOUT_MS = 10_000;
 
 const step = (progress: number | undefined, size: number) =>
   size > 0 && progress !== undefined ? Math.floor(progress / size) : 0;

@@ -6,23 +6,14 @@ import { ActivityCancellationType, patched, proxyActivities } from '@temporalio/
 import type { BatchObservation, BatchPollingOptions } from '../../api/schemas/batch';
 import type { Activities } from '../../activities';
 import { Patch } from '../patches';
-import { RETRY_AS_POLL } from '../retry-policies';
+import { retryAsPollOptions } from '../retry-policies';
 
 /** A checkpoint every 10 % of the requests: the query's counts stay fresh for a few events each. */
 const PROGRESS_STEP = 10;
 
 export function batchFollower(maxWaitMs: number) {
-  const { pollBatch } = proxyActivities<Activities>({
-    // An attempt is a wait of at most a second and one 10 s-bounded HTTP call: a worker lost
-    // mid-attempt is noticed within 15 s.
-    startToCloseTimeout: '15s',
-    // Only a backstop: the window timer ends the follow first.
-    scheduleToCloseTimeout: maxWaitMs,
-    // No attempt count: a failed poll is retried until the window ends.
-    retry: RETRY_AS_POLL,
-    // Between polls there is nothing to stop; an attempt in flight is a read and may finish.
-    cancellationType: ActivityCancellationType.TRY_CANCEL,
-  });
+  // The window timer ends the follow first: the schedule-to-close bound is only a backstop.
+  const { pollBatch } = proxyActivities<Activities>(retryAsPollOptions(maxWaitMs, { grace: false }));
   const waitWithHeartbeats = heartbeatingFollower(maxWaitMs);
 
   /** Resolves with the terminal observation; `onCheckpoint` sees every one before it. */

@@ -4,18 +4,16 @@
 // many polls are made, and a waiting task holds nothing on the worker.
 import {
   ActivityCancellationType,
-  ActivityFailure,
   ApplicationFailure,
   patched,
   proxyActivities,
-  TimeoutFailure,
   workflowInfo,
 } from '@temporalio/workflow';
 import { FailureType } from '../../api/failures';
 import type { PollingOptions, TaskObservation } from '../../api/schemas/media';
 import type { Activities, TaskCheckpoint } from '../../activities';
 import { Patch } from '../patches';
-import { RETRY_AS_POLL } from '../retry-policies';
+import { pollTimedOut, retryAsPollOptions } from '../retry-policies';
 
 /** The heartbeating wait checkpoints every 25 % (each checkpoint is a workflow task). */
 const PROGRESS_STEP = 25;
@@ -28,9 +26,6 @@ const PROGRESS_STEP = 25;
  * checkpoint.
  */
 const RETRY_AS_POLL_PROGRESS_STEP = 0;
-
-/** Past the deadline the activity fails by itself; the server's bound is a little later, for a lost worker. */
-const DEADLINE_GRACE_MS = 60_000;
 
 export async function waitForTaskEnd(
   taskId: string,
@@ -46,15 +41,7 @@ export async function waitForTaskEnd(
   }
   let since: TaskObservation | undefined = first;
   for (;;) {
-    const { pollTaskResult } = proxyActivities<Activities>({
-      // An attempt is a wait of at most a second and one 10 s-bounded HTTP call: a worker lost
-      // mid-attempt is noticed within 15 s.
-      startToCloseTimeout: '15s',
-      scheduleToCloseTimeout: Math.max(1_000, deadlineAt - Date.now()) + DEADLINE_GRACE_MS,
-      retry: RETRY_AS_POLL,
-      // Between polls there is nothing to stop; an attempt in flight is a read and may finish.
-      cancellationType: ActivityCancellationType.TRY_CANCEL,
-    });
+    const { pollTaskResult } = proxyActivities<Activities>(retryAsPollOptions(deadlineAt - Date.now()));
     let checkpoint: TaskCheckpoint;
     try {
       checkpoint = await pollTaskResult({
@@ -65,9 +52,7 @@ export async function waitForTaskEnd(
         progressStep: RETRY_AS_POLL_PROGRESS_STEP,
       });
     } catch (err) {
-      throw err instanceof ActivityFailure && err.cause instanceof TimeoutFailure
-        ? deadlineExceeded(taskId, deadlineAt, since)
-        : err;
+      throw pollTimedOut(err) ? deadlineExceeded(taskId, deadlineAt, since) : err;
     }
     onCheckpoint(checkpoint.observation);
     if (checkpoint.terminal) return checkpoint;
