@@ -1,5 +1,5 @@
 // Fresher figures than the mediaProgress query's: the query answers as of the poll activity's last
-// checkpoint (status change, 25 % step), while every poll's observation is kept by the server as the
+// checkpoint (a status change), while every poll's observation is kept by the server as the
 // pending poll activity's last failure (retry-as-poll: "still running, poll again in …"), or, for runs
 // that wait in the older heartbeating activity, as its heartbeat. Both are server state, not history,
 // so reading them through describe() costs the workflow nothing.
