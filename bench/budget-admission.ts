@@ -6,6 +6,9 @@
 //
 //   npm run bench -- --only=budget-admission [--jobs=100] [--covered=40]
 import { randomUUID } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
 import { budgetLedgerStateQuery, budgetLedgerWorkflowId, WorkflowType } from '../src/api/names';
 import { DEV_API_KEY } from '../src/emulator/config';
 import type { budgetGatedJob } from '../src/workflows';
@@ -33,6 +36,8 @@ export interface BudgetBenchResult {
   /** Decisions per second of the member's ledger, over the span from the first to the last decision. */
   decisionsPerSecond: number;
   ledgerEvents: number;
+  /** Where the admission latency goes, from the histories. */
+  phases: PhaseFigures;
   makespanS: number;
   passed: boolean;
 }
@@ -86,7 +91,7 @@ export async function runBudgetAdmissionBench(opts: Partial<BudgetBenchOptions> 
           });
           const result = await handle.result();
           const decidedAt = Date.parse(result.admission.decidedAt ?? '');
-          return { result, latencyMs: decidedAt - startedAt, decidedAt };
+          return { workflowId: handle.workflowId, result, latencyMs: decidedAt - startedAt, decidedAt };
         }),
       );
       const makespanMs = Date.now() - started;
@@ -100,6 +105,11 @@ export async function runBudgetAdmissionBench(opts: Partial<BudgetBenchOptions> 
       const state = await ledger.query(budgetLedgerStateQuery);
       const history = await ledger.fetchHistory();
       const latencies = runs.map((r) => r.latencyMs);
+      const phases = await admissionPhases(
+        client,
+        MEMBER,
+        runs.map((r) => ({ workflowId: r.workflowId, reservationId: r.result.admission.reservationId })),
+      );
       return {
         options: o,
         costPerJob: COST,
@@ -113,6 +123,7 @@ export async function runBudgetAdmissionBench(opts: Partial<BudgetBenchOptions> 
         admissionP95Ms: Math.round(percentile(latencies, 95)),
         decisionsPerSecond: span > 0 ? round(o.jobs / span, 1) : o.jobs,
         ledgerEvents: history.events?.length ?? 0,
+        phases,
         makespanS: round(makespanMs / 1000),
         // Exactly the covered jobs ran, nothing was overspent, and every reservation was given back.
         passed:
@@ -133,5 +144,118 @@ export function formatBudgetSummary(r: BudgetBenchResult): string {
       `admission latency p50 ${r.admissionP50Ms} ms, p95 ${r.admissionP95Ms} ms; ` +
       `${r.decisionsPerSecond} decisions/s through one ledger (${r.ledgerEvents} events in its current run); ` +
       `makespan ${r.makespanS} s`,
+    'where the time goes (p50 / p95 ms): ' +
+      Object.entries(r.phases)
+        .map(([name, f]) => `${name} ${f.p50} / ${f.p95}`)
+        .join('; '),
   ].join('\n      ');
+}
+// ── Where the time goes ──────────────────────────────────────────────────────
+// From the job's and the ledger's histories (server timestamps), per job: start → its first workflow
+// task → its reserve activity starts (after pricing, when the price table prices it) → the ledger
+// accepts the Update carrying its request → the ledger answers it → the reserve activity ends.
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+const EventType = temporal.api.enums.v1.EventType;
+
+const eventMs = (e: HistoryEvent | undefined): number =>
+  e?.eventTime ? Number(e.eventTime.seconds ?? 0) * 1000 + Math.round((e.eventTime.nanos ?? 0) / 1e6) : NaN;
+
+const firstArg = <T>(payloads: temporal.api.common.v1.IPayloads | null | undefined): T | undefined => {
+  const payload = payloads?.payloads?.[0];
+  return payload ? defaultPayloadConverter.fromPayload<T>(payload) : undefined;
+};
+
+/** Phase name → p50 and p95 in ms. */
+export type PhaseFigures = Record<string, { p50: number; p95: number }>;
+
+/** Every run of a workflow, oldest first (the ledger continues as new). */
+async function allRuns(client: Client, workflowId: string): Promise<HistoryEvent[]> {
+  const events: HistoryEvent[][] = [];
+  let runId: string | undefined;
+  for (;;) {
+    const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+    events.unshift(history.events ?? []);
+    runId = history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId ?? undefined;
+    if (!runId) return events.flat();
+  }
+}
+
+/** Per reservationId: when the ledger accepted the Update that carried it, and when it answered. */
+async function ledgerTimes(
+  client: Client,
+  memberId: string,
+): Promise<Map<string, { accepted: number; answered: number }>> {
+  const events = await allRuns(client, budgetLedgerWorkflowId(memberId));
+  const byId = new Map(events.map((e) => [Number(e.eventId), e]));
+  const times = new Map<string, { accepted: number; answered: number }>();
+  for (const e of events) {
+    const done = e.workflowExecutionUpdateCompletedEventAttributes;
+    if (!done) continue;
+    const accepted = byId.get(Number(done.acceptedEventId));
+    const input = accepted?.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input;
+    // One request per reserveBudget Update, several per reserveBudgetBatch.
+    const ids =
+      input?.name === 'reserveBudget'
+        ? [firstArg<{ reservationId: string }>(input.args)?.reservationId]
+        : input?.name === 'reserveBudgetBatch'
+          ? (firstArg<{ requests: { reservationId: string }[] }>(input.args)?.requests.map((r) => r.reservationId) ??
+            [])
+          : [];
+    for (const id of ids) if (id) times.set(id, { accepted: eventMs(accepted), answered: eventMs(e) });
+  }
+  return times;
+}
+
+/** When the job started and first ran, and when its reserve activity started and ended. */
+async function jobTimes(client: Client, workflowId: string) {
+  const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  const reserve = events.find(
+    (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'reserveMemberBudget',
+  )?.eventId;
+  const at = (pick: (e: HistoryEvent) => { scheduledEventId?: unknown } | null | undefined) =>
+    eventMs(events.find((e) => reserve != null && Number(pick(e)?.scheduledEventId) === Number(reserve)));
+  return {
+    started: eventMs(events.find((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED)),
+    firstTask: eventMs(events.find((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED)),
+    reserveStarted: at((e) => e.activityTaskStartedEventAttributes),
+    reserveEnded: at((e) => e.activityTaskCompletedEventAttributes),
+  };
+}
+
+async function admissionPhases(
+  client: Client,
+  memberId: string,
+  jobs: { workflowId: string; reservationId: string }[],
+): Promise<PhaseFigures> {
+  const ledger = await ledgerTimes(client, memberId);
+  const rows = await Promise.all(
+    jobs.map(async ({ workflowId, reservationId }) => ({
+      job: await jobTimes(client, workflowId),
+      ledger: ledger.get(reservationId),
+    })),
+  );
+  const phases: Record<string, number[]> = {
+    'start → first workflow task': [],
+    'first task → reserve activity starts': [],
+    'reserve activity → Update accepted': [],
+    'accepted → answered': [],
+    'answered → activity ends': [],
+  };
+  const put = (name: string, from: number | undefined, to: number | undefined) => {
+    if (Number.isFinite(from) && Number.isFinite(to)) phases[name].push(to! - from!);
+  };
+  for (const { job, ledger: l } of rows) {
+    put('start → first workflow task', job.started, job.firstTask);
+    put('first task → reserve activity starts', job.firstTask, job.reserveStarted);
+    put('reserve activity → Update accepted', job.reserveStarted, l?.accepted);
+    put('accepted → answered', l?.accepted, l?.answered);
+    put('answered → activity ends', l?.answered, job.reserveEnded);
+  }
+  return Object.fromEntries(
+    Object.entries(phases).map(([name, v]) => [
+      name,
+      { p50: Math.round(percentile(v, 50)), p95: Math.round(percentile(v, 95)) },
+    ]),
+  );
 }
