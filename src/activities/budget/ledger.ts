@@ -3,6 +3,7 @@
 import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { PlatformClient } from '../../platform/client';
+import { coveredInOrder } from './covered';
 
 export interface CheckMemberBudgetInput {
   memberId: string;
@@ -27,19 +28,15 @@ export function createLedgerActivities(platform: PlatformClient, temporal: Clien
   return {
     /**
      * The platform's check for each job in turn, each on top of what the ones before it took: the
-     * jobs a ledger admits together never add up to more than the budget. Only reads: a retried
-     * attempt asks again.
+     * jobs a ledger admits together never add up to more than the budget. Only reads, and the ledger
+     * acts only on the answer the server delivers, so a retried attempt (even one started while the
+     * first still runs, after a timeout) just asks again and the slower answer is dropped.
      */
     async checkMemberBudget({ memberId, held, costs }: CheckMemberBudgetInput): Promise<CheckMemberBudgetResult> {
       const { cancellationSignal: signal } = Context.current();
-      let taken = held;
-      const enough: boolean[] = [];
-      for (const cost of costs) {
-        const answer = await platform.checkMemberBudget({ member_id: memberId, cost: cost + taken }, { signal });
-        enough.push(answer.enough);
-        if (answer.enough) taken += cost;
-      }
-      return { enough, checkedAt: Date.now() };
+      const covers = async (amount: number) =>
+        (await platform.checkMemberBudget({ member_id: memberId, cost: amount }, { signal })).enough;
+      return { enough: await coveredInOrder(held, costs, covers), checkedAt: Date.now() };
     },
 
     /** The workflow ids among `holders` whose run has ended (or is unknown): their reservations are stale. */
