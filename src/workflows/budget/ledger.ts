@@ -2,7 +2,8 @@
 // platform's check-budget-by-cost only checks, so two jobs checked together could both pass and
 // overspend; here every admission asks the platform to cover the job's cost plus every reservation
 // still held (and what the jobs admitted just before it took), and holds the cost until the job
-// releases it. Requests that arrive together are decided in one activity, in arrival order.
+// releases it. Requests that arrive together (a worker sends all it has waiting in one
+// reserveBudgetBatch Update, ./reserve-batch.ts) are decided in one check, in arrival order.
 // Continue-as-new bounds the history.
 import {
   ActivityFailure,
@@ -39,6 +40,12 @@ import { parseInput } from '../../api/validate';
 import type { Activities } from '../../activities';
 import { describeZodError, formatIssues } from '../../platform/validation';
 import { trackStatus } from '../status';
+import {
+  ReserveBudgetBatch,
+  reserveBudgetBatchUpdate,
+  type ReservationFailure,
+  type ReserveBudgetBatchResult,
+} from './reserve-batch';
 
 // A platform that stays down fails the admissions waiting on it (retryably), and the jobs' own
 // activities try again. A regular activity, not a local one: the workflow task ends while it runs, so
@@ -65,6 +72,19 @@ interface PendingAdmission {
   request: ParsedReserveRequest;
   resolve(result: ReserveBudgetResult): void;
   reject(err: unknown): void;
+}
+
+/** A request's failure as plain data, for the batched Update's answer. */
+function asReservationFailure(err: unknown): ReservationFailure {
+  if (err instanceof ApplicationFailure) {
+    return {
+      type: err.type ?? undefined,
+      message: err.message,
+      nonRetryable: err.nonRetryable ?? false,
+      details: err.details ? [...err.details] : undefined,
+    };
+  }
+  return { message: err instanceof Error ? err.message : String(err), nonRetryable: false };
 }
 
 /** A validator's refusal: the Update is rejected before it enters the history. */
@@ -226,14 +246,30 @@ export async function budgetLedger(rawInput: BudgetLedgerInput): Promise<BudgetL
     return { released: true, cost: held.cost };
   };
 
+  /** Queues a request to be decided in arrival order with the others. */
+  const admit = (request: ParsedReserveRequest) =>
+    new Promise<ReserveBudgetResult>((resolve, reject) => pending.push({ request, resolve, reject }));
+
   setHandler(budgetLedgerStateQuery, state);
+  setHandler(reserveBudgetUpdate, (request) => admit(ReserveBudgetRequest.parse(request)), {
+    validator: (request) => validated(ReserveBudgetRequest, request, 'reserveBudget request'),
+  });
+  // The same for every request one worker had waiting: queued in the order sent, each answered on its
+  // own (a failed check fails only the requests it checked). A handler, not a command: histories
+  // recorded before it existed replay unchanged.
   setHandler(
-    reserveBudgetUpdate,
-    (request) =>
-      new Promise<ReserveBudgetResult>((resolve, reject) =>
-        pending.push({ request: ReserveBudgetRequest.parse(request), resolve, reject }),
+    reserveBudgetBatchUpdate,
+    async (batch): Promise<ReserveBudgetBatchResult> => ({
+      outcomes: await Promise.all(
+        ReserveBudgetBatch.parse(batch).requests.map((request) =>
+          admit(request).then(
+            (answer) => ({ answer }),
+            (err: unknown) => ({ failure: asReservationFailure(err) }),
+          ),
+        ),
       ),
-    { validator: (request) => validated(ReserveBudgetRequest, request, 'reserveBudget request') },
+    }),
+    { validator: (batch) => validated(ReserveBudgetBatch, batch, 'reserveBudgetBatch request') },
   );
   setHandler(releaseBudgetUpdate, (request) => Promise.resolve(release(ReleaseBudgetRequest.parse(request))), {
     validator: (request) => validated(ReleaseBudgetRequest, request, 'releaseBudget request'),
