@@ -9,4 +9,8 @@ export const Patch = {
   restartRetryAsPoll: 'restart-retry-as-poll',
   /** 2026-11: batchJob follows its batch by retry-as-poll instead of a heartbeating activity. */
   batchRetryAsPoll: 'batch-retry-as-poll',
+  /** 2026-11: budgetGatedJob prices in a local activity: no round trip and workflow task before reserving. */
+  budgetLocalPrice: 'budget-local-price',
+  /** 2026-11: budgetLedger checks each batch in a local activity, answering it in the task that took it in. */
+  ledgerLocalCheck: 'ledger-local-check',
 } as const;

@@ -6,12 +6,14 @@ import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import {
   budgetLedgerStateQuery,
   budgetLedgerWorkflowId,
+  FailureType,
   releaseBudgetUpdate,
   reserveBudgetUpdate,
   WorkflowType,
   type BudgetLedgerInput,
 } from '../../src/api';
 import type { budgetGatedJob, budgetLedger } from '../../src/workflows';
+import { reserveBudgetBatchUpdate } from '../../src/workflows/budget/reserve-batch';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { waitFor } from '../helpers/processes';
 import { emulatorPlatform, eventTypes, recordHistory, uniqueId, withWorker } from '../helpers/temporal';
@@ -75,6 +77,73 @@ describe('budgetLedger', () => {
       });
     }));
 
+  it('answers a batched reservation Update request by request, as an Update each would be answered', () =>
+    withLedgerWorker('ledger-batch', async ({ client, taskQueue }) => {
+      const memberId = await emulator.freshMember(10_000);
+      const ledger = await startLedger(client, taskQueue, { memberId });
+      const request = (job: string, cost: number) => ({ reservationId: `${job}@1`, cost, holderWorkflowId: job });
+      const batch = (...requests: ReturnType<typeof request>[]) =>
+        ledger.executeUpdate(reserveBudgetBatchUpdate, { args: [{ requests }] });
+
+      // In the order sent: a is held, b does not fit on top of it, a again is the same answer, the
+      // cheaper c still fits, and a free job needs no check.
+      const first = await batch(
+        request('a', 4_000),
+        request('b', 7_000),
+        request('a', 4_000),
+        request('c', 5_000),
+        request('free', 0),
+      );
+      expect(first.outcomes.map((o) => ('answer' in o ? o.answer : o))).toEqual([
+        expect.objectContaining({ reservationId: 'a@1', admitted: true, outstanding: 0, checkedCost: 4_000 }),
+        expect.objectContaining({ reservationId: 'b@1', admitted: false, outstanding: 4_000, checkedCost: 11_000 }),
+        expect.objectContaining({ reservationId: 'a@1', admitted: true, outstanding: 0, checkedCost: 4_000 }),
+        expect.objectContaining({ reservationId: 'c@1', admitted: true, outstanding: 4_000, checkedCost: 9_000 }),
+        expect.objectContaining({ reservationId: 'free@1', admitted: true, checked: false }),
+      ]);
+      // Sent again (a retried activity): held ones answer alreadyHeld, nothing is held twice.
+      const again = await batch(request('a', 4_000), request('c', 5_000));
+      expect(again.outcomes).toEqual([
+        { answer: expect.objectContaining({ admitted: true, alreadyHeld: true }) },
+        { answer: expect.objectContaining({ admitted: true, alreadyHeld: true }) },
+      ]);
+      expect(await ledger.query(budgetLedgerStateQuery)).toMatchObject({
+        outstanding: 9_000,
+        totals: { admitted: 3, refused: 1 },
+      });
+
+      // A bad request refuses the whole Update before it enters the history.
+      const before = (await eventTypes(ledger)).length;
+      const refusal = await batch(request('d', 100), { ...request('e', 100), cost: -1 }).catch((err: unknown) => err);
+      expect(refusal).toBeInstanceOf(WorkflowUpdateFailedError);
+      expect(String((refusal as WorkflowUpdateFailedError).cause?.message)).toMatch(
+        /requests\[1\]\.cost: must be at least 0/,
+      );
+      expect((await eventTypes(ledger)).length).toBe(before);
+      // Checked in the task that took the requests in: no activity task per batch.
+      expect(await eventTypes(ledger)).not.toContain('ACTIVITY_TASK_SCHEDULED');
+      await recordHistory(ledger, 'budgetLedger-batched', { runId: ledger.firstExecutionRunId });
+    }));
+
+  it("fails only the checked requests of a batch when the platform refuses the check, each with the platform's type", () =>
+    withLedgerWorker('ledger-batch-unknown', async ({ client, taskQueue }) => {
+      const ledger = await startLedger(client, taskQueue, { memberId: uniqueId('member-unknown') });
+      const { outcomes } = await ledger.executeUpdate(reserveBudgetBatchUpdate, {
+        args: [
+          {
+            requests: [
+              { reservationId: 'paid@1', cost: 1_000, holderWorkflowId: 'paid' },
+              { reservationId: 'free@1', cost: 0, holderWorkflowId: 'free' },
+            ],
+          },
+        ],
+      });
+      expect(outcomes[0]).toEqual({
+        failure: expect.objectContaining({ type: FailureType.NotFound, nonRetryable: true }),
+      });
+      expect(outcomes[1]).toEqual({ answer: expect.objectContaining({ admitted: true, checked: false }) });
+    }));
+
   it('continues as new with its reservations, waiting jobs and totals', () =>
     withLedgerWorker('ledger-continue', async ({ client, taskQueue }) => {
       const memberId = await emulator.freshMember(1_000_000);
@@ -110,6 +179,7 @@ describe('budgetLedger', () => {
         cost: 9_000,
       });
       await recordHistory(ledger, 'budgetLedger-continued', { runId: firstRunId });
+      await recordHistory(ledger, 'budgetLedger-continued-local-check', { runId: firstRunId });
     }));
 
   it('reclaims the reservation of a job that ended without releasing it', () =>

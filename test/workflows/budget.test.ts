@@ -106,7 +106,14 @@ describe('budgetGatedJob', () => {
       const ledger = await client.workflow.getHandle(budgetLedgerWorkflowId(memberId)).query(budgetLedgerStateQuery);
       expect(ledger.outstanding).toBe(0);
       expect(ledger.totals).toMatchObject({ admitted, refused: 6 - admitted, released: admitted });
-      await recordHistory(handles[settled.findIndex((s) => s.status === 'fulfilled')], 'budgetGatedJob-completed');
+      const done = handles[settled.findIndex((s) => s.status === 'fulfilled')];
+      // Priced in its first workflow task (a local activity): the reservation and the release are its
+      // only activity tasks.
+      const events = await eventTypes(done);
+      expect(events.filter((e) => e === 'ACTIVITY_TASK_SCHEDULED')).toHaveLength(2);
+      expect(events).toContain('MARKER_RECORDED');
+      await recordHistory(done, 'budgetGatedJob-completed');
+      await recordHistory(done, 'budgetGatedJob-completed-local-price');
     }));
 
   it('fails as BudgetExceeded, or ends as Skipped, without submitting anything', () =>

@@ -8,7 +8,9 @@ import {
   ChildWorkflowFailure,
   executeChild,
   ParentClosePolicy,
+  patched,
   proxyActivities,
+  proxyLocalActivities,
   workflowInfo,
 } from '@temporalio/workflow';
 import { FailureType } from '../../api/failures';
@@ -28,11 +30,18 @@ import { admitThroughLedger, type AdmissionOutcome } from './admission';
 import { prepareGate, runGate, type PreparedGate } from './gate';
 import { trackBudgetJobProgress, type BudgetJobProgressTracker } from './progress';
 import { isoTime } from '../../shared/time';
+import { Patch } from '../patches';
 
-const { priceBudgetJob } = proxyActivities<Activities>({
+const PRICE_OPTIONS = {
   startToCloseTimeout: '30s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 5 },
-});
+} as const;
+// Before Patch.budgetLocalPrice: a regular activity, a round trip through the server and one more
+// workflow task before the reservation could be asked for (about a second of a burst's admission).
+const { priceBudgetJob } = proxyActivities<Activities>(PRICE_OPTIONS);
+// Since: a local activity. It only reads the worker's price table, so it runs in the job's first
+// workflow task, and the reservation is asked for in that same task.
+const { priceBudgetJob: priceBudgetJobLocally } = proxyLocalActivities<Activities>(PRICE_OPTIONS);
 // Giving budget back must not be lost: retried until the ledger has it.
 const { releaseMemberBudget } = proxyActivities<Activities>({
   startToCloseTimeout: '1m',
@@ -55,7 +64,7 @@ export async function budgetGatedJob(rawInput: BudgetGatedJobInput): Promise<Bud
   // 1. What to reserve: the job's cost (given, or priced by the worker's table), plus the gate's call.
   const priced: PriceBudgetJobResult =
     input.cost === undefined || gate
-      ? await priceBudgetJob({
+      ? await (patched(Patch.budgetLocalPrice) ? priceBudgetJobLocally : priceBudgetJob)({
           job: input.cost === undefined ? jobQuantities(input.job) : undefined,
           gate: gate ? { images: imagesIn(gate.request.state) } : undefined,
         })

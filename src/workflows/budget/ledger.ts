@@ -13,7 +13,9 @@ import {
   continueAsNew,
   getExternalWorkflowHandle,
   log,
+  patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   sleep,
   upsertSearchAttributes,
@@ -39,6 +41,7 @@ import {
 import { parseInput } from '../../api/validate';
 import type { Activities } from '../../activities';
 import { describeZodError, formatIssues } from '../../platform/validation';
+import { Patch } from '../patches';
 import { trackStatus } from '../status';
 import {
   ReserveBudgetBatch,
@@ -48,12 +51,23 @@ import {
 } from './reserve-batch';
 
 // A platform that stays down fails the admissions waiting on it (retryably), and the jobs' own
-// activities try again. A regular activity, not a local one: the workflow task ends while it runs, so
-// Updates that arrive meanwhile are taken in at once (and decided in the next batch).
-const { checkMemberBudget } = proxyActivities<Activities>({
+// activities try again.
+const CHECK_OPTIONS = {
   startToCloseTimeout: '30s',
   retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 5 },
-});
+} as const;
+// Before Patch.ledgerLocalCheck: a regular activity. The workflow task ended while it ran, so Updates
+// arriving meanwhile were taken in at once, but each batch cost a task to schedule the check, the
+// check's own dispatch, and another task to answer: three trips through a server that a burst of jobs
+// keeps busy.
+const { checkMemberBudget } = proxyActivities<Activities>(CHECK_OPTIONS);
+// Since: a local activity, so a batch is taken in, checked and answered in one workflow task. The
+// check is a few reads (log2 of the batch, src/activities/budget/covered.ts); Updates that arrive
+// meanwhile wait at the server for the next task, which is when they would have been decided anyway.
+// Money still moves once: the ledger holds a reservation only from the recorded result, a check that
+// is retried or re-run (its worker lost mid-task) only reads, and the Updates of a task that never
+// completed are delivered again and meet the same idempotent reservationIds.
+const { checkMemberBudget: checkMemberBudgetLocally } = proxyLocalActivities<Activities>(CHECK_OPTIONS);
 const { findEndedHolders } = proxyActivities<Activities>({
   startToCloseTimeout: '5m',
   heartbeatTimeout: '1m',
@@ -195,7 +209,8 @@ export async function budgetLedger(rawInput: BudgetLedgerInput): Promise<BudgetL
     if (paid.length > 0) {
       const base = outstanding();
       try {
-        const { enough, checkedAt } = await checkMemberBudget({ memberId, held: base, costs: paid.map((r) => r.cost) });
+        const check = patched(Patch.ledgerLocalCheck) ? checkMemberBudgetLocally : checkMemberBudget;
+        const { enough, checkedAt } = await check({ memberId, held: base, costs: paid.map((r) => r.cost) });
         // Each is reported against what was held when it was checked (releases may have come in since).
         let taken = base;
         paid.forEach((request, i) => {
