@@ -5,15 +5,7 @@ import type { PlatformClient } from '../platform/client';
 import { PlatformError } from '../platform/errors';
 import { toApplicationFailure } from './failures';
 import { sleepWithHeartbeats } from './heartbeat';
-import {
-  errorBackoffMs,
-  pollAgainIn,
-  pollDueAt,
-  RETRY_TIMER_LEAD_MS,
-  retryDelayFor,
-  sleepUntil,
-  POLL_TIMEOUT_MS,
-} from './poll-again';
+import { awaitPollTurn, errorBackoffMs, POLL_TIMEOUT_MS, pollAgainIn, retryDelayFor } from './poll-again';
 
 export interface InstanceSnapshot {
   id: string;
@@ -131,22 +123,10 @@ export function createInstanceActivities(platform: PlatformClient) {
      */
     async pollInstanceStatus(input: PollInstanceStatusInput): Promise<InstanceCheckpoint> {
       const ctx = Context.current();
-      const { attempt, scheduledTimestampMs } = ctx.info;
+      const { attempt } = ctx.info;
       const { since, deadlineAt, instanceId } = input;
-      // A first attempt whose poll is not due for a while only asks to be run again then.
-      const firstAttemptWaits =
-        since?.nextPollAt !== undefined && since.nextPollAt - scheduledTimestampMs > RETRY_TIMER_LEAD_MS;
-      const dueAt = Math.min(pollDueAt(ctx, since?.nextPollAt), deadlineAt);
-      if (attempt === 1 && firstAttemptWaits) {
-        throw pollAgainIn(
-          dueAt - Date.now(),
-          `${instanceId}: next poll due at ${new Date(dueAt).toISOString()}`,
-          since,
-        );
-      }
-      await sleepUntil(ctx, dueAt);
       // This attempt's poll is the n-th since the checkpoint; every request counts, failed ones too.
-      const n = attempt - (firstAttemptWaits ? 1 : 0);
+      const n = await awaitPollTurn(ctx, instanceId, since, deadlineAt);
       const polls = (since?.polls ?? 0) + n;
       const statuses = since?.statuses ?? [];
 

@@ -48,16 +48,39 @@ export function pollAgainIn(waitMs: number, message: string, details: unknown): 
  * When this attempt's poll is due: for a first attempt, the time its caller planned (if any); for a
  * retry, RETRY_TIMER_LEAD_MS after the server meant to run it.
  */
-export function pollDueAt(ctx: Context, plannedFirstPollAt?: number): number {
+function pollDueAt(ctx: Context, plannedFirstPollAt?: number): number {
   const { attempt, currentAttemptScheduledTimestampMs } = ctx.info;
   if (attempt > 1) return currentAttemptScheduledTimestampMs + RETRY_TIMER_LEAD_MS;
   return plannedFirstPollAt ?? 0;
 }
 
 /** Waits until `at` (a poll due within RETRY_TIMER_LEAD_MS, by pollDueAt's construction). */
-export async function sleepUntil(ctx: Context, at: number): Promise<void> {
+async function sleepUntil(ctx: Context, at: number): Promise<void> {
   const wait = at - Date.now();
   if (wait > 0) await ctx.sleep(wait);
+}
+
+/**
+ * The start of every retry-as-poll attempt. A first attempt whose poll (planned at the checkpoint
+ * `since`) is not due for a while only asks to be run again then; any other attempt waits until its
+ * poll is due (never past `deadlineAt`). Returns which poll since the checkpoint this attempt makes
+ * (1 for the first): every request counts, failed ones too.
+ */
+export async function awaitPollTurn(
+  ctx: Context,
+  what: string,
+  since: { nextPollAt?: number } | undefined,
+  deadlineAt = Infinity,
+): Promise<number> {
+  const { attempt, scheduledTimestampMs } = ctx.info;
+  const firstAttemptWaits =
+    since?.nextPollAt !== undefined && since.nextPollAt - scheduledTimestampMs > RETRY_TIMER_LEAD_MS;
+  const dueAt = Math.min(pollDueAt(ctx, since?.nextPollAt), deadlineAt);
+  if (attempt === 1 && firstAttemptWaits) {
+    throw pollAgainIn(dueAt - Date.now(), `${what}: next poll due at ${new Date(dueAt).toISOString()}`, since);
+  }
+  await sleepUntil(ctx, dueAt);
+  return attempt - (firstAttemptWaits ? 1 : 0);
 }
 
 /**

@@ -15,15 +15,7 @@ import type { PlatformClient } from '../../platform/client';
 import { PlatformError } from '../../platform/errors';
 import { isTerminalBatchStatus } from '../../platform/schemas/batches';
 import { toApplicationFailure } from '../failures';
-import {
-  errorBackoffMs,
-  pollAgainIn,
-  pollDueAt,
-  RETRY_TIMER_LEAD_MS,
-  retryDelayFor,
-  sleepUntil,
-  POLL_TIMEOUT_MS,
-} from '../poll-again';
+import { awaitPollTurn, errorBackoffMs, POLL_TIMEOUT_MS, pollAgainIn, retryDelayFor } from '../poll-again';
 import type { BatchCheckpoint } from './follow';
 import { snapshotOf } from './snapshot';
 
@@ -58,18 +50,10 @@ export function createBatchPollActivities(platform: PlatformClient) {
   return {
     async pollBatch(input: PollBatchInput): Promise<BatchCheckpoint> {
       const ctx = Context.current();
-      const { attempt, scheduledTimestampMs } = ctx.info;
+      const { attempt } = ctx.info;
       const { since, polling, batchId } = input;
-      // A first attempt whose poll is not due for a while only asks to be run again then.
-      const firstAttemptWaits =
-        since.nextPollAt !== undefined && since.nextPollAt - scheduledTimestampMs > RETRY_TIMER_LEAD_MS;
-      const dueAt = pollDueAt(ctx, since.nextPollAt);
-      if (attempt === 1 && firstAttemptWaits) {
-        throw pollAgainIn(dueAt - Date.now(), `${batchId}: next poll due at ${new Date(dueAt).toISOString()}`, since);
-      }
-      await sleepUntil(ctx, dueAt);
       // This attempt's poll is the n-th since the checkpoint; every request counts, failed ones too.
-      const n = attempt - (firstAttemptWaits ? 1 : 0);
+      const n = await awaitPollTurn(ctx, batchId, since);
 
       let snapshot;
       try {

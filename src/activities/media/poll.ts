@@ -18,15 +18,7 @@ import type { PlatformClient } from '../../platform/client';
 import { PlatformError } from '../../platform/errors';
 import { isTerminalTaskStatus } from '../../platform/schemas/media';
 import { toApplicationFailure } from '../failures';
-import {
-  errorBackoffMs,
-  pollAgainIn,
-  pollDueAt,
-  RETRY_TIMER_LEAD_MS,
-  retryDelayFor,
-  sleepUntil,
-  POLL_TIMEOUT_MS,
-} from '../poll-again';
+import { awaitPollTurn, errorBackoffMs, POLL_TIMEOUT_MS, pollAgainIn, retryDelayFor } from '../poll-again';
 import { nextPollDelayMs, type PollSample } from './poll-schedule';
 import { outputsOf } from './task-outputs';
 
@@ -63,20 +55,11 @@ export function createMediaPollActivities(platform: PlatformClient) {
   return {
     async pollTaskResult(input: PollTaskInput): Promise<TaskCheckpoint> {
       const ctx = Context.current();
-      const { attempt, scheduledTimestampMs } = ctx.info;
+      const { attempt } = ctx.info;
       const { since, deadlineAt, polling, taskId } = input;
-      // A first attempt whose poll is not due for a while only asks to be run again then.
-      const firstAttemptWaits =
-        since?.nextPollAt !== undefined && since.nextPollAt - scheduledTimestampMs > RETRY_TIMER_LEAD_MS;
-      const dueAt = Math.min(pollDueAt(ctx, since?.nextPollAt), deadlineAt);
-      if (attempt === 1 && firstAttemptWaits) {
-        throw pollAgainIn(dueAt - Date.now(), `${taskId}: next poll due at ${new Date(dueAt).toISOString()}`, since);
-      }
-      await sleepUntil(ctx, dueAt);
+      const polls = (since?.polls ?? 0) + (await awaitPollTurn(ctx, taskId, since, deadlineAt));
       const now = Date.now();
       if (now >= deadlineAt) throw taskDeadlineExceeded(input, since);
-      // Every request counts, failed ones included.
-      const polls = (since?.polls ?? 0) + attempt - (firstAttemptWaits ? 1 : 0);
       const untilDeadline = (ms: number) => Math.max(1, Math.min(ms, deadlineAt - now));
 
       let result;
