@@ -103,8 +103,15 @@ export function installRuntime(settings: WorkerSettings): void {
   });
 }
 
-/** Runs the worker until SIGINT or SIGTERM, then drains in-flight work (the SDK's shutdown signals). */
-export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+/**
+ * Runs the worker until SIGINT or SIGTERM, then drains in-flight work (the SDK's shutdown signals).
+ * `workflowBundle` replaces the bundle of src/workflows (the benchmark's worker adds its floor
+ * workflow); `onRunning` is told once the worker polls.
+ */
+export async function runWorker(
+  env: NodeJS.ProcessEnv = process.env,
+  opts: { workflowBundle?: WorkerOptions['workflowBundle']; onRunning?: () => void } = {},
+): Promise<void> {
   const settings = loadWorkerSettings(env);
   installRuntime(settings);
   const temporal = loadTemporalSettings(env);
@@ -122,7 +129,10 @@ export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<v
       artifacts,
       prices,
       settings,
+      workflowBundle: opts.workflowBundle,
     });
+    const running = worker.run();
+    opts.onRunning?.();
     Runtime.instance().logger.info('Worker started', {
       taskQueue: temporal.taskQueue,
       namespace: temporal.namespace,
@@ -131,7 +141,7 @@ export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<v
       artifacts: artifacts.location,
       metricsPort: settings.METRICS_PORT,
     });
-    await worker.run();
+    await running;
   } finally {
     await close();
   }

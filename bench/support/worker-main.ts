@@ -1,17 +1,12 @@
 // The benchmark's worker, in a process of its own so that its memory and CPU are its own: the service's
-// worker (createPlatformWorker, its settings from the environment as in src/worker.ts's runWorker),
+// worker (src/worker.ts's runWorker, its settings from the environment),
 // with the bench workflows (every workflow of the service, plus the SDK's floor).
 //
 // The bundle is built by the benchmark process and handed over as a file (BENCH_WORKFLOW_BUNDLE): the
 // bundler's own memory would otherwise be in this process's peak RSS. Without it, it bundles here.
 // It tells its parent (over IPC) once it polls, and drains and exits on SIGTERM or SIGINT.
-import { bundleWorkflowCode, Runtime, type WorkerOptions } from '@temporalio/worker';
-import { createArtifactStore } from '../../src/config/artifacts';
-import { loadPriceTable } from '../../src/config/prices';
-import { loadTemporalSettings } from '../../src/config/temporal';
-import { loadWorkerSettings } from '../../src/config/worker';
-import { PlatformClient } from '../../src/platform/client';
-import { connectWorker, createPlatformWorker, installRuntime, WORKFLOW_BUNDLER_OPTIONS } from '../../src/worker';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { runWorker, WORKFLOW_BUNDLER_OPTIONS } from '../../src/worker';
 
 export const WORKFLOW_BUNDLE_ENV = 'BENCH_WORKFLOW_BUNDLE';
 
@@ -30,33 +25,11 @@ async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGQUIT', 'SIGUSR2'] as const) {
     process.once(signal, () => console.error(`Bench worker ${process.pid}: ${signal} received, draining`));
   }
-  const settings = loadWorkerSettings(env);
-  installRuntime(settings);
   const codePath = env[WORKFLOW_BUNDLE_ENV];
-  const workflowBundle: WorkerOptions['workflowBundle'] = codePath
-    ? { codePath }
-    : { code: await bundleBenchWorkflows() };
-  const temporal = loadTemporalSettings(env);
-  const { connection, client, close } = await connectWorker(temporal);
-  try {
-    const worker = await createPlatformWorker({
-      connection,
-      client,
-      namespace: temporal.namespace,
-      taskQueue: temporal.taskQueue,
-      platform: PlatformClient.fromEnv(env),
-      artifacts: createArtifactStore(env),
-      prices: loadPriceTable(env),
-      workflowBundle,
-      settings,
-    });
-    const running = worker.run();
-    process.send?.({ ready: true });
-    Runtime.instance().logger.info('Bench worker started', { taskQueue: temporal.taskQueue, pid: process.pid });
-    await running;
-  } finally {
-    await close();
-  }
+  await runWorker(env, {
+    workflowBundle: codePath ? { codePath } : { code: await bundleBenchWorkflows() },
+    onRunning: () => process.send?.({ ready: true }),
+  });
 }
 
 if (require.main === module) {
