@@ -39,6 +39,22 @@ describe('nextPollDelayMs', () => {
   it('approaches a far end in steps', () => {
     expect(nextPollDelayMs(opts, sample(0, 'TASK_STATUS_PROCESSING', 25), undefined, 0)).toBe(20_000);
   });
+  it('aims at a far end straight away once two samples taken apart predict it alike', () => {
+    const wide = { ...opts, maxIntervalMs: 3_600_000 };
+    // Submitted with 600 s to go; 480 s later the eta says 120 s: the same end, so no more steps.
+    const first = sample(0, 'TASK_STATUS_QUEUED', 600, 0);
+    expect(nextPollDelayMs(wide, first, undefined, 0)).toBe(480_000);
+    const second = sample(480_000, 'TASK_STATUS_PROCESSING', 120, 80);
+    expect(nextPollDelayMs(wide, second, first, 0)).toBe(120_250);
+    // The earlier of two rounded-up predictions wins.
+    expect(nextPollDelayMs(wide, sample(480_400, 'TASK_STATUS_PROCESSING', 120, 80), first, 0)).toBe(119_850);
+  });
+  it('keeps stepping while the eta drifts', () => {
+    const wide = { ...opts, maxIntervalMs: 3_600_000 };
+    const first = sample(0, 'TASK_STATUS_QUEUED', 600, 0);
+    // The end moved 30 s later: more than 1 s + 1 % of the 150 s left.
+    expect(nextPollDelayMs(wide, sample(480_000, 'TASK_STATUS_PROCESSING', 150), first, 0)).toBe(120_000);
+  });
   it('never waits longer than maxIntervalMs nor less than minIntervalMs', () => {
     expect(nextPollDelayMs(opts, sample(0, 'TASK_STATUS_QUEUED', 3_600), undefined, 0)).toBe(30_000);
     expect(nextPollDelayMs(opts, sample(0, 'TASK_STATUS_PROCESSING', 0.1), undefined, 0)).toBe(1_000);

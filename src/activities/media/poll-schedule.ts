@@ -1,6 +1,7 @@
 // When to poll a task next. The platform's `eta` (seconds left) and `progress_percent` say when the
 // task should end: we aim just past that moment, so an accurate hint costs one poll per phase and is
-// noticed within `marginMs`. Far-off ends are approached in steps (hints drift over minutes). Without
+// noticed within `marginMs`. Far-off ends are approached in steps (hints drift over minutes), unless
+// two samples taken apart predict the same end: then we aim at it. Without
 // hints we back off exponentially with full jitter. Every gap stays within [minIntervalMs, maxIntervalMs].
 import type { PollingOptions } from '../../api/schemas/media';
 
@@ -15,6 +16,9 @@ export interface PollSample {
 /** Beyond this, aim at a fraction of the remaining time and look again, instead of at the end. */
 const FAR_MS = 20_000;
 const FAR_FRACTION = 0.8;
+/** Two predicted ends this close (plus a share of the time left) confirm each other. */
+const AGREEMENT_MS = 1_000;
+const AGREEMENT_SHARE = 0.01;
 
 /** The progress rate (percent per ms) between two samples of one phase, when progress moved. */
 function progressRate(latest: PollSample, previous?: PollSample): number | undefined {
@@ -42,6 +46,22 @@ export function estimateRemainingMs(latest: PollSample, previous?: PollSample): 
   return estimates.length ? Math.min(...estimates) : undefined;
 }
 
+/** The end a sample's eta predicts, in epoch ms; the eta is whole seconds rounded up, so never early. */
+const predictedEnd = (s: PollSample) => (s.eta !== undefined && s.eta > 0 ? s.at + s.eta * 1000 : undefined);
+
+/**
+ * Milliseconds left when two samples taken apart predict the same end (the eta of a steady task):
+ * the end is then known, and stepping towards it would only add polls. The earlier prediction wins,
+ * as both are rounded up. Undefined when they disagree (a drifting eta) or one has no eta.
+ */
+export function confirmedRemainingMs(latest: PollSample, previous?: PollSample): number | undefined {
+  const now = predictedEnd(latest);
+  const before = previous && predictedEnd(previous);
+  if (now === undefined || before === undefined || previous!.at >= latest.at) return undefined;
+  const remaining = Math.min(now, before) - latest.at;
+  return Math.abs(now - before) <= AGREEMENT_MS + AGREEMENT_SHARE * Math.max(0, remaining) ? remaining : undefined;
+}
+
 export function nextPollDelayMs(
   opts: Pick<PollingOptions, 'minIntervalMs' | 'maxIntervalMs' | 'marginMs'>,
   latest: PollSample,
@@ -50,9 +70,11 @@ export function nextPollDelayMs(
   hintlessPolls: number,
   random: () => number = Math.random,
 ): number {
+  const confirmed = confirmedRemainingMs(latest, previous);
   const remaining = estimateRemainingMs(latest, previous);
   let delay: number;
-  if (remaining !== undefined) {
+  if (confirmed !== undefined) delay = Math.min(confirmed, remaining ?? confirmed) + opts.marginMs;
+  else if (remaining !== undefined) {
     if (remaining > FAR_MS) delay = remaining * FAR_FRACTION;
     else if (latest.progressPercent !== undefined && progressRate(latest, previous) === undefined) {
       // The eta is whole seconds, rounded up: aiming at it lands up to a second late. Half-way, a
