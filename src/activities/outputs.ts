@@ -2,13 +2,13 @@
 // before their URLs run out. Output URLs can be third-party CDNs or presigned links: they are fetched
 // with no credentials at all (the platform API key never leaves the platform client), and only their
 // origin and path ever reach a message, a log line or failure details (query strings carry tokens).
-import { createHash } from 'node:crypto';
 import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { FailureType } from '../api/failures';
 import { KeptOutput, type TaskOutputRef } from '../api/schemas/media';
 import type { ArtifactStore, StoredArtifact } from '../artifacts';
+import { safeSegment } from '../artifacts/segment';
 import { isoTime } from '../shared/time';
 
 export interface KeepTaskOutputsInput {
@@ -110,15 +110,6 @@ function parseOutputUrl(ref: TaskOutputRef, index: number, taskId: string): URL 
     nonRetryable: true,
     message: `${ref.kind} output ${index + 1} of task ${taskId} has no usable URL (${JSON.stringify(shown)} is not an http(s) URL)`,
   });
-}
-
-/** Workflow and task ids become path segments: only [A-Za-z0-9._-], never "." or "..", not too long. */
-export function safeSegment(id: string): string {
-  let s = id.replace(/[^A-Za-z0-9._-]/g, '_');
-  if (/^\.*$/.test(s)) s = `_${s}`;
-  if (s.length <= 120) return s;
-  // File names stop at 255 bytes; a hash of the whole id keeps long ids with one prefix apart.
-  return `${s.slice(0, 100)}-${createHash('sha256').update(id).digest('hex').slice(0, 16)}`;
 }
 
 /** From the platform's type (mp4, jpeg, or a MIME type), else the URL's file name, else bin. */

@@ -12,6 +12,7 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger, type LogEntry } from '@temporalio/worker';
 import { outputsOf } from '../../src/activities/media/wait';
+import { safeSegment } from '../../src/artifacts/segment';
 import { createOutputActivities, type KeepTaskOutputsInput } from '../../src/activities/outputs';
 import { FailureType } from '../../src/api/failures';
 import type { KeptOutput } from '../../src/api/schemas/media';
@@ -93,7 +94,9 @@ describe('keepTaskOutputs against the emulator', () => {
     expect(run.error).toBeUndefined();
     const kept = run.kept!;
     expect(kept).toHaveLength(2);
-    const safeWf = workflowId.replace(/[^A-Za-z0-9._-]/g, '_');
+    // The unsafe characters replaced, and a hash of the whole id so that "wf/odd id" and "wf_odd_id" differ.
+    const safeWf = safeSegment(workflowId);
+    expect(safeWf).toMatch(new RegExp(`^${workflowId.replace(/[^A-Za-z0-9._-]/g, '_')}~[0-9a-f]{16}$`));
     for (const [i, [copy, ref]] of kept.map((k, j) => [k, outputs[j]] as const).entries()) {
       const direct = Buffer.from(await (await fetch(ref.url)).arrayBuffer());
       const file = fileURLToPath(copy.kept.uri);

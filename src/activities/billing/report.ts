@@ -9,7 +9,7 @@ import type { ArtifactStore } from '../../artifacts';
 import type { PlatformClient } from '../../platform/client';
 import { parseTenThousandths, usdText } from '../../platform/money';
 import type { Bill, CycleType } from '../../platform/schemas/account';
-import { safeSegment } from '../outputs';
+import { safeSegment } from '../../artifacts/segment';
 
 export interface BuildBillingReportInput {
   reportId: string;
