@@ -51,15 +51,18 @@ export function buildEmulatorApp(state: EmulatorState): FastifyInstance {
     // of 100 refused valid instance ids with a 414 of its own.
     routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
     // The router's own refusals (a longer id, a broken %-escape) in the platform's error body too.
-    frameworkErrors: (error, _request, reply) =>
-      error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-        ? sendPlatformError(
-            reply,
-            414,
-            'URI_TOO_LONG',
-            `a path parameter is longer than ${MAX_PATH_PARAM_LENGTH} characters`,
-          )
-        : sendInvalid(reply, [{ field: '', rule: `the request path is not valid (${error.message})` }]),
+    frameworkErrors: (error, _request, reply) => {
+      if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+        void sendPlatformError(
+          reply,
+          414,
+          'URI_TOO_LONG',
+          `a path parameter is longer than ${MAX_PATH_PARAM_LENGTH} characters`,
+        );
+      } else {
+        void sendInvalid(reply, [{ field: '', rule: `the request path is not valid (${error.message})` }]);
+      }
+    },
   });
   app.decorateRequest('caller', null as unknown as Caller);
   // Before any route, so every route (the batch helper's included) gets its info.

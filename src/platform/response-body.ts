@@ -25,7 +25,7 @@ export class BodyTooLargeError extends Error {
  */
 export async function readBodyText(response: Response, idleMs: number, maxBytes = MAX_RESPONSE_BYTES): Promise<string> {
   if (!response.body) return '';
-  const reader = response.body.getReader();
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const chunks: Uint8Array[] = [];
   let bytes = 0;
   try {
