@@ -5,6 +5,8 @@ import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkerOptions } 
 import { createActivities } from './activities';
 import type { ArtifactStore } from './artifacts';
 import { createArtifactStore } from './config/artifacts';
+import { loadFetchPolicy } from './config/fetch';
+import type { FetchPolicy } from './fetching/policy';
 import { loadPriceTable, type PriceTable } from './config/prices';
 import { clientConnectionOptions, loadTemporalSettings, type TemporalSettings } from './config/temporal';
 import { loadWorkerSettings, type WorkerSettings } from './config/worker';
@@ -25,6 +27,8 @@ export interface PlatformWorkerOptions {
   artifacts?: ArtifactStore;
   /** Prices of budget-gated jobs given without a cost; by default PLATFORM_PRICES(_FILE) or the built-in table. */
   prices?: PriceTable;
+  /** Where downloads may come from; by default FETCH_ALLOWED_HOSTS, INPUT_FILE_DIR and DOWNLOAD_MAX_MB. */
+  fetchPolicy?: FetchPolicy;
   /** A prebuilt workflow bundle (tests build one for the whole run); otherwise src/workflows is bundled. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   settings?: Partial<WorkerSettings>;
@@ -51,6 +55,7 @@ export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise
       artifacts: opts.artifacts ?? createArtifactStore(),
       temporal: opts.client,
       prices: opts.prices ?? loadPriceTable(),
+      fetchPolicy: opts.fetchPolicy ?? loadFetchPolicy(process.env, opts.platform.config.baseUrl),
     }),
     maxConcurrentActivityTaskExecutions: s.WORKER_MAX_CONCURRENT_ACTIVITIES,
     maxConcurrentWorkflowTaskExecutions: s.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
@@ -118,6 +123,7 @@ export async function runWorker(
   const platform = PlatformClient.fromEnv(env);
   const artifacts = createArtifactStore(env);
   const prices = loadPriceTable(env);
+  const fetchPolicy = loadFetchPolicy(env, platform.config.baseUrl);
   const { connection, client, close } = await connectWorker(temporal);
   try {
     const worker = await createPlatformWorker({
@@ -128,6 +134,7 @@ export async function runWorker(
       platform,
       artifacts,
       prices,
+      fetchPolicy,
       settings,
       workflowBundle: opts.workflowBundle,
     });
@@ -139,6 +146,8 @@ export async function runWorker(
       address: temporal.connectionOptions.address,
       platform: platform.config.baseUrl,
       artifacts: artifacts.location,
+      fetchAllowedHosts: fetchPolicy.allowedHosts.join(','),
+      inputFileDir: fetchPolicy.inputFileDir,
       metricsPort: settings.METRICS_PORT,
     });
     await running;

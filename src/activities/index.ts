@@ -3,6 +3,7 @@
 import type { Client } from '@temporalio/client';
 import type { ArtifactStore } from '../artifacts';
 import type { PriceTable } from '../config/prices';
+import type { FetchPolicy } from '../fetching/policy';
 import type { PlatformClient } from '../platform/client';
 import { createDecisionActivities } from './decision';
 import { withPlatformFailures } from './failures';
@@ -28,6 +29,8 @@ export interface ActivityDeps {
   temporal: Client;
   /** What budget-gated jobs that give no cost are priced at. */
   prices: PriceTable;
+  /** Where inputFileUri and output downloads may come from (FETCH_ALLOWED_HOSTS, INPUT_FILE_DIR). */
+  fetchPolicy: FetchPolicy;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -37,8 +40,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createMediaSubmitActivities(deps.platform),
     ...createMediaPollActivities(deps.platform),
     ...createMediaWaitActivities(deps.platform),
-    ...createOutputActivities(deps.artifacts),
-    ...createBatchUploadActivities(deps.platform),
+    ...createOutputActivities(deps.artifacts, deps.fetchPolicy),
+    ...createBatchUploadActivities(deps.platform, deps.fetchPolicy),
     ...createBatchCreateActivities(deps.platform),
     ...createBatchPollActivities(deps.platform),
     ...createBatchFollowActivities(deps.platform),

@@ -2,13 +2,15 @@
 // before their URLs run out. Output URLs can be third-party CDNs or presigned links: they are fetched
 // with no credentials at all (the platform API key never leaves the platform client), and only their
 // origin and path ever reach a message, a log line or failure details (query strings carry tokens).
-import { createHash } from 'node:crypto';
 import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { FailureType } from '../api/failures';
 import { KeptOutput, type TaskOutputRef } from '../api/schemas/media';
 import type { ArtifactStore, StoredArtifact } from '../artifacts';
+import { safeSegment } from '../artifacts/segment';
+import { guardedFetch } from '../fetching/guarded-fetch';
+import { FetchRefusedError, type FetchPolicy } from '../fetching/policy';
 import { isoTime } from '../shared/time';
 
 export interface KeepTaskOutputsInput {
@@ -48,7 +50,7 @@ interface OutputJob {
   expiresAtMs?: number;
 }
 
-export function createOutputActivities(store: ArtifactStore) {
+export function createOutputActivities(store: ArtifactStore, policy: FetchPolicy) {
   return {
     async keepTaskOutputs(input: KeepTaskOutputsInput): Promise<KeptOutput[]> {
       const ctx = Context.current();
@@ -56,7 +58,7 @@ export function createOutputActivities(store: ArtifactStore) {
       for (let index = kept.length; index < input.outputs.length; index++) {
         const job = outputJob(input, index);
         ctx.heartbeat({ file: index, bytes: 0, kept } satisfies KeepOutputsProgress);
-        kept.push(await keepOne(ctx, store, job, kept));
+        kept.push(await keepOne(ctx, { store, policy }, job, kept));
         ctx.heartbeat({ file: index, bytes: kept[index].kept.bytes, kept } satisfies KeepOutputsProgress);
       }
       return kept;
@@ -112,15 +114,6 @@ function parseOutputUrl(ref: TaskOutputRef, index: number, taskId: string): URL 
   });
 }
 
-/** Workflow and task ids become path segments: only [A-Za-z0-9._-], never "." or "..", not too long. */
-export function safeSegment(id: string): string {
-  let s = id.replace(/[^A-Za-z0-9._-]/g, '_');
-  if (/^\.*$/.test(s)) s = `_${s}`;
-  if (s.length <= 120) return s;
-  // File names stop at 255 bytes; a hash of the whole id keeps long ids with one prefix apart.
-  return `${s.slice(0, 100)}-${createHash('sha256').update(id).digest('hex').slice(0, 16)}`;
-}
-
 /** From the platform's type (mp4, jpeg, or a MIME type), else the URL's file name, else bin. */
 export function extensionOf(ref: Pick<TaskOutputRef, 'type'>, url: URL): string {
   const fromType = ref.type?.split('/').pop()?.trim().toLowerCase();
@@ -136,7 +129,12 @@ class DownloadError extends Error {
   }
 }
 
-async function keepOne(ctx: Context, store: ArtifactStore, job: OutputJob, kept: KeptOutput[]): Promise<KeptOutput> {
+async function keepOne(
+  ctx: Context,
+  { store, policy }: { store: ArtifactStore; policy: FetchPolicy },
+  job: OutputJob,
+  kept: KeptOutput[],
+): Promise<KeptOutput> {
   const timeout = AbortSignal.timeout(FILE_TIMEOUT_MS);
   const signal = AbortSignal.any([ctx.cancellationSignal, timeout]);
   // Why download failed, for the failure: cancellation wins, then the per-file timeout, then the error.
@@ -151,8 +149,9 @@ async function keepOne(ctx: Context, store: ArtifactStore, job: OutputJob, kept:
   let response: Response;
   try {
     // No headers of ours: no Authorization, no API key (the URL itself is the credential).
-    response = await fetch(job.url, { signal, redirect: 'follow' });
+    response = await guardedFetch(job.url, policy, signal);
   } catch (err) {
+    if (err instanceof FetchRefusedError) throw refusedCopy(job, err.message);
     throw failed(err);
   }
   if (!response.ok || !response.body) {
@@ -160,6 +159,11 @@ async function keepOne(ctx: Context, store: ArtifactStore, job: OutputJob, kept:
     throw copyFailure(job, `its URL answered HTTP ${response.status}`, response.status);
   }
 
+  const tooLarge = `it is larger than DOWNLOAD_MAX_MB (${policy.maxDownloadBytes / 2 ** 20} MB)`;
+  if (Number(response.headers.get('content-length') ?? 0) > policy.maxDownloadBytes) {
+    await response.body.cancel().catch(() => undefined);
+    throw refusedCopy(job, tooLarge);
+  }
   let bytes = 0;
   let lastBeat = Date.now();
   const body = response.body as AsyncIterable<Uint8Array>;
@@ -167,6 +171,8 @@ async function keepOne(ctx: Context, store: ArtifactStore, job: OutputJob, kept:
     try {
       for await (const chunk of body) {
         bytes += chunk.byteLength;
+        // Counted as it comes: a missing or false Content-Length does not get past the cap.
+        if (bytes > policy.maxDownloadBytes) throw refusedCopy(job, tooLarge);
         if (Date.now() - lastBeat >= HEARTBEAT_EVERY_MS) {
           lastBeat = Date.now();
           ctx.heartbeat({ file: job.index, bytes, kept } satisfies KeepOutputsProgress);
@@ -174,7 +180,7 @@ async function keepOne(ctx: Context, store: ArtifactStore, job: OutputJob, kept:
         yield chunk;
       }
     } catch (err) {
-      throw new DownloadError(err);
+      throw err instanceof ApplicationFailure ? err : new DownloadError(err);
     }
   };
 
@@ -183,6 +189,7 @@ async function keepOne(ctx: Context, store: ArtifactStore, job: OutputJob, kept:
   try {
     stored = await store.put(job.key, download(), { contentType, signal });
   } catch (err) {
+    if (err instanceof ApplicationFailure) throw err;
     // A failure to write the copy (disk full, permissions) is ours, not the URL's: it stays as it is.
     if (err instanceof DownloadError || signal.aborted) throw failed(err instanceof DownloadError ? err.original : err);
     throw err;
@@ -251,6 +258,16 @@ function copyFailure(job: OutputJob, what: string, status?: number): Application
     nonRetryable: false,
     message: `${subject} could not be copied yet: ${what} at ${isoTime(now)}; trying again${until}`,
     details,
+  });
+}
+
+/** An output the worker's fetch policy will not download (host, redirect, size): final. */
+function refusedCopy(job: OutputJob, why: string): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: FailureType.PlatformRejected,
+    nonRetryable: true,
+    message: `${job.ref.kind} output ${job.index + 1} of task ${job.taskId} (${job.where}) was not copied: ${why}`,
+    details: [{ taskId: job.taskId, index: job.index, kind: job.ref.kind, url: job.where, key: job.key }],
   });
 }
 

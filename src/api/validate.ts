@@ -3,6 +3,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { z } from 'zod';
 import { describeZodError, formatIssues, type ValidationIssue } from '../platform/validation';
+import { reservedKeyIssues } from '../shared/reserved-keys';
 import { FailureType } from './failures';
 
 export function invalidInput(what: string, issues: ValidationIssue[]): ApplicationFailure {
@@ -16,7 +17,10 @@ export function invalidInput(what: string, issues: ValidationIssue[]): Applicati
 
 /** Parses a workflow input, or throws a non-retryable InvalidInput failure naming every bad field. */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
+  // Before zod: its records drop a "__proto__" key silently, and a refusal must name it.
+  const reserved = reservedKeyIssues(input);
   const parsed = schema.safeParse(input ?? {});
-  if (!parsed.success) throw invalidInput(what, describeZodError(parsed.error));
+  const issues = [...reserved, ...(parsed.success ? [] : describeZodError(parsed.error))];
+  if (!parsed.success || issues.length > 0) throw invalidInput(what, issues);
   return parsed.data;
 }

@@ -22,6 +22,8 @@ import type { Caller } from './types';
 
 export type { EmulatorOptions } from './config';
 
+const MAX_PATH_PARAM_LENGTH = 1024;
+
 export interface RunningEmulator {
   /** http://host:port, no trailing slash. */
   url: string;
@@ -45,6 +47,22 @@ export function buildEmulatorApp(state: EmulatorState): FastifyInstance {
     forceCloseConnections: true,
     // Long polls are the norm; a short keep-alive would make clients reconnect all the time.
     keepAliveTimeout: 65_000,
+    // Ids in paths run to 255 characters (spec), three times that percent-encoded; fastify's default
+    // of 100 refused valid instance ids with a 414 of its own.
+    routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
+    // The router's own refusals (a longer id, a broken %-escape) in the platform's error body too.
+    frameworkErrors: (error, _request, reply) => {
+      if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+        void sendPlatformError(
+          reply,
+          414,
+          'URI_TOO_LONG',
+          `a path parameter is longer than ${MAX_PATH_PARAM_LENGTH} characters`,
+        );
+      } else {
+        void sendInvalid(reply, [{ field: '', rule: `the request path is not valid (${error.message})` }]);
+      }
+    },
   });
   app.decorateRequest('caller', null as unknown as Caller);
   // Before any route, so every route (the batch helper's included) gets its info.

@@ -104,14 +104,27 @@ export function isPlatformError(err: unknown): err is PlatformError {
   return err instanceof PlatformError;
 }
 
-/** Retry-After as delta-seconds or an HTTP date, in milliseconds from `now`; undefined if absent or bad. */
+/**
+ * The longest Retry-After honoured. A header of "99999999" (or a date in 2300) would otherwise park a
+ * submit or a poll for years; past this, waiting longer is an outage the deadlines handle.
+ */
+export const MAX_RETRY_AFTER_MS = 15 * 60_000;
+
+/**
+ * Retry-After as delta-seconds or an HTTP date, in milliseconds from `now`, at most
+ * MAX_RETRY_AFTER_MS; undefined if absent or bad.
+ */
 export function parseRetryAfter(header: string | null | undefined, now = Date.now()): number | undefined {
-  if (!header) return undefined;
+  if (!header || header.length > 64) return undefined;
   const trimmed = header.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
-  const date = Date.parse(trimmed);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - now);
+  let ms: number;
+  if (/^\d+(\.\d+)?$/.test(trimmed)) ms = Math.round(Number(trimmed) * 1000);
+  else {
+    const date = Date.parse(trimmed);
+    if (Number.isNaN(date)) return undefined;
+    ms = Math.max(0, date - now);
+  }
+  return Math.min(ms, MAX_RETRY_AFTER_MS);
 }
 
 /** Removes every occurrence of the given secrets from a text (error bodies may echo headers). */

@@ -5,6 +5,7 @@ import ky, { HTTPError, TimeoutError, type KyInstance } from 'ky';
 import type { z } from 'zod';
 import type { PlatformConfig } from './config';
 import { PlatformError, parseRetryAfter, redact } from './errors';
+import { BodyStalledError, BodyTooLargeError, readBodyText } from './response-body';
 import { PlatformErrorBody } from './schemas/common';
 import { describeZodError, formatIssues } from './validation';
 
@@ -97,6 +98,7 @@ export class Transport {
         durationMs: Date.now() - started,
         ...extra,
       });
+    const timeoutMs = call.timeoutMs ?? this.config.timeoutMs;
     let response: Response;
     try {
       response = await this.ky(spec.path.replace(/^\/+/, ''), {
@@ -105,7 +107,7 @@ export class Transport {
         json: spec.json,
         body: spec.body,
         signal: call.signal,
-        timeout: call.timeoutMs ?? this.config.timeoutMs,
+        timeout: timeoutMs,
         // Only when needed: an explicit `headers: undefined` would drop the instance's headers.
         ...(spec.jsonContentType ? { headers: { 'content-type': 'application/json' } } : {}),
       });
@@ -118,7 +120,8 @@ export class Transport {
     }
     let text: string;
     try {
-      text = await response.text();
+      // ky's timeout stops at the headers: the body gets the same time between any two chunks.
+      text = await readBodyText(response, timeoutMs);
     } catch (err) {
       if (call.signal?.aborted) throw err;
       const mapped = this.transportFailure(spec, err);
@@ -166,6 +169,16 @@ export class Transport {
 
   private transportFailure(spec: RequestSpec, err: unknown): PlatformError {
     const sending = spec.method !== 'GET';
+    if (err instanceof BodyStalledError) {
+      return new PlatformError({
+        kind: 'timeout',
+        operation: spec.operation,
+        // Headers came: the platform has taken the request in.
+        maybeDelivered: sending,
+        message: `${spec.operation} failed: the answer's body stalled (no bytes within the timeout)`,
+      });
+    }
+    if (err instanceof BodyTooLargeError) return this.malformed(spec, err.message);
     if (err instanceof TimeoutError) {
       return new PlatformError({
         kind: 'timeout',

@@ -36,6 +36,9 @@ export function batchFileInput(
     return { requests: jsonlLines(text).map((l) => JSON.parse(l.text) as unknown) };
   }
   const uri = pathToFileURL(path.resolve(file)).href;
-  note(`${file} is larger than ${BATCH_INLINE_MAX_BYTES / 1024} KB: the worker will read it from ${uri}.`);
+  // The worker reads file:// URIs only inside its INPUT_FILE_DIR (default .data/inputs).
+  note(
+    `${file} is larger than ${BATCH_INLINE_MAX_BYTES / 1024} KB: the worker will read it from ${uri}, which must be inside the worker's INPUT_FILE_DIR.`,
+  );
   return { inputFileUri: uri };
 }

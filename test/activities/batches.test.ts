@@ -3,7 +3,7 @@
 // metadata overrides). Batches are created and cancelled with the client directly, as the workflow's
 // other activities would.
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -22,9 +22,12 @@ import {
 } from '../../src/activities/batches';
 import { FailureType } from '../../src/api/failures';
 import { LocalArtifactStore } from '../../src/artifacts';
+import { safeSegment } from '../../src/artifacts/segment';
 import { DEV_API_KEY } from '../../src/emulator/config';
 import type { Batch, BatchInputLine } from '../../src/platform/schemas/batches';
 import { toJsonl } from '../../src/platform/schemas/batches';
+import type { FetchPolicy } from '../../src/fetching/policy';
+import { testFetchPolicy } from '../helpers/fetch-policy';
 import { emulatorPlatform, uniqueId } from '../helpers/temporal';
 import { testEnv } from '../setup/shared';
 
@@ -58,8 +61,11 @@ async function run<I, T>(fn: (input: I) => Promise<T>, input: I): Promise<Run<T>
   }
 }
 
-const upload = (input: UploadBatchInputInput): Promise<Run<UploadBatchInputResult>> => {
-  const activities = createBatchUploadActivities(platform);
+const upload = (
+  input: UploadBatchInputInput,
+  policy: FetchPolicy = testFetchPolicy(),
+): Promise<Run<UploadBatchInputResult>> => {
+  const activities = createBatchUploadActivities(platform, policy);
   return run((i: UploadBatchInputInput) => activities.uploadBatchInput(i), input);
 };
 
@@ -165,6 +171,32 @@ describe('uploadBatchInput against the emulator', () => {
       expect(gone.message).toBe(`inputFileUri: ${missing} cannot be read (ENOENT)`);
     });
 
+    it('reads only files inside INPUT_FILE_DIR, links resolved', async () => {
+      const inside = path.join(dir, 'inside');
+      mkdirSync(inside);
+      const outsideFile = path.join(dir, 'outside.jsonl');
+      writeFileSync(outsideFile, toJsonl([chat('x', 'one')]));
+      symlinkSync(outsideFile, path.join(inside, 'link.jsonl'));
+      const policy = testFetchPolicy({ inputFileDir: inside });
+
+      const outside = failureOf(
+        await upload({ endpoint: ENDPOINT, inputFileUri: pathToFileURL(outsideFile).href }, policy),
+      );
+      expect(outside).toMatchObject({ type: FailureType.InvalidInput, nonRetryable: true });
+      expect(outside.message).toBe(`inputFileUri: ${outsideFile} is outside INPUT_FILE_DIR (${inside})`);
+
+      const climbing = `file://${inside}/../outside.jsonl`;
+      expect(failureOf(await upload({ endpoint: ENDPOINT, inputFileUri: climbing }, policy)).message).toMatch(
+        /is outside INPUT_FILE_DIR/,
+      );
+
+      const linked = failureOf(
+        await upload({ endpoint: ENDPOINT, inputFileUri: pathToFileURL(path.join(inside, 'link.jsonl')).href }, policy),
+      );
+      expect(linked).toMatchObject({ type: FailureType.InvalidInput, nonRetryable: true });
+      expect(linked.message).toMatch(/links to a file outside INPUT_FILE_DIR/);
+    });
+
     describe('over http', () => {
       let server: Server;
       let base: string;
@@ -174,6 +206,11 @@ describe('uploadBatchInput against the emulator', () => {
         server = createServer((req, res) => {
           seen.push(req.headers);
           if (req.url?.startsWith('/ok.jsonl')) res.writeHead(200, { 'content-type': 'application/jsonl' }).end(jsonl);
+          else if (req.url === '/to-ok') res.writeHead(302, { location: '/ok.jsonl' }).end();
+          else if (req.url === '/to-metadata') {
+            res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
+          } else if (req.url === '/to-localhost') res.writeHead(307, { location: 'http://localhost:9/x' }).end();
+          else if (req.url === '/loop') res.writeHead(302, { location: '/loop' }).end();
           else if (req.url === '/busy') res.writeHead(503).end();
           else res.writeHead(404).end();
         });
@@ -195,6 +232,44 @@ describe('uploadBatchInput against the emulator', () => {
 
         const busy = failureOf(await upload({ endpoint: ENDPOINT, inputFileUri: `${base}/busy` }));
         expect(busy).toMatchObject({ type: FailureType.PlatformUnavailable, nonRetryable: false });
+      });
+
+      it('fetches only from FETCH_ALLOWED_HOSTS, https except a listed loopback host, on every redirect hop', async () => {
+        const followed = await upload({ endpoint: ENDPOINT, inputFileUri: `${base}/to-ok` });
+        expect(followed.error).toBeUndefined();
+        expect(followed.value).toMatchObject({ totalRequests: 2 });
+
+        const refused = async (uri: string, policy?: FetchPolicy) => {
+          const before = seen.length;
+          const f = failureOf(await upload({ endpoint: ENDPOINT, inputFileUri: uri }, policy));
+          expect(f).toMatchObject({ type: FailureType.InvalidInput, nonRetryable: true });
+          return { message: f.message, requests: seen.length - before };
+        };
+        // Not listed: nothing is even asked.
+        const port = new URL(base).port;
+        expect(await refused(`${base}/ok.jsonl`, testFetchPolicy({ allowedHosts: ['files.example.com'] }))).toEqual({
+          message: `inputFileUri: host 127.0.0.1:${port} is not in FETCH_ALLOWED_HOSTS`,
+          requests: 0,
+        });
+        // Plain http only to a loopback host listed exactly (the emulator).
+        expect(
+          await refused('http://files.example.com/in.jsonl', testFetchPolicy({ allowedHosts: ['files.example.com'] })),
+        ).toEqual({
+          message:
+            'inputFileUri: plain http is fetched only from a loopback host listed in FETCH_ALLOWED_HOSTS (use https for files.example.com)',
+          requests: 0,
+        });
+        // A host let in by a wildcard must be public.
+        expect(
+          (await refused(`https://127.0.0.1:${port}/ok.jsonl`, testFetchPolicy({ allowedHosts: ['*.0.0.1'] }))).message,
+        ).toBe(`inputFileUri: host 127.0.0.1:${port} resolves to 127.0.0.1, which is not a public address`);
+        expect((await refused(`${base}/to-metadata`)).message).toBe(
+          'inputFileUri: host 169.254.169.254 is not in FETCH_ALLOWED_HOSTS (redirect 1)',
+        );
+        expect((await refused(`${base}/to-localhost`)).message).toBe(
+          'inputFileUri: host localhost:9 is not in FETCH_ALLOWED_HOSTS (redirect 1)',
+        );
+        expect((await refused(`${base}/loop`)).message).toBe('inputFileUri: more than 5 redirects');
       });
     });
   });
@@ -240,7 +315,7 @@ describe('keepBatchOutputs against the emulator', () => {
 
     expect(r.error).toBeUndefined();
     const { output, errors, summary } = r.value!;
-    const dir = path.join(root, 'batches', workflowId.replace(/[^A-Za-z0-9._-]/g, '_'), batch.id);
+    const dir = path.join(root, 'batches', safeSegment(workflowId), batch.id);
     for (const [kept, fileId, name, lines] of [
       [output, batch.output_file_id!, 'output.jsonl', 2],
       [errors, batch.error_file_id!, 'errors.jsonl', 1],

@@ -12,6 +12,9 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger, type LogEntry } from '@temporalio/worker';
 import { outputsOf } from '../../src/activities/media/wait';
+import { safeSegment } from '../../src/artifacts/segment';
+import type { FetchPolicy } from '../../src/fetching/policy';
+import { testFetchPolicy } from '../helpers/fetch-policy';
 import { createOutputActivities, type KeepTaskOutputsInput } from '../../src/activities/outputs';
 import { FailureType } from '../../src/api/failures';
 import type { KeptOutput } from '../../src/api/schemas/media';
@@ -44,7 +47,12 @@ interface Run {
   logs: LogEntry[];
 }
 
-async function keep(store: LocalArtifactStore, input: KeepTaskOutputsInput, heartbeatDetails?: unknown): Promise<Run> {
+async function keep(
+  store: LocalArtifactStore,
+  input: KeepTaskOutputsInput,
+  heartbeatDetails?: unknown,
+  policy: FetchPolicy = testFetchPolicy(),
+): Promise<Run> {
   const logs: LogEntry[] = [];
   const env = new MockActivityEnvironment(
     { heartbeatDetails },
@@ -52,7 +60,7 @@ async function keep(store: LocalArtifactStore, input: KeepTaskOutputsInput, hear
   );
   const heartbeats: unknown[] = [];
   env.on('heartbeat', (d: unknown) => heartbeats.push(d));
-  const activities = createOutputActivities(store);
+  const activities = createOutputActivities(store, policy);
   try {
     return { kept: await env.run((i: KeepTaskOutputsInput) => activities.keepTaskOutputs(i), input), heartbeats, logs };
   } catch (error) {
@@ -93,7 +101,9 @@ describe('keepTaskOutputs against the emulator', () => {
     expect(run.error).toBeUndefined();
     const kept = run.kept!;
     expect(kept).toHaveLength(2);
-    const safeWf = workflowId.replace(/[^A-Za-z0-9._-]/g, '_');
+    // The unsafe characters replaced, and a hash of the whole id so that "wf/odd id" and "wf_odd_id" differ.
+    const safeWf = safeSegment(workflowId);
+    expect(safeWf).toMatch(new RegExp(`^${workflowId.replace(/[^A-Za-z0-9._-]/g, '_')}~[0-9a-f]{16}$`));
     for (const [i, [copy, ref]] of kept.map((k, j) => [k, outputs[j]] as const).entries()) {
       const direct = Buffer.from(await (await fetch(ref.url)).arrayBuffer());
       const file = fileURLToPath(copy.kept.uri);
@@ -155,6 +165,10 @@ describe('keepTaskOutputs against other servers', () => {
         res.write('the first bytes, then nothing');
         return;
       }
+      if (req.url === '/to-metadata') {
+        res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/x.png' }).end();
+        return;
+      }
       const status = Number(/^\/status\/(\d+)/.exec(req.url ?? '')?.[1] ?? 200);
       res.writeHead(status, { 'content-type': 'image/png' }).end(status === 200 ? 'image bytes' : 'no');
     });
@@ -187,6 +201,36 @@ describe('keepTaskOutputs against other servers', () => {
     expect(Object.keys(request.headers).filter((h) => /auth|key|token|cookie/i.test(h))).toEqual([]);
   });
 
+  it('refuses, finally, an output on a host not allowed or redirected into link-local, before any byte is kept', async () => {
+    const before = seen.length;
+    const other = failureOf(
+      await keep(store, input(`${base}/x.png`), undefined, testFetchPolicy({ allowedHosts: ['cdn.example.com'] })),
+    );
+    expect(other).toMatchObject({ type: FailureType.PlatformRejected, nonRetryable: true });
+    expect(other.message).toBe(
+      `image output 1 of task task-1 (${base}/x.png) was not copied: host ${new URL(base).host} is not in FETCH_ALLOWED_HOSTS`,
+    );
+    expect(seen.length).toBe(before);
+
+    const redirected = failureOf(await keep(store, input(`${base}/to-metadata`)));
+    expect(redirected).toMatchObject({ type: FailureType.PlatformRejected, nonRetryable: true });
+    expect(redirected.message).toMatch(/host 169\.254\.169\.254 is not in FETCH_ALLOWED_HOSTS \(redirect 1\)$/);
+    expect(filesUnder(root)).toEqual([]);
+  });
+
+  it('refuses an output over DOWNLOAD_MAX_MB, by its Content-Length or as it streams', async () => {
+    const small = testFetchPolicy({ maxDownloadBytes: 8 });
+    const declared = failureOf(await keep(store, input(`${base}/x.png`), undefined, small));
+    expect(declared).toMatchObject({ type: FailureType.PlatformRejected, nonRetryable: true });
+    expect(declared.message).toMatch(/was not copied: it is larger than DOWNLOAD_MAX_MB/);
+    // No Content-Length, and the body never ends: cut at the cap, not at the timeout.
+    const started = Date.now();
+    const streamed = failureOf(await keep(store, input(`${base}/stall/v.mp4`), undefined, small));
+    expect(streamed).toMatchObject({ type: FailureType.PlatformRejected, nonRetryable: true });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(filesUnder(root)).toEqual([]);
+  });
+
   it('fails as OutputExpired when a 5xx comes after the TTL ran out', async () => {
     const seenDoneAt = Date.now() - 10_000;
     const failure = failureOf(await keep(store, input(`${base}/status/502/x.png`, seenDoneAt, 5)));
@@ -217,7 +261,7 @@ describe('keepTaskOutputs against other servers', () => {
 
   it('stops at once when the activity is cancelled mid-download, leaving no file', async () => {
     const env = new MockActivityEnvironment(undefined, { logger: new DefaultLogger('WARN') });
-    const activities = createOutputActivities(store);
+    const activities = createOutputActivities(store, testFetchPolicy());
     const running = env.run((i: KeepTaskOutputsInput) => activities.keepTaskOutputs(i), input(`${base}/stall/v.mp4`));
     await sleep(200);
     const cancelledAt = Date.now();

@@ -214,6 +214,26 @@ describe('instances', () => {
     expect(zero.json.message).toBe('months: must be greater than 0');
   });
 
+  it('renews an instance with a 200-character id, and refuses a longer path in the platform error body', async () => {
+    const longId = `inst-${'x'.repeat(195)}`;
+    await emu.admin('POST', '/fixtures', {
+      instances: [{ id: longId, status: 'running', billingMode: 'subscription', expiresInDays: 5 }],
+    });
+    const res = await emu.call('PUT', `/gpus/v2/instances/${longId}/renew`, { json: { months: 1 } });
+    expect(res.status).toBe(200);
+    expect((await get(longId)).id).toBe(longId);
+
+    const tooLong = await emu.call('PUT', `/gpus/v2/instances/inst-${'x'.repeat(300)}/renew`, { json: { months: 1 } });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.json).toEqual(errorBody(400));
+    expect(tooLong.json.message).toBe('instanceId: must be at most 255 characters long');
+
+    const huge = await emu.call('PUT', `/gpus/v2/instances/${'x'.repeat(3000)}/renew`, { json: { months: 1 } });
+    expect(huge.status).toBe(414);
+    expect(huge.json).toEqual(errorBody(414));
+    await emu.admin('DELETE', '/fixtures');
+  });
+
   it('restarts through toRestart and restarting to running', async () => {
     await emu.freeze();
     await emu.admin('PUT', '/instances/settings', { toRestartMs: 1_000, restartingMs: 4_000 });

@@ -3,6 +3,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PlatformError, type CallEvent } from '../../src/platform';
+import { MAX_RETRY_AFTER_MS, parseRetryAfter } from '../../src/platform/errors';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 
 async function failure(p: Promise<unknown>): Promise<PlatformError> {
@@ -77,6 +78,16 @@ describe('platform errors', () => {
     });
   });
 
+  it('a Retry-After beyond 15 minutes is cut to 15 minutes; a bad one is ignored', () => {
+    const now = Date.parse('2026-11-23T12:00:00Z');
+    expect(parseRetryAfter('3', now)).toBe(3_000);
+    expect(parseRetryAfter('99999999999', now)).toBe(MAX_RETRY_AFTER_MS);
+    expect(parseRetryAfter('Wed, 01 Jan 2300 00:00:00 GMT', now)).toBe(MAX_RETRY_AFTER_MS);
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
+    expect(parseRetryAfter('9'.repeat(100), now)).toBeUndefined();
+    expect(MAX_RETRY_AFTER_MS).toBe(15 * 60_000);
+  });
+
   it('5xx is retryable, with the trace id', async () => {
     await faults({ taskResult: { errorRate5xx: 1, status5xx: 503 } });
     const e = record(await failure(client().getTaskResult('any')));
@@ -92,6 +103,32 @@ describe('platform errors', () => {
     expect(get).toMatchObject({ kind: 'timeout', retryable: true, maybeDelivered: false });
     const submit = record(await failure(fast.submitTextToVideo({ prompt: 'x' })));
     expect(submit).toMatchObject({ kind: 'timeout', retryable: true, maybeDelivered: true });
+  });
+
+  it('a body that stalls after its headers times out, within the call timeout', async () => {
+    // Headers and the first bytes at once, then nothing: ky's own timeout has already stopped.
+    const stall = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"code":0,');
+    });
+    await new Promise<void>((r) => stall.listen(0, '127.0.0.1', r));
+    try {
+      const port = (stall.address() as AddressInfo).port;
+      const slow = emu.client(
+        { baseUrl: `http://127.0.0.1:${port}`, timeoutMs: 300 },
+        { onCall: (ev) => events.push(ev) },
+      );
+      const started = Date.now();
+      const get = record(await failure(slow.listQuotas()));
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(get).toMatchObject({ kind: 'timeout', retryable: true, maybeDelivered: false });
+      expect(get.message).toMatch(/body stalled/);
+      const submit = record(await failure(slow.submitTextToVideo({ prompt: 'x' })));
+      expect(submit).toMatchObject({ kind: 'timeout', retryable: true, maybeDelivered: true });
+    } finally {
+      stall.closeAllConnections();
+      await new Promise<void>((r) => stall.close(() => r()));
+    }
   });
 
   it('a malformed body is a retryable malformed_response', async () => {

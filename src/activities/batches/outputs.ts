@@ -9,7 +9,7 @@ import type { BatchRequestSummary, KeptBatchFile } from '../../api/schemas/batch
 import type { ArtifactStore } from '../../artifacts';
 import type { PlatformClient } from '../../platform/client';
 import { BatchOutputLine, jsonlLines } from '../../platform/schemas/batches';
-import { safeSegment } from '../outputs';
+import { safeSegment } from '../../artifacts/segment';
 
 export interface KeepBatchOutputsInput {
   workflowId: string;

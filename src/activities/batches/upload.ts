@@ -2,12 +2,14 @@
 // input file. Every line is checked here first, so a bad line fails as InvalidInput naming the line
 // and rule, and nothing is uploaded. An upload costs nothing, so a retried attempt that uploads again
 // is harmless: at worst an unused input file, which the platform deletes after its retention.
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../../api/failures';
+import { guardedFetch } from '../../fetching/guarded-fetch';
+import { FetchRefusedError, localFileRefusal, type FetchPolicy } from '../../fetching/policy';
 import type { PlatformClient } from '../../platform/client';
 import {
   BATCH_MAX_BYTES,
@@ -33,6 +35,8 @@ export interface UploadBatchInputResult {
 const DEFAULT_FILENAME = 'batch-input.jsonl';
 /** Heartbeats while a download's bytes flow; a stalled one stops, and the heartbeat timeout notices. */
 const HEARTBEAT_EVERY_MS = 1_000;
+/** A whole download of the input file, at most 100 MB: slower than this is not going to end well. */
+const DOWNLOAD_TIMEOUT_MS = 10 * 60_000;
 /** Answers worth another attempt: the server is busy or briefly broken. */
 const isTransientStatus = (status: number) => status === 408 || status === 425 || status === 429 || status >= 500;
 
@@ -47,13 +51,13 @@ const invalidInput = (message: string, details?: unknown) =>
 const tooLarge = (where: string, bytes: number) =>
   invalidInput(`inputFileUri: ${where} must be at most 100 MB (is ${(bytes / 2 ** 20).toFixed(1)} MB)`);
 
-export function createBatchUploadActivities(platform: PlatformClient) {
+export function createBatchUploadActivities(platform: PlatformClient, policy: FetchPolicy) {
   return {
     async uploadBatchInput(input: UploadBatchInputInput): Promise<UploadBatchInputResult> {
       const ctx = Context.current();
       const signal = ctx.cancellationSignal;
       const source = 'requests' in input ? 'requests' : 'inputFileUri';
-      const jsonl = 'requests' in input ? toJsonl(input.requests) : await readInputUri(ctx, input.inputFileUri);
+      const jsonl = 'requests' in input ? toJsonl(input.requests) : await readInputUri(ctx, input.inputFileUri, policy);
 
       // The same rules the platform applies, checked before anything is sent.
       const problems = batchInputProblems(jsonl, input.endpoint);
@@ -87,22 +91,22 @@ function filenameOf(input: UploadBatchInputInput): string {
 }
 
 /** The JSONL behind an inputFileUri: a file on a volume the workers share, or an http(s) URL. */
-async function readInputUri(ctx: Context, uri: string): Promise<string> {
+async function readInputUri(ctx: Context, uri: string, policy: FetchPolicy): Promise<string> {
   let url: URL;
   try {
     url = new URL(uri);
   } catch {
     throw invalidInput(`inputFileUri: ${JSON.stringify(uri.slice(0, 200))} is not a URL`);
   }
-  if (url.protocol === 'file:') return readLocalFile(ctx, url);
-  if (url.protocol === 'http:' || url.protocol === 'https:') return download(ctx, url);
+  if (url.protocol === 'file:') return readLocalFile(ctx, url, policy);
+  if (url.protocol === 'http:' || url.protocol === 'https:') return download(ctx, url, policy);
   throw invalidInput(`inputFileUri: must be a file://, http:// or https:// URL (is ${url.protocol})`);
 }
 
 /** Codes meaning the path itself is wrong: another attempt would find the same. */
 const BAD_PATH_CODES = new Set(['ENOENT', 'ENOTDIR', 'EACCES', 'EPERM', 'EISDIR', 'ELOOP', 'ENAMETOOLONG']);
 
-async function readLocalFile(ctx: Context, url: URL): Promise<string> {
+async function readLocalFile(ctx: Context, url: URL, policy: FetchPolicy): Promise<string> {
   let file: string;
   try {
     file = fileURLToPath(url);
@@ -110,12 +114,18 @@ async function readLocalFile(ctx: Context, url: URL): Promise<string> {
     // e.g. file://otherhost/… : only paths on this machine can be read.
     throw invalidInput(`inputFileUri: ${url.href} is not a local file path (${(err as Error).message})`);
   }
+  // Inside INPUT_FILE_DIR by its path, and again once links are resolved (a link may point anywhere).
+  const outside = localFileRefusal(file, policy);
+  if (outside) throw invalidInput(`inputFileUri: ${outside}`);
   try {
+    const real = await realpath(file);
+    const linkedOut = localFileRefusal(real, { ...policy, inputFileDir: await realpath(policy.inputFileDir) });
+    if (linkedOut) throw invalidInput(`inputFileUri: ${file} links to a file outside INPUT_FILE_DIR`);
     // The size first: a file over the platform's limit is refused without reading it into memory.
-    const info = await stat(file);
+    const info = await stat(real);
     if (!info.isFile()) throw invalidInput(`inputFileUri: ${file} is not a regular file`);
     if (info.size > BATCH_MAX_BYTES) throw tooLarge(file, info.size);
-    return await readFile(file, { encoding: 'utf8', signal: ctx.cancellationSignal });
+    return await readFile(real, { encoding: 'utf8', signal: ctx.cancellationSignal });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException | undefined)?.code;
     if (code && BAD_PATH_CODES.has(code)) throw invalidInput(`inputFileUri: ${file} cannot be read (${code})`);
@@ -128,15 +138,22 @@ async function readLocalFile(ctx: Context, url: URL): Promise<string> {
  * Fetches the file with no credentials of ours (the platform key never leaves the platform client).
  * Only origin and path are ever printed: a query string may carry a token.
  */
-async function download(ctx: Context, url: URL): Promise<string> {
+async function download(ctx: Context, url: URL, policy: FetchPolicy): Promise<string> {
   const where = `${url.origin}${url.pathname}`;
-  const signal = ctx.cancellationSignal;
+  const timeout = AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS);
+  const signal = AbortSignal.any([ctx.cancellationSignal, timeout]);
+  const failed = (err: unknown, what: string) => {
+    if (ctx.cancellationSignal.aborted) return ctx.cancellationSignal.reason as unknown;
+    if (timeout.aborted)
+      return unavailable(where, `the download did not finish within ${DOWNLOAD_TIMEOUT_MS / 1000} s`);
+    return unavailable(where, what);
+  };
   let response: Response;
   try {
-    response = await fetch(url, { signal, redirect: 'follow' });
+    response = await guardedFetch(url, policy, signal);
   } catch (err) {
-    if (signal.aborted) throw signal.reason;
-    throw unavailable(where, `the download failed (${(err as Error).name})`);
+    if (err instanceof FetchRefusedError) throw invalidInput(`inputFileUri: ${err.message}`);
+    throw failed(err, `the download failed (${(err as Error).name})`);
   }
   if (!response.ok || !response.body) {
     await response.body?.cancel().catch(() => undefined);
@@ -167,8 +184,7 @@ async function download(ctx: Context, url: URL): Promise<string> {
       await response.body.cancel().catch(() => undefined);
       throw err;
     }
-    if (signal.aborted) throw signal.reason;
-    throw unavailable(where, `the download broke off after ${bytes} bytes`);
+    throw failed(err, `the download broke off after ${bytes} bytes`);
   }
   return Buffer.concat(chunks).toString('utf8');
 }

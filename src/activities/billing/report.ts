@@ -9,7 +9,8 @@ import type { ArtifactStore } from '../../artifacts';
 import type { PlatformClient } from '../../platform/client';
 import { parseTenThousandths, usdText } from '../../platform/money';
 import type { Bill, CycleType } from '../../platform/schemas/account';
-import { safeSegment } from '../outputs';
+import { safeSegment } from '../../artifacts/segment';
+import { csvCell } from './csv';
 
 export interface BuildBillingReportInput {
   reportId: string;
@@ -36,11 +37,6 @@ const CSV_COLUMNS = [
   'amount',
   'usd',
 ] as const;
-
-const csvCell = (v: string | number | undefined) => {
-  const s = v === undefined ? '' : String(v);
-  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-};
 
 function totals(bills: Bill[], keyOf: (b: Bill) => string): BillingTotal[] {
   const sums = new Map<string, { amount: number; bills: number }>();

@@ -16,6 +16,18 @@ import { utf8Length } from '../../platform/schemas/decision';
  */
 export const BATCH_INLINE_MAX_BYTES = 512 * 1024;
 
+/** One of the workflow's keys is added (the workflow id), so callers get one fewer. */
+const BatchMetadata = z
+  .record(z.string().min(1).max(64), z.string().max(512))
+  .refine((m) => Object.keys(m).length <= 15, { error: 'must have at most 15 entries' });
+
+/** The scheme and shape only: which folder and hosts are allowed is the worker's setting. */
+const InputFileUri = z
+  .string()
+  .max(2048)
+  .regex(/^(file:\/\/|https?:\/\/)/, 'must be a file://, http:// or https:// URL')
+  .refine((u) => !/^https?:\/\/[^/?#]*@/.test(u), { error: 'must not carry a user name or password' });
+
 export const BatchPollingOptions = z
   .strictObject({
     /** The first gaps are short: validation and small batches end within seconds. */
@@ -37,20 +49,23 @@ export const BatchJobInput = z
     /** The batch's lines, `{custom_id, body}`; or `inputFileId`, or `inputFileUri`. */
     requests: z.array(BatchInputLine).min(1).optional(),
     /** An input file already uploaded with purpose "batch". */
-    inputFileId: z.string().min(1).optional(),
-    /** A JSONL file the worker reads and uploads (file:// on a shared volume, or http(s)). */
-    inputFileUri: z.string().regex(/^(file|https?):\/\//, 'must be a file://, http:// or https:// URL').optional(),
+    inputFileId: z.string().min(1).max(255).optional(),
+    /**
+     * A JSONL file the worker reads and uploads: file:// under the worker's INPUT_FILE_DIR, or an
+     * https URL on a host of FETCH_ALLOWED_HOSTS (checked by the worker, which holds those settings).
+     */
+    inputFileUri: InputFileUri.optional(),
     /** The completion window, 48 h on the platform; shorter only for tests and demos. */
     windowHours: z.number().gt(0).max(BATCH_WINDOW_HOURS).default(BATCH_WINDOW_HOURS),
     /** After the window, how long the platform gets to reach a final state before we cancel. */
     graceMinutes: z.number().min(0).max(24 * 60).default(15),
     polling: BatchPollingOptions.default(BatchPollingOptions.parse({})),
-    /** Passed to the platform's batch metadata. */
-    metadata: z.record(z.string(), z.string()).optional(),
+    /** Passed to the platform's batch metadata (OpenAI's bounds: 16 pairs, keys of 64, values of 512). */
+    metadata: BatchMetadata.optional(),
     /** Download the output and error files to the artifact store (default). */
     keepOutputs: z.boolean().default(true),
     memberId: z.string().min(1).max(255).optional(),
-    costEstimate: z.number().int().min(0).optional(),
+    costEstimate: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
   })
   .superRefine((input, ctx) => {
     const sources = [input.requests, input.inputFileId, input.inputFileUri].filter((s) => s !== undefined).length;

@@ -2,23 +2,37 @@
 import { z } from 'zod';
 import { BILL_EARLIEST_START, CYCLE_TYPES, Quota } from '../../platform/schemas/account';
 
+/**
+ * A report spans at most about three years: 157 Hour windows, 36 of the others. Without a bound an
+ * endTime of 2^53 made the workflow build windows without end (100% CPU, GBs of memory, its task
+ * failing for ever, other workflows' tasks starved on the same worker).
+ */
+export const BILLING_REPORT_MAX_DAYS = 1_096;
+/** 2100-01-01 00:00:00 UTC: no bill list reaches further; bounds startTime and endTime alike. */
+export const BILL_LATEST_TIME = 4_102_444_800;
+const DAY = 86_400;
+const UnixSeconds = z.number().int().max(BILL_LATEST_TIME, { error: 'must be before 2100-01-01 00:00:00 UTC (4102444800)' });
+/** Filters travel in every bill-list request's query string. */
+const Filter = z.string().min(1).max(255);
+
 export const BillingReportInput = z
   .strictObject({
     cycleType: z.enum(CYCLE_TYPES),
     /** Unix seconds, at or after 2026-01-01 00:00:00 UTC. */
-    startTime: z
-      .number()
-      .int()
-      .min(BILL_EARLIEST_START, { error: 'must be at or after 2026-01-01 00:00:00 UTC (1767225600)' }),
-    endTime: z.number().int(),
-    category: z.string().min(1).optional(),
-    productName: z.string().min(1).optional(),
+    startTime: UnixSeconds.min(BILL_EARLIEST_START, { error: 'must be at or after 2026-01-01 00:00:00 UTC (1767225600)' }),
+    endTime: UnixSeconds,
+    category: Filter.optional(),
+    productName: Filter.optional(),
     /** Add a snapshot of the quota list to the report. */
     includeQuotas: z.boolean().default(false),
     /** Bill-list windows fetched at once. */
     maxConcurrency: z.number().int().min(1).max(16).default(4),
   })
   .refine((i) => i.endTime > i.startTime, { path: ['endTime'], error: 'must be greater than startTime' })
+  .refine((i) => i.endTime - i.startTime <= BILLING_REPORT_MAX_DAYS * DAY, {
+    path: ['endTime'],
+    error: `must be at most ${BILLING_REPORT_MAX_DAYS} days after startTime (run longer ranges as several reports)`,
+  })
   .meta({
     title: 'billingReport input',
     description:

@@ -1,7 +1,7 @@
 // Input and result of budgetGatedJob, and the messages of the per-member budget ledger it is admitted
 // through. Money is in 1/10000 USD, as on the platform.
 import { z } from 'zod';
-import { DecisionState } from '../../platform/schemas/decision';
+import { DecisionOption, DecisionOptions, DecisionState } from '../../platform/schemas/decision';
 import { BatchJobInput } from './batch';
 import { BillingReportInput } from './billing';
 import { EvaluateDecisionInput } from './decision';
@@ -34,10 +34,10 @@ export const GATE_CONTENT_FROM_JOB: readonly BudgetJobType[] = ['mediaGeneration
 export const DecisionGate = z
   .strictObject({
     question: z.string().min(1).max(10_000),
-    kind: z.string().min(1).default('yes_no'),
-    options: z.array(z.string().min(1)).min(2).optional(),
+    kind: z.string().min(1).max(64).default('yes_no'),
+    options: DecisionOptions.optional(),
     /** The option that lets the job through; default the first option ("yes" for yes_no). */
-    passOption: z.string().min(1).optional(),
+    passOption: DecisionOption.optional(),
     /** The least probability of passOption for the job to run, 0 to 1. */
     threshold: z.number().min(0).max(1),
     /** The content judged. Default: a mediaGeneration's prompt and images, an evaluateDecision's state. */

@@ -1,6 +1,11 @@
 // Input and output of the evaluateDecision workflow: one content, several questions.
 import { z } from 'zod';
-import { DecisionState, DecisionEvaluationResponse, utf8Length } from '../../platform/schemas/decision';
+import {
+  DecisionOptions,
+  DecisionState,
+  DecisionEvaluationResponse,
+  utf8Length,
+} from '../../platform/schemas/decision';
 
 /**
  * The content travels in the workflow input and in every question's activity input, so it must stay
@@ -9,9 +14,9 @@ import { DecisionState, DecisionEvaluationResponse, utf8Length } from '../../pla
 export const DECISION_WORKFLOW_MAX_STATE_BYTES = 256 * 1024;
 
 export const DecisionQuestion = z.strictObject({
-  kind: z.string().min(1),
-  question: z.string().min(1),
-  options: z.array(z.string().min(1)).min(2).optional(),
+  kind: z.string().min(1).max(64),
+  question: z.string().min(1).max(10_000),
+  options: DecisionOptions.optional(),
 });
 export type DecisionQuestion = z.infer<typeof DecisionQuestion>;
 

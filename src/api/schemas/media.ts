@@ -60,7 +60,10 @@ export const RegenerationOptions = z.strictObject({
   /** Generations after the first one, for a task that ended TASK_STATUS_FAILED with a retryable reason. */
   maxRegenerations: z.number().int().min(0).max(10).default(2),
   /** Reasons never worth another generation. Replaces the default list when given. */
-  nonRetryableReasons: z.array(z.string().min(1)).default([...DEFAULT_NON_RETRYABLE_REASONS]),
+  nonRetryableReasons: z
+    .array(z.string().min(1).max(128))
+    .max(100)
+    .default([...DEFAULT_NON_RETRYABLE_REASONS]),
 });
 export type RegenerationOptions = z.output<typeof RegenerationOptions>;
 
@@ -74,7 +77,7 @@ const CommonOptions = {
   keepOutputs: z.boolean().default(true),
   /** For search attributes and reports: who pays, and the expected cost in 1/10000 USD. */
   memberId: z.string().min(1).max(255).optional(),
-  costEstimate: z.number().int().min(0).optional(),
+  costEstimate: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
 };
 
 export const MediaGenerationInput = z

@@ -2,6 +2,7 @@
 // shapes of options/thinking are not shown anywhere public: they are this project's design
 // (README, "Decision evaluation"), kept open where the spec says "validated upstream".
 import { z } from 'zod';
+import { RESERVED_KEY_RULE, RESERVED_KEYS } from '../../shared/reserved-keys';
 
 export const DECISION_MODEL = 'vendor/decision-27b-vl';
 export const DECISION_MAX_IMAGES = 8;
@@ -27,6 +28,14 @@ export const DecisionState = z
 
 export type DecisionState = z.infer<typeof DecisionState>;
 
+/** Options become the keys of the answer's probabilities: never a name of the prototype machinery. */
+export const DecisionOption = z
+  .string()
+  .min(1)
+  .max(256)
+  .refine((o) => !RESERVED_KEYS.has(o), { error: RESERVED_KEY_RULE });
+export const DecisionOptions = z.array(DecisionOption).min(2).max(64);
+
 /** UTF-8 size of a string, without TextEncoder (not guaranteed in the workflow sandbox). */
 export function utf8Length(text: string): number {
   let bytes = 0;
@@ -48,7 +57,7 @@ export const DecisionEvaluationRequest = z
     kind: z.string().min(1),
     state: DecisionState,
     question: z.string().min(1),
-    options: z.array(z.string().min(1)).min(2).optional(),
+    options: DecisionOptions.optional(),
     thinking: z.boolean().optional(),
     think_budget: z.number().int().gt(0).optional(),
     return_reasoning: z.boolean().optional(),

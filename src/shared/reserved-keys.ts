@@ -1,0 +1,38 @@
+// Keys that reach a plain object's prototype machinery. A JSON input may carry `"__proto__"` as an own
+// key (JSON.parse makes it one); copied into a map (`{...input.metadata}`, `out[key] = v`) it swaps the
+// map's prototype, and zod's records drop it silently instead of refusing it. So they are refused, in
+// any map and in any list of names that become keys (a decision's options). Pure: workflows use it.
+import type { ValidationIssue } from '../platform/validation';
+import { fieldPath } from '../platform/validation';
+
+export const RESERVED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+export const RESERVED_KEY_RULE = 'must not be "__proto__", "constructor" or "prototype"';
+
+/** Deep enough for every input and answer here; anything nested deeper is refused as too deep. */
+const MAX_DEPTH = 32;
+
+/**
+ * Every own key named __proto__, constructor or prototype anywhere in a JSON-like value, by path; and
+ * a value nested deeper than MAX_DEPTH (a hostile input could otherwise nest until the stack breaks).
+ */
+export function reservedKeyIssues(value: unknown): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const walk = (v: unknown, path: PropertyKey[]): void => {
+    if (v === null || typeof v !== 'object') return;
+    if (path.length > MAX_DEPTH) {
+      issues.push({ field: fieldPath(path), rule: `must not be nested more than ${MAX_DEPTH} levels deep` });
+      return;
+    }
+    if (Array.isArray(v)) {
+      v.forEach((item, i) => walk(item, [...path, i]));
+      return;
+    }
+    for (const key of Object.keys(v)) {
+      if (RESERVED_KEYS.has(key)) issues.push({ field: fieldPath([...path, key]), rule: `key ${RESERVED_KEY_RULE}` });
+      else walk((v as Record<string, unknown>)[key], [...path, key]);
+    }
+  };
+  walk(value, []);
+  return issues;
+}
