@@ -214,3 +214,23 @@ describe('budgetLedger', () => {
       expect((await ledger.query(budgetLedgerStateQuery)).totals).toMatchObject({ admitted: 1, reclaimed: 1 });
     }));
 });
+
+describe('budgetLedger across a deploy', () => {
+  it('keeps what a ledger started by the code before the upgrade holds', () =>
+    withLedgerWorker('ledger-upgrade', async ({ client, taskQueue }) => {
+      const memberId = await emulator.freshMember(100_000);
+      const ledger = await startLedger(client, taskQueue, { memberId });
+      // What a ledger in the field holds when the worker is upgraded: a reservation keyed by the job's
+      // first run (the old key), another released, and a job waiting for budget.
+      const held = { reservationId: 'old-job@run-1', cost: 4_000, holderWorkflowId: 'old-job', holderRunId: 'run-1' };
+      await ledger.executeUpdate(reserveBudgetUpdate, { args: [held] });
+      await ledger.executeUpdate(reserveBudgetUpdate, {
+        args: [{ reservationId: 'done-job@run-2', cost: 1_000, holderWorkflowId: 'done-job' }],
+      });
+      await ledger.executeUpdate(releaseBudgetUpdate, { args: [{ reservationId: 'done-job@run-2' }] });
+      const waiter = { reservationId: 'big-job@run-3', cost: 500_000, holderWorkflowId: 'big-job', waiting: true };
+      expect(await ledger.executeUpdate(reserveBudgetUpdate, { args: [waiter] })).toMatchObject({ admitted: false });
+      expect(await ledger.query(budgetLedgerStateQuery)).toMatchObject({ outstanding: 4_000, waiting: ['big-job'] });
+      await recordHistory(ledger, 'budgetLedger-before-upgrade', { runId: ledger.firstExecutionRunId });
+    }));
+});
