@@ -13,4 +13,9 @@ export const Patch = {
   budgetLocalPrice: 'budget-local-price',
   /** 2026-11: budgetLedger checks each batch in a local activity, answering it in the task that took it in. */
   ledgerLocalCheck: 'ledger-local-check',
+  /**
+   * 2026-11: mediaGeneration resubmits attempts the platform refused until its deadline, not up to
+   * `submission.maxAttempts`, which now bounds only the attempts that may have created a paid task.
+   */
+  mediaResubmitUntilDeadline: 'media-resubmit-until-deadline',
 } as const;
