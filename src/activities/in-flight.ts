@@ -57,6 +57,7 @@ export async function findAfterEarlierAttempts<T>(
   for (;;) {
     const found = await look();
     if (found !== undefined) return found;
+    ctx.heartbeat(recorded); // alive, and the record kept for a retry of this attempt
     const left = settledAt - Date.now();
     if (left <= 0) return undefined;
     await ctx.sleep(Math.min(LOOK_EVERY_MS, left));

@@ -18,4 +18,6 @@ export const Patch = {
    * `submission.maxAttempts`, which now bounds only the attempts that may have created a paid task.
    */
   mediaResubmitUntilDeadline: 'media-resubmit-until-deadline',
+  /** 2026-11: batchJob lets a create in flight answer when cancelled, then cancels the batch it made. */
+  batchCreateThenCancel: 'batch-create-then-cancel',
 } as const;
