@@ -20,4 +20,9 @@ export const Patch = {
   mediaResubmitUntilDeadline: 'media-resubmit-until-deadline',
   /** 2026-11: batchJob lets a create in flight answer when cancelled, then cancels the batch it made. */
   batchCreateThenCancel: 'batch-create-then-cancel',
+  /**
+   * 2026-11: budgetLedger version 1 (./budget/ledger-version.ts): a reservation follows its job across
+   * a reset or a retried run. Older ledgers continue as new on it at their next workflow task.
+   */
+  ledgerVersion1: 'ledger-version-1',
 } as const;

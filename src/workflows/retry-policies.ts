@@ -72,14 +72,21 @@ export const DEFAULT_DEADLINE_MS = {
  * `attemptMs` for each attempt. A deadline already past still gets one attempt's worth of time:
  * the call was going to be made, and its outcome (or a timeout) must come back.
  */
-export function untilDeadline(
-  deadlineAt: number,
-  opts: { attemptMs?: number; heartbeatMs?: number } = {},
-): ActivityOptions {
+export function untilDeadline(deadlineAt: number, opts: AttemptOptions = {}): ActivityOptions {
+  return forUpTo(deadlineAt - Date.now(), opts);
+}
+
+interface AttemptOptions {
+  attemptMs?: number;
+  heartbeatMs?: number;
+}
+
+/** Options of a call retried for up to `ms` from when it is scheduled (at least one attempt's worth). */
+export function forUpTo(ms: number, opts: AttemptOptions = {}): ActivityOptions {
   const attemptMs = opts.attemptMs ?? PLATFORM_ATTEMPT_MS;
   return {
     startToCloseTimeout: attemptMs,
-    scheduleToCloseTimeout: Math.max(attemptMs, deadlineAt - Date.now()),
+    scheduleToCloseTimeout: Math.max(attemptMs, ms),
     heartbeatTimeout: opts.heartbeatMs,
     retry: TRANSIENT_RETRY,
   };

@@ -233,4 +233,53 @@ describe('budgetLedger across a deploy', () => {
       expect(await ledger.query(budgetLedgerStateQuery)).toMatchObject({ outstanding: 4_000, waiting: ['big-job'] });
       await recordHistory(ledger, 'budgetLedger-before-upgrade', { runId: ledger.firstExecutionRunId });
     }));
+
+  it('crosses a ledger on the version before over to the current one, with everything it holds', () =>
+    withLedgerWorker('ledger-crossing', async ({ client, taskQueue }) => {
+      const memberId = await emulator.freshMember(100_000);
+      // A run started by the code before versions: no version in its memo, old-style state.
+      const held = { reservationId: 'job@first-run', cost: 4_000, holderWorkflowId: 'job', holderRunId: 'run-1' };
+      const ledger = await startLedger(client, taskQueue, {
+        memberId,
+        reservations: [held],
+        waiting: ['big-job'],
+        recentlyReleased: ['done-job@first-run'],
+        totals: { admitted: 2, refused: 1, released: 1, reclaimed: 0 },
+      });
+      const firstRunId = ledger.firstExecutionRunId;
+      await waitFor(
+        async () => (await client.workflow.getHandle(ledger.workflowId).describe()).runId !== firstRunId,
+        15_000,
+        'continue-as-new on the current version',
+      );
+      const crossed = await client.workflow.getHandle(ledger.workflowId).describe();
+      expect(crossed.memo).toEqual({ ledgerVersion: 1 });
+      const before = client.workflow.getHandle(ledger.workflowId, firstRunId);
+      const events = await eventTypes(before);
+      expect(events).toContain('MARKER_RECORDED');
+      expect(events[events.length - 1]).toBe('WORKFLOW_EXECUTION_CONTINUED_AS_NEW');
+      expect(events).not.toContain('ACTIVITY_TASK_SCHEDULED');
+      expect(await ledger.query(budgetLedgerStateQuery)).toMatchObject({
+        outstanding: 4_000,
+        reservations: [held],
+        waiting: ['big-job'],
+        totals: { admitted: 2, refused: 1, released: 1, reclaimed: 0 },
+      });
+
+      // Version 1: a reset or retried run of the job asks again under its chain's id and holds it now.
+      const again = await ledger.executeUpdate(reserveBudgetUpdate, { args: [{ ...held, holderRunId: 'run-2' }] });
+      expect(again).toMatchObject({ admitted: true, alreadyHeld: true, cost: 4_000 });
+      expect((await ledger.query(budgetLedgerStateQuery)).reservations).toEqual([{ ...held, holderRunId: 'run-2' }]);
+      // Released by run 2 (it failed): a late duplicate from run 2 is not held again, but run 3 (the
+      // job's retry) gets a reservation again.
+      await ledger.executeUpdate(releaseBudgetUpdate, { args: [{ reservationId: held.reservationId }] });
+      const late = await ledger.executeUpdate(reserveBudgetUpdate, { args: [{ ...held, holderRunId: 'run-2' }] });
+      expect(late).toMatchObject({ admitted: false, checked: false });
+      const retried = await ledger.executeUpdate(reserveBudgetUpdate, { args: [{ ...held, holderRunId: 'run-3' }] });
+      expect(retried).toMatchObject({ admitted: true, alreadyHeld: false, checked: true });
+      await recordHistory(ledger, 'budgetLedger-crossed-to-version-1', { runId: firstRunId });
+      await recordHistory(client.workflow.getHandle(ledger.workflowId), 'budgetLedger-version-1', {
+        runId: crossed.runId,
+      });
+    }));
 });
