@@ -24,6 +24,7 @@ import {
 } from '../../api/schemas/budget';
 import { parseInput } from '../../api/validate';
 import type { Activities, PriceBudgetJobResult } from '../../activities';
+import { chargesAtMost } from '../../budget/charges';
 import { imagesIn, jobQuantities } from '../../budget/quantities';
 import { usdText } from '../../platform/money';
 import { admitThroughLedger, type AdmissionOutcome } from './admission';
@@ -68,7 +69,12 @@ export async function budgetGatedJob(rawInput: BudgetGatedJobInput): Promise<Bud
           gate: gate ? { images: imagesIn(gate.request.state) } : undefined,
         })
       : { gateCost: 0 };
-  const cost = input.cost ?? priced.cost!;
+  // A priced job reserves what it can be charged at most (re-generations, possibly paid resubmits); a
+  // `cost` given in the input is taken as that already.
+  const bound = input.cost === undefined ? chargesAtMost(input.job) : { times: 1 };
+  const cost = input.cost ?? priced.cost! * bound.times;
+  const costBreakdown =
+    bound.times > 1 ? `(${priced.costBreakdown}) × ${bound.times} (${bound.why})` : priced.costBreakdown;
   const reserved = cost + priced.gateCost;
   progress.update({ cost, gateCost: priced.gateCost });
 
@@ -90,7 +96,7 @@ export async function budgetGatedJob(rawInput: BudgetGatedJobInput): Promise<Bud
       ledgerWorkflowId: budgetLedgerWorkflowId(input.memberId),
       cost,
       costSource: input.cost === undefined ? 'priceTable' : 'input',
-      costBreakdown: priced.costBreakdown,
+      costBreakdown,
       gateCost: priced.gateCost,
       reserved: admission.admitted ? reserved : 0,
       reservedUsd: usdText(admission.admitted ? reserved : 0),
