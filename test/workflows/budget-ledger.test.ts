@@ -282,4 +282,35 @@ describe('budgetLedger across a deploy', () => {
         runId: crossed.runId,
       });
     }));
+
+  it("keeps a reservation while its job's current run runs, though the run that reserved has ended", () =>
+    withLedgerWorker('ledger-chain', async ({ client, taskQueue }) => {
+      const memberId = await emulator.freshMember(100_000);
+      const ledger = await startLedger(client, taskQueue, { memberId, holderCheckSeconds: 1 });
+      // A "job" whose first run has ended and whose chain runs on (a reset or a retried run does the
+      // same): here a ledger of another member, which crosses over to a new run at once.
+      const holder = await startLedger(client, taskQueue, { memberId: uniqueId('holder') });
+      await waitFor(
+        async () =>
+          (await client.workflow.getHandle(holder.workflowId).describe()).runId !== holder.firstExecutionRunId,
+        15_000,
+        "the holder's next run",
+      );
+      const request = {
+        reservationId: `${holder.workflowId}@${holder.firstExecutionRunId}`,
+        cost: 2_000,
+        holderWorkflowId: holder.workflowId,
+        holderRunId: holder.firstExecutionRunId,
+      };
+      expect(await ledger.executeUpdate(reserveBudgetUpdate, { args: [request] })).toMatchObject({ admitted: true });
+      // Several holder checks: the run that reserved has ended, but its chain runs on.
+      await new Promise((r) => setTimeout(r, 3_500));
+      expect(await ledger.query(budgetLedgerStateQuery)).toMatchObject({
+        outstanding: 2_000,
+        totals: { reclaimed: 0 },
+      });
+      await client.workflow.getHandle(holder.workflowId).terminate('the job ends without releasing');
+      await waitFor(async () => (await ledger.query(budgetLedgerStateQuery)).outstanding === 0, 15_000, 'reclaim');
+      expect((await ledger.query(budgetLedgerStateQuery)).totals).toMatchObject({ reclaimed: 1 });
+    }));
 });
