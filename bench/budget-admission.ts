@@ -83,6 +83,8 @@ export async function runBudgetAdmissionBench(opts: Partial<BudgetBenchOptions> 
                   input: {
                     operation: 'text-to-video',
                     request: { prompt: `bench ${i} [emulator:duration=20000]`, duration: 5 },
+                    // One generation: its reservation is COST (by default it covers re-generations too).
+                    regeneration: { maxRegenerations: 0 },
                     keepOutputs: false,
                   },
                 },

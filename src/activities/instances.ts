@@ -5,6 +5,7 @@ import type { PlatformClient } from '../platform/client';
 import { PlatformError } from '../platform/errors';
 import { toApplicationFailure } from './failures';
 import { sleepWithHeartbeats } from './heartbeat';
+import { findAfterEarlierAttempts, inFlightSettleMs, sendCostly } from './in-flight';
 import { awaitPollTurn, errorBackoffMs, POLL_TIMEOUT_MS, pollAgainIn, retryDelayFor } from './poll-again';
 
 export interface InstanceSnapshot {
@@ -94,19 +95,26 @@ export function createInstanceActivities(platform: PlatformClient) {
     },
 
     /**
-     * Renewing costs money, so a retry must not renew twice: on a later attempt, an expiry that moved
-     * since the workflow first read it means an earlier attempt reached the platform.
+     * Renewing costs money, so a retry must not renew twice. The platform takes no idempotency key; the
+     * proof that an earlier attempt got through is an expiry that moved since the workflow first read
+     * it. A retry watches for that until no earlier request can still land (./in-flight.ts), so a
+     * renewal the platform applies late, after our client gave up on it, is not paid for again.
      */
     async renewInstance(input: RenewOnPlatformInput): Promise<{ alreadyApplied: boolean }> {
-      const { attempt } = Context.current().info;
-      if (attempt > 1 && input.endTimeBefore !== undefined) {
-        const now = await platform.getInstance({ instanceId: input.instanceId }, { signal: signal() });
-        if (String(now.endTime) !== String(input.endTimeBefore)) {
-          log.info('Renewal already applied by an earlier attempt', { instanceId: input.instanceId, attempt });
+      const ctx = Context.current();
+      const { attempt } = ctx.info;
+      const { instanceId, endTimeBefore } = input;
+      if (endTimeBefore !== undefined) {
+        const applied = await findAfterEarlierAttempts(ctx, inFlightSettleMs(platform.config.timeoutMs), async () => {
+          const now = await platform.getInstance({ instanceId }, { signal: signal() });
+          return String(now.endTime) !== String(endTimeBefore) ? true : undefined;
+        });
+        if (applied) {
+          log.info('Renewal already applied by an earlier attempt', { instanceId, attempt });
           return { alreadyApplied: true };
         }
       }
-      await platform.renewInstance({ instanceId: input.instanceId, months: input.months }, { signal: signal() });
+      await sendCostly(ctx, () => platform.renewInstance({ instanceId, months: input.months }, { signal: signal() }));
       return { alreadyApplied: false };
     },
 

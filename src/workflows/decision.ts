@@ -1,5 +1,5 @@
 // Decision evaluation: one content, several questions, one platform request per question.
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { WorkflowType } from '../api/names';
 import { EvaluateDecisionInput, type EvaluateDecisionResult } from '../api/schemas/decision';
 import { invalidInput, parseInput } from '../api/validate';
@@ -7,13 +7,8 @@ import type { Activities, EvaluateQuestionInput } from '../activities';
 import { DECISION_MODEL, DecisionEvaluationRequest } from '../platform/schemas/decision';
 import { describeZodError, type ValidationIssue } from '../platform/validation';
 import { mapBounded } from './concurrency';
+import { DEFAULT_DEADLINE_MS, untilDeadline } from './retry-policies';
 import { trackStatus } from './status';
-
-const platform = proxyActivities<Activities>({
-  // Thinking raises latency well above the usual 0.2 s.
-  startToCloseTimeout: '2m',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 8 },
-});
 
 export async function evaluateDecision(rawInput: EvaluateDecisionInput): Promise<EvaluateDecisionResult> {
   const input = parseInput(EvaluateDecisionInput, rawInput, WorkflowType.evaluateDecision);
@@ -42,9 +37,17 @@ export async function evaluateDecision(rawInput: EvaluateDecisionInput): Promise
   if (issues.length > 0) throw invalidInput(WorkflowType.evaluateDecision, issues);
 
   const status = trackStatus(WorkflowType.evaluateDecision, 'EVALUATING', {});
+  // Each attempt outlives the client's timeout (thinking raises latency well above the usual 0.2 s).
+  const platform = proxyActivities<Activities>(
+    untilDeadline(workflowInfo().startTime.getTime() + DEFAULT_DEADLINE_MS.evaluateDecision),
+  );
   let answered = 0;
   status.detail({ answered, total: requests.length });
   const answers = await mapBounded(requests, input.maxConcurrency, async (req) => {
+    // Billed by its prompt tokens. Retried while the first attempt may still be in flight? Never: an
+    // attempt outlives the client's HTTP timeout. But a request the client gave up on may still have
+    // been answered and billed, and the platform takes no idempotency key: each retry after a timeout
+    // may pay for one more evaluation (a few tokens), which is accepted, and counted by the bill list.
     const answer = await platform.evaluateDecisionQuestion(req);
     status.detail({ answered: ++answered });
     return answer;

@@ -1,5 +1,5 @@
 // GPU instance workflows: renew for months, restart and wait until running.
-import { ApplicationFailure, patched, proxyActivities } from '@temporalio/workflow';
+import { ApplicationFailure, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { FailureType } from '../api/failures';
 import { WorkflowType } from '../api/names';
 import {
@@ -13,21 +13,31 @@ import type { z } from 'zod';
 import type { Activities } from '../activities';
 import type { InstanceObservation, WaitForInstanceStatusResult } from '../activities/instances';
 import { Patch } from './patches';
-import { pollTimedOut, retryAsPollOptions } from './retry-policies';
+import {
+  DEFAULT_DEADLINE_MS,
+  pollTimedOut,
+  retryAsPollOptions,
+  TRANSIENT_RETRY,
+  untilDeadline,
+} from './retry-policies';
 import { trackStatus, type StatusTracker } from './status';
 
-const platform = proxyActivities<Activities>({
-  startToCloseTimeout: '30s',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 10 },
-});
+/** The platform's calls, retried through any outage until `ms` after the workflow started. */
+const platformFor = (ms: number) => proxyActivities<Activities>(untilDeadline(workflowInfo().startTime.getTime() + ms));
 
 /** Renews a subscription instance. A retried renew never pays twice (see the renewInstance activity). */
 export async function renewInstance(rawInput: RenewInstanceInput): Promise<RenewInstanceResult> {
   const input = parseInput(RenewInstanceInput, rawInput, WorkflowType.renewInstance);
   const status = trackStatus(WorkflowType.renewInstance, 'READING_INSTANCE', { instanceId: input.instanceId });
+  const platform = platformFor(DEFAULT_DEADLINE_MS.renewInstance);
 
   const before = await platform.getInstance(input.instanceId);
   status.set('RENEWING', { endTimeBefore: before.endTime });
+  // Costs money. Retried while the first attempt may still be in flight? It cannot be: an attempt
+  // outlives the client's HTTP timeout (PLATFORM_ATTEMPT_MS), so the server retries only once the
+  // attempt's request has ended; and a retry first waits out the time the platform may still act on
+  // that request, watching the expiry, and renews only if the expiry never moved from `endTimeBefore`
+  // (src/activities/instances.ts). A request the platform applies later still is the residual risk.
   const { alreadyApplied } = await platform.renewInstance({ ...input, endTimeBefore: before.endTime });
   const after = await platform.getInstance(input.instanceId);
   status.set('RENEWED', { endTimeAfter: after.endTime });
@@ -46,7 +56,9 @@ export async function restartInstance(rawInput: RestartInstanceInput): Promise<R
   const input = parseInput(RestartInstanceInput, rawInput, WorkflowType.restartInstance);
   const status = trackStatus(WorkflowType.restartInstance, 'RESTARTING', { instanceId: input.instanceId });
 
-  await platform.restartInstance(input.instanceId);
+  // Free, and a second restart of a restarting instance does no harm: retried through any outage
+  // within the input's timeout, which then bounds the wait for `running` too.
+  await platformFor(input.timeoutSeconds * 1000).restartInstance(input.instanceId);
   status.set('WAITING_FOR_RUNNING');
 
   const waited = patched(Patch.restartRetryAsPoll)
@@ -125,8 +137,9 @@ async function waitWithHeartbeats(input: ParsedRestartInput): Promise<WaitForIns
   const waiter = proxyActivities<Activities>({
     // The activity owns the deadline; these bounds only catch a worker that died mid-wait.
     startToCloseTimeout: timeoutMs + 60_000,
+    scheduleToCloseTimeout: timeoutMs + 60_000,
     heartbeatTimeout: 2 * maxIntervalMs + 30_000,
-    retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 5 },
+    retry: TRANSIENT_RETRY,
   });
   return waiter.waitForInstanceStatus({
     instanceId: input.instanceId,

@@ -13,4 +13,16 @@ export const Patch = {
   budgetLocalPrice: 'budget-local-price',
   /** 2026-11: budgetLedger checks each batch in a local activity, answering it in the task that took it in. */
   ledgerLocalCheck: 'ledger-local-check',
+  /**
+   * 2026-11: mediaGeneration resubmits attempts the platform refused until its deadline, not up to
+   * `submission.maxAttempts`, which now bounds only the attempts that may have created a paid task.
+   */
+  mediaResubmitUntilDeadline: 'media-resubmit-until-deadline',
+  /** 2026-11: batchJob lets a create in flight answer when cancelled, then cancels the batch it made. */
+  batchCreateThenCancel: 'batch-create-then-cancel',
+  /**
+   * 2026-11: budgetLedger version 1 (./budget/ledger-version.ts): a reservation follows its job across
+   * a reset or a retried run. Older ledgers continue as new on it at their next workflow task.
+   */
+  ledgerVersion1: 'ledger-version-1',
 } as const;

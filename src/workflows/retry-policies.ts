@@ -1,4 +1,10 @@
-// Retry policies and activity options of the workflows' activities, in one place.
+// Retry policies and activity options of the workflows' activities, in one place (docs/retries.md).
+//
+// The rule: an outage delays an operation, it never destroys it. A transient failure (5xx, 429, a
+// timeout, a reset, a lost worker) is retried with a backoff capped at a few minutes until the
+// operation's own deadline, the activity's schedule-to-close timeout; never after a count of
+// attempts. Only the failure types in NON_RETRYABLE (an activity marks them nonRetryable too) end a
+// call, and with it the workflow.
 import { RetryState } from '@temporalio/common';
 import {
   ActivityCancellationType,
@@ -7,6 +13,103 @@ import {
   type RetryPolicy,
   TimeoutFailure,
 } from '@temporalio/workflow';
+import { FailureType } from '../api/failures';
+
+/** The failure types that end a call at once: the platform's final word, or ours. */
+export const NON_RETRYABLE: string[] = [
+  FailureType.InvalidInput,
+  FailureType.Unauthorized,
+  FailureType.NotFound,
+  FailureType.BudgetExceeded,
+  FailureType.PlatformRejected,
+  FailureType.AmbiguousSubmission,
+  FailureType.GenerationFailed,
+  FailureType.BatchFailed,
+  FailureType.OutputExpired,
+  FailureType.DeadlineExceeded,
+];
+
+/** Transient failures: backoff from a second, doubling, capped at 3 minutes, until the deadline. */
+export const TRANSIENT_RETRY: RetryPolicy = {
+  initialInterval: '1s',
+  backoffCoefficient: 2,
+  maximumInterval: '3m',
+  nonRetryableErrorTypes: NON_RETRYABLE,
+};
+
+/**
+ * The longest one attempt of a platform call may take. Longer than the client's own HTTP timeout
+ * (PLATFORM_TIMEOUT_MS, 30 s by default): the server retries only after the attempt's request has
+ * ended, answered or abandoned by the client, never while it may still be in flight from this worker.
+ */
+export const PLATFORM_ATTEMPT_MS = 2 * 60_000;
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+
+/**
+ * How long an operation keeps retrying transient failures when its input gives no deadline of its
+ * own, from the workflow's start. Inputs that have one use it: mediaGeneration's `deadlineSeconds`,
+ * restartInstance's `timeoutSeconds`, batchJob's window and grace, budgetGatedJob's `wait.timeoutSeconds`.
+ */
+export const DEFAULT_DEADLINE_MS = {
+  /** Read, renew (once), read again. */
+  renewInstance: 6 * HOUR_MS,
+  /** The restart call; the wait for `running` has the input's timeout. */
+  restartInstance: HOUR_MS,
+  evaluateDecision: 6 * HOUR_MS,
+  billingReport: 12 * HOUR_MS,
+  /** Uploading a batch's input and creating it. */
+  batchCreate: 6 * HOUR_MS,
+  /** Pricing, the gate and admission of a budget-gated job (the ledger answers while the platform is up). */
+  budgetAdmission: 6 * HOUR_MS,
+  /** Keeping a finished task's or batch's outputs: their URLs expire on their own (OutputExpired ends it). */
+  keepOutputs: 6 * HOUR_MS,
+} as const;
+
+/**
+ * Options of a platform call retried until `deadlineAt` (epoch ms on the workflow's clock), with
+ * `attemptMs` for each attempt. A deadline already past still gets one attempt's worth of time:
+ * the call was going to be made, and its outcome (or a timeout) must come back.
+ */
+export function untilDeadline(deadlineAt: number, opts: AttemptOptions = {}): ActivityOptions {
+  return forUpTo(deadlineAt - Date.now(), opts);
+}
+
+interface AttemptOptions {
+  attemptMs?: number;
+  heartbeatMs?: number;
+}
+
+/** Options of a call retried for up to `ms` from when it is scheduled (at least one attempt's worth). */
+export function forUpTo(ms: number, opts: AttemptOptions = {}): ActivityOptions {
+  const attemptMs = opts.attemptMs ?? PLATFORM_ATTEMPT_MS;
+  return {
+    startToCloseTimeout: attemptMs,
+    scheduleToCloseTimeout: Math.max(attemptMs, ms),
+    heartbeatTimeout: opts.heartbeatMs,
+    retry: TRANSIENT_RETRY,
+  };
+}
+
+/**
+ * A call that must happen whatever the outage: releasing a budget reservation, cancelling a paid
+ * batch. Retried for ever (the backoff stays capped); only a non-retryable failure ends it.
+ */
+export const UNTIL_DONE: ActivityOptions = {
+  startToCloseTimeout: PLATFORM_ATTEMPT_MS,
+  retry: TRANSIENT_RETRY,
+};
+
+/**
+ * A costly submit whose resubmission the workflow decides itself, never the server (see
+ * src/workflows/media/submit.ts): one attempt per activity run.
+ */
+export const SUBMIT_ONCE: ActivityOptions = {
+  // The client's own call timeout is shorter; this catches a worker lost mid-call.
+  startToCloseTimeout: PLATFORM_ATTEMPT_MS,
+  retry: { maximumAttempts: 1 },
+};
 
 /**
  * Retry-as-poll activities (src/activities/poll-again.ts): each attempt sets its own next delay, so

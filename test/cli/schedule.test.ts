@@ -35,10 +35,17 @@ const cli = (args: string[], taskQueue = 'unused-queue') => runNode('starter.js'
 const withBudgetWorker = <T>(prefix: string, fn: Parameters<typeof withWorker<T>>[1]) =>
   withWorker(prefix, fn, { platform: emulatorPlatform(emulator.url) });
 
-/** The flags of a scheduled 5 s video for `memberId`, quick on the emulator (0.5 s). */
+/**
+ * The flags of a scheduled 5 s video for `memberId`, quick on the emulator (0.5 s), without
+ * re-generations: its reservation is one video's price.
+ */
 const videoJob = (memberId: string) => [
-  ...['--member-id', memberId, '--job', 'mediaGeneration', '--operation', 'text-to-video'],
-  ...['--prompt', 'a lighthouse at dusk [emulator:duration=500]', '--duration', '5'],
+  ...['--member-id', memberId, '--job', 'mediaGeneration', '--job-input'],
+  JSON.stringify({
+    operation: 'text-to-video',
+    request: { prompt: 'a lighthouse at dusk [emulator:duration=500]', duration: 5 },
+    regeneration: { maxRegenerations: 0 },
+  }),
 ];
 
 describe('schedule CLI', () => {
@@ -276,6 +283,7 @@ describe('budget CLI', () => {
               input: {
                 operation: 'text-to-video',
                 request: { prompt: 'a long take [emulator:duration=600000]', duration: 5 },
+                regeneration: { maxRegenerations: 0 },
               },
             },
           },

@@ -18,11 +18,15 @@ import { failureOf } from '../helpers/failures';
 import { waitFor } from '../helpers/processes';
 import { emulatorPlatform, eventTypes, recordHistory, uniqueId, withWorker } from '../helpers/temporal';
 
-/** A 5 s text-to-video: 5 × 1120 in the default price table, and what the emulator charges. */
+/**
+ * A 5 s text-to-video: 5 × 1120 in the default price table, and what the emulator charges. Without
+ * re-generations, so it is also what its reservation covers (a reservation covers every possible
+ * charge: see the test of the default below).
+ */
 const VIDEO_COST = 5_600;
 const video = (prompt: string): BudgetGatedJobInput['job'] => ({
   workflowType: 'mediaGeneration',
-  input: { operation: 'text-to-video', request: { prompt, duration: 5 } },
+  input: { operation: 'text-to-video', request: { prompt, duration: 5 }, regeneration: { maxRegenerations: 0 } },
 });
 
 /** A job that costs the platform nothing and ends fast: the budget is what the test is about. */
@@ -61,6 +65,38 @@ async function statusAttribute(handle: WorkflowHandle): Promise<string | undefin
 }
 
 describe('budgetGatedJob', () => {
+  it('reserves what the job can be charged at most: every re-generation and possibly paid resubmit', () =>
+    withBudgetWorker('budget-covers', async ({ client, taskQueue }) => {
+      // A budget that one video covers, but not the re-generations it may pay for.
+      const memberId = await emulator.freshMember(2 * VIDEO_COST);
+      const request = { prompt: 'a storm [emulator:duration=300]', duration: 5 };
+      const skipped = await startJob({ client, taskQueue }, 'budget-covers', {
+        memberId,
+        onInsufficient: 'skip',
+        job: { workflowType: 'mediaGeneration', input: { operation: 'text-to-video', request } },
+      }).then((h) => h.result());
+      expect(skipped.outcome).toBe('Skipped');
+      expect(skipped.admission).toMatchObject({
+        cost: 3 * VIDEO_COST,
+        costBreakdown: '(5 s × 1120 (text-to-video)) × 3 (3 generations)',
+      });
+      const resubmitting = await startJob({ client, taskQueue }, 'budget-covers-resubmit', {
+        memberId,
+        onInsufficient: 'skip',
+        job: {
+          workflowType: 'mediaGeneration',
+          input: {
+            operation: 'text-to-video',
+            request,
+            regeneration: { maxRegenerations: 1 },
+            submission: { onAmbiguous: 'resubmit', maxAttempts: 3 },
+          },
+        },
+      }).then((h) => h.result());
+      expect(resubmitting.admission).toMatchObject({ cost: 6 * VIDEO_COST, decision: 'refused' });
+      expect(resubmitting.admission.costBreakdown).toMatch(/× 6 \(2 generations × 3 possibly paid submits each\)$/);
+    }));
+
   it('admits exactly the jobs the budget covers when they start together', () =>
     withBudgetWorker('budget-concurrent', async ({ client, taskQueue }) => {
       const admitted = 3;

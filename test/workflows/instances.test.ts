@@ -104,6 +104,32 @@ describe('renewInstance', () => {
     expect(afterWorkflow - Number(before.endTime)).toBe(afterOneMore - afterWorkflow);
   });
 
+  it('does not renew twice when the renewal lands after the retry has started', async () => {
+    // The client gives up after 3 s and the retry starts a second later, but the platform applies the
+    // first renewal only at 5 s: the retry must wait that out, not see the old expiry and renew again.
+    await faults({ routes: { renewInstance: { latencyMs: 5_000, count: 1 } } });
+    const platform = emulatorPlatform(emulator.url);
+    const before = await platform.getInstance({ instanceId: 'inst-demo-1' });
+    await withWorker(
+      'renew-late',
+      async ({ client, taskQueue }) => {
+        const handle = await client.workflow.start<typeof renewInstance>(WorkflowType.renewInstance, {
+          taskQueue,
+          workflowId: uniqueId('renew-late'),
+          args: [{ instanceId: 'inst-demo-1', months: 1 }],
+        });
+        const result = await handle.result();
+        expect(result.alreadyApplied).toBe(true);
+        expect(await activityAttempts(handle)).toEqual([1, 2, 1]);
+      },
+      { platform: emulatorPlatform(emulator.url, { timeoutMs: 3_000 }) },
+    );
+    const afterWorkflow = Number((await platform.getInstance({ instanceId: 'inst-demo-1' })).endTime);
+    await platform.renewInstance({ instanceId: 'inst-demo-1', months: 1 });
+    const afterOneMore = Number((await platform.getInstance({ instanceId: 'inst-demo-1' })).endTime);
+    expect(afterWorkflow - Number(before.endTime)).toBe(afterOneMore - afterWorkflow);
+  });
+
   it('fails without retries for an unknown instance', () =>
     withWorker('renew-missing', async ({ client, taskQueue }) => {
       const handle = await client.workflow.start(WorkflowType.renewInstance, {

@@ -15,6 +15,7 @@ import { failureOf } from '../helpers/failures';
 import { cleanEnv, startNode, waitFor } from '../helpers/processes';
 import {
   emulatorPlatform,
+  recordHistory,
   uniqueId,
   withClient,
   withWorker as withSharedWorker,
@@ -76,6 +77,47 @@ describe('mediaGeneration under faults', () => {
         expect([FailureType.RateLimited, FailureType.PlatformUnavailable]).toContain(s.error?.type);
       }
       expect((await submissionsSoFar()) - before).toBe(1);
+    }));
+
+  it('waits out a submit outage longer than any attempt count, and ends at the deadline when it does not end', () =>
+    withWorker('media-submit-outage', async (ctx) => {
+      // 503 on every submit for 6 s: with 100-500 ms backoff, far more refusals than maxAttempts (2).
+      await emulator.admin('PUT', '/faults', { routes: { submitTextToVideo: { errorRate5xx: 1, status5xx: 503 } } });
+      const outageOver = new Promise((r) => setTimeout(r, 6_000)).then(() => emulator.admin('DELETE', '/faults'));
+      const before = await submissionsSoFar();
+      const handle = await start(
+        ctx,
+        {
+          operation: 'text-to-video',
+          request: { prompt: 'fog [emulator:duration=300]' },
+          submission: { ...QUICK_SUBMIT, maxAttempts: 2 },
+          polling: { minIntervalMs: 100 },
+          keepOutputs: false,
+        },
+        uniqueId('media-submit-outage'),
+      );
+      const result = await handle.result();
+      await outageOver;
+      const outcomes = result.submissions.map((s) => s.outcome);
+      expect(outcomes.filter((o) => o === 'refused').length).toBeGreaterThan(5);
+      expect(outcomes[outcomes.length - 1]).toBe('accepted');
+      expect((await submissionsSoFar()) - before).toBe(1);
+      await recordHistory(handle, 'mediaGeneration-submit-outage');
+
+      // An outage that outlasts the deadline (10 s) ends the run then, as DeadlineExceeded.
+      await emulator.admin('PUT', '/faults', { routes: { submitTextToVideo: { errorRate5xx: 1, status5xx: 503 } } });
+      const startedAt = Date.now();
+      const failure = await failureOf(
+        start(ctx, {
+          operation: 'text-to-video',
+          request: { prompt: 'smog [emulator:duration=300]' },
+          submission: { ...QUICK_SUBMIT, maxAttempts: 2 },
+          deadlineSeconds: 10,
+        }).then((h) => h.result()),
+      );
+      await emulator.admin('DELETE', '/faults');
+      expect(failure.type).toBe(FailureType.DeadlineExceeded);
+      expect(Date.now() - startedAt).toBeGreaterThanOrEqual(9_000);
     }));
 
   it('survives 429s and 5xx while polling', () =>

@@ -1,20 +1,18 @@
 // Creating the batch at most once. The platform takes no idempotency key, so the batch carries the
 // workflow id in its metadata: a retried attempt (after a timeout, a reset, a 5xx, a lost worker)
-// first looks for a batch on the same input file with that tag, and creates only if there is none.
+// looks for a batch on the same input file with that tag until no create an earlier attempt sent can
+// still land (../in-flight.ts: twice the client's timeout after it was sent), and creates only if
+// there is none. A create the platform acts on later still is the residual risk.
 import { Context, log } from '@temporalio/activity';
 import type { PlatformClient } from '../../platform/client';
 import type { BatchEndpoint } from '../../platform/schemas/batches';
+import { findAfterEarlierAttempts, inFlightSettleMs, sendCostly } from '../in-flight';
 import { snapshotOf, type BatchSnapshot } from './snapshot';
 
 /** The metadata key that ties a platform batch to the workflow that created it. */
 export const WORKFLOW_ID_METADATA_KEY = 'platform_ops_workflow_id';
 /** How far back the lookup reads the batch list (newest first). */
 const LOOKUP_LIMIT = 500;
-/**
- * Before looking, a retry lets a create that may still be in flight (sent by the attempt that gave up)
- * land, so the lookup sees it. A create that lands later still could be duplicated: the residual risk.
- */
-const SETTLE_MS = 2_000;
 
 export interface CreateBatchOnceInput {
   workflowId: string;
@@ -59,29 +57,30 @@ export function createBatchCreateActivities(platform: PlatformClient) {
       const signal = ctx.cancellationSignal;
       const attempt = ctx.info.attempt;
       const sentAt = Date.now();
-      // The first attempt cannot have been preceded by one that reached the platform.
-      if (attempt > 1) {
-        await ctx.sleep(SETTLE_MS);
-        const existing = await findExisting(input, signal);
-        if (existing) {
-          log.info('Batch already created by an earlier attempt', { batchId: existing.id, attempt });
-          return {
-            batch: existing,
-            found: true,
-            attempt,
-            at: Date.now(),
-            windowStartAt: ctx.info.scheduledTimestampMs,
-          };
-        }
+      // A first attempt, or a retry after clear refusals only, has nothing to look for.
+      const existing = await findAfterEarlierAttempts(ctx, inFlightSettleMs(platform.config.timeoutMs), () =>
+        findExisting(input, signal),
+      );
+      if (existing) {
+        log.info('Batch already created by an earlier attempt', { batchId: existing.id, attempt });
+        return {
+          batch: existing,
+          found: true,
+          attempt,
+          at: Date.now(),
+          windowStartAt: ctx.info.scheduledTimestampMs,
+        };
       }
-      const batch = await platform.createBatch(
-        {
-          input_file_id: input.inputFileId,
-          endpoint: input.endpoint,
-          completion_window: '48h',
-          metadata: { ...input.metadata, [WORKFLOW_ID_METADATA_KEY]: input.workflowId },
-        },
-        { signal },
+      const batch = await sendCostly(ctx, () =>
+        platform.createBatch(
+          {
+            input_file_id: input.inputFileId,
+            endpoint: input.endpoint,
+            completion_window: '48h',
+            metadata: { ...input.metadata, [WORKFLOW_ID_METADATA_KEY]: input.workflowId },
+          },
+          { signal },
+        ),
       );
       log.info('Created batch', { batchId: batch.id, inputFileId: input.inputFileId, attempt });
       return { batch: snapshotOf(batch), found: false, attempt, at: Date.now(), windowStartAt: sentAt };

@@ -29,6 +29,7 @@ import {
   reserveBudgetBatchUpdate,
   type ReserveBudgetOutcome,
 } from '../../workflows/budget/reserve-batch';
+import { LEDGER_VERSION, LEDGER_VERSION_MEMO } from '../../workflows/budget/ledger-version';
 
 export interface ReserveMemberBudgetInput {
   memberId: string;
@@ -145,6 +146,8 @@ export function createLedgerClientActivities(temporal: Client) {
       args: [{ memberId }],
       workflowIdConflictPolicy: 'USE_EXISTING',
       priority: { priorityKey: 1 },
+      // A ledger started by this code runs this code's version (an older one crosses over by itself).
+      memo: { [LEDGER_VERSION_MEMO]: LEDGER_VERSION },
       typedSearchAttributes: [
         { key: SearchAttributes.operation, value: WorkflowType.budgetLedger },
         { key: SearchAttributes.memberId, value: memberId },

@@ -48,6 +48,11 @@ export type PollingOptions = z.output<typeof PollingOptions>;
  * - `resubmit`: submit again; the result counts and names the possible duplicates.
  */
 export const SubmissionOptions = z.strictObject({
+  /**
+   * Attempts per generation that may have created a paid task (ambiguous ones), at most: what a
+   * budget reserves for a generation with onAmbiguous "resubmit". Attempts the platform clearly
+   * refused are sent again until the deadline, however many.
+   */
   maxAttempts: z.number().int().min(1).max(20).default(6),
   onAmbiguous: z.enum(['fail', 'resubmit']).default('fail'),
   /** First wait between attempts refused by the platform (429 waits for Retry-After when given). */

@@ -4,6 +4,7 @@ import {
   CancellationScope,
   condition,
   isCancellation,
+  patched,
   proxyActivities,
   setHandler,
   sleep,
@@ -24,14 +25,22 @@ import { isTerminalBatchStatus } from '../../platform/schemas/batches';
 import { batchFollower } from './follow';
 import { trackBatchProgress } from './progress';
 import { isoTime } from '../../shared/time';
-
-const platform = proxyActivities<Activities>({
-  startToCloseTimeout: '5m',
-  heartbeatTimeout: '1m',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 10 },
-});
+import { Patch } from '../patches';
+import { DEFAULT_DEADLINE_MS, UNTIL_DONE, untilDeadline } from '../retry-policies';
 
 const HOUR_MS = 3_600_000;
+const ATTEMPT = { attemptMs: 5 * 60_000, heartbeatMs: 60_000 };
+
+/** Upload and create: retried through any outage until the deadline for getting the batch going. */
+const creating = () =>
+  proxyActivities<Activities>(
+    untilDeadline(workflowInfo().startTime.getTime() + DEFAULT_DEADLINE_MS.batchCreate, ATTEMPT),
+  );
+/**
+ * Cancelling a paid batch: retried until it is done, whatever the outage, so nothing is left running
+ * on the platform because a call failed. Cancelling twice is harmless (an ended batch answers its state).
+ */
+const { cancelPlatformBatch } = proxyActivities<Activities>(UNTIL_DONE);
 
 type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
 /** A promise that never rejects: a race's losers (cancelled timers, say) must not go unhandled. */
@@ -77,6 +86,7 @@ export async function batchJob(rawInput: BatchJobInput): Promise<BatchJobResult>
 
   // 1. The input file: given, or uploaded now.
   progress.set('UPLOADING');
+  const platform = creating();
   const inputFileId =
     input.inputFileId ??
     (
@@ -87,14 +97,16 @@ export async function batchJob(rawInput: BatchJobInput): Promise<BatchJobResult>
       )
     ).fileId;
 
-  // 2. The batch, created once (a retried create looks for the batch an earlier attempt made).
+  // 2. The batch, created once. Costs money. Retried while the first attempt may still be in flight?
+  // Never by the server: an attempt outlives the client's timeout. A retry looks for the batch an
+  // earlier attempt made until no create it sent can still land, and creates only if there is none
+  // (src/activities/batches/create.ts).
   progress.set('CREATING', { inputFileId });
-  const created = await platform.createBatchOnce({
-    workflowId,
-    inputFileId,
-    endpoint: input.endpoint,
-    metadata: input.metadata,
-  });
+  const create = () =>
+    platform.createBatchOnce({ workflowId, inputFileId, endpoint: input.endpoint, metadata: input.metadata });
+  // A cancel while creating waits for the create to answer, then cancels the batch it made (below):
+  // cancelling the create itself would leave a batch the platform made running, unowned and paid.
+  const created = await (patched(Patch.batchCreateThenCancel) ? CancellationScope.nonCancellable(create) : create());
   const batchId = created.batch.id;
   const windowEndsAt = created.windowStartAt + input.windowHours * HOUR_MS;
   progress.created(batchId, inputFileId, windowEndsAt);
@@ -145,7 +157,7 @@ export async function batchJob(rawInput: BatchJobInput): Promise<BatchJobResult>
       following.cancel();
       await ended;
       progress.set('CANCELLING');
-      const cancelling = await platform.cancelPlatformBatch(batchId);
+      const cancelling = await cancelPlatformBatch(batchId);
       last = { ...last, status: cancelling.status, requestCounts: cancelling.requestCounts };
       // Then wait for CANCELLED (or whatever final state the platform reaches instead).
       if (!isTerminalBatchStatus(last.status)) last = await followBatch(batchId, input.polling, last, onCheckpoint, 0);
@@ -155,7 +167,7 @@ export async function batchJob(rawInput: BatchJobInput): Promise<BatchJobResult>
     // The workflow itself was cancelled: the platform batch must not run on, unowned.
     await CancellationScope.nonCancellable(async () => {
       progress.set('CANCELLING');
-      const cancelling = await platform.cancelPlatformBatch(batchId);
+      const cancelling = await cancelPlatformBatch(batchId);
       last = { ...last, status: cancelling.status, requestCounts: cancelling.requestCounts };
       if (!isTerminalBatchStatus(last.status)) last = await followBatch(batchId, input.polling, last, onCheckpoint, 0);
       final = last;
@@ -177,10 +189,11 @@ export async function batchJob(rawInput: BatchJobInput): Promise<BatchJobResult>
   }
   // A batch we cancelled at the end of the window has expired, whatever the platform calls it.
   const outcome: BatchOutcome = cancelledBy === 'window' ? 'Expired' : (OUTCOME_OF[final.status] ?? 'Cancelled');
-  let kept: Awaited<ReturnType<typeof platform.keepBatchOutputs>> | undefined;
+  let kept: Awaited<ReturnType<Activities['keepBatchOutputs']>> | undefined;
   if (input.keepOutputs && (final.outputFileId || final.errorFileId)) {
     progress.set('KEEPING_OUTPUTS');
-    kept = await platform.keepBatchOutputs({
+    const keeping = proxyActivities<Activities>(untilDeadline(Date.now() + DEFAULT_DEADLINE_MS.keepOutputs, ATTEMPT));
+    kept = await keeping.keepBatchOutputs({
       workflowId,
       batchId,
       outputFileId: final.outputFileId,

@@ -5,18 +5,20 @@ import { BillingReportInput, type BillingReportResult } from '../../api/schemas/
 import { parseInput } from '../../api/validate';
 import type { Activities } from '../../activities';
 import { billWindows } from '../../platform/bill-windows';
+import { DEFAULT_DEADLINE_MS, untilDeadline } from '../retry-policies';
 import { trackStatus } from '../status';
-
-const platform = proxyActivities<Activities>({
-  startToCloseTimeout: '10m',
-  heartbeatTimeout: '2m',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 8 },
-});
 
 export async function billingReport(rawInput: BillingReportInput): Promise<BillingReportResult> {
   const input = parseInput(BillingReportInput, rawInput, WorkflowType.billingReport);
   const windows = billWindows(input.cycleType, input.startTime, input.endTime);
   const status = trackStatus(WorkflowType.billingReport, 'FETCHING_BILLS', {});
+  // Reads only: retried through any outage until the report's deadline.
+  const platform = proxyActivities<Activities>(
+    untilDeadline(workflowInfo().startTime.getTime() + DEFAULT_DEADLINE_MS.billingReport, {
+      attemptMs: 10 * 60_000,
+      heartbeatMs: 2 * 60_000,
+    }),
+  );
   status.detail({ windows: windows.length });
 
   const [report, quotas] = await Promise.all([

@@ -9,17 +9,21 @@ import {
   isCancellation,
   proxyActivities,
   setHandler,
+  workflowInfo,
 } from '@temporalio/workflow';
 import { recheckBudgetSignal } from '../../api/names';
 import type { BudgetWaitOptions, ReserveBudgetRequest, ReserveBudgetResult } from '../../api/schemas/budget';
 import type { Activities, AwaitBudgetAdmissionResult } from '../../activities';
 import type { BudgetJobProgressTracker } from './progress';
 import { isoTime } from '../../shared/time';
+import { DEFAULT_DEADLINE_MS, TRANSIENT_RETRY, untilDeadline } from '../retry-policies';
 
-const { reserveMemberBudget } = proxyActivities<Activities>({
-  startToCloseTimeout: '1m',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 10 },
-});
+// Idempotent by reservation id (the ledger answers a repeat with what it holds): retried through any
+// outage of the ledger or the platform's check, until the admission deadline.
+const reserving = () =>
+  proxyActivities<Activities>(
+    untilDeadline(workflowInfo().startTime.getTime() + DEFAULT_DEADLINE_MS.budgetAdmission, { attemptMs: 60_000 }),
+  );
 
 export interface AdmissionOutcome {
   admitted: boolean;
@@ -44,7 +48,10 @@ export async function admitThroughLedger(opts: {
   });
 
   progress.update({ status: 'CHECKING_BUDGET' });
-  const first = await reserveMemberBudget({ memberId, request: { ...request, waiting: wait !== undefined } });
+  const first = await reserving().reserveMemberBudget({
+    memberId,
+    request: { ...request, waiting: wait !== undefined },
+  });
   let checks = 1;
   const outcome = (answer: ReserveBudgetResult, mayHold = false): AdmissionOutcome => ({
     admitted: answer.admitted,
@@ -66,8 +73,9 @@ export async function admitThroughLedger(opts: {
   });
   const { awaitBudgetAdmission } = proxyActivities<Activities>({
     startToCloseTimeout: wait.timeoutSeconds * 1000 + 5 * 60_000,
+    scheduleToCloseTimeout: wait.timeoutSeconds * 1000 + 5 * 60_000,
     heartbeatTimeout: '30s',
-    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
+    retry: TRANSIENT_RETRY,
     // A cancelled check must have stopped before the next one starts.
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   });

@@ -1,16 +1,13 @@
 // The decision gate: one question about the job's content, asked of the platform's decision
 // evaluation before the job submits anything. The job runs only if the passing option is likely enough.
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { GateVerdict, ParsedBudgetGatedJobInput } from '../../api/schemas/budget';
 import { invalidInput } from '../../api/validate';
 import type { Activities } from '../../activities';
 import { DECISION_MODEL, DecisionEvaluationRequest, type DecisionState } from '../../platform/schemas/decision';
 import { describeZodError } from '../../platform/validation';
 
-const { evaluateDecisionQuestion } = proxyActivities<Activities>({
-  startToCloseTimeout: '2m',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 8 },
-});
+import { DEFAULT_DEADLINE_MS, untilDeadline } from '../retry-policies';
 
 /** Image sources the decision API takes (https or data URLs); others are left out of the judged content. */
 const JUDGEABLE_IMAGE = /^(https:\/\/\S+|data:image\/[a-z0-9.+-]+;base64,)/i;
@@ -60,6 +57,12 @@ export function prepareGate(input: ParsedBudgetGatedJobInput): PreparedGate | un
 }
 
 export async function runGate(gate: PreparedGate): Promise<GateVerdict> {
+  // A billed call. Retried while the first attempt may still be in flight? Never: an attempt outlives
+  // the client's timeout. A request the client gave up on may still have been billed: each such retry
+  // may pay for one more small evaluation, accepted (the gate's estimate is reserved with the job).
+  const { evaluateDecisionQuestion } = proxyActivities<Activities>(
+    untilDeadline(workflowInfo().startTime.getTime() + DEFAULT_DEADLINE_MS.budgetAdmission),
+  );
   const answer = await evaluateDecisionQuestion({ index: 0, request: gate.request });
   const probability = answer.probabilities[gate.passOption] ?? 0;
   return {

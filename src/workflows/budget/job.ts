@@ -24,6 +24,7 @@ import {
 } from '../../api/schemas/budget';
 import { parseInput } from '../../api/validate';
 import type { Activities, PriceBudgetJobResult } from '../../activities';
+import { chargesAtMost } from '../../budget/charges';
 import { imagesIn, jobQuantities } from '../../budget/quantities';
 import { usdText } from '../../platform/money';
 import { admitThroughLedger, type AdmissionOutcome } from './admission';
@@ -31,11 +32,10 @@ import { prepareGate, runGate, type PreparedGate } from './gate';
 import { trackBudgetJobProgress, type BudgetJobProgressTracker } from './progress';
 import { isoTime } from '../../shared/time';
 import { Patch } from '../patches';
+import { DEFAULT_DEADLINE_MS, forUpTo, UNTIL_DONE } from '../retry-policies';
 
-const PRICE_OPTIONS = {
-  startToCloseTimeout: '30s',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 5 },
-} as const;
+// Reads the worker's price table: fails only on a job the table cannot price (InvalidInput).
+const PRICE_OPTIONS = forUpTo(DEFAULT_DEADLINE_MS.budgetAdmission, { attemptMs: 30_000 });
 // Before Patch.budgetLocalPrice: a regular activity, a round trip through the server and one more
 // workflow task before the reservation could be asked for (about a second of a burst's admission).
 const { priceBudgetJob } = proxyActivities<Activities>(PRICE_OPTIONS);
@@ -43,10 +43,7 @@ const { priceBudgetJob } = proxyActivities<Activities>(PRICE_OPTIONS);
 // workflow task, and the reservation is asked for in that same task.
 const { priceBudgetJob: priceBudgetJobLocally } = proxyLocalActivities<Activities>(PRICE_OPTIONS);
 // Giving budget back must not be lost: retried until the ledger has it.
-const { releaseMemberBudget } = proxyActivities<Activities>({
-  startToCloseTimeout: '1m',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
-});
+const { releaseMemberBudget } = proxyActivities<Activities>(UNTIL_DONE);
 
 /** Jobs whose input names the paying member and the expected cost (for their own search attributes). */
 const TAKES_MEMBER: readonly string[] = [WorkflowType.mediaGeneration, WorkflowType.batchJob];
@@ -57,7 +54,10 @@ export async function budgetGatedJob(rawInput: BudgetGatedJobInput): Promise<Bud
   const input = parseInput(BudgetGatedJobInput, rawInput, WorkflowType.budgetGatedJob);
   const gate = prepareGate(input);
   const { workflowId, runId, firstExecutionRunId } = workflowInfo();
-  // One reservation per job, whatever happens to its runs and checks.
+  // One reservation per job, whatever happens to its runs and checks: keyed by the job's chain of
+  // runs (the first run's id stays the same across a reset, a retried run and continue-as-new), so a
+  // reset or retried run asks for the reservation it already holds, and the ledger (version 1) moves
+  // it to that run; a new job that reuses the workflow id is another chain, with its own reservation.
   const reservationId = `${workflowId}@${firstExecutionRunId}`;
   const progress = trackBudgetJobProgress(input, reservationId);
 
@@ -69,7 +69,12 @@ export async function budgetGatedJob(rawInput: BudgetGatedJobInput): Promise<Bud
           gate: gate ? { images: imagesIn(gate.request.state) } : undefined,
         })
       : { gateCost: 0 };
-  const cost = input.cost ?? priced.cost!;
+  // A priced job reserves what it can be charged at most (re-generations, possibly paid resubmits); a
+  // `cost` given in the input is taken as that already.
+  const bound = input.cost === undefined ? chargesAtMost(input.job) : { times: 1 };
+  const cost = input.cost ?? priced.cost! * bound.times;
+  const costBreakdown =
+    bound.times > 1 ? `(${priced.costBreakdown}) × ${bound.times} (${bound.why})` : priced.costBreakdown;
   const reserved = cost + priced.gateCost;
   progress.update({ cost, gateCost: priced.gateCost });
 
@@ -91,7 +96,7 @@ export async function budgetGatedJob(rawInput: BudgetGatedJobInput): Promise<Bud
       ledgerWorkflowId: budgetLedgerWorkflowId(input.memberId),
       cost,
       costSource: input.cost === undefined ? 'priceTable' : 'input',
-      costBreakdown: priced.costBreakdown,
+      costBreakdown,
       gateCost: priced.gateCost,
       reserved: admission.admitted ? reserved : 0,
       reservedUsd: usdText(admission.admitted ? reserved : 0),

@@ -10,9 +10,9 @@ import {
   allHandlersFinished,
   ApplicationFailure,
   condition,
-  continueAsNew,
   getExternalWorkflowHandle,
   log,
+  makeContinueAsNewFunc,
   patched,
   proxyActivities,
   proxyLocalActivities,
@@ -43,6 +43,8 @@ import type { Activities } from '../../activities';
 import { describeZodError, formatIssues } from '../../platform/validation';
 import { Patch } from '../patches';
 import { trackStatus } from '../status';
+import { forUpTo } from '../retry-policies';
+import { LEDGER_VERSION, LEDGER_VERSION_MEMO, ledgerUpgradeDue, ledgerVersionOf } from './ledger-version';
 import {
   ReserveBudgetBatch,
   reserveBudgetBatchUpdate,
@@ -50,12 +52,10 @@ import {
   type ReserveBudgetBatchResult,
 } from './reserve-batch';
 
-// A platform that stays down fails the admissions waiting on it (retryably), and the jobs' own
-// activities try again.
-const CHECK_OPTIONS = {
-  startToCloseTimeout: '30s',
-  retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 5 },
-} as const;
+// A platform that stays down for more than a minute fails the admissions waiting on it (retryably,
+// without ending the ledger), and the jobs' own reserve activities try again until their deadlines:
+// the ledger itself must stay free to answer releases meanwhile.
+const CHECK_OPTIONS = forUpTo(60_000, { attemptMs: 30_000 });
 // Before Patch.ledgerLocalCheck: a regular activity. The workflow task ended while it ran, so Updates
 // arriving meanwhile were taken in at once, but each batch cost a task to schedule the check, the
 // check's own dispatch, and another task to answer: three trips through a server that a burst of jobs
@@ -68,11 +68,11 @@ const { checkMemberBudget } = proxyActivities<Activities>(CHECK_OPTIONS);
 // is retried or re-run (its worker lost mid-task) only reads, and the Updates of a task that never
 // completed are delivered again and meet the same idempotent reservationIds.
 const { checkMemberBudget: checkMemberBudgetLocally } = proxyLocalActivities<Activities>(CHECK_OPTIONS);
-const { findEndedHolders } = proxyActivities<Activities>({
-  startToCloseTimeout: '5m',
-  heartbeatTimeout: '1m',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 5 },
-});
+// Reads of Temporal, every holderCheckSeconds: one that fails for 5 minutes is tried again at the next
+// round (continue-as-new waits for it, so it must not run for ever).
+const { findEndedHolders } = proxyActivities<Activities>(
+  forUpTo(5 * 60_000, { attemptMs: 5 * 60_000, heartbeatMs: 60_000 }),
+);
 
 /** Released ids remembered, so a late duplicate of a released reservation is not admitted again. */
 const RECENTLY_RELEASED = 500;
@@ -101,6 +101,9 @@ function asReservationFailure(err: unknown): ReservationFailure {
   return { message: err instanceof Error ? err.message : String(err), nonRetryable: false };
 }
 
+/** A released reservation as remembered since version 1: with the run that released it. */
+const releasedKey = (r: { reservationId: string; holderRunId?: string }) => `${r.reservationId} ${r.holderRunId ?? ''}`;
+
 /** A validator's refusal: the Update is rejected before it enters the history. */
 function validated<S extends z.ZodType>(schema: S, value: unknown, what: string): void {
   const parsed = schema.safeParse(value);
@@ -110,6 +113,10 @@ function validated<S extends z.ZodType>(schema: S, value: unknown, what: string)
 export async function budgetLedger(rawInput: BudgetLedgerInput): Promise<BudgetLedgerState> {
   const input = parseInput(BudgetLedgerInput, rawInput, WorkflowType.budgetLedger);
   const { memberId } = input;
+  // What this run does is its version's (./ledger-version.ts); an older run crosses over below.
+  const version = ledgerVersionOf(workflowInfo().memo);
+  /** Version 1: a reservation follows its job across a reset or a retried run (the same chain). */
+  const followsChain = version >= 1;
   const reservations = new Map(input.reservations.map((r) => [r.reservationId, r]));
   const waiting = new Set(input.waiting);
   const recentlyReleased = [...input.recentlyReleased];
@@ -196,8 +203,12 @@ export async function budgetLedger(rawInput: BudgetLedgerInput): Promise<BudgetL
       const held = reservations.get(reservationId);
       if (answers.has(reservationId)) continue; // the same request twice (a retried activity)
       if (held) {
+        // A reset or retried run of the job asks again under the same id (its chain's): it holds now.
+        if (followsChain && request.holderRunId && request.holderRunId !== held.holderRunId) {
+          reservations.set(reservationId, { ...held, holderRunId: request.holderRunId });
+        }
         answers.set(reservationId, answer(held, outstanding() - held.cost, true, { alreadyHeld: true }));
-      } else if (recentlyReleased.includes(reservationId)) {
+      } else if (recentlyReleased.includes(followsChain ? releasedKey(request) : reservationId)) {
         // Only a late duplicate of a request already answered and released gets here: hold nothing again.
         answers.set(reservationId, answer(request, outstanding(), false));
       } else if (request.cost === 0) {
@@ -253,7 +264,9 @@ export async function budgetLedger(rawInput: BudgetLedgerInput): Promise<BudgetL
     const held = reservations.get(reservationId);
     if (!held) return { released: false };
     reservations.delete(reservationId);
-    recentlyReleased.push(reservationId);
+    // Since version 1, by run: the run that released must not hold it again (a late duplicate of its
+    // request), but another run of the job (a retry after a failure that released) needs it again.
+    recentlyReleased.push(followsChain ? releasedKey(held) : reservationId);
     if (recentlyReleased.length > RECENTLY_RELEASED) recentlyReleased.shift();
     totals.released++;
     changed();
@@ -304,7 +317,11 @@ export async function budgetLedger(rawInput: BudgetLedgerInput): Promise<BudgetL
       try {
         const ended = new Set(
           await findEndedHolders({
-            holders: held.map((r) => ({ workflowId: r.holderWorkflowId, runId: r.holderRunId })),
+            // Since version 1, the job's current run, whichever it is (a reset's, a retry's).
+            holders: held.map((r) => ({
+              workflowId: r.holderWorkflowId,
+              runId: followsChain ? undefined : r.holderRunId,
+            })),
           }),
         );
         const stale = held.filter((r) => ended.has(r.holderWorkflowId) && reservations.has(r.reservationId));
@@ -327,11 +344,15 @@ export async function budgetLedger(rawInput: BudgetLedgerInput): Promise<BudgetL
   void reclaimStale();
 
   await condition(
-    () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength >= input.continueAsNewAfterEvents,
+    () =>
+      workflowInfo().continueAsNewSuggested ||
+      workflowInfo().historyLength >= input.continueAsNewAfterEvents ||
+      ledgerUpgradeDue(version),
   );
   // Let admissions, releases, signals and checks in flight finish, so nothing is lost on the way over.
   await condition(() => allHandlersFinished() && busy === 0);
-  return continueAsNew<typeof budgetLedger>({
+  // The next run is on the current version, whatever this one's was.
+  return makeContinueAsNewFunc<typeof budgetLedger>({ memo: { [LEDGER_VERSION_MEMO]: LEDGER_VERSION } })({
     ...input,
     reservations: [...reservations.values()],
     waiting: [...waiting],

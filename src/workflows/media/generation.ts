@@ -15,13 +15,13 @@ import { trackMediaProgress } from './progress';
 import { submitGeneration } from './submit';
 import { waitForTaskEnd } from './wait';
 import { isoTime } from '../../shared/time';
+import { DEFAULT_DEADLINE_MS, untilDeadline } from '../retry-policies';
 
-const { keepTaskOutputs } = proxyActivities<Activities>({
-  startToCloseTimeout: '10m',
-  heartbeatTimeout: '1m',
-  // Outputs expire: retry quickly, and stop once the URL is gone (OutputExpired is non-retryable).
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '20s', maximumAttempts: 6 },
-});
+/** Keeping outputs: retried until they are kept or their URLs expire (OutputExpired ends it). */
+const keeper = () =>
+  proxyActivities<Activities>(
+    untilDeadline(Date.now() + DEFAULT_DEADLINE_MS.keepOutputs, { attemptMs: 10 * 60_000, heartbeatMs: 60_000 }),
+  );
 
 export async function mediaGeneration(rawInput: MediaGenerationInput): Promise<MediaGenerationResult> {
   const input: ParsedMediaGenerationInput = parseInput(MediaGenerationInput, rawInput, WorkflowType.mediaGeneration);
@@ -39,8 +39,12 @@ export async function mediaGeneration(rawInput: MediaGenerationInput): Promise<M
       submittedAt,
       firstLook,
       uncountedPolls = 0,
-    } = await submitGeneration(input, generation, submissions, () =>
-      progress.submitting(generation, submissions.length),
+    } = await submitGeneration(
+      input,
+      generation,
+      submissions,
+      () => progress.submitting(generation, submissions.length),
+      deadlineAt,
     );
     // Every task-result request counts: the submit's look is this task's first poll.
     const pollsBefore = polls + uncountedPolls;
@@ -87,7 +91,7 @@ export async function mediaGeneration(rawInput: MediaGenerationInput): Promise<M
     let outputs: MediaGenerationResult['outputs'] = [];
     if (input.keepOutputs && end.outputs.length > 0) {
       progress.set('KEEPING_OUTPUTS');
-      outputs = await keepTaskOutputs({
+      outputs = await keeper().keepTaskOutputs({
         workflowId: workflowInfo().workflowId,
         taskId,
         outputs: end.outputs,

@@ -1,10 +1,14 @@
 // Submitting one generation at most once. Each attempt is its own activity run (no automatic
-// retries): a refused attempt is sent again after a backoff, an ambiguous one (it may have created a
-// paid task) follows the input's `submission.onAmbiguous` policy. Every attempt is recorded.
+// retries): a refused attempt is sent again after a backoff, until the generation's deadline (an
+// outage delays, it does not end the run); an ambiguous one (it may have created a paid task) follows
+// the input's `submission.onAmbiguous` policy, and at most `submission.maxAttempts` of those are made
+// per generation, so what a generation can be charged is bounded (src/budget/quantities.ts reserves
+// it). Every attempt is recorded.
 import {
   ActivityFailure,
   ApplicationFailure,
   isCancellation,
+  patched,
   proxyActivities,
   sleep,
   TimeoutFailure,
@@ -14,12 +18,13 @@ import type { ParsedMediaGenerationInput, SubmissionAttempt } from '../../api/sc
 import type { Activities, SubmitFailureDetails, SubmitMediaTaskInput } from '../../activities';
 import type { SubmitMediaTaskResult } from '../../activities/media';
 import { isoTime } from '../../shared/time';
+import { Patch } from '../patches';
+import { SUBMIT_ONCE } from '../retry-policies';
 
-const { submitMediaTask } = proxyActivities<Activities>({
-  // The client's own call timeout is shorter; this catches a worker lost mid-call.
-  startToCloseTimeout: '2m',
-  retry: { maximumAttempts: 1 },
-});
+// Costs money. Retried while the first attempt may still be in flight? Never by the server (one
+// attempt per run, SUBMIT_ONCE); the workflow sends again only what the platform clearly refused, or,
+// with onAmbiguous "resubmit", knowingly risks a duplicate and counts it (possibleDuplicates).
+const { submitMediaTask } = proxyActivities<Activities>(SUBMIT_ONCE);
 
 interface AttemptFailure {
   outcome: 'refused' | 'ambiguous' | 'rejected';
@@ -56,9 +61,11 @@ export async function submitGeneration(
   generation: number,
   attempts: SubmissionAttempt[],
   onAttempt: () => void,
+  deadlineAt: number,
 ): Promise<SubmitMediaTaskResult> {
   const { submission } = input;
   let mayExistAlready = false;
+  let ambiguous = 0;
   for (let attempt = 1; ; attempt++) {
     const possibleDuplicate = mayExistAlready || undefined;
     try {
@@ -107,8 +114,22 @@ export async function submitGeneration(
           });
         }
         mayExistAlready = true;
+        ambiguous++;
       }
-      if (attempt >= submission.maxAttempts) {
+      const left = deadlineAt - Date.now();
+      if (patched(Patch.mediaResubmitUntilDeadline)) {
+        if (ambiguous >= submission.maxAttempts || left <= 0) {
+          throw ApplicationFailure.create({
+            type: left <= 0 ? FailureType.DeadlineExceeded : f.type,
+            nonRetryable: true,
+            message:
+              `Gave up submitting generation ${generation} after ${attempt} attempts ` +
+              (left <= 0 ? 'at the deadline' : `(${ambiguous} may have created a task)`) +
+              `; the last: ${f.message}`,
+            details: [{ attempts }],
+          });
+        }
+      } else if (attempt >= submission.maxAttempts) {
         throw ApplicationFailure.create({
           type: f.type,
           nonRetryable: true,
@@ -116,8 +137,9 @@ export async function submitGeneration(
           details: [{ attempts }],
         });
       }
-      const backoff = Math.min(submission.backoffMaxMs, submission.backoffInitialMs * 2 ** (attempt - 1));
-      await sleep(Math.max(backoff, f.details?.retryAfterMs ?? 0));
+      const backoff = Math.min(submission.backoffMaxMs, submission.backoffInitialMs * 2 ** Math.min(attempt - 1, 30));
+      // Never past the deadline: the last attempt is made at it.
+      await sleep(Math.max(1, Math.min(Math.max(backoff, f.details?.retryAfterMs ?? 0), left)));
     }
   }
 }
