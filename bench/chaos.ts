@@ -16,7 +16,12 @@ function formatFigures(r: ChaosResult): string {
       .join(', ');
     return `  ${type.padEnd(17)} started ${f.started.byType[type]}, completed ${f.completed.byType[type] ?? 0}, failed ${failed || 0}`;
   });
-  const faults = f.faults.map((x) => `  ${x.name.padEnd(17)} ${x.seconds} s, ${x.inFlight} workflows in flight`);
+  const faults = f.faults.map((x) => {
+    const failed = Object.entries(f.failed.byWave[x.name] ?? {})
+      .map(([why, n]) => `${why} ${n}`)
+      .join(', ');
+    return `  ${x.name.padEnd(17)} ${x.seconds} s, ${x.inFlight} workflows in flight; its wave failed ${failed || 0}`;
+  });
   return [
     `started ${f.started.total}, completed ${f.completed.total}, failed ${f.failed.total}, unfinished ${f.unfinished.total}`,
     ...rows,

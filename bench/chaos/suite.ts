@@ -58,6 +58,11 @@ export interface ChaosResult {
  * renewal is three short calls) not yet done.
  */
 const EVENT_SETTLE_MS = 500;
+/**
+ * After a fault heals, its wave gets this long at most to end before the next fault strikes, so each
+ * fault's failures are its own (a worker killed mid-call leaves its activities to time out, 30 s).
+ */
+const WAVE_SETTLE_MAX_MS = 45_000;
 /** Kept for reading outcomes, the ledger and every history after the wait for the last workflows. */
 const GATHER_RESERVE_MS = 150_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
@@ -88,7 +93,8 @@ export async function runChaosSuite(opts: Partial<ChaosOptions> = {}): Promise<C
       const windows: FaultWindow[] = [];
       for (const fault of faults) windows.push(await runFault(ctx, fault, o.perType, started));
 
-      await waitForAll(stack, began + o.maxElapsedS * 1000 - GATHER_RESERVE_MS, log);
+      const running = await waitForAll(stack, began + o.maxElapsedS * 1000 - GATHER_RESERVE_MS, log);
+      log(running ? `${running} workflows still running at the deadline` : 'every workflow has ended');
       log('reading the ledger, every outcome and every history…');
       // The ledger answers queries through the worker: read it before the worker goes.
       const reservations = await heldReservations(stack);
@@ -151,6 +157,13 @@ async function runFault(
   await fault.heal(ctx);
   const to = Date.now();
   ctx.log(`${fault.name} over after ${Math.round((to - from) / 1000)} s`);
+  const running = await waitForAll(
+    ctx.stack,
+    to + WAVE_SETTLE_MAX_MS,
+    ctx.log,
+    `WorkflowId STARTS_WITH "chaos-${fault.name}-"`,
+  );
+  if (running > 0) ctx.log(`${running} workflows of the ${fault.name} wave still running; on to the next fault`);
   return { name: fault.name, from, to, justifies: fault.justifies };
 }
 
@@ -177,16 +190,23 @@ async function startWave(stack: BenchStack, wave: string, perType: number): Prom
   });
 }
 
-/** Until no workflow but the ledger runs on the suite's queue, or `deadline` (real epoch ms). */
-async function waitForAll(stack: BenchStack, deadline: number, log: (msg: string) => void): Promise<void> {
+/**
+ * Until no workflow (but the ledger; of those `only` selects) runs on the suite's queue, or `deadline`
+ * (real epoch ms); answers how many still run.
+ */
+async function waitForAll(
+  stack: BenchStack,
+  deadline: number,
+  log: (msg: string) => void,
+  only?: string,
+): Promise<number> {
   const query =
-    `TaskQueue="${stack.taskQueue}" AND ExecutionStatus="Running" ` +
-    `AND WorkflowType!="${WorkflowType.budgetLedger}"`;
-  let lastSaid = 0;
+    `TaskQueue="${stack.taskQueue}" AND ExecutionStatus="Running" AND WorkflowType!="${WorkflowType.budgetLedger}"` +
+    (only ? ` AND ${only}` : '');
+  let lastSaid = Date.now();
   for (;;) {
     const running = (await stack.client.workflow.count(query)).count;
-    if (running === 0) return log('every workflow has ended');
-    if (Date.now() >= deadline) return log(`${running} workflows still running at the deadline`);
+    if (running === 0 || Date.now() >= deadline) return running;
     if (Date.now() - lastSaid > 30_000) {
       log(`${running} workflows still running…`);
       lastSaid = Date.now();

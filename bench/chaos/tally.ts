@@ -58,8 +58,8 @@ export interface ChaosFigures {
   started: { total: number; byType: ByType };
   startFailures: number;
   completed: { total: number; byType: ByType };
-  /** Type → failure type → workflows. */
-  failed: { total: number; byType: Record<string, ByType> };
+  /** Type (and the fault whose wave it was) → failure type → workflows. */
+  failed: { total: number; byType: Record<string, ByType>; byWave: Record<string, ByType> };
   /** Failures no fault the workflow lived through justifies, with a few workflow ids. */
   unjustifiedFailures: { total: number; byType: Record<string, ByType>; examples: string[] };
   unfinished: { total: number; byType: ByType; examples: string[] };
@@ -115,6 +115,7 @@ export function tally(input: ChaosInput): ChaosFigures {
   const started: ByType = {};
   const completed: ByType = {};
   const failed: Record<string, ByType> = {};
+  const failedByWave: Record<string, ByType> = {};
   const unjustified: Record<string, ByType> = {};
   const unjustifiedExamples: string[] = [];
   const unfinished: ByType = {};
@@ -135,6 +136,7 @@ export function tally(input: ChaosInput): ChaosFigures {
     } else {
       const why = o.failureType ?? o.status;
       bump((failed[o.type] ??= {}), why);
+      bump((failedByWave[o.wave] ??= {}), why);
       if (!justifiedFor(o, input.faults).has(why)) {
         bump((unjustified[o.type] ??= {}), why);
         if (unjustifiedExamples.length < EXAMPLES) unjustifiedExamples.push(`${o.workflowId}: ${why}`);
@@ -147,7 +149,7 @@ export function tally(input: ChaosInput): ChaosFigures {
     started: { total: sum(started), byType: started },
     startFailures,
     completed: { total: sum(completed), byType: completed },
-    failed: { total: nested(failed), byType: failed },
+    failed: { total: nested(failed), byType: failed, byWave: failedByWave },
     unjustifiedFailures: { total: nested(unjustified), byType: unjustified, examples: unjustifiedExamples },
     unfinished: { total: sum(unfinished), byType: unfinished, examples: unfinishedExamples },
     duplicatePaidSubmissions: duplicatePaid(input.paid),

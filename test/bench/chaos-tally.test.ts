@@ -67,6 +67,7 @@ describe('chaos tally', () => {
       }),
     );
     expect(f.failed.byType).toEqual({ mediaGeneration: { AmbiguousSubmission: 2, PlatformUnavailable: 1 } });
+    expect(f.failed.byWave).toEqual({ outage: { AmbiguousSubmission: 2, PlatformUnavailable: 1 } });
     expect(f.unjustifiedFailures.total).toBe(2);
     expect(f.unjustifiedFailures.examples).toEqual(['b: AmbiguousSubmission', 'c: PlatformUnavailable']);
     expect(f.completed.total).toBe(1);
