@@ -2,7 +2,7 @@
 // per fault, the faults in turn (worker SIGKILL, dev server restart, outage, 429 storm, slow paid
 // calls, cut downloads); then it waits for every workflow to end and gathers what the targets need.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { budgetLedgerStateQuery, budgetLedgerWorkflowId, WorkflowType } from '../../src/api/names';
@@ -114,11 +114,15 @@ export async function runChaosSuite(opts: Partial<ChaosOptions> = {}): Promise<C
         elapsedS: Math.round((Date.now() - began) / 1000),
       });
       const checks = chaosChecks(figures, o, CHAOS_TYPES);
+      const passed = checks.every((c) => c.ok);
+      // A failed run's logs are kept, to read what happened; a passed run's are only searched.
+      if (passed) rmSync(logDir, { recursive: true, force: true });
+      else log(`logs kept in ${logDir}`);
       return {
         options: o,
         figures,
         checks,
-        passed: checks.every((c) => c.ok),
+        passed,
         faultsInjected: counters.faultsInjected,
         scanned: {
           histories: histories.histories,
