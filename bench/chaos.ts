@@ -28,7 +28,7 @@ function formatFigures(r: ChaosResult): string {
     'faults:',
     ...faults,
     `duplicate paid submissions ${f.duplicatePaidSubmissions.total} ${JSON.stringify(f.duplicatePaidSubmissions.byRoute)}`,
-    `leaked reservations ${f.leakedReservations.total}; API-key occurrences ${f.keyOccurrences.total} ` +
+    `leaked reservations ${f.leakedReservations.total ?? 'not measured (the ledger did not answer)'}; API-key occurrences ${f.keyOccurrences.total} ` +
       `(${r.scanned.histories} histories, ${Math.round(r.scanned.logBytes / 1024)} KB of logs, ` +
       `${Math.round(r.scanned.artifactBytes / 1024)} KB of artifacts searched)`,
     ...f.unjustifiedFailures.examples.map((e) => `unjustified: ${e}`),

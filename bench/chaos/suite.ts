@@ -97,7 +97,7 @@ export async function runChaosSuite(opts: Partial<ChaosOptions> = {}): Promise<C
       log(running ? `${running} workflows still running at the deadline` : 'every workflow has ended');
       log('reading the ledger, every outcome and every history…');
       // The ledger answers queries through the worker: read it before the worker goes.
-      const reservations = await heldReservations(stack);
+      const reservations = await heldReservations(stack, log);
       await ctx.worker.stop();
       const outcomes = await gatherOutcomes(stack.client, started);
       const counters = await stack.admin<CountersView>('GET', '/counters');
@@ -219,9 +219,22 @@ async function waitForAll(
   }
 }
 
-/** The reservations the chaos member's ledger still holds (it exists: every wave has budget-gated jobs). */
-async function heldReservations(stack: BenchStack): Promise<Reservation[]> {
+/**
+ * The reservations the chaos member's ledger still holds (it exists: every wave has budget-gated jobs),
+ * or null when it does not answer the query, three times 10 s apart (a busy or stuck ledger): the leak
+ * target then fails as not measured.
+ */
+async function heldReservations(stack: BenchStack, log: (msg: string) => void): Promise<Reservation[] | null> {
   const ledger = stack.client.workflow.getHandle(budgetLedgerWorkflowId(CHAOS_MEMBER));
-  const state = await ledger.query(budgetLedgerStateQuery);
-  return state.reservations;
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    try {
+      return (await ledger.query(budgetLedgerStateQuery)).reservations;
+    } catch (err) {
+      log(
+        `the ledger did not answer its state query (attempt ${attempt}): ${err instanceof Error ? err.message : String(err)}`,
+      );
+      if (attempt < 3) await sleep(10_000);
+    }
+  }
+  return null;
 }

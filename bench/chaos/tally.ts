@@ -39,8 +39,8 @@ export interface ChaosInput {
   outcomes: Outcome[];
   faults: FaultWindow[];
   paid: PaidCounter;
-  /** Reservations the member's ledger holds once everything has ended. */
-  reservations: Reservation[];
+  /** Reservations the member's ledger holds once everything has ended; null when it did not answer. */
+  reservations: Reservation[] | null;
   /** Occurrences of the API key per place searched (histories, each log, artifacts). */
   keyOccurrences: Record<string, number>;
   elapsedS: number;
@@ -65,8 +65,8 @@ export interface ChaosFigures {
   unfinished: { total: number; byType: ByType; examples: string[] };
   /** Paid calls carried out more than once for one subject (instance, prompt, question, batch). */
   duplicatePaidSubmissions: { total: number; byRoute: ByType; examples: string[] };
-  /** Reservations still held by a job that has ended. */
-  leakedReservations: { total: number; examples: string[] };
+  /** Reservations still held by a job that has ended; null when the ledger could not be read. */
+  leakedReservations: { total: number | null; examples: string[] };
   keyOccurrences: { total: number; bySource: Record<string, number> };
   faults: Array<{
     name: string;
@@ -143,7 +143,7 @@ export function tally(input: ChaosInput): ChaosFigures {
       }
     }
   }
-  const leaked = input.reservations.filter((r) => !open.has(r.holderWorkflowId));
+  const leaked = input.reservations?.filter((r) => !open.has(r.holderWorkflowId));
   const nested = (m: Record<string, ByType>) => Object.values(m).reduce((a, b) => a + sum(b), 0);
   return {
     started: { total: sum(started), byType: started },
@@ -154,8 +154,8 @@ export function tally(input: ChaosInput): ChaosFigures {
     unfinished: { total: sum(unfinished), byType: unfinished, examples: unfinishedExamples },
     duplicatePaidSubmissions: duplicatePaid(input.paid),
     leakedReservations: {
-      total: leaked.length,
-      examples: leaked.slice(0, EXAMPLES).map((r) => `${r.reservationId} held by ${r.holderWorkflowId}`),
+      total: leaked ? leaked.length : null,
+      examples: (leaked ?? []).slice(0, EXAMPLES).map((r) => `${r.reservationId} held by ${r.holderWorkflowId}`),
     },
     keyOccurrences: { total: sum(input.keyOccurrences), bySource: input.keyOccurrences },
     faults: input.faults.map((f) => {

@@ -104,6 +104,10 @@ describe('chaos tally', () => {
     );
     expect(f.leakedReservations).toEqual({ total: 1, examples: ['r1 held by job-1'] });
     expect(f.unfinished.total).toBe(1);
+    // A ledger that did not answer leaves the figure unmeasured, which fails its target.
+    const unread = tally(input({ reservations: null }));
+    expect(unread.leakedReservations.total).toBeNull();
+    expect(chaosChecks(unread, targets, []).find((c) => c.what === 'leaked budget reservations')?.ok).toBe(false);
   });
 
   it('passes a clean run and fails each target its figure misses', () => {
