@@ -4,6 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { formatBudgetSummary, runBudgetAdmissionBench } from './budget-admission';
 import { runEmulatorThroughputBench } from './emulator-throughput';
+import { numberArg } from './support/args';
 import { formatMediaTable, runMediaPollingBench } from './media-polling';
 import { formatWaitingSummary, runWaitingAtScaleBench } from './waiting-at-scale';
 
@@ -11,15 +12,6 @@ interface Bench {
   name: string;
   what: string;
   run: () => Promise<{ passed: boolean; summary: string; figures: unknown }>;
-}
-
-/** `--name=<positive number>`, or undefined when absent. */
-function numberArg(name: string): number | undefined {
-  const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
-  if (!arg) return undefined;
-  const n = Number(arg.slice(name.length + 3));
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} must be a positive number, not "${arg}"`);
-  return n;
 }
 
 const benches: Bench[] = [

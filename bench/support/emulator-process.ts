@@ -1,6 +1,7 @@
 // The compiled emulator in a child process: its own event loop (and core), as in real use, so a
 // benchmark measures the client side and not an emulator sharing its thread.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
 import path from 'node:path';
 
 /** lib/bench/… → lib/src/emulator/main.js; from the TypeScript source, the same compiled file. */
@@ -10,10 +11,14 @@ export function compiledEmulatorMain(): string {
   return path.join(root, 'src', 'emulator', 'main.js');
 }
 
-/** Starts the emulator on a free port; resolves with its URL once it listens. */
+/**
+ * Starts the emulator on a free port; resolves with its URL once it listens. With `logFile`, everything
+ * it prints (its request log, with EMULATOR_LOG=1) is appended there; otherwise dropped.
+ */
 export function startEmulatorProcess(
   mainScript = compiledEmulatorMain(),
   env: Record<string, string> = {},
+  logFile?: string,
 ): Promise<{ child: ChildProcess; url: string; stop: () => Promise<void> }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [mainScript], {
@@ -37,7 +42,12 @@ export function startEmulatorProcess(
       if (m) {
         clearTimeout(timer);
         child.stdout?.off('data', onData);
-        child.stdout?.resume();
+        if (logFile) {
+          const sink = createWriteStream(logFile, { flags: 'a' });
+          sink.write(out);
+          child.stdout?.pipe(sink);
+          child.stderr?.pipe(sink);
+        } else child.stdout?.resume();
         resolve({ child, url: m[1], stop });
       }
     };

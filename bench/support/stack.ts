@@ -3,7 +3,7 @@
 // load, its Prometheus metrics on a known port), and the service's worker in a process of its own
 // (worker-main) on a fresh task queue, so its memory and CPU can be read apart from the benchmark's.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -22,6 +22,8 @@ export interface BenchWorker {
    * ends. Each call is a new process, so each phase of a benchmark starts from the same memory.
    */
   runUntil<R>(fn: (proc: WorkerProcess) => Promise<R>): Promise<R>;
+  /** Starts a worker process the caller stops (or kills); the stack stops it at the end if still up. */
+  start(): Promise<WorkerProcess>;
 }
 
 export interface BenchServer {
@@ -29,8 +31,22 @@ export interface BenchServer {
   namespace: string;
   /** The dev server's Prometheus endpoint (`service_requests` by operation). */
   metricsUrl: string;
-  /** The dev server's own process, read every second. */
+  /** The dev server's own process, read every second (the new process after a restart). */
   sampler: ProcSampler;
+  /** Stops the dev server (SIGTERM) and starts it again on the same SQLite file, port and metrics port. */
+  restart(): Promise<void>;
+}
+
+export interface BenchStackOptions {
+  /** The API key the worker and the platform client use (default the dev key); the fixtures must know it. */
+  apiKey?: string;
+  /**
+   * Where the processes' output goes: worker.log, temporal.log and emulator.log (the emulator with its
+   * request log on). Without it, only the worker's warnings are shown, and the rest is dropped.
+   */
+  logDir?: string;
+  /** The worker's LOG_LEVEL (default WARN). */
+  workerLogLevel?: string;
 }
 
 export interface BenchStack {
@@ -41,6 +57,8 @@ export interface BenchStack {
   platform: PlatformClient;
   client: Client;
   taskQueue: string;
+  /** Where the worker keeps outputs, bills and batch files. */
+  artifactDir: string;
   worker: BenchWorker;
   server: BenchServer;
 }
@@ -76,9 +94,16 @@ export async function withBenchStack<T>(
   name: string,
   fixtures: Record<string, unknown>,
   fn: (stack: BenchStack) => Promise<T>,
+  options: BenchStackOptions = {},
 ): Promise<T> {
   const log = (msg: string) => process.stderr.write(`[${name}] ${msg}\n`);
-  const emulator = await startEmulatorProcess();
+  const apiKey = options.apiKey ?? DEV_API_KEY;
+  const logFile = (file: string) => (options.logDir ? path.join(options.logDir, file) : undefined);
+  const emulator = await startEmulatorProcess(
+    undefined,
+    options.logDir ? { EMULATOR_LOG: '1' } : {},
+    logFile('emulator.log'),
+  );
   const admin = async <R>(method: string, p: string, body?: unknown): Promise<R> => {
     const res = await fetch(`${emulator.url}/_emulator${p}`, {
       method,
@@ -98,7 +123,7 @@ export async function withBenchStack<T>(
     await admin('POST', '/fixtures', fixtures);
     const platform = new PlatformClient({
       baseUrl: emulator.url,
-      apiKey: DEV_API_KEY,
+      apiKey,
       timeoutMs: 30_000,
       paths: { ...DEFAULT_PATHS },
       billProductNameParam: 'productName',
@@ -108,7 +133,8 @@ export async function withBenchStack<T>(
       benchBundleFile(log),
       getFreePort(),
     ]);
-    const server = await startDevServer({
+    const serverLog = logFile('temporal.log');
+    const serverOptions = {
       cliPath,
       port: await getFreePort(),
       headless: true,
@@ -116,10 +142,11 @@ export async function withBenchStack<T>(
       dbFile: path.join(dataDir, 'temporal.sqlite'),
       sqlitePragmas: BENCH_SQLITE_PRAGMAS,
       metricsPort,
-      log: () => {},
-    });
+      log: serverLog ? (line: string) => appendFileSync(serverLog, `${line}\n`) : () => {},
+    };
+    let server = await startDevServer(serverOptions);
     stops.unshift(() => server.stop());
-    const serverSampler = new ProcSampler(server.pid, 1_000).start();
+    let serverSampler = new ProcSampler(server.pid, 1_000).start();
     stops.unshift(() => Promise.resolve(serverSampler.stop()));
     const connection = await Connection.connect({ address: server.address });
     stops.unshift(() => connection.close());
@@ -132,19 +159,37 @@ export async function withBenchStack<T>(
       TEMPORAL_NAMESPACE: server.namespace,
       TEMPORAL_TASK_QUEUE: taskQueue,
       PLATFORM_BASE_URL: emulator.url,
-      PLATFORM_API_KEY: DEV_API_KEY,
+      PLATFORM_API_KEY: apiKey,
       ARTIFACT_DIR: artifactDir,
-      LOG_LEVEL: 'WARN',
+      LOG_LEVEL: options.workerLogLevel ?? 'WARN',
       [WORKFLOW_BUNDLE_ENV]: bundle,
     };
+    const workerLog = logFile('worker.log');
     const worker: BenchWorker = {
       runUntil: async (run) => {
-        const proc = await startWorkerProcess(workerEnv, log);
+        const proc = await startWorkerProcess(workerEnv, log, workerLog);
         try {
           return await run(proc);
         } finally {
           await proc.stop();
         }
+      },
+      start: async () => {
+        const proc = await startWorkerProcess(workerEnv, log, workerLog);
+        stops.unshift(() => proc.stop());
+        return proc;
+      },
+    };
+    const benchServer: BenchServer = {
+      address: server.address,
+      namespace: server.namespace,
+      metricsUrl: server.metricsUrl!,
+      sampler: serverSampler,
+      restart: async () => {
+        serverSampler.stop();
+        await server.stop();
+        server = await startDevServer(serverOptions);
+        benchServer.sampler = serverSampler = new ProcSampler(server.pid, 1_000).start();
       },
     };
     return await fn({
@@ -153,13 +198,9 @@ export async function withBenchStack<T>(
       platform,
       client,
       taskQueue,
+      artifactDir,
       worker,
-      server: {
-        address: server.address,
-        namespace: server.namespace,
-        metricsUrl: server.metricsUrl!,
-        sampler: serverSampler,
-      },
+      server: benchServer,
     });
   } catch (err) {
     // Said now: a client call still retrying when the connection closes below can end the process

@@ -1,6 +1,7 @@
 // Starts the benchmark's worker (worker-main) as a child process and watches its memory and CPU from
 // /proc. The benchmark talks to it only through Temporal and the emulator.
 import { fork, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
 import path from 'node:path';
 import { ProcSampler } from './proc-stats';
 
@@ -35,9 +36,15 @@ const TAIL_LINES = 40;
 
 /**
  * Forks the worker with `env` on top of this process's environment minus every TEMPORAL_* and
- * PLATFORM_* variable (those are for the user's own server and platform, not the benchmark's).
+ * PLATFORM_* variable (those are for the user's own server and platform, not the benchmark's). With
+ * `logFile`, every line it prints is appended there instead of its warnings being echoed (the fault
+ * suite reads its logs back, and a fault makes thousands of warnings).
  */
-export function startWorkerProcess(env: Record<string, string>, log: (msg: string) => void): Promise<WorkerProcess> {
+export function startWorkerProcess(
+  env: Record<string, string>,
+  log: (msg: string) => void,
+  logFile?: string,
+): Promise<WorkerProcess> {
   const inherited = Object.fromEntries(
     Object.entries(process.env).filter(([k]) => !k.startsWith('TEMPORAL_') && !k.startsWith('PLATFORM_')),
   );
@@ -47,6 +54,11 @@ export function startWorkerProcess(env: Record<string, string>, log: (msg: strin
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   const tail: string[] = [];
+  if (logFile) {
+    const sink = createWriteStream(logFile, { flags: 'a' });
+    child.stdout?.pipe(sink);
+    child.stderr?.pipe(sink);
+  }
   let stopping: Promise<void> | undefined;
   let lost: string | undefined;
   const onOutput = (echo: (line: string) => boolean) => (chunk: Buffer) => {
@@ -60,7 +72,7 @@ export function startWorkerProcess(env: Record<string, string>, log: (msg: strin
   // (debug output of the code under test) only in the tail shown if it dies.
   child.stdout?.on(
     'data',
-    onOutput((line) => /^\{.*"level":"(WARN|ERROR)"/.test(line)),
+    onOutput((line) => !logFile && /^\{.*"level":"(WARN|ERROR)"/.test(line)),
   );
   // Once we stop it, what it says about draining is expected.
   child.stderr?.on(

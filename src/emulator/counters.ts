@@ -1,7 +1,7 @@
 // What the emulator saw: submissions, polls per task, requests per route, 429s sent and faults
 // injected. Plain objects with integer bumps: this runs on every request, task-result polls included.
 
-export type FaultKind = 'latency' | 'hang' | 'reset' | 'error5xx' | 'rate429' | 'malformed';
+export type FaultKind = 'latency' | 'hang' | 'reset' | 'error5xx' | 'rate429' | 'malformed' | 'cut';
 
 export interface CountersView {
   submissions: { total: number; byOperation: Record<string, number> };
@@ -10,6 +10,8 @@ export interface CountersView {
   /** Every 429 sent: quota refusals and injected ones. */
   rateLimited: number;
   faultsInjected: { total: number; byKind: Record<string, number>; byRoute: Record<string, number> };
+  /** Paid calls carried out (2xx), per route key and per subject (see paid-calls.ts). */
+  paid: { total: number; byRoute: Record<string, Record<string, number>> };
 }
 
 export class Counters {
@@ -22,6 +24,8 @@ export class Counters {
   private faultsTotal = 0;
   private readonly faultsByKind = new Map<string, number>();
   private readonly faultsByRoute = new Map<string, number>();
+  private paidTotal = 0;
+  private readonly paidByRoute = new Map<string, Map<string, number>>();
 
   request(routeKey: string): void {
     this.requestsByRoute.set(routeKey, (this.requestsByRoute.get(routeKey) ?? 0) + 1);
@@ -51,6 +55,13 @@ export class Counters {
     this.faultsByRoute.set(routeKey, (this.faultsByRoute.get(routeKey) ?? 0) + 1);
   }
 
+  paid(routeKey: string, subject: string): void {
+    this.paidTotal++;
+    let bySubject = this.paidByRoute.get(routeKey);
+    if (!bySubject) this.paidByRoute.set(routeKey, (bySubject = new Map<string, number>()));
+    bySubject.set(subject, (bySubject.get(subject) ?? 0) + 1);
+  }
+
   reset(): void {
     this.submissionsTotal = 0;
     this.submissionsByOp.clear();
@@ -61,6 +72,8 @@ export class Counters {
     this.faultsTotal = 0;
     this.faultsByKind.clear();
     this.faultsByRoute.clear();
+    this.paidTotal = 0;
+    this.paidByRoute.clear();
   }
 
   view(): CountersView {
@@ -71,6 +84,10 @@ export class Counters {
       requests: obj(this.requestsByRoute),
       rateLimited: this.rateLimitedTotal,
       faultsInjected: { total: this.faultsTotal, byKind: obj(this.faultsByKind), byRoute: obj(this.faultsByRoute) },
+      paid: {
+        total: this.paidTotal,
+        byRoute: Object.fromEntries([...this.paidByRoute].map(([route, m]) => [route, obj(m)])),
+      },
     };
   }
 }

@@ -1,8 +1,10 @@
-// Fault injection per route: 5xx, 429, added latency, hung requests, connection resets and malformed
-// bodies. Applied in an onRequest hook before auth and validation, as a network or gateway would, and
-// never to the admin API, output files or the health check.
+// Fault injection per route: 5xx, 429, added latency, hung requests, connection resets, malformed
+// bodies and bodies cut off half-way. Applied in an onRequest hook before auth and validation, as a
+// network or gateway would; never to the admin API or the health check, and to output files only when
+// a config names `outputFile` (an outage of the API need not take the file store down).
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Socket } from 'node:net';
+import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { ValidationIssue } from '../platform/validation';
@@ -33,15 +35,25 @@ export const FaultSpecSchema = z
     resetRate: Rate.optional(),
     /** Share of requests handled normally but answered 200 with a truncated, invalid JSON body. */
     malformedRate: Rate.optional(),
+    /**
+     * Share of requests handled normally whose answer is cut off half-way: the headers promise the
+     * whole body, half of it is sent, then the connection is destroyed (a download cut off mid-file).
+     */
+    cutRate: Rate.optional(),
     status5xx: z.union([z.literal(500), z.literal(502), z.literal(503), z.literal(504)]).optional(),
     retryAfterSeconds: z.number().int().min(0).max(86_400).optional(),
     /** Applies to the next `count` requests of the route only, then the entry is gone. */
     count: z.number().int().min(1).optional(),
   })
   .superRefine((spec, ctx) => {
-    const rates = [spec.errorRate5xx, spec.rate429, spec.hangRate, spec.resetRate, spec.malformedRate].map(
-      (r) => r ?? 0,
-    );
+    const rates = [
+      spec.errorRate5xx,
+      spec.rate429,
+      spec.hangRate,
+      spec.resetRate,
+      spec.malformedRate,
+      spec.cutRate,
+    ].map((r) => r ?? 0);
     // A rate already refused on its own field needs no second message about the sum.
     if (rates.some((r) => !(r >= 0 && r <= 1))) return;
     const sum = rates.reduce((a, b) => a + b, 0);
@@ -49,7 +61,7 @@ export const FaultSpecSchema = z
     if (sum > 1 + 1e-9) {
       ctx.addIssue({
         code: 'custom',
-        message: `errorRate5xx + rate429 + hangRate + resetRate + malformedRate must be at most 1 (is ${sum})`,
+        message: `errorRate5xx + rate429 + hangRate + resetRate + malformedRate + cutRate must be at most 1 (is ${sum})`,
       });
     }
   });
@@ -68,6 +80,7 @@ export class FaultStore {
   private readonly entries = new Map<string, Entry>();
   private readonly hung = new Set<Socket>();
   private readonly malformed = new WeakSet<FastifyRequest>();
+  private readonly cut = new WeakSet<FastifyRequest>();
   /** Requests whose fault waits for preValidation (the ones with added latency). */
   private readonly delayed = new WeakMap<FastifyRequest, FaultSpec>();
 
@@ -111,11 +124,17 @@ export class FaultStore {
     this.hung.clear();
   }
 
-  /** The entry for a route: its key first, then its aliases, then `*`; a counted entry is used up. */
+  /**
+   * The entry for a route: its key first, then its aliases, then `*` (platform routes only); a counted
+   * entry is used up.
+   */
   private pick(route: RouteInfo): FaultSpec | undefined {
     let key: string | undefined;
     if (this.entries.has(route.key)) key = route.key;
-    else key = route.aliases.find((a) => this.entries.has(a)) ?? (this.entries.has('*') ? '*' : undefined);
+    else
+      key =
+        route.aliases.find((a) => this.entries.has(a)) ??
+        (route.kind === 'platform' && this.entries.has('*') ? '*' : undefined);
     if (key === undefined) return undefined;
     const entry = this.entries.get(key)!;
     if (entry.remaining !== undefined) {
@@ -133,7 +152,7 @@ export class FaultStore {
     // Fast path: no faults configured, nothing to draw (task-result polling runs through here).
     if (this.entries.size === 0) return;
     const route = request.routeOptions.config.emulatorRoute;
-    if (!route || route.kind !== 'platform') return;
+    if (!route || (route.kind !== 'platform' && route.kind !== 'files')) return;
     const spec = this.pick(route);
     if (!spec) return;
     if (spec.latencyMs) {
@@ -205,16 +224,34 @@ export class FaultStore {
     if (take(spec.malformedRate)) {
       this.counters.fault('malformed', routeKey);
       this.malformed.add(request);
+      return;
+    }
+    if (take(spec.cutRate)) {
+      this.counters.fault('cut', routeKey);
+      this.cut.add(request);
     }
   }
 
-  /** onSend hook: a request drawn for a malformed answer gets 200 and the first half of its body. */
+  /**
+   * onSend hook: a request drawn for a malformed answer gets 200 and the first half of its body; one
+   * drawn for a cut answer gets its status and headers, the full length announced, and half the body
+   * before the connection drops.
+   */
   readonly onSend = (
     request: FastifyRequest,
     reply: FastifyReply,
     payload: unknown,
     done: (err: null, p: unknown) => void,
   ): void => {
+    if (this.cut.has(request) && (typeof payload === 'string' || Buffer.isBuffer(payload))) {
+      const body = Buffer.isBuffer(payload) ? payload : Buffer.from(payload);
+      reply.header('content-length', String(body.length));
+      // Once the half is handed to the network, the connection goes, as a dropped link would.
+      reply.raw.once('finish', () => request.raw.socket.destroy());
+      // A stream: fastify would set a Buffer's own length over the announced one.
+      done(null, Readable.from([body.subarray(0, Math.max(1, Math.floor(body.length / 2)))]));
+      return;
+    }
     if (!this.malformed.has(request)) {
       done(null, payload);
       return;

@@ -28,6 +28,15 @@ interface Entry {
   aliases?: string[];
 }
 
+/**
+ * The alias of every call that commits money (a renewal, a generation, a decision, a batch): a fault
+ * config's `paid` entry reaches exactly the calls a duplicate of which would be paid twice.
+ */
+export const PAID = 'paid';
+
+/** The key of output file downloads: given faults only when a config names it (never through `*`). */
+export const OUTPUT_FILE_KEY = 'outputFile';
+
 /** `{instance_id}` → `:instance_id`, then every parameter name dropped, so names never matter. */
 const normalize = (url: string): string => url.replace(/\{[^}]+\}/g, ':p').replace(/:[^/]+/g, ':');
 
@@ -35,7 +44,7 @@ function entries(paths: PlatformPaths): Entry[] {
   return [
     { method: 'GET', path: paths.listTemplates, key: 'listTemplates' },
     { method: 'GET', path: paths.listProducts, key: 'listProducts' },
-    { method: 'PUT', path: paths.renewInstance, key: 'renewInstance' },
+    { method: 'PUT', path: paths.renewInstance, key: 'renewInstance', aliases: [PAID] },
     { method: 'POST', path: paths.restartInstance, key: 'restartInstance' },
     { method: 'GET', path: paths.getInstance, key: 'getInstance' },
     // DEFAULT_PATHS names the submits by their model segment, which is no operation: the client's names win.
@@ -43,16 +52,16 @@ function entries(paths: PlatformPaths): Entry[] {
       method: 'POST',
       path: asyncSubmitPath(paths.imageToVideoModel),
       key: 'submitImageToVideo',
-      aliases: ['imageToVideoModel'],
+      aliases: ['imageToVideoModel', PAID],
     },
     {
       method: 'POST',
       path: asyncSubmitPath(paths.textToVideoModel),
       key: 'submitTextToVideo',
-      aliases: ['textToVideoModel'],
+      aliases: ['textToVideoModel', PAID],
     },
     { method: 'GET', path: paths.taskResult, key: 'taskResult', aliases: ['getTaskResult'] },
-    { method: 'POST', path: paths.decisionEvaluation, key: 'decisionEvaluation', aliases: ['evaluateDecision'] },
+    { method: 'POST', path: paths.decisionEvaluation, key: 'decisionEvaluation', aliases: ['evaluateDecision', PAID] },
     { method: 'POST', path: paths.checkMemberBudget, key: 'checkMemberBudget' },
     { method: 'GET', path: paths.billList, key: 'billList', aliases: ['listBills'] },
     { method: 'GET', path: paths.quotaList, key: 'quotaList', aliases: ['listQuotas'] },
@@ -62,7 +71,7 @@ function entries(paths: PlatformPaths): Entry[] {
     { method: 'GET', path: `${paths.files}/:id`, key: 'getFile', aliases: ['files'] },
     { method: 'DELETE', path: `${paths.files}/:id`, key: 'deleteFile', aliases: ['files'] },
     { method: 'GET', path: `${paths.files}/:id/content`, key: 'getFileContent', aliases: ['files'] },
-    { method: 'POST', path: paths.batches, key: 'createBatch', aliases: ['batches'] },
+    { method: 'POST', path: paths.batches, key: 'createBatch', aliases: ['batches', PAID] },
     { method: 'GET', path: paths.batches, key: 'listBatches', aliases: ['batches'] },
     { method: 'GET', path: `${paths.batches}/:id`, key: 'getBatch', aliases: ['batches'] },
     { method: 'POST', path: `${paths.batches}/:id/cancel`, key: 'cancelBatch', aliases: ['batches'] },
@@ -75,13 +84,13 @@ export const HEALTH_PATH = '/healthz';
 
 export class RouteTable {
   private readonly byRoute = new Map<string, RouteInfo>();
-  /** Every name a fault config may use, `*` included. */
+  /** Every name a fault config may use, `*` and `outputFile` included. */
   readonly faultKeys: ReadonlySet<string>;
   /** Every counter key of a platform route. */
   readonly platformKeys: readonly string[];
 
   constructor(paths: PlatformPaths) {
-    const names = new Set<string>(['*']);
+    const names = new Set<string>(['*', OUTPUT_FILE_KEY]);
     const keys: string[] = [];
     for (const e of entries(paths)) {
       const info: RouteInfo = { key: e.key, aliases: e.aliases ?? [], kind: 'platform' };
@@ -100,7 +109,7 @@ export class RouteTable {
     const known = this.byRoute.get(`${m} ${normalize(url)}`);
     if (known) return known;
     if (url.startsWith(ADMIN_PREFIX)) return { key: 'admin', aliases: [], kind: 'admin' };
-    if (url.startsWith(OUTPUT_FILES_PREFIX)) return { key: 'outputFile', aliases: [], kind: 'files' };
+    if (url.startsWith(OUTPUT_FILES_PREFIX)) return { key: OUTPUT_FILE_KEY, aliases: [], kind: 'files' };
     if (url === HEALTH_PATH) return { key: 'healthz', aliases: [], kind: 'health' };
     // A platform route this table does not know yet: still counted and open to faults under its pattern.
     return { key: `${m} ${url}`, aliases: [], kind: 'platform' };

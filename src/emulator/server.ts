@@ -19,6 +19,7 @@ import { HEALTH_PATH, UNKNOWN_ROUTE } from './routes';
 import { EmulatorState } from './state';
 import { registerTaskRoutes } from './tasks/routes';
 import type { Caller } from './types';
+import { countPaidCalls } from './paid-calls';
 
 export type { EmulatorOptions } from './config';
 
@@ -77,6 +78,8 @@ export function buildEmulatorApp(state: EmulatorState): FastifyInstance {
   app.addHook('onRequest', state.faults.onRequest);
   app.addHook('onRequest', state.keys.onRequest);
   app.addHook('preValidation', state.faults.preValidation);
+  // Before the faults' onSend: a paid call counts by the handler's answer, not by what a fault makes of it.
+  app.addHook('onSend', countPaidCalls(state.counters));
   app.addHook('onSend', state.faults.onSend);
 
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {

@@ -1,0 +1,118 @@
+// The faults the suite applies in turn, each to a fresh wave of workflows of every type. An event (the
+// worker killed, the server restarted) strikes a wave already at work; a state (an outage, a 429 storm,
+// slow paid calls, cut downloads) is set first and the wave starts into it, so every workflow of the
+// wave meets it. Each names the non-retryable failures it can justify: only a call that may have been
+// carried out without the caller hearing back justifies giving up (AmbiguousSubmission); a refusal
+// (503, 429) or a cut download justifies nothing, since trying again later is always safe.
+import { FailureType } from '../../src/api/failures';
+import type { BenchStack } from '../support/stack';
+import type { WorkerProcess } from '../support/worker-process';
+
+export interface FaultContext {
+  stack: BenchStack;
+  /** The worker now polling (replaced when the suite kills it). */
+  worker: WorkerProcess;
+  log: (msg: string) => void;
+}
+
+export interface ChaosFault {
+  name: string;
+  what: string;
+  /** An event strikes a wave at work; a state is set before its wave starts. */
+  kind: 'event' | 'state';
+  justifies: readonly string[];
+  /** Real ms the fault lasts once struck (an event: until it is healed). */
+  holdMs: number;
+  strike(ctx: FaultContext): Promise<void>;
+  heal(ctx: FaultContext): Promise<void>;
+}
+
+export interface FaultDurations {
+  outageS: number;
+  stormS: number;
+  latencyS: number;
+  cutS: number;
+}
+
+const MAY_HAVE_BEEN_CARRIED_OUT = [FailureType.AmbiguousSubmission];
+/** How long the killed worker stays down. */
+const WORKER_DOWN_MS = 5_000;
+/** Past the platform client's 30 s timeout: a paid call times out after it reached the platform. */
+const PAID_LATENCY_MS = 35_000;
+const STORM_RETRY_AFTER_S = 5;
+
+const setFaults = (ctx: FaultContext, routes: Record<string, unknown>) =>
+  ctx.stack.admin('PUT', '/faults', { routes }).then(() => undefined);
+const clearFaults = (ctx: FaultContext) => ctx.stack.admin('DELETE', '/faults').then(() => undefined);
+
+const stateFault = (
+  name: string,
+  what: string,
+  holdS: number,
+  routes: Record<string, unknown>,
+  justifies: readonly string[] = [],
+): ChaosFault => ({
+  name,
+  what,
+  kind: 'state',
+  justifies,
+  holdMs: holdS * 1000,
+  strike: (ctx) => setFaults(ctx, routes),
+  heal: clearFaults,
+});
+
+export function chaosFaults(d: FaultDurations): ChaosFault[] {
+  const outage = { errorRate5xx: 1, status5xx: 503 };
+  const cut = { cutRate: 1 };
+  return [
+    {
+      name: 'worker-sigkill',
+      what: `SIGKILL of the worker mid-work, a new one ${WORKER_DOWN_MS / 1000} s later`,
+      kind: 'event',
+      justifies: MAY_HAVE_BEEN_CARRIED_OUT,
+      holdMs: WORKER_DOWN_MS,
+      strike: async (ctx) => {
+        const gone = new Promise<void>((resolve) => {
+          const poll = setInterval(() => {
+            if (ctx.worker.lost()) {
+              clearInterval(poll);
+              resolve();
+            }
+          }, 50);
+        });
+        process.kill(ctx.worker.pid, 'SIGKILL');
+        await gone;
+      },
+      heal: async (ctx) => {
+        ctx.worker = await ctx.stack.worker.start();
+      },
+    },
+    {
+      name: 'devserver-restart',
+      what: 'the Temporal dev server stopped and started again on its SQLite file and port',
+      kind: 'event',
+      justifies: MAY_HAVE_BEEN_CARRIED_OUT,
+      holdMs: 0,
+      strike: (ctx) => ctx.stack.server.restart(),
+      heal: () => Promise.resolve(),
+    },
+    stateFault('outage', `every route 503 for ${d.outageS} s (output files too)`, d.outageS, {
+      '*': outage,
+      outputFile: outage,
+    }),
+    stateFault('429-storm', `every route 429 with Retry-After ${STORM_RETRY_AFTER_S} s for ${d.stormS} s`, d.stormS, {
+      '*': { rate429: 1, retryAfterSeconds: STORM_RETRY_AFTER_S },
+    }),
+    stateFault(
+      'paid-latency',
+      `${PAID_LATENCY_MS / 1000} s latency on every paid call for ${d.latencyS} s`,
+      d.latencyS,
+      { paid: { latencyMs: PAID_LATENCY_MS } },
+      MAY_HAVE_BEEN_CARRIED_OUT,
+    ),
+    stateFault('cut-downloads', `output downloads cut off half-way for ${d.cutS} s`, d.cutS, {
+      outputFile: cut,
+      getFileContent: cut,
+    }),
+  ];
+}

@@ -1,0 +1,196 @@
+// The fault suite's figures and targets, from what it gathered: each workflow's outcome, the faults'
+// windows, the emulator's paid-call counter, the ledger's reservations and the API-key scan. Pure, so
+// the rules (which failure a fault justifies, what counts as a duplicate or a leak) are unit-tested.
+import { atMost, isTrue, type Check } from '../support/checks';
+
+export interface FaultWindow {
+  name: string;
+  /** Real epoch ms the fault began and ended. */
+  from: number;
+  to: number;
+  /** Non-retryable failure types this fault can justify (a call that may have been carried out unheard). */
+  justifies: readonly string[];
+}
+
+export interface Outcome {
+  workflowId: string;
+  type: string;
+  /** The fault whose wave started it. */
+  wave: string;
+  /** The server's status (COMPLETED, FAILED, RUNNING …); absent when the start failed. */
+  status?: string;
+  /** The first application failure type in the failure's causes, or the failure's kind. */
+  failureType?: string;
+  /** The server's start and close times (real epoch ms). */
+  startedAt: number;
+  closedAt?: number;
+}
+
+export interface PaidCounter {
+  byRoute: Record<string, Record<string, number>>;
+}
+
+export interface Reservation {
+  reservationId: string;
+  holderWorkflowId: string;
+}
+
+export interface ChaosInput {
+  outcomes: Outcome[];
+  faults: FaultWindow[];
+  paid: PaidCounter;
+  /** Reservations the member's ledger holds once everything has ended; null when it did not answer. */
+  reservations: Reservation[] | null;
+  /** Occurrences of the API key per place searched (histories, each log, artifacts). */
+  keyOccurrences: Record<string, number>;
+  elapsedS: number;
+}
+
+export interface ChaosTargets {
+  /** Workflows open during each fault, at least (every type among them). */
+  minInFlight: number;
+  maxElapsedS: number;
+}
+
+type ByType = Record<string, number>;
+
+export interface ChaosFigures {
+  started: { total: number; byType: ByType };
+  startFailures: number;
+  completed: { total: number; byType: ByType };
+  /** Type (and the fault whose wave it was) → failure type → workflows. */
+  failed: { total: number; byType: Record<string, ByType>; byWave: Record<string, ByType> };
+  /** Failures no fault the workflow lived through justifies, with a few workflow ids. */
+  unjustifiedFailures: { total: number; byType: Record<string, ByType>; examples: string[] };
+  unfinished: { total: number; byType: ByType; examples: string[] };
+  /** Paid calls carried out more than once for one subject (instance, prompt, question, batch). */
+  duplicatePaidSubmissions: { total: number; byRoute: ByType; examples: string[] };
+  /** Reservations still held by a job that has ended; null when the ledger could not be read. */
+  leakedReservations: { total: number | null; examples: string[] };
+  keyOccurrences: { total: number; bySource: Record<string, number> };
+  faults: Array<{
+    name: string;
+    seconds: number;
+    inFlight: number;
+    inFlightByType: ByType;
+    justifies: readonly string[];
+  }>;
+  elapsedS: number;
+}
+
+const EXAMPLES = 5;
+const bump = (m: ByType, k: string, n = 1) => (m[k] = (m[k] ?? 0) + n);
+const sum = (m: ByType) => Object.values(m).reduce((a, b) => a + b, 0);
+
+/** Whether the workflow was open at some moment of the fault (from its start to its close). */
+const livedThrough = (o: Outcome, f: FaultWindow) => o.startedAt <= f.to && (o.closedAt ?? Infinity) >= f.from;
+
+/** Failure types the faults a workflow lived through justify. */
+export function justifiedFor(o: Outcome, faults: readonly FaultWindow[]): Set<string> {
+  return new Set(faults.filter((f) => livedThrough(o, f)).flatMap((f) => f.justifies));
+}
+
+/** Workflows of each type open at some moment of the fault. */
+export function inFlightDuring(f: FaultWindow, outcomes: readonly Outcome[]): ByType {
+  const byType: ByType = {};
+  for (const o of outcomes) if (o.status !== undefined && livedThrough(o, f)) bump(byType, o.type);
+  return byType;
+}
+
+/** Every subject counted more than once: each extra call is a duplicate. */
+export function duplicatePaid(paid: PaidCounter): ChaosFigures['duplicatePaidSubmissions'] {
+  const byRoute: ByType = {};
+  const examples: string[] = [];
+  for (const [route, subjects] of Object.entries(paid.byRoute)) {
+    for (const [subject, n] of Object.entries(subjects)) {
+      if (n <= 1) continue;
+      bump(byRoute, route, n - 1);
+      if (examples.length < EXAMPLES) examples.push(`${route} ×${n}: ${subject}`);
+    }
+  }
+  return { total: sum(byRoute), byRoute, examples };
+}
+
+export function tally(input: ChaosInput): ChaosFigures {
+  const started: ByType = {};
+  const completed: ByType = {};
+  const failed: Record<string, ByType> = {};
+  const failedByWave: Record<string, ByType> = {};
+  const unjustified: Record<string, ByType> = {};
+  const unjustifiedExamples: string[] = [];
+  const unfinished: ByType = {};
+  const unfinishedExamples: string[] = [];
+  let startFailures = 0;
+  const open = new Set<string>();
+  for (const o of input.outcomes) {
+    if (o.status === undefined) {
+      startFailures++;
+      continue;
+    }
+    bump(started, o.type);
+    if (o.status === 'COMPLETED') bump(completed, o.type);
+    else if (o.status === 'RUNNING') {
+      open.add(o.workflowId);
+      bump(unfinished, o.type);
+      if (unfinishedExamples.length < EXAMPLES) unfinishedExamples.push(o.workflowId);
+    } else {
+      const why = o.failureType ?? o.status;
+      bump((failed[o.type] ??= {}), why);
+      bump((failedByWave[o.wave] ??= {}), why);
+      if (!justifiedFor(o, input.faults).has(why)) {
+        bump((unjustified[o.type] ??= {}), why);
+        if (unjustifiedExamples.length < EXAMPLES) unjustifiedExamples.push(`${o.workflowId}: ${why}`);
+      }
+    }
+  }
+  const leaked = input.reservations?.filter((r) => !open.has(r.holderWorkflowId));
+  const nested = (m: Record<string, ByType>) => Object.values(m).reduce((a, b) => a + sum(b), 0);
+  return {
+    started: { total: sum(started), byType: started },
+    startFailures,
+    completed: { total: sum(completed), byType: completed },
+    failed: { total: nested(failed), byType: failed, byWave: failedByWave },
+    unjustifiedFailures: { total: nested(unjustified), byType: unjustified, examples: unjustifiedExamples },
+    unfinished: { total: sum(unfinished), byType: unfinished, examples: unfinishedExamples },
+    duplicatePaidSubmissions: duplicatePaid(input.paid),
+    leakedReservations: {
+      total: leaked ? leaked.length : null,
+      examples: (leaked ?? []).slice(0, EXAMPLES).map((r) => `${r.reservationId} held by ${r.holderWorkflowId}`),
+    },
+    keyOccurrences: { total: sum(input.keyOccurrences), bySource: input.keyOccurrences },
+    faults: input.faults.map((f) => {
+      const byType = inFlightDuring(f, input.outcomes);
+      return {
+        name: f.name,
+        seconds: Math.round((f.to - f.from) / 1000),
+        inFlight: sum(byType),
+        inFlightByType: byType,
+        justifies: f.justifies,
+      };
+    }),
+    elapsedS: input.elapsedS,
+  };
+}
+
+/** The suite's targets, each beside its figure; the suite fails when any is missed. */
+export function chaosChecks(f: ChaosFigures, targets: ChaosTargets, types: readonly string[]): Check[] {
+  const thinnest = f.faults.reduce((min, x) => Math.min(min, x.inFlight), Infinity);
+  const missingType = f.faults.find((x) => types.some((t) => !x.inFlightByType[t]));
+  return [
+    atMost('starts refused', f.startFailures, 0),
+    isTrue(
+      'workflows in flight during each fault (every type among them)',
+      f.faults.length > 0 && thinnest >= targets.minInFlight && !missingType,
+      missingType
+        ? `${thinnest}; no ${types.find((t) => !missingType.inFlightByType[t])} at ${missingType.name}`
+        : thinnest,
+      `>= ${targets.minInFlight}`,
+    ),
+    atMost('workflows not finished', f.unfinished.total, 0),
+    atMost('failures no fault justifies', f.unjustifiedFailures.total, 0),
+    atMost('duplicate paid submissions', f.duplicatePaidSubmissions.total, 0),
+    atMost('leaked budget reservations', f.leakedReservations.total, 0),
+    atMost('API-key occurrences in histories, logs and artifacts', f.keyOccurrences.total, 0),
+    atMost('suite duration', f.elapsedS, targets.maxElapsedS, ' s'),
+  ];
+}
