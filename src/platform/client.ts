@@ -33,6 +33,11 @@ export class PlatformClient {
     return this.config.paths;
   }
 
+  /** Call options of a paid call that cannot be looked up afterwards: its longer timeout, unless given. */
+  private paid(opts?: CallOptions): CallOptions {
+    return { ...opts, timeoutMs: opts?.timeoutMs ?? this.config.paidCallTimeoutMs };
+  }
+
   /** Validates a request; on failure throws PlatformError(kind 'invalid_request') naming every field. */
   private check<Sch extends z.ZodType>(schema: Sch, value: unknown, operation: string): z.output<Sch> {
     const parsed = schema.safeParse(value);
@@ -123,7 +128,7 @@ export class PlatformClient {
         json: body,
       },
       S.SubmitTaskResponse,
-      opts,
+      this.paid(opts),
     );
   }
 
@@ -137,7 +142,7 @@ export class PlatformClient {
         json: body,
       },
       S.SubmitTaskResponse,
-      opts,
+      this.paid(opts),
     );
   }
 
@@ -162,7 +167,7 @@ export class PlatformClient {
     return this.call(
       { operation: 'evaluateDecision', method: 'POST', path: this.paths.decisionEvaluation, json: body },
       S.DecisionEvaluationResponse,
-      opts,
+      this.paid(opts),
     );
   }
 

@@ -9,6 +9,12 @@ export interface PlatformConfig {
   apiKey: string;
   /** Per-call timeout; the client never retries on its own. */
   timeoutMs: number;
+  /**
+   * Timeout of calls that cost money and leave nothing to look up afterwards (media submits, decision
+   * evaluations): a request given up on may still be carried out and charged, and sending it again
+   * pays twice, so a slow answer is waited for longer. Defaults to `timeoutMs`.
+   */
+  paidCallTimeoutMs?: number;
   paths: PlatformPaths;
   /** Query name of the bill list's product-name filter (not shown in the spec). */
   billProductNameParam: string;
@@ -27,6 +33,8 @@ const EnvSchema = z.object({
   PLATFORM_BASE_URL: z.string().regex(/^https?:\/\/[^\s]+$/, { error: 'must be an http(s) URL' }),
   PLATFORM_API_KEY: z.string().min(1),
   PLATFORM_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  // Below the 2-minute attempt of an activity (PLATFORM_ATTEMPT_MS), which must outlive the call.
+  PLATFORM_PAID_CALL_TIMEOUT_MS: z.coerce.number().int().min(100).max(110_000).default(100_000),
   PLATFORM_BILL_PRODUCT_NAME_PARAM: z.string().min(1).default('productName'),
   ...Object.fromEntries(Object.keys(DEFAULT_PATHS).map((k) => [pathEnvName(k as keyof PlatformPaths), PathOverride])),
 });
@@ -49,6 +57,7 @@ export function loadPlatformConfig(env: NodeJS.ProcessEnv = process.env): Platfo
     baseUrl: String(e.PLATFORM_BASE_URL).replace(/\/+$/, ''),
     apiKey: String(e.PLATFORM_API_KEY),
     timeoutMs: Number(e.PLATFORM_TIMEOUT_MS),
+    paidCallTimeoutMs: Math.max(Number(e.PLATFORM_TIMEOUT_MS), Number(e.PLATFORM_PAID_CALL_TIMEOUT_MS)),
     billProductNameParam: String(e.PLATFORM_BILL_PRODUCT_NAME_PARAM),
     paths,
   };

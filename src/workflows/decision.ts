@@ -46,8 +46,9 @@ export async function evaluateDecision(rawInput: EvaluateDecisionInput): Promise
   const answers = await mapBounded(requests, input.maxConcurrency, async (req) => {
     // Billed by its prompt tokens. Retried while the first attempt may still be in flight? Never: an
     // attempt outlives the client's HTTP timeout. But a request the client gave up on may still have
-    // been answered and billed, and the platform takes no idempotency key: each retry after a timeout
-    // may pay for one more evaluation (a few tokens), which is accepted, and counted by the bill list.
+    // been answered and billed, and the platform takes no idempotency key, so the client waits for a
+    // paid answer far longer than for a read (PLATFORM_PAID_CALL_TIMEOUT_MS, 100 s): only a call
+    // slower than that, then retried, may pay for one more evaluation (a few tokens).
     const answer = await platform.evaluateDecisionQuestion(req);
     status.detail({ answered: ++answered });
     return answer;

@@ -105,6 +105,22 @@ describe('platform errors', () => {
     expect(submit).toMatchObject({ kind: 'timeout', retryable: true, maybeDelivered: true });
   });
 
+  it('a paid call that cannot be looked up waits out a slow answer that a read would give up on', async () => {
+    // 600 ms of latency: past the 300 ms timeout of reads, within the 3 s of paid calls.
+    await faults({ '*': { latencyMs: 600 } });
+    const slow = emu.client({ timeoutMs: 300, paidCallTimeoutMs: 3_000 });
+    const task = await slow.submitTextToVideo({ prompt: 'slow but paid once' });
+    expect(task.task_id).toEqual(expect.any(String));
+    const answer = await slow.evaluateDecision({
+      kind: 'choice',
+      state: ['a photo of a cat'],
+      question: 'which animal?',
+      options: ['cat', 'dog'],
+    });
+    expect(Object.keys(answer.probabilities).sort()).toEqual(['cat', 'dog']);
+    expect(record(await failure(slow.getTaskResult(task.task_id)))).toMatchObject({ kind: 'timeout' });
+  });
+
   it('a body that stalls after its headers times out, within the call timeout', async () => {
     // Headers and the first bytes at once, then nothing: ky's own timeout has already stopped.
     const stall = http.createServer((_req, res) => {
