@@ -61,8 +61,22 @@ export interface ServerEnvOptions {
   metricsPort?: number;
 }
 
+/**
+ * The server keeps each service's ports in PostgreSQL's cluster_membership table, whose port
+ * columns are smallint: a port above 32767 (any ephemeral port Linux hands out) makes the server
+ * fail at start ("value … is out of range for type smallint").
+ */
+export const MAX_SERVER_PORT = 32_767;
+
 /** The whole environment of the server process: nothing inherited, so no TEMPORAL_* of the user's leaks in. */
 export function serverEnv(opts: ServerEnvOptions): NodeJS.ProcessEnv {
+  const tooHigh = Object.entries(opts.ports).filter(([, port]) => port > MAX_SERVER_PORT);
+  if (tooHigh.length > 0) {
+    throw new Error(
+      `The Temporal server's ports must be at most ${MAX_SERVER_PORT} (its membership table stores them as ` +
+        `smallint): ${tooHigh.map(([name, port]) => `${name} ${port}`).join(', ')}`,
+    );
+  }
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
