@@ -1,6 +1,6 @@
 // `npm run test:cluster`: the production topology's fault suite (test/cluster/*.cluster.ts). Kept
 // out of `npm test` (whose testMatch is *.test.ts): it builds and starts a whole cluster, and runs
-// for about ten minutes. It starts its own stack, so the dev server's global setup is not used.
+// for a few minutes. It starts its own stack, so the dev server's global setup is not used.
 const base = require('./jest.config');
 
 /** @type {import('jest').Config} */
