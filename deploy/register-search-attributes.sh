@@ -1,10 +1,12 @@
 #!/bin/sh
-# Registers custom search attributes on a Temporal cluster: the compose stack's `search-attributes`
-# job runs it in temporalio/admin-tools (busybox sh), with the list from src/api/names.ts.
+# Creates the namespace when it is missing and registers custom search attributes on a Temporal
+# cluster: the compose stack's `search-attributes` job runs it in temporalio/admin-tools (busybox sh),
+# with the list from src/api/names.ts (what `npm run cluster` does in src/cluster/namespace.ts).
 #
 #   TEMPORAL_ADDRESS    host:port of the frontend (required)
 #   TEMPORAL_NAMESPACE  namespace (default: default)
 #   SEARCH_ATTRIBUTES   space-separated Name=Type pairs, e.g. "PlatformStatus=Keyword PlatformCostEstimate=Int"
+#   RETENTION           how long closed workflows are kept, for a namespace created here (default: 72h)
 #   WAIT_SECONDS        how long to wait for the namespace to exist (default: 300)
 #   RETRY_SECONDS       pause between checks (default: 2)
 #
@@ -18,17 +20,20 @@ set -eu
 namespace="${TEMPORAL_NAMESPACE:-default}"
 wait_seconds="${WAIT_SECONDS:-300}"
 retry_seconds="${RETRY_SECONDS:-2}"
+retention="${RETENTION:-72h}"
 
 log() { echo "register-search-attributes: $*"; }
 
-# auto-setup creates the namespace only after the server is up, and the server's namespace cache
-# takes a moment more: wait until the namespace answers.
+# A new server has no namespace: create it (refused harmlessly when it exists, or while the server
+# is still starting), then wait until it answers, which takes the server's namespace cache a moment.
 waited=0
 until temporal operator namespace describe --address "$TEMPORAL_ADDRESS" --namespace "$namespace" >/dev/null 2>&1; do
   if [ "$waited" -ge "$wait_seconds" ]; then
     log "namespace $namespace did not appear at $TEMPORAL_ADDRESS within ${wait_seconds}s" >&2
     exit 1
   fi
+  temporal operator namespace create --address "$TEMPORAL_ADDRESS" --namespace "$namespace" \
+    --retention "$retention" >/dev/null 2>&1 || true
   log "waiting for namespace $namespace at $TEMPORAL_ADDRESS"
   sleep "$retry_seconds"
   waited=$((waited + retry_seconds))

@@ -22,6 +22,11 @@ import {
 } from './starter/commands/schedule';
 import { startCommand, type StartOptions } from './starter/commands/start';
 import { upCommand } from './starter/commands/up';
+import {
+  addRegisterSearchAttributesOption,
+  type RegisterOption,
+  withRegisterOption,
+} from './namespace/register-option';
 import { CliError, ExitCode } from './starter/exit-codes';
 import { toCliError } from './starter/failures';
 import { addInputOptions } from './starter/input-options';
@@ -36,10 +41,12 @@ export function buildProgram(): Command {
     .exitOverride()
     .showHelpAfterError();
 
-  program
-    .command('up')
-    .description('run the local stack: Temporal dev server + Web UI, emulator, worker')
-    .action(() => upCommand(out));
+  addRegisterSearchAttributesOption(
+    program.command('up').description('run the local stack: Temporal dev server + Web UI, emulator, worker'),
+  ).action((opts: RegisterOption) => {
+    Object.assign(process.env, withRegisterOption({}, opts));
+    return upCommand(out);
+  });
 
   addInputOptions(
     program

@@ -1,6 +1,7 @@
 // The worker: registers every workflow and activity on the task queue. Activities get the platform
 // client by dependency injection; Temporal connection settings come from envconfig.
 import { Client, Connection } from '@temporalio/client';
+import { Command } from 'commander';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from './activities';
 import type { ArtifactStore } from './artifacts';
@@ -10,6 +11,12 @@ import type { FetchPolicy } from './fetching/policy';
 import { loadPriceTable, type PriceTable } from './config/prices';
 import { clientConnectionOptions, loadTemporalSettings, type TemporalSettings } from './config/temporal';
 import { loadWorkerSettings, type WorkerSettings } from './config/worker';
+import {
+  addRegisterSearchAttributesOption,
+  type RegisterOption,
+  withRegisterOption,
+} from './namespace/register-option';
+import { ensureSearchAttributes, isLocalAddress } from './namespace/search-attributes';
 import { PlatformClient } from './platform/client';
 
 export interface PlatformWorkerOptions {
@@ -86,6 +93,26 @@ export async function connectWorker(
   }
 }
 
+/**
+ * Makes sure the namespace has every search attribute the workflows set, before any is polled:
+ * registers the missing ones when allowed (WORKER_REGISTER_SEARCH_ATTRIBUTES, by default only on a
+ * server on this machine), otherwise fails with a message naming them and the command that adds them.
+ */
+export async function checkNamespace(
+  client: Client,
+  temporal: TemporalSettings,
+  settings: Pick<WorkerSettings, 'WORKER_REGISTER_SEARCH_ATTRIBUTES'>,
+  log: (msg: string) => void,
+): Promise<void> {
+  await ensureSearchAttributes({
+    connection: client.connection,
+    namespace: temporal.namespace,
+    address: temporal.address,
+    register: settings.WORKER_REGISTER_SEARCH_ATTRIBUTES ?? isLocalAddress(temporal.address),
+    log,
+  });
+}
+
 /** Structured JSON logs through the Temporal Runtime logger, and Prometheus metrics when asked. */
 export function installRuntime(settings: WorkerSettings): void {
   Runtime.install({
@@ -126,6 +153,9 @@ export async function runWorker(
   const fetchPolicy = loadFetchPolicy(env, platform.config.baseUrl);
   const { connection, client, close } = await connectWorker(temporal);
   try {
+    await checkNamespace(client, temporal, settings, (msg) => {
+      Runtime.instance().logger.info(msg);
+    });
     const worker = await createPlatformWorker({
       connection,
       client,
@@ -156,8 +186,16 @@ export async function runWorker(
   }
 }
 
+/** `--[no-]register-search-attributes` on the command line wins over WORKER_REGISTER_SEARCH_ATTRIBUTES. */
+export function workerEnvFromArgs(argv: string[], env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const opts = addRegisterSearchAttributesOption(new Command('worker'))
+    .parse(argv, { from: 'user' })
+    .opts<RegisterOption>();
+  return withRegisterOption(env, opts);
+}
+
 if (require.main === module) {
-  runWorker().catch((err: unknown) => {
+  runWorker(workerEnvFromArgs(process.argv.slice(2), process.env)).catch((err: unknown) => {
     console.error(`Worker stopped: ${err instanceof Error ? err.message : String(err)}`);
     process.exit(1);
   });

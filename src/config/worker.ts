@@ -16,6 +16,12 @@ const Env = z.object({
   WORKER_MAX_HEARTBEAT_THROTTLE_SECONDS: z.coerce.number().min(0.1).max(60).default(3),
   METRICS_PORT: z.coerce.number().int().min(1).max(65_535).optional(),
   LOG_LEVEL: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
+  // Whether the worker adds search attributes its namespace lacks (else it refuses to start). Unset:
+  // yes for a server on this machine (a local stack), no for any other.
+  WORKER_REGISTER_SEARCH_ATTRIBUTES: z
+    .enum(['true', 'false'])
+    .transform((v) => v === 'true')
+    .optional(),
 });
 
 export type WorkerSettings = z.infer<typeof Env>;

@@ -20,6 +20,10 @@ import path from 'node:path';
 import ts from 'typescript';
 import { z } from 'zod';
 import { DEFAULT_TASK_QUEUE, SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/api/names';
+import { setUpSchemas } from '../../src/cluster/schema';
+import { DEFAULT_SERVER_PORTS, DYNAMIC_CONFIG_FILE, POSTGRES_USER, serverEnv } from '../../src/cluster/server-config';
+import { loadClusterSettings } from '../../src/cluster/settings';
+import { POSTGRES_MAJOR, TEMPORAL_SERVER_VERSION, TEMPORAL_UI_VERSION } from '../../src/cluster/versions';
 import { loadArtifactSettings } from '../../src/config/artifacts';
 import { loadPriceTable } from '../../src/config/prices';
 import { loadTemporalSettings } from '../../src/config/temporal';
@@ -117,6 +121,7 @@ const ServiceSchema = z.object({
   volumes: z.array(z.object({ type: z.string(), source: z.string(), target: z.string() })).optional(),
   init: z.boolean().optional(),
   stop_grace_period: z.string().optional(),
+  deploy: z.object({ replicas: z.number().optional() }).nullish(),
 });
 const OutputSchema = z.object({
   project: z.object({ name: z.string(), services: z.record(z.string(), ServiceSchema) }),
@@ -323,7 +328,7 @@ function ignored(patterns: string[], rel: string): boolean {
 
 const WORKER = 'worker';
 const EMULATOR = 'emulator';
-const SERVICES = ['postgresql', 'temporal', 'temporal-ui', 'search-attributes', EMULATOR, WORKER];
+const SERVICES = ['postgresql', 'temporal-schema', 'temporal', 'temporal-ui', 'search-attributes', EMULATOR, WORKER];
 
 let binary: string;
 let compose: ComposeOutput;
@@ -394,14 +399,19 @@ describe('docker-compose.yml', () => {
     });
   });
 
-  test('the worker has time to drain before docker kills it, and publishes its metrics port', () => {
+  test('the workers have time to drain before docker kills them, and publish their metrics ports', () => {
     const worker = service(compose, WORKER);
     const settings = loadWorkerSettings(containerEnv(worker));
     expect(worker.init).toBe(true);
     expect(parseDurationSeconds(worker.stop_grace_period)).toBeGreaterThan(settings.WORKER_SHUTDOWN_GRACE_SECONDS);
     expect(settings.METRICS_PORT).toEqual(expect.any(Number));
     expect(publishedPorts(worker)).toEqual([
-      { target: settings.METRICS_PORT, published: String(settings.METRICS_PORT), hostIp: '127.0.0.1' },
+      // One host port per replica.
+      {
+        target: settings.METRICS_PORT,
+        published: `${settings.METRICS_PORT}-${settings.METRICS_PORT! + Number(worker.deploy?.replicas) - 1}`,
+        hostIp: '127.0.0.1',
+      },
     ]);
   });
 
@@ -434,7 +444,6 @@ describe('docker-compose.yml', () => {
     expect(env.TEMPORAL_ADDRESS).toBe('temporal:7233');
     const namespace = loadTemporalSettings(containerEnv(service(compose, WORKER))).namespace;
     expect(env.TEMPORAL_NAMESPACE).toBe(namespace);
-    expect(service(compose, 'temporal').environment?.DEFAULT_NAMESPACE).toBe(namespace);
     // It runs the script from deploy/, mounted read-only.
     const script = job.entrypoint?.[job.entrypoint.length - 1];
     const mount = (job.volumes ?? []).find((v) => v.target === script);
@@ -490,6 +499,7 @@ describe('deploy/register-search-attributes.sh', () => {
   const STUB = `#!/bin/sh
 echo "$*" >> "$STUB_DIR/calls"
 case "$1 $2 $3" in
+  "operator namespace create") ;;
   "operator namespace describe")
     n=$(cat "$STUB_DIR/describes" 2>/dev/null || echo 0)
     echo $((n + 1)) > "$STUB_DIR/describes"
@@ -538,10 +548,13 @@ esac
     }
   }
 
-  test('waits for the namespace, then creates each attribute with its type', async () => {
+  test('creates the namespace and waits for it, then creates each attribute with its type', async () => {
     const r = await runScript('');
     expect(r.code).toBe(0);
     expect(r.calls.filter((c) => c.startsWith('operator namespace describe'))).toHaveLength(2);
+    expect(r.calls.filter((c) => c.startsWith('operator namespace create'))).toEqual([
+      'operator namespace create --address temporal:7233 --namespace default --retention 72h',
+    ]);
     const created = Object.fromEntries(
       r.calls
         .filter((c) => c.startsWith('operator search-attribute create'))
@@ -567,6 +580,91 @@ esac
     const r = await runScript('PlatformStatus=Int');
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain('PlatformStatus exists with another type');
+  });
+});
+
+describe('the same topology as `npm run cluster`', () => {
+  const image = (name: string) => service(compose, name).image;
+
+  test('on the same versions: PostgreSQL, the Temporal server and its tools, the Web UI', () => {
+    expect(image('postgresql')).toBe(`postgres:${POSTGRES_MAJOR}`);
+    expect(image('temporal')).toBe(`temporalio/server:${TEMPORAL_SERVER_VERSION}`);
+    for (const job of ['temporal-schema', 'search-attributes']) {
+      expect({ job, image: image(job) }).toEqual({ job, image: `temporalio/admin-tools:${TEMPORAL_SERVER_VERSION}` });
+    }
+    expect(image('temporal-ui')).toBe(`temporalio/ui:${TEMPORAL_UI_VERSION}`);
+  });
+
+  test('the server gets the configuration the cluster gives its server', () => {
+    const temporal = service(compose, 'temporal');
+    const env = containerEnv(temporal);
+    const cluster = serverEnv({ postgresPort: 5432, postgresPassword: 'pw', ports: DEFAULT_SERVER_PORTS });
+    // Where things are differs (hosts, ports, the file's path); what they are must not.
+    for (const name of ['DB', 'NUM_HISTORY_SHARDS', 'POSTGRES_USER']) {
+      expect({ name, value: env[name] }).toEqual({ name, value: cluster[name] });
+    }
+    const placeOnly = [
+      'PATH',
+      'HOME',
+      'LOG_LEVEL',
+      ...Object.keys(cluster).filter((k) => k.endsWith('_PORT') && k !== 'DB_PORT'),
+    ];
+    const missing = Object.keys(cluster).filter((k) => !placeOnly.includes(k) && env[k] === undefined);
+    expect(missing).toEqual([]);
+    const mount = (temporal.volumes ?? []).find((v) => v.target === env.DYNAMIC_CONFIG_FILE_PATH);
+    expect(mount).toMatchObject({ type: 'bind', source: path.join(ROOT, DYNAMIC_CONFIG_FILE) });
+    expect(service(compose, 'postgresql').environment?.POSTGRES_USER).toBe(POSTGRES_USER);
+  });
+
+  test('as many workers as the cluster starts', () => {
+    expect(service(compose, WORKER).deploy?.replicas).toBe(loadClusterSettings({}).CLUSTER_WORKERS);
+  });
+
+  test('the schema job runs the same SQL tool commands as the cluster', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'setup-schema-'));
+    try {
+      // A stand-in for temporal-sql-tool: logs what follows the connection flags; `create` finds the
+      // database there already on the second run, as on a restart.
+      const stub = path.join(dir, 'temporal-sql-tool');
+      writeFileSync(
+        stub,
+        `#!/bin/sh\nwhile [ "$1" != "--db" ]; do shift; done\necho "$* pw=$SQL_PASSWORD" >> "$STUB_LOG"\n` +
+          `if [ "$3" = create ] && [ -n "$STUB_EXISTS" ]; then echo "database already exists" >&2; exit 1; fi\n`,
+      );
+      chmodSync(stub, 0o755);
+      const calls = (log: string) => readFileSync(path.join(dir, log), 'utf8').trim().split('\n');
+      const job = containerEnv(service(compose, 'temporal-schema'));
+      for (const exists of ['', '1']) {
+        const composeLog = `compose${exists}`;
+        const clusterLog = `cluster${exists}`;
+        const r = await run('sh', [path.join(ROOT, 'deploy', 'setup-schema.sh')], {
+          env: {
+            ...job,
+            PATH: `${dir}${path.delimiter}${process.env.PATH ?? ''}`,
+            STUB_LOG: path.join(dir, composeLog),
+            STUB_EXISTS: exists,
+          },
+        });
+        expect({ exists, code: r.code, stderr: r.stderr }).toEqual({ exists, code: 0, stderr: '' });
+        process.env.STUB_LOG = path.join(dir, clusterLog);
+        process.env.STUB_EXISTS = exists;
+        await setUpSchemas({
+          sqlTool: stub,
+          port: 5432,
+          user: POSTGRES_USER,
+          password: job.POSTGRES_PWD!,
+          log: () => {},
+        });
+        expect(calls(composeLog)).toEqual(calls(clusterLog));
+      }
+      expect(calls('compose')).toContain(
+        '--db temporal_visibility update-schema --schema-name postgresql/v12/visibility pw=temporal',
+      );
+    } finally {
+      delete process.env.STUB_LOG;
+      delete process.env.STUB_EXISTS;
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

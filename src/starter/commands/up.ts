@@ -6,10 +6,9 @@ import { SEARCH_ATTRIBUTE_DEFINITIONS, SearchAttributes } from '../../api';
 import { loadTemporalSettings } from '../../config/temporal';
 import { loadWorkerSettings } from '../../config/worker';
 import { findOrBuildTemporalCli, findProjectRoot, startDevServer, TemporalCliNotFoundError } from '../../devserver';
-import { DEV_API_KEY, loadEmulatorConfig } from '../../emulator/config';
-import { startEmulator } from '../../emulator/server';
 import { PlatformClient } from '../../platform/client';
-import { connectWorker, createPlatformWorker, installRuntime } from '../../worker';
+import { checkNamespace, connectWorker, createPlatformWorker, installRuntime } from '../../worker';
+import { startLocalPlatform } from '../local-platform';
 
 type Out = (line: string) => void;
 type Stop = () => Promise<void>;
@@ -73,19 +72,13 @@ export async function upCommand(out: Out): Promise<void> {
     }
     const temporal = loadTemporalSettings();
 
-    if (!(process.env.PLATFORM_BASE_URL && process.env.PLATFORM_API_KEY)) {
-      const emulator = await startEmulator(loadEmulatorConfig());
-      stops.push(() => emulator.close());
-      process.env.PLATFORM_BASE_URL = emulator.url;
-      process.env.PLATFORM_API_KEY = loadEmulatorConfig().apiKeys[0] ?? DEV_API_KEY;
-      out(`Platform emulator on ${emulator.url} (admin API under /_emulator).`);
-    } else {
-      out(`Using the platform at ${process.env.PLATFORM_BASE_URL}.`);
-    }
+    stops.push(await startLocalPlatform(out));
 
     const platform = PlatformClient.fromEnv();
     const { connection, client, close } = await connectWorker(temporal);
     stops.push(close);
+    // A server named by TEMPORAL_ADDRESS may lack our search attributes (the dev server above has them).
+    await checkNamespace(client, temporal, workerSettings, out);
     const worker = await createPlatformWorker({
       connection,
       client,
@@ -102,11 +95,23 @@ export async function upCommand(out: Out): Promise<void> {
   }
 }
 
-function printBanner(out: Out, s: { uiUrl?: string; address: string; taskQueue: string }): void {
+export interface BannerFacts {
+  uiUrl?: string;
+  address: string;
+  taskQueue: string;
+  /** What is up (default: the local stack). */
+  heading?: string;
+  /** More "name: value" lines under the addresses. */
+  more?: string[];
+}
+
+/** What is running and what to try: `npm start`'s and `npm run cluster`'s banner. */
+export function printBanner(out: Out, s: BannerFacts): void {
   out('');
-  out('The local stack is up.');
+  out(s.heading ?? 'The local stack is up.');
   if (s.uiUrl) out(`  Temporal Web UI:  ${s.uiUrl}`);
   out(`  Temporal:         ${s.address}  (task queue ${s.taskQueue})`);
+  for (const line of s.more ?? []) out(`  ${line}`);
   out('');
   out('Try, in another terminal:');
   out('  npm run starter -- start renewInstance --instance-id inst-demo-1 --months 1 --wait');

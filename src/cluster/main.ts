@@ -1,0 +1,91 @@
+// `npm run cluster`: the production topology on this machine, with no Docker. PostgreSQL, the
+// Temporal server on it, its Web UI, the platform emulator (unless PLATFORM_* name a platform) and
+// CLUSTER_WORKERS worker processes. Ctrl-C drains the workers, then stops the rest.
+import { loadTemporalSettings } from '../config/temporal';
+import { printBanner } from '../starter/commands/up';
+import { startLocalPlatform } from '../starter/local-platform';
+import { startCluster } from './cluster';
+import { DEFAULT_SERVER_PORTS } from './server-config';
+import { loadClusterSettings } from './settings';
+import { startWorkerPool } from './workers';
+
+const out = (line: string): void => void process.stdout.write(`${line}\n`);
+
+/**
+ * Resolves at the first SIGINT or SIGTERM once `isUp()`; before that (a long first build, say), and at
+ * a second signal, the process ends at once, its children killed by their exit hooks.
+ */
+function stopRequested(isUp: () => boolean): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals): void => {
+      if (!isUp()) process.exit(130);
+      process.removeListener('SIGINT', onSignal);
+      process.removeListener('SIGTERM', onSignal);
+      process.once('SIGINT', () => process.exit(130));
+      resolve(signal);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}
+
+async function main(): Promise<void> {
+  const settings = loadClusterSettings();
+  let up = false;
+  const stop = stopRequested(() => up);
+  // The cluster is started here, so a TEMPORAL_ADDRESS of the shell does not apply; the namespace does.
+  const { namespace, taskQueue } = loadTemporalSettings({ ...process.env, TEMPORAL_ADDRESS: undefined });
+  const stops: Array<() => Promise<void>> = [];
+  try {
+    const cluster = await startCluster({
+      dataDir: settings.CLUSTER_DATA_DIR,
+      postgresPort: settings.CLUSTER_POSTGRES_PORT,
+      postgresPassword: settings.POSTGRES_PASSWORD,
+      ports: { ...DEFAULT_SERVER_PORTS, frontend: settings.CLUSTER_FRONTEND_PORT },
+      uiPort: settings.CLUSTER_UI_PORT,
+      namespace,
+      log: out,
+    });
+    stops.push(() => cluster.stop());
+    stops.push(await startLocalPlatform(out));
+
+    out(`Starting ${settings.CLUSTER_WORKERS} worker processes…`);
+    const { METRICS_PORT: _oneProcessOnly, ...env } = process.env;
+    const workers = await startWorkerPool({
+      count: settings.CLUSTER_WORKERS,
+      env: { ...env, TEMPORAL_ADDRESS: cluster.address, TEMPORAL_NAMESPACE: namespace },
+      logDir: cluster.logDir,
+      log: out,
+    });
+    stops.push(() => workers.stop());
+
+    printBanner(out, {
+      heading: 'The cluster is up (Temporal on PostgreSQL, several workers).',
+      uiUrl: cluster.uiUrl,
+      address: cluster.address,
+      taskQueue,
+      more: [
+        `PostgreSQL:       127.0.0.1:${settings.CLUSTER_POSTGRES_PORT}  (data in ${settings.CLUSTER_DATA_DIR})`,
+        `Workers:          ${workers.workers.map((w) => `pid ${w.pid}`).join(', ')}`,
+        `Logs:             ${cluster.logDir}`,
+        // The starter's default is the usual port; on another, it must be told.
+        ...(settings.CLUSTER_FRONTEND_PORT === DEFAULT_SERVER_PORTS.frontend
+          ? []
+          : [`Starter:          export TEMPORAL_ADDRESS=${cluster.address} first`]),
+      ],
+    });
+    up = true;
+    const signal = await stop;
+    out(`${signal}: draining the workers, then stopping the rest…`);
+  } finally {
+    for (const s of stops.reverse()) await s().catch((err: unknown) => out(`while stopping: ${String(err)}`));
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(`The cluster stopped: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  },
+);

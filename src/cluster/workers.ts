@@ -1,0 +1,72 @@
+// The cluster's worker processes: each is today's worker (`lib/src/worker.js`) in a process of its
+// own, on the same task queue, so losing one leaves the others to carry on its workflows.
+import { existsSync } from 'fs';
+import * as path from 'path';
+import { findProjectRoot } from '../devserver/find-temporal-cli';
+import { startManagedProcess, type ManagedProcess } from './managed-process';
+
+const READY_TIMEOUT_MS = 120_000;
+// The worker logs this once it polls (src/worker.ts).
+const READY_LINE = /"message":"Worker started"/;
+
+export interface WorkerPoolOptions {
+  count: number;
+  /** TEMPORAL_*, PLATFORM_* and WORKER_* for every worker. */
+  env: NodeJS.ProcessEnv;
+  logDir: string;
+  log: (msg: string) => void;
+}
+
+export interface WorkerPool {
+  readonly workers: ReadonlyArray<ManagedProcess>;
+  /** Stops worker i (SIGTERM: it drains) or kills it (SIGKILL: it does not), then starts a new one in its place. */
+  restart(i: number, how?: 'drain' | 'kill'): Promise<void>;
+  kill(i: number): Promise<void>;
+  /** Drains and stops every worker. */
+  stop(): Promise<void>;
+}
+
+export function workerEntry(): string {
+  const entry = path.join(findProjectRoot(), 'lib', 'src', 'worker.js');
+  if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first (npm run cluster does)`);
+  return entry;
+}
+
+export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPool> {
+  const entry = workerEntry();
+  const workers: ManagedProcess[] = [];
+  const start = async (i: number): Promise<void> => {
+    const child = startManagedProcess({
+      name: `worker-${i + 1}`,
+      file: process.execPath,
+      args: [entry],
+      env: opts.env,
+      logFile: path.join(opts.logDir, `worker-${i + 1}.log`),
+      onUnexpectedExit: opts.log,
+    });
+    workers[i] = child;
+    await child.waitForLine(READY_LINE, READY_TIMEOUT_MS);
+  };
+  const stopOne = async (i: number, signal: NodeJS.Signals): Promise<void> => {
+    // The drain gets the worker's own grace time (WORKER_SHUTDOWN_GRACE_SECONDS) and a little more.
+    const graceSeconds = Number(opts.env.WORKER_SHUTDOWN_GRACE_SECONDS ?? 20);
+    await workers[i]?.stop({ signal, graceMs: (graceSeconds + 10) * 1000 });
+  };
+  try {
+    await Promise.all(Array.from({ length: opts.count }, (_, i) => start(i)));
+  } catch (err) {
+    await Promise.all(workers.map((_, i) => stopOne(i, 'SIGKILL')));
+    throw err;
+  }
+  return {
+    workers,
+    async restart(i, how = 'drain') {
+      await stopOne(i, how === 'kill' ? 'SIGKILL' : 'SIGTERM');
+      await start(i);
+    },
+    kill: (i) => stopOne(i, 'SIGKILL'),
+    async stop() {
+      await Promise.all(workers.map((_, i) => stopOne(i, 'SIGTERM')));
+    },
+  };
+}

@@ -1,0 +1,186 @@
+// Builds pinned Go programs from source with `go install` into a project cache folder, once: the
+// Temporal CLI, and the cluster's server, SQL tool and Web UI server. A lock file keeps two processes
+// (two test runs, `npm start` beside `npm run cluster`) from building the same thing at once.
+import { spawn } from 'child_process';
+import { constants as fsConstants, promises as fs } from 'fs';
+import { hostname } from 'os';
+import * as path from 'path';
+import { createInterface } from 'readline';
+
+// The lock holder touches the lock file this often; a lock not touched for LOCK_STALE_MS belongs to a dead build.
+const LOCK_HEARTBEAT_MS = 15_000;
+const LOCK_STALE_MS = 120_000;
+const LOCK_POLL_MS = 1_000;
+
+export interface GoInstallSpec {
+  /** What is built, for messages ("the Temporal CLI v1.5.1"). */
+  label: string;
+  /** `module/path/cmd/x@vX.Y.Z`, one or more (one `go install` builds them all). */
+  packages: string[];
+  /** GOBIN: where the binaries go. */
+  binDir: string;
+  /** The binaries that must exist afterwards; when all do, nothing is built. */
+  binaries: string[];
+  /** The lock file and the build's working folder live here. */
+  cacheDir: string;
+  ldflags?: string;
+  /** Run `go` under `nice`, so a long build leaves the machine usable. */
+  nice?: boolean;
+  log: (msg: string) => void;
+}
+
+export async function isExecutableFile(file: string): Promise<boolean> {
+  try {
+    await fs.access(file, fsConstants.X_OK);
+    return (await fs.stat(file)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+export async function findOnPath(name: string): Promise<string | undefined> {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    // An empty PATH entry means the current directory; skipping it avoids picking up stray binaries.
+    if (!dir) continue;
+    const candidate = path.resolve(dir, name);
+    if (await isExecutableFile(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+async function allBuilt(binaries: string[]): Promise<boolean> {
+  for (const bin of binaries) if (!(await isExecutableFile(bin))) return false;
+  return true;
+}
+
+/** Builds what is missing of spec.binaries, holding the cache's lock while building. */
+export async function goInstallWithLock(go: string, spec: GoInstallSpec): Promise<void> {
+  if (await allBuilt(spec.binaries)) return;
+  await fs.mkdir(spec.binDir, { recursive: true });
+  const lockFile = path.join(spec.cacheDir, 'build.lock');
+  let announcedWait = false;
+  for (;;) {
+    const lock = await tryLock(lockFile);
+    if (lock) {
+      try {
+        // Another process may have finished the build between our check and taking the lock.
+        if (await allBuilt(spec.binaries)) return;
+        await goInstall(go, spec);
+        return;
+      } finally {
+        await lock.release();
+      }
+    }
+    if (!announcedWait) {
+      spec.log(`Another process is building in ${spec.cacheDir} (lock ${lockFile}); waiting for it…`);
+      announcedWait = true;
+    }
+    await removeIfStale(lockFile, spec.log);
+    // Once the lock is gone we take it ourselves and find the other build's binary (or retry if it failed).
+    await sleep(LOCK_POLL_MS);
+  }
+}
+
+interface Lock {
+  release(): Promise<void>;
+}
+
+async function tryLock(lockFile: string): Promise<Lock | undefined> {
+  let handle: fs.FileHandle;
+  try {
+    // 'wx' = O_CREAT | O_EXCL: exactly one process can create the file.
+    handle = await fs.open(lockFile, 'wx');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
+    throw err;
+  }
+  try {
+    await handle.writeFile(JSON.stringify({ pid: process.pid, host: hostname(), since: new Date().toISOString() }));
+  } finally {
+    await handle.close();
+  }
+  const heartbeat = setInterval(() => {
+    const now = new Date();
+    fs.utimes(lockFile, now, now).catch(() => undefined);
+  }, LOCK_HEARTBEAT_MS);
+  heartbeat.unref();
+  return {
+    async release() {
+      clearInterval(heartbeat);
+      await fs.rm(lockFile, { force: true });
+    },
+  };
+}
+
+/** Removes a lock whose holder is gone: not touched for LOCK_STALE_MS, or held by a dead pid on this host. */
+async function removeIfStale(lockFile: string, log: (msg: string) => void): Promise<void> {
+  let mtimeMs: number;
+  let content: string;
+  try {
+    mtimeMs = (await fs.stat(lockFile)).mtimeMs;
+    content = await fs.readFile(lockFile, 'utf8');
+  } catch {
+    return; // Released meanwhile.
+  }
+  let holderDead = false;
+  try {
+    const holder = JSON.parse(content) as { pid?: unknown; host?: unknown };
+    if (holder.host === hostname() && typeof holder.pid === 'number') holderDead = !isAlive(holder.pid);
+  } catch {
+    // Empty or partial content: the holder may be between open and write, so rely on the age check only.
+  }
+  if (holderDead || Date.now() - mtimeMs > LOCK_STALE_MS) {
+    log(`Removing stale build lock ${lockFile}`);
+    await fs.rm(lockFile, { force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: the process exists but belongs to someone else.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function goInstall(go: string, spec: GoInstallSpec): Promise<void> {
+  const { log } = spec;
+  log(`Building ${spec.label} from source with Go; the first build takes several minutes…`);
+  const started = Date.now();
+  const goArgs = ['install', ...(spec.ldflags ? [`-ldflags=${spec.ldflags}`] : []), ...spec.packages];
+  // nice: a cold build keeps every core busy for minutes, on a machine that runs other things too.
+  const [file, args] = spec.nice && (await findOnPath('nice')) ? ['nice', ['-n', '10', go, ...goArgs]] : [go, goArgs];
+  // cwd outside any Go module, so `go install pkg@version` cannot be influenced by a go.mod around it.
+  const child = spawn(file, args, { cwd: spec.cacheDir, env: { ...process.env, GOBIN: spec.binDir }, stdio: 'pipe' });
+  const tail: string[] = [];
+  const onLine = (line: string): void => {
+    tail.push(line);
+    if (tail.length > 30) tail.shift();
+    log(`[go] ${line}`);
+  };
+  createInterface({ input: child.stdout }).on('line', onLine);
+  createInterface({ input: child.stderr }).on('line', onLine);
+  // Go prints only the module downloads; compiling is silent for minutes, so show that we are alive.
+  const progress = setInterval(
+    () => log(`[go] still building ${spec.label} (${Math.round((Date.now() - started) / 1000)} s)…`),
+    30_000,
+  );
+  try {
+    const code = await new Promise<number | null>((resolve, reject) => {
+      child.once('error', reject);
+      child.once('close', resolve);
+    });
+    if (code !== 0) {
+      throw new Error(`\`go ${goArgs.join(' ')}\` failed with exit code ${code}:\n${tail.join('\n')}`);
+    }
+  } finally {
+    clearInterval(progress);
+  }
+  log(`Built ${spec.label} in ${Math.round((Date.now() - started) / 1000)} s`);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,127 @@
+// The worker's check of its namespace at start. A namespace that lacks one of the service's search
+// attributes does not stop a worker from polling, but every workflow that sets the attribute then
+// fails its workflow task over and over (BadSearchAttributes … no mapping defined), silently stuck.
+// So the worker registers what is missing where it may, and otherwise refuses to start, naming
+// every missing attribute and the command that adds it.
+import { isGrpcServiceError, type Connection } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
+import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../api/names';
+
+type IndexedValueType = temporal.api.enums.v1.IndexedValueType;
+// gRPC codes of a server that will not let us look (Temporal Cloud keeps the operator API for itself).
+const PERMISSION_DENIED = 7;
+const UNIMPLEMENTED = 12;
+type AttributeType = (typeof SEARCH_ATTRIBUTE_DEFINITIONS)[string];
+
+// temporal.api.enums.v1.IndexedValueType's wire values (fixed by the API's protobuf).
+const INDEXED_TYPE: Record<AttributeType, IndexedValueType> = { Keyword: 2, Int: 3 };
+const TYPE_NAMES: Record<number, string> = {
+  1: 'Text',
+  2: 'Keyword',
+  3: 'Int',
+  4: 'Double',
+  5: 'Bool',
+  6: 'Datetime',
+  7: 'KeywordList',
+};
+
+/**
+ * The server applies a new attribute through its namespace cache, refreshed every 2 s by default
+ * (system.namespaceCacheRefreshInterval): a workflow started sooner could still be refused it.
+ */
+export const SEARCH_ATTRIBUTE_PROPAGATION_MS = 5_000;
+
+export class SearchAttributeMismatchError extends Error {
+  override readonly name = 'SearchAttributeMismatchError';
+}
+
+export interface SearchAttributeCheck {
+  connection: Pick<Connection, 'operatorService'>;
+  namespace: string;
+  /** For the command in the error message. */
+  address: string;
+  /** Add missing attributes instead of refusing to start. */
+  register: boolean;
+  log: (msg: string) => void;
+  /** Waits for a registration to reach the server's caches (a test passes a no-op). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface SearchAttributeCheckResult {
+  /** Attributes this check added. */
+  registered: string[];
+  /** False when the server did not let us look (e.g. a cloud namespace without the operator API). */
+  checked: boolean;
+}
+
+/** The command that adds `missing` (name → type) to a namespace, with the Temporal CLI. */
+export function addSearchAttributesCommand(
+  address: string,
+  namespace: string,
+  missing: Record<string, string>,
+): string {
+  const pairs = Object.entries(missing).map(([name, type]) => `--name ${name} --type ${type}`);
+  return `temporal operator search-attribute create --address ${address} --namespace ${namespace} ${pairs.join(' ')}`;
+}
+
+export async function ensureSearchAttributes(check: SearchAttributeCheck): Promise<SearchAttributeCheckResult> {
+  const { operatorService } = check.connection;
+  let existing: Record<string, IndexedValueType>;
+  try {
+    existing = (await operatorService.listSearchAttributes({ namespace: check.namespace })).customAttributes ?? {};
+  } catch (err) {
+    const code = isGrpcServiceError(err) ? (err.code as number) : undefined;
+    if (code === PERMISSION_DENIED || code === UNIMPLEMENTED) {
+      check.log(
+        `Cannot list the search attributes of namespace ${check.namespace} (${(err as Error).message}); ` +
+          `make sure it has ${Object.keys(SEARCH_ATTRIBUTE_DEFINITIONS).join(', ')}.`,
+      );
+      return { registered: [], checked: false };
+    }
+    throw err;
+  }
+
+  const missing: Record<string, AttributeType> = {};
+  const wrongType: string[] = [];
+  for (const [name, type] of Object.entries(SEARCH_ATTRIBUTE_DEFINITIONS)) {
+    const found = existing[name];
+    if (found === undefined) missing[name] = type;
+    else if (found !== INDEXED_TYPE[type]) wrongType.push(`${name} (${TYPE_NAMES[found] ?? found}, want ${type})`);
+  }
+  if (wrongType.length > 0) {
+    // Cannot be repaired by adding: an attribute's type is fixed once created.
+    throw new SearchAttributeMismatchError(
+      `Namespace ${check.namespace} at ${check.address} has search attributes of another type than this service's: ` +
+        `${wrongType.join(', ')}. Workflows would fail to set them; use a namespace where they have the service's types.`,
+    );
+  }
+  const names = Object.keys(missing);
+  if (names.length === 0) return { registered: [], checked: true };
+
+  const described = names.map((n) => `${n} (${missing[n]})`).join(', ');
+  if (!check.register) {
+    throw new SearchAttributeMismatchError(
+      `Namespace ${check.namespace} at ${check.address} lacks the search attributes ${described}: ` +
+        `workflows that set them would fail their workflow tasks over and over. Add them with\n` +
+        `  ${addSearchAttributesCommand(check.address, check.namespace, missing)}\n` +
+        `or start the worker with --register-search-attributes.`,
+    );
+  }
+  check.log(`Registering the search attributes ${described} in namespace ${check.namespace}…`);
+  await operatorService.addSearchAttributes({
+    namespace: check.namespace,
+    searchAttributes: Object.fromEntries(names.map((n) => [n, INDEXED_TYPE[missing[n]]])),
+  });
+  await (check.sleep ?? defaultSleep)(SEARCH_ATTRIBUTE_PROPAGATION_MS);
+  return { registered: names, checked: true };
+}
+
+function defaultSleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Local stacks (a server on this machine) may be changed by the worker; anything else only by a person. */
+export function isLocalAddress(address: string): boolean {
+  const host = address.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127\./.test(host);
+}
