@@ -1,5 +1,5 @@
 // Faults survived on the production topology (npm run test:cluster, not part of npm test): the
-// cluster comes up from nothing, and with 50 workflows of every type in flight each time, it loses
+// cluster comes up from nothing, and with 210 workflows in flight each time (30 of each type), it loses
 // a worker (SIGKILL), has its Temporal server restarted, loses PostgreSQL for 30 s, and has both
 // workers restarted one after the other (a deploy). Every time: every workflow completes, nothing
 // paid is submitted twice, no budget reservation is left held. The figures are printed as a table

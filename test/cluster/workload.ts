@@ -3,11 +3,13 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { budgetLedgerStateQuery, budgetLedgerWorkflowId, WorkflowType } from '../../src/api';
+import { chaosInput } from '../../bench/chaos/workload';
+import { duplicatePaid, type PaidCounter } from '../../bench/chaos/tally';
 import { DEMO_MEMBER_ID } from '../../src/emulator/fixtures';
 import { emulatorAdmin } from '../helpers/emulator';
 
-/** Each type of a run, this many times (5 types: 50 workflows a run). */
-export const PER_TYPE = 10;
+/** Each type of a run, this many times (7 types: 210 workflows in flight a run). */
+export const PER_TYPE = 30;
 // Long enough that a fault lands while every generation still waits for its task.
 const TASK_MS = 15_000;
 const RESULT_TIMEOUT_MS = 6 * 60_000;
@@ -32,8 +34,8 @@ export interface RunFigures {
 }
 
 interface Counters {
-  submissions: { total: number };
-  requests: Record<string, number>;
+  /** Paid calls the emulator carried out, by route and by what they were about (paid-calls.ts). */
+  paid: PaidCounter;
 }
 
 /** Starts the mix, runs `fault` while it is in flight, and waits for every workflow. */
@@ -71,6 +73,10 @@ export async function runWithFault(
           job: { workflowType: 'mediaGeneration', input: video(`a gated fox ${i}`) },
         }),
       );
+      // The fault suite's batch (three chat requests) and bill report (two months by day).
+      for (const type of [WorkflowType.batchJob, WorkflowType.billingReport] as const) {
+        handles.push(await start(type, i, chaosInput(type, run, i, `${run}-${type}-${i}`)));
+      }
     }
     await fault();
 
@@ -90,16 +96,14 @@ export async function runWithFault(
     const ledger = await client.workflow
       .getHandle(budgetLedgerWorkflowId(DEMO_MEMBER_ID))
       .query(budgetLedgerStateQuery);
-    // One generation per media workflow and per gated job, one renew per renew workflow: anything more
-    // was paid twice. (A missing route counter counts as all duplicates, so it cannot pass unseen.)
-    const renews = counters.requests.renewInstance ?? Number.POSITIVE_INFINITY;
     return {
       run,
       workflows: handles.length,
       completed: outcomes.filter((o) => o === 'completed').length,
       failed: outcomes.filter((o) => o === 'failed').length,
       lost: outcomes.filter((o) => o === 'lost').length,
-      duplicatePaidSubmissions: counters.submissions.total - 2 * PER_TYPE + (renews - PER_TYPE),
+      // Any paid call carried out twice for the same thing (a renew, a generation, a batch, a question).
+      duplicatePaidSubmissions: duplicatePaid(counters.paid).total,
       leakedReservations: ledger.outstanding,
       seconds: Math.round((Date.now() - started) / 1000),
     };
