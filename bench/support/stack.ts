@@ -2,12 +2,17 @@
 // the benchmark's fixtures, a real Temporal dev server (its SQLite file in a temp folder, tuned for
 // load, its Prometheus metrics on a known port), and the service's worker in a process of its own
 // (worker-main) on a fresh task queue, so its memory and CPU can be read apart from the benchmark's.
+// With `cluster`, the production topology of `npm run cluster` (src/cluster: PostgreSQL, the Temporal
+// server on it, the namespace and search attributes) replaces the dev server, in the same temp folder.
 import { randomUUID } from 'node:crypto';
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/api/names';
+import { startCluster } from '../../src/cluster/cluster';
+import { freeServerPorts } from '../../src/cluster/ports';
+import { DEFAULT_POSTGRES_PASSWORD } from '../../src/cluster/server-config';
 import { findOrBuildTemporalCli, getFreePort, startDevServer } from '../../src/devserver';
 import { DEV_API_KEY } from '../../src/emulator/config';
 import { DEFAULT_PATHS, PlatformClient } from '../../src/platform';
@@ -22,6 +27,8 @@ export interface BenchWorker {
    * ends. Each call is a new process, so each phase of a benchmark starts from the same memory.
    */
   runUntil<R>(fn: (proc: WorkerProcess) => Promise<R>): Promise<R>;
+  /** As runUntil, with `count` worker processes on the same task queue, started together. */
+  runUntilAll<R>(count: number, fn: (procs: WorkerProcess[]) => Promise<R>): Promise<R>;
   /** Starts a worker process the caller stops (or kills); the stack stops it at the end if still up. */
   start(): Promise<WorkerProcess>;
 }
@@ -29,12 +36,14 @@ export interface BenchWorker {
 export interface BenchServer {
   address: string;
   namespace: string;
-  /** The dev server's Prometheus endpoint (`service_requests` by operation). */
+  /** The server's Prometheus endpoint (`service_requests` by operation). */
   metricsUrl: string;
-  /** The dev server's own process, read every second (the new process after a restart). */
+  /** The server's own process, read every second (the new process after a restart). */
   sampler: ProcSampler;
-  /** Stops the dev server (SIGTERM) and starts it again on the same SQLite file, port and metrics port. */
+  /** Stops the server (SIGTERM) and starts it again on the same data, ports and metrics port. */
   restart(): Promise<void>;
+  /** Which server: the dev server (SQLite), or the production topology's (PostgreSQL, `cluster`). */
+  kind: 'dev-server' | 'cluster';
 }
 
 export interface BenchStackOptions {
@@ -47,6 +56,11 @@ export interface BenchStackOptions {
   logDir?: string;
   /** The worker's LOG_LEVEL (default WARN). */
   workerLogLevel?: string;
+  /**
+   * The production topology (src/cluster's startCluster: PostgreSQL and the Temporal server built from
+   * Go) instead of the dev server; its logs (and PostgreSQL's) in the temp folder's `logs/`.
+   */
+  cluster?: boolean;
 }
 
 export interface BenchStack {
@@ -128,35 +142,20 @@ export async function withBenchStack<T>(
       paths: { ...DEFAULT_PATHS },
       billProductNameParam: 'productName',
     });
-    const [cliPath, bundle, metricsPort] = await Promise.all([
-      findOrBuildTemporalCli({ log }),
-      benchBundleFile(log),
-      getFreePort(),
-    ]);
-    const serverLog = logFile('temporal.log');
-    const serverOptions = {
-      cliPath,
-      port: await getFreePort(),
-      headless: true,
-      searchAttributes: SEARCH_ATTRIBUTE_DEFINITIONS,
-      dbFile: path.join(dataDir, 'temporal.sqlite'),
-      sqlitePragmas: BENCH_SQLITE_PRAGMAS,
-      metricsPort,
-      log: serverLog ? (line: string) => appendFileSync(serverLog, `${line}\n`) : () => {},
-    };
-    let server = await startDevServer(serverOptions);
+    const [bundle, metricsPort] = await Promise.all([benchBundleFile(log), getFreePort()]);
+    const server = options.cluster
+      ? await startClusterServer(dataDir, metricsPort, log)
+      : await startDevServerOf(dataDir, metricsPort, logFile('temporal.log'), log);
     stops.unshift(() => server.stop());
-    let serverSampler = new ProcSampler(server.pid, 1_000).start();
-    stops.unshift(() => Promise.resolve(serverSampler.stop()));
-    const connection = await Connection.connect({ address: server.address });
+    const connection = await Connection.connect({ address: server.bench.address });
     stops.unshift(() => connection.close());
-    const client = new Client({ connection, namespace: server.namespace });
+    const client = new Client({ connection, namespace: server.bench.namespace });
     const taskQueue = `bench-${name}-${randomUUID().slice(0, 8)}`;
     // The settings a deployed worker reads (src/worker.ts's runWorker), pointed at this stack; the
     // worker's own tuning (WORKER_*) keeps its defaults unless the caller's environment sets it.
     const workerEnv = {
-      TEMPORAL_ADDRESS: server.address,
-      TEMPORAL_NAMESPACE: server.namespace,
+      TEMPORAL_ADDRESS: server.bench.address,
+      TEMPORAL_NAMESPACE: server.bench.namespace,
       TEMPORAL_TASK_QUEUE: taskQueue,
       PLATFORM_BASE_URL: emulator.url,
       PLATFORM_API_KEY: apiKey,
@@ -165,31 +164,26 @@ export async function withBenchStack<T>(
       [WORKFLOW_BUNDLE_ENV]: bundle,
     };
     const workerLog = logFile('worker.log');
+    const runUntilAll = async <R>(count: number, run: (procs: WorkerProcess[]) => Promise<R>): Promise<R> => {
+      const started = await Promise.allSettled(
+        Array.from({ length: count }, () => startWorkerProcess(workerEnv, log, workerLog)),
+      );
+      const procs = started.flatMap((p) => (p.status === 'fulfilled' ? [p.value] : []));
+      try {
+        const failed = started.find((p) => p.status === 'rejected');
+        if (failed) throw failed.reason;
+        return await run(procs);
+      } finally {
+        await Promise.all(procs.map((p) => p.stop()));
+      }
+    };
     const worker: BenchWorker = {
-      runUntil: async (run) => {
-        const proc = await startWorkerProcess(workerEnv, log, workerLog);
-        try {
-          return await run(proc);
-        } finally {
-          await proc.stop();
-        }
-      },
+      runUntil: (run) => runUntilAll(1, ([proc]) => run(proc)),
+      runUntilAll,
       start: async () => {
         const proc = await startWorkerProcess(workerEnv, log, workerLog);
         stops.unshift(() => proc.stop());
         return proc;
-      },
-    };
-    const benchServer: BenchServer = {
-      address: server.address,
-      namespace: server.namespace,
-      metricsUrl: server.metricsUrl!,
-      sampler: serverSampler,
-      restart: async () => {
-        serverSampler.stop();
-        await server.stop();
-        server = await startDevServer(serverOptions);
-        benchServer.sampler = serverSampler = new ProcSampler(server.pid, 1_000).start();
       },
     };
     return await fn({
@@ -200,7 +194,7 @@ export async function withBenchStack<T>(
       taskQueue,
       artifactDir,
       worker,
-      server: benchServer,
+      server: server.bench,
     });
   } catch (err) {
     // Said now: a client call still retrying when the connection closes below can end the process
@@ -210,4 +204,93 @@ export async function withBenchStack<T>(
   } finally {
     for (const stop of stops) await stop();
   }
+}
+
+interface StartedServer {
+  bench: BenchServer;
+  stop(): Promise<void>;
+}
+
+/** The dev server on a SQLite file in `dataDir`, tuned for load, its metrics on `metricsPort`. */
+async function startDevServerOf(
+  dataDir: string,
+  metricsPort: number,
+  logFile: string | undefined,
+  log: (msg: string) => void,
+): Promise<StartedServer> {
+  const serverOptions = {
+    cliPath: await findOrBuildTemporalCli({ log }),
+    port: await getFreePort(),
+    headless: true,
+    searchAttributes: SEARCH_ATTRIBUTE_DEFINITIONS,
+    dbFile: path.join(dataDir, 'temporal.sqlite'),
+    sqlitePragmas: BENCH_SQLITE_PRAGMAS,
+    metricsPort,
+    log: logFile ? (line: string) => appendFileSync(logFile, `${line}\n`) : () => {},
+  };
+  let server = await startDevServer(serverOptions);
+  const bench: BenchServer = {
+    kind: 'dev-server',
+    address: server.address,
+    namespace: server.namespace,
+    metricsUrl: server.metricsUrl!,
+    sampler: new ProcSampler(server.pid, 1_000).start(),
+    restart: async () => {
+      bench.sampler.stop();
+      await server.stop();
+      server = await startDevServer(serverOptions);
+      bench.sampler = new ProcSampler(server.pid, 1_000).start();
+    },
+  };
+  return {
+    bench,
+    stop: async () => {
+      bench.sampler.stop();
+      await server.stop();
+    },
+  };
+}
+
+/**
+ * The production topology (`npm run cluster`'s startCluster, with no UI) in `dataDir`, on free ports:
+ * PostgreSQL, the Temporal server with its metrics on `metricsPort`, the `default` namespace and the
+ * service's search attributes.
+ */
+async function startClusterServer(
+  dataDir: string,
+  metricsPort: number,
+  log: (msg: string) => void,
+): Promise<StartedServer> {
+  // As root, PostgreSQL runs as the postgres user, who must be able to reach its data directory.
+  chmodSync(dataDir, 0o755);
+  const started = Date.now();
+  const cluster = await startCluster({
+    dataDir,
+    postgresPort: await getFreePort(),
+    postgresPassword: DEFAULT_POSTGRES_PASSWORD,
+    ports: await freeServerPorts(),
+    namespace: 'default',
+    metricsPort,
+    log,
+  });
+  log(`cluster up in ${Math.round((Date.now() - started) / 1000)} s (logs in ${cluster.logDir})`);
+  const bench: BenchServer = {
+    kind: 'cluster',
+    address: cluster.address,
+    namespace: cluster.namespace,
+    metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
+    sampler: new ProcSampler(cluster.server().process.pid, 1_000).start(),
+    restart: async () => {
+      bench.sampler.stop();
+      await cluster.restartServer();
+      bench.sampler = new ProcSampler(cluster.server().process.pid, 1_000).start();
+    },
+  };
+  return {
+    bench,
+    stop: async () => {
+      bench.sampler.stop();
+      await cluster.stop();
+    },
+  };
 }

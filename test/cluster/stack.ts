@@ -1,11 +1,11 @@
 // The cluster suite's stack: an emulator of its own (with an instance per workflow that needs one),
 // the production topology in a temporary folder on free ports, and two worker processes.
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startCluster, type ClusterHandle } from '../../src/cluster/cluster';
-import { DEFAULT_POSTGRES_PASSWORD, MAX_SERVER_PORT, type ServerPorts } from '../../src/cluster/server-config';
+import { freeServerPorts } from '../../src/cluster/ports';
+import { DEFAULT_POSTGRES_PASSWORD } from '../../src/cluster/server-config';
 import { startWorkerPool, type WorkerPool } from '../../src/cluster/workers';
 import { getFreePort } from '../../src/devserver';
 import { DEV_API_KEY } from '../../src/emulator/config';
@@ -21,41 +21,6 @@ export interface ClusterStack {
 }
 
 const log = (msg: string) => process.stderr.write(`[cluster suite] ${msg}\n`);
-
-/** A port below the server's limit that is free now (the OS's own picks are all above it). */
-async function lowFreePort(taken: Set<number>): Promise<number> {
-  for (;;) {
-    const port = 20_000 + Math.floor(Math.random() * (MAX_SERVER_PORT - 20_000));
-    if (taken.has(port)) continue;
-    const free = await new Promise<boolean>((resolve) => {
-      const server = net.createServer();
-      server.once('error', () => resolve(false));
-      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-    });
-    if (free) {
-      taken.add(port);
-      return port;
-    }
-  }
-}
-
-async function freePorts(): Promise<ServerPorts> {
-  const keys: Array<keyof ServerPorts> = [
-    'frontend',
-    'frontendHttp',
-    'history',
-    'matching',
-    'worker',
-    'frontendMembership',
-    'historyMembership',
-    'matchingMembership',
-    'workerMembership',
-  ];
-  const ports = {} as ServerPorts;
-  const taken = new Set<number>();
-  for (const key of keys) ports[key] = await lowFreePort(taken);
-  return ports;
-}
 
 export async function startClusterStack(instanceIds: string[]): Promise<ClusterStack> {
   const builtIn = defaultFixtures([DEV_API_KEY]).instances;
@@ -82,7 +47,7 @@ export async function startClusterStack(instanceIds: string[]): Promise<ClusterS
       dataDir: dir,
       postgresPort: await getFreePort(),
       postgresPassword: DEFAULT_POSTGRES_PASSWORD,
-      ports: await freePorts(),
+      ports: await freeServerPorts(),
       namespace: 'default',
       log,
     });
