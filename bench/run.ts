@@ -1,18 +1,28 @@
 // `npm run bench`: runs every benchmark in turn, prints its figures and writes them to
 // bench-results/<name>.json. `npm run bench -- --only=<name>` runs one.
-import { mkdirSync, writeFileSync } from 'node:fs';
+// `--only=waiting-at-scale --cluster` runs that one on the production topology, into
+// bench-results/waiting-at-scale-cluster.json, beside the dev server's result file when there is one.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { formatBudgetSummary, runBudgetAdmissionBench } from './budget-admission';
 import { runEmulatorThroughputBench } from './emulator-throughput';
 import { numberArg } from './support/args';
 import { formatMediaTable, runMediaPollingBench } from './media-polling';
-import { formatWaitingSummary, runWaitingAtScaleBench } from './waiting-at-scale';
+import {
+  formatSideBySide,
+  formatWaitingSummary,
+  runWaitingAtScaleBench,
+  type StoredWaitingResult,
+} from './waiting-at-scale';
 
 interface Bench {
   name: string;
   what: string;
-  run: () => Promise<{ passed: boolean; summary: string; figures: unknown }>;
+  run: () => Promise<{ passed: boolean; summary: string; figures: unknown; file?: string }>;
 }
+
+const outDir = path.resolve(__dirname, '..', '..', 'bench-results');
+const cluster = process.argv.includes('--cluster');
 
 const benches: Bench[] = [
   {
@@ -29,14 +39,23 @@ const benches: Bench[] = [
     name: 'waiting-at-scale',
     what:
       'N mediaGeneration workflows waiting at once on one worker, started over a window ' +
-      '(--tasks=500, --duration=60000 ms, --start-window=min(120000, duration/2) ms)',
+      '(--tasks=500, --duration=60000 ms, --start-window=min(120000, duration/2) ms; ' +
+      '--cluster: on the production topology with two workers)',
     run: async () => {
       const r = await runWaitingAtScaleBench({
         tasks: numberArg('tasks'),
         durationMs: numberArg('duration'),
         startWindowMs: numberArg('start-window'),
+        cluster,
       });
-      return { passed: r.passed, figures: r, summary: `\n${formatWaitingSummary(r)}` };
+      const summary = `\n${formatWaitingSummary(r)}`;
+      if (!cluster) return { passed: r.passed, figures: r, summary };
+      const devFile = path.join(outDir, 'waiting-at-scale.json');
+      const beside = existsSync(devFile)
+        ? `\n\nside by side with ${path.relative(process.cwd(), devFile)}:\n` +
+          formatSideBySide(r, JSON.parse(readFileSync(devFile, 'utf8')) as StoredWaitingResult)
+        : `\n\n(no ${path.relative(process.cwd(), devFile)} to compare with: run without --cluster first)`;
+      return { passed: r.passed, figures: r, summary: summary + beside, file: 'waiting-at-scale-cluster.json' };
     },
   },
   {
@@ -69,15 +88,18 @@ async function main(): Promise<void> {
   if (selected.length === 0) {
     throw new Error(`--only=${only}: no such benchmark (there are: ${benches.map((b) => b.name).join(', ')})`);
   }
-  const outDir = path.resolve(__dirname, '..', '..', 'bench-results');
+  if (cluster && only !== 'waiting-at-scale') {
+    throw new Error('--cluster: only with --only=waiting-at-scale (the other benchmarks run on the dev server)');
+  }
   mkdirSync(outDir, { recursive: true });
   let failed = 0;
   for (const bench of selected) {
     console.log(`\n== ${bench.name}: ${bench.what}`);
     const result = await bench.run();
     console.log(`${result.passed ? 'PASS' : 'FAIL'}  ${result.summary}`);
-    const file = path.join(outDir, `${bench.name}.json`);
-    writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), ...result }, null, 2));
+    const { file: name = `${bench.name}.json`, ...written } = result;
+    const file = path.join(outDir, name);
+    writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), ...written }, null, 2));
     console.log(`figures written to ${path.relative(process.cwd(), file)}`);
     if (!result.passed) failed++;
   }
