@@ -82,7 +82,7 @@ export async function runChaosSuite(opts: Partial<ChaosOptions> = {}): Promise<C
     o.perType,
   );
 
-  return withBenchStack(
+  const result = await withBenchStack(
     'chaos',
     fixtures,
     async (stack) => {
@@ -115,9 +115,6 @@ export async function runChaosSuite(opts: Partial<ChaosOptions> = {}): Promise<C
       });
       const checks = chaosChecks(figures, o, CHAOS_TYPES);
       const passed = checks.every((c) => c.ok);
-      // A failed run's logs are kept, to read what happened; a passed run's are only searched.
-      if (passed) rmSync(logDir, { recursive: true, force: true });
-      else log(`logs kept in ${logDir}`);
       return {
         options: o,
         figures,
@@ -135,6 +132,11 @@ export async function runChaosSuite(opts: Partial<ChaosOptions> = {}): Promise<C
     // INFO: every line the worker would log in production is searched for the key.
     { apiKey, logDir, workerLogLevel: 'INFO' },
   );
+  // A failed run's logs are kept, to read what happened; a passed run's are only searched. Removed
+  // once the stack is down: the dev server writes its log until it stops.
+  if (result.passed) rmSync(logDir, { recursive: true, force: true });
+  else log(`logs kept in ${logDir}`);
+  return result;
 }
 
 /** One fault and its wave: an event strikes the wave at work, a state is set before the wave starts. */
