@@ -76,6 +76,7 @@ test.each(RUNS)('%s: every workflow completes, none paid twice, no reservation l
     ...result,
     completed: result.workflows,
     failed: 0,
+    failedBy: {},
     lost: 0,
     duplicatePaidSubmissions: 0,
     leakedReservations: 0,

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { budgetLedgerStateQuery, budgetLedgerWorkflowId, WorkflowType } from '../../src/api';
 import { chaosInput } from '../../bench/chaos/workload';
+import { failureTypeOf } from '../../bench/chaos/outcomes';
 import { duplicatePaid, type PaidCounter } from '../../bench/chaos/tally';
 import { DEMO_MEMBER_ID } from '../../src/emulator/fixtures';
 import { emulatorAdmin } from '../helpers/emulator';
@@ -27,6 +28,8 @@ export interface RunFigures {
   workflows: number;
   completed: number;
   failed: number;
+  /** Failed workflows by `<workflow type>: <failure type>`, so a failed run says what failed. */
+  failedBy: Record<string, number>;
   lost: number;
   duplicatePaidSubmissions: number;
   leakedReservations: number;
@@ -81,12 +84,17 @@ export async function runWithFault(
     await fault();
 
     const deadline = new Promise<'lost'>((resolve) => setTimeout(() => resolve('lost'), RESULT_TIMEOUT_MS).unref());
+    const failedBy: Record<string, number> = {};
     const outcomes = await Promise.all(
       handles.map((h) =>
         Promise.race([
           h.result().then(
             () => 'completed' as const,
-            () => 'failed' as const,
+            (err: unknown) => {
+              const key = `${h.workflowId.slice(run.length + 1).split('-')[0]}: ${failureTypeOf(err)}`;
+              failedBy[key] = (failedBy[key] ?? 0) + 1;
+              return 'failed' as const;
+            },
           ),
           deadline,
         ]),
@@ -101,6 +109,7 @@ export async function runWithFault(
       workflows: handles.length,
       completed: outcomes.filter((o) => o === 'completed').length,
       failed: outcomes.filter((o) => o === 'failed').length,
+      failedBy,
       lost: outcomes.filter((o) => o === 'lost').length,
       // Any paid call carried out twice for the same thing (a renew, a generation, a batch, a question).
       duplicatePaidSubmissions: duplicatePaid(counters.paid).total,
