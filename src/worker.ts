@@ -17,7 +17,7 @@ import {
   withRegisterOption,
 } from './namespace/register-option';
 import { ensureSearchAttributes, isLocalAddress } from './namespace/search-attributes';
-import { PlatformClient } from './platform/client';
+import { PlatformClient } from './client/client';
 
 export interface PlatformWorkerOptions {
   connection: NativeConnection;

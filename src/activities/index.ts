@@ -4,7 +4,7 @@ import type { Client } from '@temporalio/client';
 import type { ArtifactStore } from '../artifacts';
 import type { PriceTable } from '../config/prices';
 import type { FetchPolicy } from '../fetching/policy';
-import type { PlatformClient } from '../platform/client';
+import type { PlatformClient } from '../client/client';
 import { createDecisionActivities } from './decision';
 import { withPlatformFailures } from './failures';
 import { createInstanceActivities } from './instances';
@@ -15,7 +15,7 @@ import {
   createBatchOutputActivities,
   createBatchPollActivities,
   createBatchUploadActivities,
-} from './batches';
+} from './batch';
 import { createBillingActivities } from './billing/report';
 import { createLedgerActivities, createLedgerClientActivities, createPriceActivities } from './budget';
 import { createMediaPollActivities, createMediaSubmitActivities, createMediaWaitActivities } from './media';

@@ -2,7 +2,7 @@
 import * as path from 'path';
 import { z } from 'zod';
 import { findProjectRoot } from '../devserver/find-temporal-cli';
-import { ConfigError } from '../platform/config';
+import { ConfigError } from '../client/config';
 import { describeZodError, formatIssues } from '../platform/validation';
 import { DEFAULT_POSTGRES_PASSWORD, DEFAULT_SERVER_PORTS } from './server-config';
 

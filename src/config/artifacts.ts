@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { LocalArtifactStore } from '../artifacts/local';
-import { ConfigError } from '../platform/config';
+import { ConfigError } from '../client/config';
 import { describeZodError, formatIssues } from '../platform/validation';
 
 const Env = z.object({

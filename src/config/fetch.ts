@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import type { FetchPolicy } from '../fetching/policy';
-import { ConfigError } from '../platform/config';
+import { ConfigError } from '../client/config';
 import { describeZodError, formatIssues } from '../platform/validation';
 
 const HostEntry = z.string().regex(/^(\*\.)?[a-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-f:]+\](:\d{1,5})?$/i, {

@@ -3,7 +3,7 @@
 // surcharge); against the live platform, set PLATFORM_PRICES (JSON) or PLATFORM_PRICES_FILE to yours.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { ConfigError } from '../platform/config';
+import { ConfigError } from '../client/config';
 import { NSFW_DETECTION_COST_PER_IMAGE } from '../platform/schemas/media';
 import { describeZodError, formatIssues } from '../platform/validation';
 

@@ -1,7 +1,7 @@
 // Worker tuning from the environment, checked with zod.
 import { z } from 'zod';
 import { describeZodError, formatIssues } from '../platform/validation';
-import { ConfigError } from '../platform/config';
+import { ConfigError } from '../client/config';
 
 const Env = z.object({
   // A waiting generation holds no slot (retry-as-poll): a slot is held for one poll, up to a second

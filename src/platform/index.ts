@@ -1,6 +1,6 @@
-export * from './client';
-export * from './config';
-export * from './errors';
+// The platform's API as data: schemas, validation, money, paths and bill windows. Workflow-safe
+// (no I/O); the client that speaks it over HTTP is in src/client.
+export * from './bill-windows';
 export * from './money';
 export * from './paths';
 export * from './validation';

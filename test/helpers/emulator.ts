@@ -1,7 +1,8 @@
 // Starts a real emulator on a free port for a test file, with a client pointed at it.
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_PATHS, PlatformClient, type PlatformConfig } from '../../src/platform';
-import type { TransportOptions } from '../../src/platform/transport';
+import { PlatformClient, type PlatformConfig } from '../../src/client';
+import { DEFAULT_PATHS } from '../../src/platform';
+import type { TransportOptions } from '../../src/client/transport';
 import { DEV_API_KEY } from '../../src/emulator/config';
 import { startEmulator } from '../../src/emulator/server';
 

@@ -2,7 +2,7 @@
 // outputs, the flag → input mapping, and the watcher's ticker with a fake handle.
 import type { MediaProgress } from '../../src/api';
 import { buildProgram } from '../../src/starter';
-import { waitWithMediaProgress, type MediaWorkflow } from '../../src/starter/commands/watch-media';
+import { waitWithMediaProgress, type MediaWorkflow } from '../../src/starter/watch-progress';
 import { CliError, ExitCode } from '../../src/starter/exit-codes';
 import { renderMediaSummary } from '../../src/starter/media-summary';
 import { formatSeconds, renderBar, renderMediaProgress } from '../../src/starter/progress';

@@ -4,7 +4,7 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import type { batchJob } from '../../src/workflows';
 import { batchProgressQuery, WorkflowType, type BatchJobInput } from '../../src/api';
-import { WORKFLOW_ID_METADATA_KEY } from '../../src/activities/batches/create';
+import { WORKFLOW_ID_METADATA_KEY } from '../../src/activities/batch/create';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { waitFor } from '../helpers/processes';
 import { emulatorPlatform, recordHistory, uniqueId, withWorker } from '../helpers/temporal';

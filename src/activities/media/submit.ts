@@ -5,10 +5,10 @@ import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../../api/failures';
 import type { PollingOptions, TaskObservation } from '../../api/schemas/media';
-import type { PlatformClient } from '../../platform/client';
-import { PlatformError } from '../../platform/errors';
+import type { PlatformClient } from '../../client/client';
+import { PlatformError } from '../../client/errors';
 import type { ImageToVideoRequest, TextToVideoRequest } from '../../platform/schemas/media';
-import { classifySubmitFailure } from '../../platform/submission';
+import { classifySubmitFailure } from '../../client/submission';
 import { toApplicationFailure } from '../failures';
 import { firstLook } from './first-look';
 

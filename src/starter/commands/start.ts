@@ -15,7 +15,7 @@ import { withStarter } from '../connect';
 import { toCliError } from '../failures';
 import { renderMediaSummary } from '../media-summary';
 import { assertWorkflowType, buildWorkflowInput, type InputFlags } from '../workflow-inputs';
-import { waitWithMediaProgress, waitWithProgress, type ProgressStream, type ProgressView } from './watch-media';
+import { waitWithMediaProgress, waitWithProgress, type ProgressStream, type ProgressView } from '../watch-progress';
 
 const BATCH_VIEW: ProgressView<BatchProgress> = {
   render: renderBatchProgress,

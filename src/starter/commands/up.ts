@@ -6,7 +6,7 @@ import { SEARCH_ATTRIBUTE_DEFINITIONS, SearchAttributes } from '../../api';
 import { loadTemporalSettings } from '../../config/temporal';
 import { loadWorkerSettings } from '../../config/worker';
 import { findOrBuildTemporalCli, findProjectRoot, startDevServer, TemporalCliNotFoundError } from '../../devserver';
-import { PlatformClient } from '../../platform/client';
+import { PlatformClient } from '../../client/client';
 import { checkNamespace, connectWorker, createPlatformWorker, installRuntime } from '../../worker';
 import { startLocalPlatform } from '../local-platform';
 

@@ -1,5 +1,5 @@
 // Following the platform batch until it ends. The poll activity runs again on its own after each poll
-// (retry-as-poll, src/activities/batches/poll.ts) and comes back only at checkpoints, so this loop
+// (retry-as-poll, src/activities/batch/poll.ts) and comes back only at checkpoints, so this loop
 // runs a handful of times however long the batch takes, and a waiting batch holds nothing on the
 // worker. The window is not the activity's: the workflow's timer cancels the follow (./job.ts).
 import { ActivityCancellationType, patched, proxyActivities } from '@temporalio/workflow';

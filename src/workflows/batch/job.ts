@@ -100,7 +100,7 @@ export async function batchJob(rawInput: BatchJobInput): Promise<BatchJobResult>
   // 2. The batch, created once. Costs money. Retried while the first attempt may still be in flight?
   // Never by the server: an attempt outlives the client's timeout. A retry looks for the batch an
   // earlier attempt made until no create it sent can still land, and creates only if there is none
-  // (src/activities/batches/create.ts).
+  // (src/activities/batch/create.ts).
   progress.set('CREATING', { inputFileId });
   const create = () =>
     platform.createBatchOnce({ workflowId, inputFileId, endpoint: input.endpoint, metadata: input.metadata });

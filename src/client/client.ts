@@ -5,10 +5,10 @@ import type { z } from 'zod';
 import { loadPlatformConfig, type PlatformConfig } from './config';
 import { PlatformError } from './errors';
 import { walkPages } from './pagination';
-import { asyncSubmitPath } from './paths';
-import * as S from './schemas';
+import { asyncSubmitPath } from '../platform/paths';
+import * as S from '../platform/schemas';
 import { Transport, type CallOptions, type RequestSpec, type TransportOptions } from './transport';
-import { describeZodError } from './validation';
+import { describeZodError } from '../platform/validation';
 
 export type { CallOptions, CallEvent } from './transport';
 

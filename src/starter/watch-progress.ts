@@ -1,9 +1,9 @@
 // `start mediaGeneration --wait`: waits for the result while showing the workflow's progress on
 // stderr, so stdout keeps only what `start` prints today (the result JSON stays pipeable).
 import type { WorkflowExecutionDescription } from '@temporalio/client';
-import { mediaProgressQuery, type MediaProgress } from '../../api';
-import { heartbeatObservation, withHeartbeat } from '../live-progress';
-import { renderMediaProgress } from '../progress';
+import { mediaProgressQuery, type MediaProgress } from '../api';
+import { heartbeatObservation, withHeartbeat } from './live-progress';
+import { renderMediaProgress } from './progress';
 
 /** Where the progress goes: process.stderr, or a fake in tests. */
 export interface ProgressStream {

@@ -1,7 +1,7 @@
 // One error type for everything the platform client can fail with. Pure: workers map it to Temporal
 // failures, and its fields survive serialisation (toJSON) without ever carrying the API key.
-import type { ValidationIssue } from './validation';
-import { formatIssues } from './validation';
+import type { ValidationIssue } from '../platform/validation';
+import { formatIssues } from '../platform/validation';
 
 export type PlatformErrorKind =
   /** Refused before sending: the request breaks a rule of the spec. */

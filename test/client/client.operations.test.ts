@@ -1,5 +1,6 @@
 // The happy path of every operation, client and emulator together over real HTTP.
-import { tenThousandthsToUsd, type PlatformClient } from '../../src/platform';
+import type { PlatformClient } from '../../src/client';
+import { tenThousandthsToUsd } from '../../src/platform';
 import { isTerminalTaskStatus, toJsonl, type TaskResult } from '../../src/platform/schemas';
 import { pngDataUrl } from '../helpers/images';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';

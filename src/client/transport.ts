@@ -6,8 +6,8 @@ import type { z } from 'zod';
 import type { PlatformConfig } from './config';
 import { PlatformError, parseRetryAfter, redact } from './errors';
 import { BodyStalledError, BodyTooLargeError, readBodyText } from './response-body';
-import { PlatformErrorBody } from './schemas/common';
-import { describeZodError, formatIssues } from './validation';
+import { PlatformErrorBody } from '../platform/schemas/common';
+import { describeZodError, formatIssues } from '../platform/validation';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 

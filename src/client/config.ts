@@ -1,8 +1,8 @@
 // Client configuration from the environment, checked with zod. The API key is read here and kept
 // only inside the client: it never enters a workflow input, a log line or an error message.
 import { z } from 'zod';
-import { DEFAULT_PATHS, type PlatformPaths } from './paths';
-import { describeZodError, formatIssues } from './validation';
+import { DEFAULT_PATHS, type PlatformPaths } from '../platform/paths';
+import { describeZodError, formatIssues } from '../platform/validation';
 
 export interface PlatformConfig {
   baseUrl: string;

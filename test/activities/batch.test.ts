@@ -19,7 +19,7 @@ import {
   type KeepBatchOutputsResult,
   type UploadBatchInputInput,
   type UploadBatchInputResult,
-} from '../../src/activities/batches';
+} from '../../src/activities/batch';
 import { FailureType } from '../../src/api/failures';
 import { LocalArtifactStore } from '../../src/artifacts';
 import { safeSegment } from '../../src/artifacts/segment';

@@ -1,0 +1,93 @@
+// The sandbox boundary is enforced by lint, not by memory: a forbidden import in workflow-safe code
+// must fail `npm run lint`, and the rule must apply to every workflow-safe folder.
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { ESLint, type Linter } from 'eslint';
+import tseslint from 'typescript-eslint';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const sandbox = require('../../lint/workflow-sandbox.cjs') as {
+  WORKFLOW_SAFE: string[];
+  rules: Linter.RulesRecord;
+};
+
+const root = path.resolve(__dirname, '../..');
+const RULE = '@typescript-eslint/no-restricted-imports';
+
+// The rule alone, without type information, so probe code need not be a file of the project.
+const eslint = new ESLint({
+  cwd: root,
+  overrideConfigFile: true,
+  overrideConfig: [
+    {
+      files: ['**/*.ts'],
+      languageOptions: { parser: tseslint.parser },
+      plugins: { '@typescript-eslint': tseslint.plugin },
+      rules: sandbox.rules,
+    },
+  ],
+});
+
+async function violations(code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: path.join(root, 'src/workflows/media/probe.ts') });
+  return result.messages.map((m) => `${m.ruleId}: ${m.message}`);
+}
+
+describe('workflow-safe code may not import I/O', () => {
+  it.each([
+    ["import { readFileSync } from 'node:fs';", 'only zod'],
+    ["import { readFileSync } from 'fs';", 'only zod'],
+    ["import ky from 'ky';", 'only zod'],
+    ["import { Client } from '@temporalio/client';", 'only zod'],
+    ["import { Context } from '@temporalio/activity';", 'only zod'],
+    ["import { PlatformClient } from '../../client';", 'does I/O'],
+    ["import { loadPlatformConfig } from '../../client/config';", 'does I/O'],
+    ["import { guardedFetch } from '../../fetching/guarded-fetch';", 'does I/O'],
+    ["import { startEmulator } from '../../emulator/server';", 'does I/O'],
+    ["import { submitMediaTask } from '../../activities/media/submit';", 'only as types'],
+    ["import * as activities from '../../activities';", 'only as types'],
+  ])('%s fails lint', async (line, why) => {
+    const found = await violations(`${line}\n`);
+    expect(found).toHaveLength(1);
+    expect(found[0]).toContain(RULE);
+    expect(found[0]).toContain(why);
+  });
+
+  it.each([
+    "import { z } from 'zod';",
+    "import { proxyActivities, sleep } from '@temporalio/workflow';",
+    "import { ApplicationFailure } from '@temporalio/common';",
+    "import type { Activities } from '../../activities';",
+    "import { type Activities } from '../../activities';",
+    "import { mediaGenerationInput } from '../../api/schemas/media';",
+    "import { usdToTenThousandths } from '../../platform/money';",
+  ])('%s passes', async (line) => {
+    expect(await violations(`${line}\n`)).toEqual([]);
+  });
+});
+
+describe('the project lint config applies the rule', () => {
+  // One file per workflow-safe folder, and one I/O file where the rule must not apply.
+  const config = (file: string) =>
+    JSON.parse(
+      execFileSync(path.join(root, 'node_modules/.bin/eslint'), ['--print-config', file], {
+        cwd: root,
+        encoding: 'utf8',
+      }),
+    ) as { rules: Record<string, unknown> };
+
+  it.each([
+    'src/api/names.ts',
+    'src/platform/money.ts',
+    'src/budget/charges.ts',
+    'src/shared/time.ts',
+    'src/workflows/index.ts',
+  ])('to %s', (file) => {
+    const [, options] = sandbox.rules[RULE] as [string, unknown];
+    expect(config(file).rules[RULE]).toEqual([2, options]);
+  });
+
+  it('not to activities, which do the I/O', () => {
+    expect(config('src/activities/media/submit.ts').rules[RULE]).toBeUndefined();
+  });
+});
