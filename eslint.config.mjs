@@ -1,9 +1,10 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
+import workflowSandbox from './lint/workflow-sandbox.cjs';
 
 export default tseslint.config(
-  { ignores: ['lib/**', 'node_modules/**', 'coverage/**', '.temporal/**', 'schemas/**', '*.js', '*.mjs'] },
+  { ignores: ['lib/**', 'node_modules/**', 'coverage/**', '.temporal/**', 'schemas/**', '*.js', '*.mjs', 'lint/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -26,5 +27,6 @@ export default tseslint.config(
       '@typescript-eslint/no-non-null-assertion': 'off',
     },
   },
+  { files: workflowSandbox.WORKFLOW_SAFE, rules: workflowSandbox.rules },
   prettier,
 );
