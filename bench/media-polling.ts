@@ -12,7 +12,8 @@
 //   npm run bench -- --only=media-polling [--tasks=200] [--duration=10000]
 import type { MediaGenerationInput } from '../src/api/schemas/media';
 import { etaAwareRun, fixedIntervalRun, type TaskRun } from './media/plain-runs';
-import { mediaLoad, mediaTaskRuns } from './media/temporal-run';
+import { mediaLoad, mediaTaskRuns, submitPhases } from './media/temporal-run';
+import { formatPhases, type PhaseFigures } from './support/history-phases';
 import { atMost, formatChecks, isTrue, type Check } from './support/checks';
 import {
   ratioToFloor,
@@ -51,6 +52,8 @@ export interface MediaBenchResult {
   modes: ModeFigures[];
   /** Workflows over the plain eta-aware script. */
   makespanRatio: number;
+  /** Where mediaGeneration's submit lag goes (./media/temporal-run.ts). */
+  submitPhases: PhaseFigures;
   worker: { mediaGeneration: WorkerFigures; sdkFloor: WorkerFigures; ratio: ReturnType<typeof ratioToFloor> };
   server: { mediaGeneration: ServerRequestFigures; sdkFloor: ServerRequestFigures };
   checks: Check[];
@@ -161,6 +164,7 @@ export async function runMediaPollingBench(opts: Partial<MediaBenchOptions> = {}
       return { load, worker: workerFigures('mediaGeneration', proc, idle, load) };
     });
     const mediaRuns = mediaTaskRuns(media.load);
+    const phases = await submitPhases(client, media.load);
     const ours = await figures(emu, 'workflows, eta-aware polling', mediaRuns, media.worker.makespanS * 1000);
     modes.push(ours.figures);
     const mediaServer = serverRequestFigures(
@@ -226,6 +230,7 @@ export async function runMediaPollingBench(opts: Partial<MediaBenchOptions> = {}
       options: o,
       modes,
       makespanRatio,
+      submitPhases: phases,
       worker: {
         mediaGeneration: media.worker,
         sdkFloor: floor.worker,
@@ -340,6 +345,8 @@ export function formatMediaTable(r: MediaBenchResult): string {
   return [
     formatTable(head, rows),
     `makespan ratio, workflows / plain eta-aware script: ${r.makespanRatio}`,
+    "where the workflows' submit lag goes:",
+    formatPhases(r.submitPhases),
     '',
     formatWorkerTable([r.worker.mediaGeneration, r.worker.sdkFloor], r.worker.ratio),
     '',

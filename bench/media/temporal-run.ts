@@ -4,7 +4,9 @@
 import { WorkflowType } from '../../src/api/names';
 import type { MediaGenerationInput } from '../../src/api/schemas/media';
 import type { mediaGeneration } from '../../src/workflows';
-import { runWorkflowLoad, type LoadOptions, type LoadRun } from '../support/workflow-load';
+import type { Client } from '@temporalio/client';
+import { activityMoments, phaseFigures, workflowMoments, type PhaseFigures } from '../support/history-phases';
+import { mapPool, runWorkflowLoad, type LoadOptions, type LoadRun } from '../support/workflow-load';
 import type { TaskRun } from './plain-runs';
 
 type MediaResult = Awaited<ReturnType<typeof mediaGeneration>>;
@@ -35,5 +37,38 @@ export function mediaTaskRuns(load: LoadRun): TaskRun[] {
         polls: result.polls,
       },
     ];
+  });
+}
+
+/**
+ * Where the submit lag goes, from each completed workflow's history: the start call until the
+ * server took it (client clock), until the first workflow task ran and ended, until a worker took
+ * the submit activity, and the submit itself (the same machine's clock throughout).
+ */
+export async function submitPhases(client: Client, load: LoadRun): Promise<PhaseFigures> {
+  const rows = await mapPool(
+    load.workflows.filter((w) => w.status === 'COMPLETED'),
+    32,
+    async (w) => {
+      const events = (await client.workflow.getHandle(w.workflowId).fetchHistory()).events ?? [];
+      const submit = activityMoments(events, 'submitMediaTask');
+      const result = w.result as MediaResult | undefined;
+      return {
+        called: w.startedAt,
+        ...workflowMoments(events),
+        submitScheduled: submit.scheduled,
+        submitStarted: submit.started,
+        submitted: result ? Date.parse(result.timings.submittedAt) : undefined,
+        submitEnded: submit.ended,
+      };
+    },
+  );
+  return phaseFigures(rows, {
+    'start called → server started it': ['called', 'started'],
+    'started → first workflow task runs': ['started', 'firstTask'],
+    'first workflow task runs': ['firstTask', 'firstTaskDone'],
+    'submit activity waits for a worker': ['submitScheduled', 'submitStarted'],
+    'submit activity until the platform took it': ['submitStarted', 'submitted'],
+    'start called → the platform took the submit': ['called', 'submitted'],
   });
 }
