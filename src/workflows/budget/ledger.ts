@@ -29,6 +29,7 @@ import {
   releaseBudgetUpdate,
   reserveBudgetUpdate,
   SearchAttributes,
+  statusQuery,
   WorkflowType,
 } from '../../api/names';
 import {
@@ -119,6 +120,7 @@ export async function budgetLedger(rawInput: BudgetLedgerInput): Promise<BudgetL
   // handler the moment it is registered, and the order of the commands that follow depends on it.
   void admitInOrder();
 
+  setHandler(statusQuery, () => status.current);
   setHandler(budgetLedgerStateQuery, () => book.state());
   setHandler(reserveBudgetUpdate, (request) => admit(ReserveBudgetRequest.parse(request)), {
     validator: (request) => validated(ReserveBudgetRequest, request, 'reserveBudget request'),
