@@ -1,7 +1,7 @@
 // GPU instance workflows: renew for months, restart and wait until running.
-import { ApplicationFailure, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, patched, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import { FailureType } from '../api/failures';
-import { WorkflowType } from '../api/names';
+import { statusQuery, WorkflowType } from '../api/names';
 import {
   RenewInstanceInput,
   RestartInstanceInput,
@@ -29,6 +29,7 @@ const platformFor = (ms: number) => proxyActivities<Activities>(untilDeadline(wo
 export async function renewInstance(rawInput: RenewInstanceInput): Promise<RenewInstanceResult> {
   const input = parseInput(RenewInstanceInput, rawInput, WorkflowType.renewInstance);
   const status = trackStatus(WorkflowType.renewInstance, 'READING_INSTANCE', { instanceId: input.instanceId });
+  setHandler(statusQuery, () => status.current);
   const platform = platformFor(DEFAULT_DEADLINE_MS.renewInstance);
 
   const before = await platform.getInstance(input.instanceId);
@@ -55,6 +56,7 @@ export async function renewInstance(rawInput: RenewInstanceInput): Promise<Renew
 export async function restartInstance(rawInput: RestartInstanceInput): Promise<RestartInstanceResult> {
   const input = parseInput(RestartInstanceInput, rawInput, WorkflowType.restartInstance);
   const status = trackStatus(WorkflowType.restartInstance, 'RESTARTING', { instanceId: input.instanceId });
+  setHandler(statusQuery, () => status.current);
 
   // Free, and a second restart of a restarting instance does no harm: retried through any outage
   // within the input's timeout, which then bounds the wait for `running` too.

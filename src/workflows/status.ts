@@ -1,13 +1,15 @@
-// The workflow's business status, for operators: answered by the `status` query, and mirrored to the
-// PlatformStatus search attribute only when it changes (never once per poll).
+// The workflow's business status, for operators: answered by the `status` query (each workflow
+// registers it at its top with `current`), and mirrored to the PlatformStatus search attribute only
+// when it changes (never once per poll).
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
-import { setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import { SearchAttributes, statusQuery, type WorkflowStatus, type WorkflowTypeName } from '../api/names';
+import { upsertSearchAttributes } from '@temporalio/workflow';
+import { SearchAttributes, type WorkflowStatus, type WorkflowTypeName } from '../api/names';
 
 export interface StatusTracker {
   /** `also`: other attributes that change with it, upserted in the same command (one history event). */
   set(status: string, detail?: Record<string, unknown>, also?: SearchAttributeUpdatePair[]): void;
   detail(patch: Record<string, unknown>): void;
+  /** What the `status` query answers. */
   readonly current: WorkflowStatus;
 }
 
@@ -17,7 +19,6 @@ export function trackStatus(
   attributes: { instanceId?: string; taskId?: string; memberId?: string } = {},
 ): StatusTracker {
   let state: WorkflowStatus = { operation, status: initial, detail: {} };
-  setHandler(statusQuery, () => state);
   upsertSearchAttributes([
     { key: SearchAttributes.operation, value: operation },
     { key: SearchAttributes.status, value: initial },

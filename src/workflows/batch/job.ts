@@ -11,7 +11,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { FailureType } from '../../api/failures';
-import { cancelBatchUpdate, WorkflowType } from '../../api/names';
+import { batchProgressQuery, cancelBatchUpdate, statusQuery, WorkflowType } from '../../api/names';
 import {
   BatchJobInput,
   type BatchJobResult,
@@ -65,6 +65,9 @@ export async function batchJob(rawInput: BatchJobInput): Promise<BatchJobResult>
   let cancelRequested = false;
   let cancelReason: string | undefined;
   let final: BatchObservation | undefined;
+
+  setHandler(statusQuery, () => progress.status.current);
+  setHandler(batchProgressQuery, () => progress.current);
   setHandler(
     cancelBatchUpdate,
     async ({ reason }) => {

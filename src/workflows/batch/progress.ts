@@ -1,7 +1,8 @@
-// batchJob's progress for operators and the starter: the `batchProgress` query, and PlatformStatus /
-// PlatformTaskId search attributes that change with the status only.
-import { setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import { batchProgressQuery, SearchAttributes, WorkflowType } from '../../api/names';
+// batchJob's progress for operators and the starter: the `batchProgress` query (`current`; the
+// workflow registers it at its top), and PlatformStatus / PlatformTaskId search attributes that
+// change with the status only.
+import { upsertSearchAttributes } from '@temporalio/workflow';
+import { SearchAttributes, WorkflowType } from '../../api/names';
 import type { BatchObservation, BatchProgress, ParsedBatchJobInput } from '../../api/schemas/batch';
 import { trackStatus } from '../status';
 import { isoTime } from '../../shared/time';
@@ -12,7 +13,6 @@ export function trackBatchProgress(input: ParsedBatchJobInput) {
     upsertSearchAttributes([{ key: SearchAttributes.costEstimate, value: input.costEstimate }]);
   }
   let progress: BatchProgress = { status: 'STARTING', polls: 0 };
-  setHandler(batchProgressQuery, () => progress);
 
   const update = (patch: Partial<BatchProgress>) => {
     progress = { ...progress, ...patch };
@@ -21,6 +21,8 @@ export function trackBatchProgress(input: ParsedBatchJobInput) {
   };
 
   return {
+    /** The business status: what the `status` query answers (`status.current`). */
+    status,
     set(statusName: string, patch: Partial<BatchProgress> = {}) {
       update({ ...patch, status: statusName });
     },

@@ -1,6 +1,6 @@
 // billingReport: the bill list over a range of any length, in windows the platform accepts.
-import { proxyActivities, workflowInfo } from '@temporalio/workflow';
-import { WorkflowType } from '../../api/names';
+import { proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { statusQuery, WorkflowType } from '../../api/names';
 import { BillingReportInput, type BillingReportResult } from '../../api/schemas/billing';
 import { parseInput } from '../../api/validate';
 import type { Activities } from '../../activities';
@@ -12,6 +12,7 @@ export async function billingReport(rawInput: BillingReportInput): Promise<Billi
   const input = parseInput(BillingReportInput, rawInput, WorkflowType.billingReport);
   const windows = billWindows(input.cycleType, input.startTime, input.endTime);
   const status = trackStatus(WorkflowType.billingReport, 'FETCHING_BILLS', {});
+  setHandler(statusQuery, () => status.current);
   // Reads only: retried through any outage until the report's deadline.
   const platform = proxyActivities<Activities>(
     untilDeadline(workflowInfo().startTime.getTime() + DEFAULT_DEADLINE_MS.billingReport, {

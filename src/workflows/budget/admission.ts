@@ -1,17 +1,15 @@
 // Admission through the member's ledger: one check, and for onInsufficient "wait", one long waiting
 // activity that re-checks on a backoff until admitted or past the deadline. A recheckBudget signal (a
-// top-up) cancels the waiting activity and starts another that checks at once. The job's history
-// grows by a few events per signal, never per check.
+// top-up; the job's handler sets `recheck.asked`) cancels the waiting activity and starts another that
+// checks at once. The job's history grows by a few events per signal, never per check.
 import {
   ActivityCancellationType,
   CancellationScope,
   condition,
   isCancellation,
   proxyActivities,
-  setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import { recheckBudgetSignal } from '../../api/names';
 import type { BudgetWaitOptions, ReserveBudgetRequest, ReserveBudgetResult } from '../../api/schemas/budget';
 import type { Activities, AwaitBudgetAdmissionResult } from '../../activities';
 import type { BudgetJobProgressTracker } from './progress';
@@ -35,17 +33,19 @@ export interface AdmissionOutcome {
   mayHold: boolean;
 }
 
+/** A re-check asked for by a recheckBudget signal and not yet acted on. */
+export interface RecheckRequest {
+  asked: boolean;
+}
+
 export async function admitThroughLedger(opts: {
   memberId: string;
   request: ReserveBudgetRequest;
   wait?: BudgetWaitOptions;
   progress: BudgetJobProgressTracker;
+  recheck: RecheckRequest;
 }): Promise<AdmissionOutcome> {
-  const { memberId, request, wait, progress } = opts;
-  let recheck = false;
-  setHandler(recheckBudgetSignal, () => {
-    recheck = true;
-  });
+  const { memberId, request, wait, progress, recheck } = opts;
 
   progress.update({ status: 'CHECKING_BUDGET' });
   const first = await reserving().reserveMemberBudget({
@@ -83,8 +83,8 @@ export async function admitThroughLedger(opts: {
   let mayHold = false;
   let checkFirst = false;
   for (;;) {
-    if (recheck) checkFirst = true;
-    recheck = false;
+    if (recheck.asked) checkFirst = true;
+    recheck.asked = false;
     const scope = new CancellationScope();
     const waiting = scope.run(() =>
       awaitBudgetAdmission({
@@ -96,7 +96,7 @@ export async function admitThroughLedger(opts: {
         checkFirst,
       }),
     );
-    const signalled = condition(() => recheck).then(() => undefined);
+    const signalled = condition(() => recheck.asked).then(() => undefined);
     let result: AwaitBudgetAdmissionResult | undefined = await Promise.race([waiting, signalled]);
     if (!result) {
       // A top-up: stop this wait and check again at once.

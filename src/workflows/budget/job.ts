@@ -11,10 +11,17 @@ import {
   patched,
   proxyActivities,
   proxyLocalActivities,
+  setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
 import { FailureType } from '../../api/failures';
-import { budgetLedgerWorkflowId, WorkflowType } from '../../api/names';
+import {
+  budgetJobProgressQuery,
+  budgetLedgerWorkflowId,
+  recheckBudgetSignal,
+  statusQuery,
+  WorkflowType,
+} from '../../api/names';
 import {
   BudgetGatedJobInput,
   DEFAULT_BUDGET_WAIT,
@@ -27,7 +34,7 @@ import type { Activities, PriceBudgetJobResult } from '../../activities';
 import { chargesAtMost } from '../../budget/charges';
 import { imagesIn, jobQuantities } from '../../budget/quantities';
 import { usdText } from '../../platform/money';
-import { admitThroughLedger, type AdmissionOutcome } from './admission';
+import { admitThroughLedger, type AdmissionOutcome, type RecheckRequest } from './admission';
 import { prepareGate, runGate, type PreparedGate } from './gate';
 import { trackBudgetJobProgress, type BudgetJobProgressTracker } from './progress';
 import { isoTime } from '../../shared/time';
@@ -60,6 +67,15 @@ export async function budgetGatedJob(rawInput: BudgetGatedJobInput): Promise<Bud
   // it to that run; a new job that reuses the workflow id is another chain, with its own reservation.
   const reservationId = `${workflowId}@${firstExecutionRunId}`;
   const progress = trackBudgetJobProgress(input, reservationId);
+  const recheck: RecheckRequest = { asked: false };
+
+  setHandler(statusQuery, () => progress.status.current);
+  setHandler(budgetJobProgressQuery, () => progress.current);
+  // A top-up (from the member's ledger when budget is freed, or an operator): a job waiting for budget
+  // checks again at once (./admission.ts).
+  setHandler(recheckBudgetSignal, () => {
+    recheck.asked = true;
+  });
 
   // 1. What to reserve: the job's cost (given, or priced by the worker's table), plus the gate's call.
   const priced: PriceBudgetJobResult =
@@ -88,6 +104,7 @@ export async function budgetGatedJob(rawInput: BudgetGatedJobInput): Promise<Bud
       request: { reservationId, cost: reserved, holderWorkflowId: workflowId, holderRunId: runId },
       wait: input.onInsufficient === 'wait' ? (input.wait ?? DEFAULT_BUDGET_WAIT) : undefined,
       progress,
+      recheck,
     });
     mayHold = admission.mayHold;
     const record: BudgetAdmission = {

@@ -6,9 +6,12 @@
 // So the old branches serve at most one workflow task per ledger after a deploy, and can be retired
 // (docs/versioning.md) once every ledger has crossed. Pure: the activity that starts ledgers reads it.
 import { patched } from '@temporalio/workflow';
+import { LEDGER_VERSION } from '../../budget/ledger-book';
 import { Patch } from '../patches';
 
-export const LEDGER_VERSION = 1;
+// The rules of each version are the book's (src/budget/ledger-book.ts); the version is named here too
+// for the activity that starts ledgers with it in their memo.
+export { LEDGER_VERSION };
 /** The memo key of a ledger run's version. */
 export const LEDGER_VERSION_MEMO = 'ledgerVersion';
 

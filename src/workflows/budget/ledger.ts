@@ -1,10 +1,11 @@
 // budgetLedger: one long-lived workflow per member that admits budget-gated jobs in order. The
 // platform's check-budget-by-cost only checks, so two jobs checked together could both pass and
-// overspend; here every admission asks the platform to cover the job's cost plus every reservation
-// still held (and what the jobs admitted just before it took), and holds the cost until the job
-// releases it. Requests that arrive together (a worker sends all it has waiting in one
-// reserveBudgetBatch Update, ./reserve-batch.ts) are decided in one check, in arrival order.
-// Continue-as-new bounds the history.
+// overspend; the member's book (src/budget/ledger-book.ts) holds every admitted cost until its job
+// releases it, and has the platform check each new cost on top of what it holds. This workflow is
+// the wiring: its handlers, the platform's check and the holder lookups as activities, signals to
+// waiting jobs, and continue-as-new to bound the history. Requests that arrive together (a worker
+// sends all it has waiting in one reserveBudgetBatch Update, ./reserve-batch.ts) are decided in one
+// check, in arrival order.
 import {
   ActivityFailure,
   allHandlersFinished,
@@ -28,6 +29,7 @@ import {
   releaseBudgetUpdate,
   reserveBudgetUpdate,
   SearchAttributes,
+  statusQuery,
   WorkflowType,
 } from '../../api/names';
 import {
@@ -38,6 +40,7 @@ import {
   type ReleaseBudgetResult,
   type ReserveBudgetResult,
 } from '../../api/schemas/budget';
+import { BudgetLedgerBook, type QueuedAdmission, type ReservationRequest } from '../../budget/ledger-book';
 import { parseInput } from '../../api/validate';
 import type { Activities } from '../../activities';
 import { describeZodError, formatIssues } from '../../platform/validation';
@@ -74,20 +77,6 @@ const { findEndedHolders } = proxyActivities<Activities>(
   forUpTo(5 * 60_000, { attemptMs: 5 * 60_000, heartbeatMs: 60_000 }),
 );
 
-/** Released ids remembered, so a late duplicate of a released reservation is not admitted again. */
-const RECENTLY_RELEASED = 500;
-/** Waiting jobs remembered; the oldest is dropped past this (it still re-checks on its own backoff). */
-const MAX_WAITING = 1_000;
-/** Admission requests decided by one activity, at most. */
-const MAX_BATCH = 50;
-
-type ParsedReserveRequest = z.output<typeof ReserveBudgetRequest>;
-interface PendingAdmission {
-  request: ParsedReserveRequest;
-  resolve(result: ReserveBudgetResult): void;
-  reject(err: unknown): void;
-}
-
 /** A request's failure as plain data, for the batched Update's answer. */
 function asReservationFailure(err: unknown): ReservationFailure {
   if (err instanceof ApplicationFailure) {
@@ -101,13 +90,16 @@ function asReservationFailure(err: unknown): ReservationFailure {
   return { message: err instanceof Error ? err.message : String(err), nonRetryable: false };
 }
 
-/** A released reservation as remembered since version 1: with the run that released it. */
-const releasedKey = (r: { reservationId: string; holderRunId?: string }) => `${r.reservationId} ${r.holderRunId ?? ''}`;
-
 /** A validator's refusal: the Update is rejected before it enters the history. */
 function validated<S extends z.ZodType>(schema: S, value: unknown, what: string): void {
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new Error(`Invalid ${what}: ${formatIssues(describeZodError(parsed.error))}`);
+}
+
+/** What answers the sender of a queued request: its Update handler's promise. */
+interface Reply {
+  resolve(result: ReserveBudgetResult): void;
+  reject(err: unknown): void;
 }
 
 export async function budgetLedger(rawInput: BudgetLedgerInput): Promise<BudgetLedgerState> {
@@ -115,170 +107,21 @@ export async function budgetLedger(rawInput: BudgetLedgerInput): Promise<BudgetL
   const { memberId } = input;
   // What this run does is its version's (./ledger-version.ts); an older run crosses over below.
   const version = ledgerVersionOf(workflowInfo().memo);
-  /** Version 1: a reservation follows its job across a reset or a retried run (the same chain). */
-  const followsChain = version >= 1;
-  const reservations = new Map(input.reservations.map((r) => [r.reservationId, r]));
-  const waiting = new Set(input.waiting);
-  const recentlyReleased = [...input.recentlyReleased];
-  const totals = { ...input.totals };
-  const pending: PendingAdmission[] = [];
-  let busy = 0; // admissions being decided, signals and holder checks in flight: continue-as-new waits for them
-
-  const outstanding = () => [...reservations.values()].reduce((sum, r) => sum + r.cost, 0);
-  const status = trackStatus(WorkflowType.budgetLedger, reservations.size > 0 ? 'HOLDING' : 'IDLE', { memberId });
+  const book = new BudgetLedgerBook<Reply>(memberId, input, version);
+  // Work that is no handler but must finish before continue-as-new: batches being decided, signals to
+  // waiting jobs, holder checks. Counted in place, as it always was: the order of a run's commands
+  // follows the promise chains below, so they keep their shape.
+  let inFlight = 0;
+  const status = trackStatus(WorkflowType.budgetLedger, book.holding > 0 ? 'HOLDING' : 'IDLE', { memberId });
   let shownOutstanding = -1;
-  const changed = () => {
-    const total = outstanding();
-    status.set(reservations.size > 0 ? 'HOLDING' : 'IDLE', { outstanding: total, reservations: reservations.size });
-    if (total !== shownOutstanding) {
-      upsertSearchAttributes([{ key: SearchAttributes.costEstimate, value: total }]);
-      shownOutstanding = total;
-    }
-  };
   changed();
 
-  const state = (): BudgetLedgerState => ({
-    memberId,
-    outstanding: outstanding(),
-    reservations: [...reservations.values()],
-    waiting: [...waiting],
-    totals: { ...totals },
-  });
-
-  /** Tells every waiting job to re-check now; each re-registers if it is refused again. */
-  const notifyWaiting = () => {
-    const told = [...waiting];
-    waiting.clear();
-    for (const workflowId of told) {
-      busy++;
-      // A job that has ended cannot be told, and needs not be.
-      void getExternalWorkflowHandle(workflowId)
-        .signal(recheckBudgetSignal)
-        .catch(() => undefined)
-        .finally(() => busy--);
-    }
-  };
-
-  /** An answer about `cost` under `reservationId`, with `others` held for other jobs. */
-  const answer = (
-    { reservationId, cost }: { reservationId: string; cost: number },
-    others: number,
-    admitted: boolean,
-    { alreadyHeld = false, checkedAt }: { alreadyHeld?: boolean; checkedAt?: number } = {},
-  ): ReserveBudgetResult => ({
-    reservationId,
-    cost,
-    outstanding: others,
-    checkedCost: cost + others,
-    admitted,
-    alreadyHeld,
-    checked: checkedAt !== undefined,
-    checkedAt,
-  });
-
-  const hold = (request: ParsedReserveRequest, others: number, checkedAt?: number): ReserveBudgetResult => {
-    const { reservationId, cost, holderWorkflowId, holderRunId } = request;
-    reservations.set(reservationId, { reservationId, cost, holderWorkflowId, holderRunId, admittedAt: checkedAt });
-    waiting.delete(holderWorkflowId);
-    totals.admitted++;
-    return answer(request, others, true, { checkedAt });
-  };
-
-  const refuse = (request: ParsedReserveRequest, others: number, checkedAt: number): ReserveBudgetResult => {
-    totals.refused++;
-    if (request.waiting) {
-      waiting.delete(request.holderWorkflowId); // re-added last: the oldest waiter is dropped first
-      waiting.add(request.holderWorkflowId);
-      if (waiting.size > MAX_WAITING) waiting.delete(waiting.values().next().value!);
-    }
-    return answer(request, others, false, { checkedAt });
-  };
-
-  /** Decides a batch in arrival order, each on top of what is held and what the ones before it took. */
-  const decide = async (batch: PendingAdmission[]): Promise<void> => {
-    const answers = new Map<string, ReserveBudgetResult | { failure: unknown }>();
-    const paid: ParsedReserveRequest[] = [];
-    for (const { request } of batch) {
-      const { reservationId } = request;
-      const held = reservations.get(reservationId);
-      if (answers.has(reservationId)) continue; // the same request twice (a retried activity)
-      if (held) {
-        // A reset or retried run of the job asks again under the same id (its chain's): it holds now.
-        if (followsChain && request.holderRunId && request.holderRunId !== held.holderRunId) {
-          reservations.set(reservationId, { ...held, holderRunId: request.holderRunId });
-        }
-        answers.set(reservationId, answer(held, outstanding() - held.cost, true, { alreadyHeld: true }));
-      } else if (recentlyReleased.includes(followsChain ? releasedKey(request) : reservationId)) {
-        // Only a late duplicate of a request already answered and released gets here: hold nothing again.
-        answers.set(reservationId, answer(request, outstanding(), false));
-      } else if (request.cost === 0) {
-        answers.set(reservationId, hold(request, outstanding())); // a free job needs no budget
-      } else if (!paid.some((r) => r.reservationId === reservationId)) {
-        paid.push(request);
-      }
-    }
-    if (paid.length > 0) {
-      const base = outstanding();
-      try {
-        const check = patched(Patch.ledgerLocalCheck) ? checkMemberBudgetLocally : checkMemberBudget;
-        const { enough, checkedAt } = await check({ memberId, held: base, costs: paid.map((r) => r.cost) });
-        // Each is reported against what was held when it was checked (releases may have come in since).
-        let taken = base;
-        paid.forEach((request, i) => {
-          answers.set(
-            request.reservationId,
-            enough[i] ? hold(request, taken, checkedAt) : refuse(request, taken, checkedAt),
-          );
-          if (enough[i]) taken += request.cost;
-        });
-      } catch (err) {
-        // The platform's own failure (an unknown member, say), with its type, fails these admissions only.
-        const failure = err instanceof ActivityFailure && err.cause instanceof ApplicationFailure ? err.cause : err;
-        for (const request of paid) answers.set(request.reservationId, { failure });
-      }
-    }
-    for (const p of batch) {
-      const result = answers.get(p.request.reservationId)!;
-      if ('failure' in result) p.reject(result.failure);
-      else p.resolve(result);
-    }
-    changed();
-  };
-
-  /** Takes waiting requests in arrival order, a batch at a time. */
-  const admitInOrder = async (): Promise<void> => {
-    for (;;) {
-      await condition(() => pending.length > 0);
-      const batch = pending.splice(0, MAX_BATCH);
-      busy++;
-      try {
-        await decide(batch);
-      } finally {
-        busy--;
-      }
-    }
-  };
+  // Started before the handlers, as always: an Update delivered with the run's start is queued by its
+  // handler the moment it is registered, and the order of the commands that follow depends on it.
   void admitInOrder();
 
-  const release = ({ reservationId }: ReleaseBudgetRequest): ReleaseBudgetResult => {
-    const held = reservations.get(reservationId);
-    if (!held) return { released: false };
-    reservations.delete(reservationId);
-    // Since version 1, by run: the run that released must not hold it again (a late duplicate of its
-    // request), but another run of the job (a retry after a failure that released) needs it again.
-    recentlyReleased.push(followsChain ? releasedKey(held) : reservationId);
-    if (recentlyReleased.length > RECENTLY_RELEASED) recentlyReleased.shift();
-    totals.released++;
-    changed();
-    notifyWaiting();
-    return { released: true, cost: held.cost };
-  };
-
-  /** Queues a request to be decided in arrival order with the others. */
-  const admit = (request: ParsedReserveRequest) =>
-    new Promise<ReserveBudgetResult>((resolve, reject) => pending.push({ request, resolve, reject }));
-
-  setHandler(budgetLedgerStateQuery, state);
+  setHandler(statusQuery, () => status.current);
+  setHandler(budgetLedgerStateQuery, () => book.state());
   setHandler(reserveBudgetUpdate, (request) => admit(ReserveBudgetRequest.parse(request)), {
     validator: (request) => validated(ReserveBudgetRequest, request, 'reserveBudget request'),
   });
@@ -305,42 +148,6 @@ export async function budgetLedger(rawInput: BudgetLedgerInput): Promise<BudgetL
   // An operator's word that the budget was topped up: every waiting job re-checks at once.
   setHandler(recheckBudgetSignal, notifyWaiting);
 
-  // A job that ended without releasing (terminated, say) must not hold budget for ever: now and then,
-  // reservations whose holder has ended are reclaimed.
-  const reclaimStale = async (): Promise<void> => {
-    for (;;) {
-      await condition(() => reservations.size > 0);
-      await sleep(input.holderCheckSeconds * 1000);
-      const held = [...reservations.values()];
-      if (held.length === 0) continue;
-      busy++;
-      try {
-        const ended = new Set(
-          await findEndedHolders({
-            // Since version 1, the job's current run, whichever it is (a reset's, a retry's).
-            holders: held.map((r) => ({
-              workflowId: r.holderWorkflowId,
-              runId: followsChain ? undefined : r.holderRunId,
-            })),
-          }),
-        );
-        const stale = held.filter((r) => ended.has(r.holderWorkflowId) && reservations.has(r.reservationId));
-        for (const r of stale) {
-          reservations.delete(r.reservationId);
-          totals.reclaimed++;
-          log.warn('Reclaimed a reservation whose job ended without releasing it', { ...r, memberId });
-        }
-        if (stale.length > 0) {
-          changed();
-          notifyWaiting();
-        }
-      } catch (err) {
-        log.warn('Could not check the holders of reservations; trying again later', { error: String(err) });
-      } finally {
-        busy--;
-      }
-    }
-  };
   void reclaimStale();
 
   await condition(
@@ -350,13 +157,111 @@ export async function budgetLedger(rawInput: BudgetLedgerInput): Promise<BudgetL
       ledgerUpgradeDue(version),
   );
   // Let admissions, releases, signals and checks in flight finish, so nothing is lost on the way over.
-  await condition(() => allHandlersFinished() && busy === 0);
+  await condition(() => allHandlersFinished() && inFlight === 0);
   // The next run is on the current version, whatever this one's was.
   return makeContinueAsNewFunc<typeof budgetLedger>({ memo: { [LEDGER_VERSION_MEMO]: LEDGER_VERSION } })({
     ...input,
-    reservations: [...reservations.values()],
-    waiting: [...waiting],
-    recentlyReleased,
-    totals,
+    ...book.carried(),
   });
+
+  // The wiring the handlers and loops above use: the book decides, these talk to the world.
+
+  /** Shows what the book holds: the status, and the cost-estimate attribute when the sum changed. */
+  function changed(): void {
+    const total = book.outstanding;
+    status.set(book.holding > 0 ? 'HOLDING' : 'IDLE', { outstanding: total, reservations: book.holding });
+    if (total !== shownOutstanding) {
+      upsertSearchAttributes([{ key: SearchAttributes.costEstimate, value: total }]);
+      shownOutstanding = total;
+    }
+  }
+
+  /** Tells every waiting job to re-check now; each re-registers if it is refused again. */
+  function notifyWaiting(): void {
+    for (const workflowId of book.takeWaiting()) {
+      inFlight++;
+      // A job that has ended cannot be told, and needs not be.
+      void getExternalWorkflowHandle(workflowId)
+        .signal(recheckBudgetSignal)
+        .catch(() => undefined)
+        .finally(() => inFlight--);
+    }
+  }
+
+  /** Queues a request to be decided in arrival order with the others. */
+  function admit(request: ReservationRequest): Promise<ReserveBudgetResult> {
+    return new Promise((resolve, reject) => book.queue(request, { resolve, reject }));
+  }
+
+  /** Takes queued requests in arrival order, a batch at a time. */
+  async function admitInOrder(): Promise<void> {
+    for (;;) {
+      await condition(() => book.hasQueued);
+      const batch = book.nextBatch();
+      inFlight++;
+      try {
+        await decide(batch);
+      } finally {
+        inFlight--;
+      }
+    }
+  }
+
+  /** Decides a batch: what the book answers alone, then the rest in one check by the platform. */
+  async function decide(batch: QueuedAdmission<Reply>[]): Promise<void> {
+    const { answers, check } = book.answerFromBook(batch.map((q) => q.request));
+    const results = new Map<string, ReserveBudgetResult | { failure: unknown }>(answers);
+    if (check) {
+      try {
+        const checkBudget = patched(Patch.ledgerLocalCheck) ? checkMemberBudgetLocally : checkMemberBudget;
+        const checked = await checkBudget({ memberId, held: check.held, costs: check.requests.map((r) => r.cost) });
+        for (const [reservationId, result] of book.admitChecked(check, checked)) results.set(reservationId, result);
+      } catch (err) {
+        // The platform's own failure (an unknown member, say), with its type, fails these admissions only.
+        const failure = err instanceof ActivityFailure && err.cause instanceof ApplicationFailure ? err.cause : err;
+        for (const request of check.requests) results.set(request.reservationId, { failure });
+      }
+    }
+    for (const { request, reply } of batch) {
+      const result = results.get(request.reservationId)!;
+      if ('failure' in result) reply.reject(result.failure);
+      else reply.resolve(result);
+    }
+    changed();
+  }
+
+  function release({ reservationId }: ReleaseBudgetRequest): ReleaseBudgetResult {
+    const result = book.release(reservationId);
+    if (result.released) {
+      changed();
+      notifyWaiting();
+    }
+    return result;
+  }
+
+  // A job that ended without releasing (terminated, say) must not hold budget for ever: now and then,
+  // reservations whose holder has ended are reclaimed.
+  async function reclaimStale(): Promise<void> {
+    for (;;) {
+      await condition(() => book.holding > 0);
+      await sleep(input.holderCheckSeconds * 1000);
+      const { held, holders } = book.holders();
+      if (held.length === 0) continue;
+      inFlight++;
+      try {
+        const stale = book.reclaim(held, new Set(await findEndedHolders({ holders })));
+        for (const r of stale) {
+          log.warn('Reclaimed a reservation whose job ended without releasing it', { ...r, memberId });
+        }
+        if (stale.length > 0) {
+          changed();
+          notifyWaiting();
+        }
+      } catch (err) {
+        log.warn('Could not check the holders of reservations; trying again later', { error: String(err) });
+      } finally {
+        inFlight--;
+      }
+    }
+  }
 }

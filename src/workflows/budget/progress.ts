@@ -1,7 +1,8 @@
 // budgetGatedJob's progress, for operators and the starter: the budgetJobProgress query answers it at
-// any time; PlatformStatus (WAITING_FOR_BUDGET …) and PlatformCostEstimate follow its changes only.
-import { setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import { budgetJobProgressQuery, SearchAttributes, WorkflowType } from '../../api/names';
+// any time (`current`; the workflow registers the query at its top); PlatformStatus
+// (WAITING_FOR_BUDGET …) and PlatformCostEstimate follow its changes only.
+import { upsertSearchAttributes } from '@temporalio/workflow';
+import { SearchAttributes, WorkflowType } from '../../api/names';
 import type { BudgetJobProgress, ParsedBudgetGatedJobInput } from '../../api/schemas/budget';
 import { trackStatus } from '../status';
 
@@ -14,9 +15,10 @@ export function trackBudgetJobProgress(input: ParsedBudgetGatedJobInput, reserva
     reservationId,
     checks: 0,
   };
-  setHandler(budgetJobProgressQuery, () => progress);
 
   return {
+    /** The business status: what the `status` query answers (`status.current`). */
+    status,
     update(patch: Partial<BudgetJobProgress>) {
       if (patch.cost !== undefined && patch.cost !== progress.cost) {
         upsertSearchAttributes([{ key: SearchAttributes.costEstimate, value: patch.cost }]);

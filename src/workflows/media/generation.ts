@@ -1,7 +1,7 @@
 // mediaGeneration: one image-to-video or text-to-video generation, from submit to kept outputs.
-import { ApplicationFailure, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import { FailureType } from '../../api/failures';
-import { WorkflowType } from '../../api/names';
+import { mediaProgressQuery, statusQuery, WorkflowType } from '../../api/names';
 import {
   MediaGenerationInput,
   type MediaGenerationResult,
@@ -26,6 +26,8 @@ const keeper = () =>
 export async function mediaGeneration(rawInput: MediaGenerationInput): Promise<MediaGenerationResult> {
   const input: ParsedMediaGenerationInput = parseInput(MediaGenerationInput, rawInput, WorkflowType.mediaGeneration);
   const progress = trackMediaProgress(input);
+  setHandler(statusQuery, () => progress.status.current);
+  setHandler(mediaProgressQuery, () => progress.current);
   const deadlineAt = workflowInfo().startTime.getTime() + input.deadlineSeconds * 1000;
   const submissions: SubmissionAttempt[] = [];
   const generations: MediaGenerationResult['generations'] = [];

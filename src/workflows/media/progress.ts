@@ -1,8 +1,9 @@
 // mediaGeneration's progress, for operators and the starter's progress bar: the `mediaProgress`
-// query answers it at any time; the PlatformStatus search attribute follows status changes only.
+// query answers it at any time (`current`; the workflow registers the query at its top); the
+// PlatformStatus search attribute follows status changes only.
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
-import { setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import { mediaProgressQuery, SearchAttributes, WorkflowType } from '../../api/names';
+import { upsertSearchAttributes } from '@temporalio/workflow';
+import { SearchAttributes, WorkflowType } from '../../api/names';
 import {
   MEDIA_STATUS_BY_TASK_STATUS,
   type MediaProgress,
@@ -18,7 +19,6 @@ export function trackMediaProgress(input: ParsedMediaGenerationInput) {
     upsertSearchAttributes([{ key: SearchAttributes.costEstimate, value: input.costEstimate }]);
   }
   let progress: MediaProgress = { generation: 1, polls: 0, submissions: 0, status: 'SUBMITTING' };
-  setHandler(mediaProgressQuery, () => progress);
 
   const update = (patch: Partial<MediaProgress>, also?: SearchAttributeUpdatePair[]) => {
     progress = { ...progress, ...patch };
@@ -36,6 +36,8 @@ export function trackMediaProgress(input: ParsedMediaGenerationInput) {
   });
 
   return {
+    /** The business status: what the `status` query answers (`status.current`). */
+    status,
     /** A business status of the workflow's own (SUBMITTING, KEEPING_OUTPUTS, …). */
     set(statusName: string) {
       update({ status: statusName });
