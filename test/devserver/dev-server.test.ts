@@ -153,6 +153,10 @@ describe('startDevServer', () => {
       PlatformCostEstimate: 'INDEXED_VALUE_TYPE_INT',
     });
 
+    // Eager activity dispatch is on, as on the production cluster's server (DEV_SERVER_DYNAMIC_CONFIG).
+    const cmdline = (await fs.readFile(`/proc/${server.pid}/cmdline`, 'utf8')).split('\0');
+    expect(cmdline).toContain('system.enableActivityEagerExecution=true');
+
     const { pid } = server;
     await server.stop();
     await server.stop(); // idempotent
