@@ -66,9 +66,10 @@ export const SEARCH_ATTRIBUTE_DEFINITIONS: Record<string, 'Keyword' | 'Int'> = O
 );
 
 /** What every workflow answers to the `status` query: its business status and what it knows so far. */
-export interface WorkflowStatus {
+/** What the `status` query answers; `S` is the workflow's status union (in its schema file). */
+export interface WorkflowStatus<S extends string = string> {
   operation: WorkflowTypeName;
-  status: string;
+  status: S;
   /** Workflow-specific facts (statuses seen, questions answered …). */
   detail?: Record<string, unknown>;
 }

@@ -14,7 +14,7 @@ export function formatAmount(amount: number): string {
  * The countdown is to the wait's deadline (on the worker's clock), shown only while waiting.
  */
 export function renderBudgetJobProgress(p: BudgetJobProgress, now: number): string {
-  const parts = [p.outcome ?? p.status];
+  const parts: string[] = [p.outcome ?? p.status];
   if (p.cost !== undefined) parts.push(`cost ${formatAmount(p.cost)}`);
   if (p.gateCost) parts.push(`gate ${formatAmount(p.gateCost)}`);
   parts.push(`checks ${p.checks}`);

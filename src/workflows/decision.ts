@@ -1,7 +1,11 @@
 // Decision evaluation: one content, several questions, one platform request per question.
 import { proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import { statusQuery, WorkflowType } from '../api/names';
-import { EvaluateDecisionInput, type EvaluateDecisionResult } from '../api/schemas/decision';
+import {
+  EvaluateDecisionInput,
+  type EvaluateDecisionResult,
+  type EvaluateDecisionStatus,
+} from '../api/schemas/decision';
 import { invalidInput, parseInput } from '../api/validate';
 import type { Activities, EvaluateQuestionInput } from '../activities';
 import { DECISION_MODEL, DecisionEvaluationRequest } from '../platform/schemas/decision';
@@ -37,7 +41,7 @@ export async function evaluateDecision(rawInput: EvaluateDecisionInput): Promise
   if (issues.length > 0) throw invalidInput(WorkflowType.evaluateDecision, issues);
 
   // Only once the input is known good: an invalid one fails the run before anything is recorded.
-  const status = trackStatus(WorkflowType.evaluateDecision, 'EVALUATING', {});
+  const status = trackStatus<EvaluateDecisionStatus>(WorkflowType.evaluateDecision, 'EVALUATING', {});
   setHandler(statusQuery, () => status.current);
   // Each attempt outlives the client's timeout (thinking raises latency well above the usual 0.2 s).
   const platform = proxyActivities<Activities>(

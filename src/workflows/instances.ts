@@ -7,6 +7,8 @@ import {
   RestartInstanceInput,
   type RenewInstanceResult,
   type RestartInstanceResult,
+  type RenewInstanceStatus,
+  type RestartInstanceStatus,
 } from '../api/schemas/instances';
 import { parseInput } from '../api/validate';
 import type { z } from 'zod';
@@ -28,7 +30,9 @@ const platformFor = (ms: number) => proxyActivities<Activities>(untilDeadline(wo
 /** Renews a subscription instance. A retried renew never pays twice (see the renewInstance activity). */
 export async function renewInstance(rawInput: RenewInstanceInput): Promise<RenewInstanceResult> {
   const input = parseInput(RenewInstanceInput, rawInput, WorkflowType.renewInstance);
-  const status = trackStatus(WorkflowType.renewInstance, 'READING_INSTANCE', { instanceId: input.instanceId });
+  const status = trackStatus<RenewInstanceStatus>(WorkflowType.renewInstance, 'READING_INSTANCE', {
+    instanceId: input.instanceId,
+  });
   setHandler(statusQuery, () => status.current);
   const platform = platformFor(DEFAULT_DEADLINE_MS.renewInstance);
 
@@ -55,7 +59,9 @@ export async function renewInstance(rawInput: RenewInstanceInput): Promise<Renew
 /** Restarts an instance, then waits (polling with backoff) until it is running again or time is up. */
 export async function restartInstance(rawInput: RestartInstanceInput): Promise<RestartInstanceResult> {
   const input = parseInput(RestartInstanceInput, rawInput, WorkflowType.restartInstance);
-  const status = trackStatus(WorkflowType.restartInstance, 'RESTARTING', { instanceId: input.instanceId });
+  const status = trackStatus<RestartInstanceStatus>(WorkflowType.restartInstance, 'RESTARTING', {
+    instanceId: input.instanceId,
+  });
   setHandler(statusQuery, () => status.current);
 
   // Free, and a second restart of a restarting instance does no harm: retried through any outage

@@ -5,20 +5,21 @@ import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import { upsertSearchAttributes } from '@temporalio/workflow';
 import { SearchAttributes, type WorkflowStatus, type WorkflowTypeName } from '../api/names';
 
-export interface StatusTracker {
+/** `S`: the workflow's status union, from its schema file (docs/contributing.md). */
+export interface StatusTracker<S extends string = string> {
   /** `also`: other attributes that change with it, upserted in the same command (one history event). */
-  set(status: string, detail?: Record<string, unknown>, also?: SearchAttributeUpdatePair[]): void;
+  set(status: S, detail?: Record<string, unknown>, also?: SearchAttributeUpdatePair[]): void;
   detail(patch: Record<string, unknown>): void;
   /** What the `status` query answers. */
-  readonly current: WorkflowStatus;
+  readonly current: WorkflowStatus<S>;
 }
 
-export function trackStatus(
+export function trackStatus<S extends string>(
   operation: WorkflowTypeName,
-  initial: string,
+  initial: NoInfer<S>,
   attributes: { instanceId?: string; taskId?: string; memberId?: string } = {},
-): StatusTracker {
-  let state: WorkflowStatus = { operation, status: initial, detail: {} };
+): StatusTracker<S> {
+  let state: WorkflowStatus<S> = { operation, status: initial, detail: {} };
   upsertSearchAttributes([
     { key: SearchAttributes.operation, value: operation },
     { key: SearchAttributes.status, value: initial },

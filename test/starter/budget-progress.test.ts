@@ -46,7 +46,7 @@ describe('renderBudgetJobProgress', () => {
     expect(renderBudgetJobProgress(alone, NOW)).toBe(
       'WAITING_FOR_BUDGET  cost 1000 (0.1000 USD)  checks 1  wait ends in 10m00s',
     );
-    const running = { ...alone, status: 'RUNNING_JOB', checks: 3, childWorkflowId: 'job-1/mediaGeneration' };
+    const running = { ...alone, status: 'RUNNING_JOB' as const, checks: 3, childWorkflowId: 'job-1/mediaGeneration' };
     expect(renderBudgetJobProgress(running, NOW)).toBe(
       'RUNNING_JOB  cost 1000 (0.1000 USD)  checks 3  job job-1/mediaGeneration',
     );

@@ -6,8 +6,10 @@ import {
   batchInputProblems,
   BatchInputLine,
   toJsonl,
+  type BatchStatus,
 } from '../../platform/schemas/batches';
 import { utf8Length } from '../../platform/schemas/decision';
+import type { PlatformReportedStatus } from './status';
 
 /**
  * Requests given inline travel in the workflow input and its history: they must stay far below
@@ -153,8 +155,34 @@ export const BatchJobResult = z
 export type BatchJobResult = z.infer<typeof BatchJobResult>;
 
 /** The `batchProgress` query. */
+/**
+ * batchJob's business status (the `status` and `batchProgress` queries and the PlatformStatus search
+ * attribute): its own steps, and while it follows the batch, the platform's batch status as reported
+ * (VALIDATING, PROGRESS, … or one this project does not know yet).
+ */
+export const BATCH_JOB_STATUSES = [
+  'STARTING',
+  'UPLOADING',
+  'CREATING',
+  'CANCELLING',
+  'CANCELLED',
+  'FAILED',
+  'KEEPING_OUTPUTS',
+  'COMPLETED',
+  'EXPIRED',
+] as const;
+export type BatchJobOwnStatus = (typeof BATCH_JOB_STATUSES)[number];
+export type BatchJobStatus = BatchJobOwnStatus | BatchStatus | PlatformReportedStatus;
+
+/** The status a batchJob ends on, by its outcome. */
+export const BATCH_JOB_STATUS_BY_OUTCOME: Readonly<Record<BatchOutcome, BatchJobOwnStatus>> = {
+  Completed: 'COMPLETED',
+  Expired: 'EXPIRED',
+  Cancelled: 'CANCELLED',
+};
+
 export interface BatchProgress {
-  status: string;
+  status: BatchJobStatus;
   batchId?: string;
   inputFileId?: string;
   requestCounts?: RequestCounts;

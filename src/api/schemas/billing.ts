@@ -71,3 +71,7 @@ export const BillingReportResult = z
   })
   .meta({ title: 'billingReport result' });
 export type BillingReportResult = z.infer<typeof BillingReportResult>;
+
+/** billingReport's business status (the `status` query and the PlatformStatus search attribute). */
+export const BILLING_REPORT_STATUSES = ['FETCHING_BILLS', 'REPORTED'] as const;
+export type BillingReportStatus = (typeof BILLING_REPORT_STATUSES)[number];

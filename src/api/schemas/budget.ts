@@ -179,8 +179,26 @@ export const BudgetGatedJobResult = z
 export type BudgetGatedJobResult = z.infer<typeof BudgetGatedJobResult>;
 
 /** budgetGatedJob's progress, answered by the budgetJobProgress query. */
+/** budgetGatedJob's business status (the `status` query and the PlatformStatus search attribute). */
+export const BUDGET_GATED_JOB_STATUSES = [
+  'PRICING',
+  'CHECKING_BUDGET',
+  'WAITING_FOR_BUDGET',
+  'GATING',
+  'REJECTED',
+  'SKIPPED',
+  'RUNNING_JOB',
+  'COMPLETED',
+  'FAILED',
+] as const;
+export type BudgetGatedJobStatus = (typeof BUDGET_GATED_JOB_STATUSES)[number];
+
+/** budgetLedger's business status: whether it holds any reservation. */
+export const BUDGET_LEDGER_STATUSES = ['IDLE', 'HOLDING'] as const;
+export type BudgetLedgerStatus = (typeof BUDGET_LEDGER_STATUSES)[number];
+
 export interface BudgetJobProgress {
-  status: string;
+  status: BudgetGatedJobStatus;
   memberId: string;
   onInsufficient: (typeof ON_INSUFFICIENT)[number];
   cost?: number;

@@ -68,3 +68,7 @@ export const EvaluateDecisionResult = z
   })
   .meta({ title: 'evaluateDecision result' });
 export type EvaluateDecisionResult = z.infer<typeof EvaluateDecisionResult>;
+
+/** evaluateDecision's business status (the `status` query and the PlatformStatus search attribute). */
+export const EVALUATE_DECISION_STATUSES = ['EVALUATING', 'EVALUATED'] as const;
+export type EvaluateDecisionStatus = (typeof EVALUATE_DECISION_STATUSES)[number];

@@ -13,6 +13,7 @@ export * from './media';
 export * from './batch';
 export * from './billing';
 export * from './budget';
+export * from './status';
 
 /** Each workflow type's input and result schema: the source of the published JSON Schemas. */
 export const WorkflowSchemas = {

@@ -53,3 +53,11 @@ export const RestartInstanceResult = z
   })
   .meta({ title: 'restartInstance result' });
 export type RestartInstanceResult = z.infer<typeof RestartInstanceResult>;
+
+/** renewInstance's business status (the `status` query and the PlatformStatus search attribute). */
+export const RENEW_INSTANCE_STATUSES = ['READING_INSTANCE', 'RENEWING', 'RENEWED'] as const;
+export type RenewInstanceStatus = (typeof RENEW_INSTANCE_STATUSES)[number];
+
+/** restartInstance's business status. */
+export const RESTART_INSTANCE_STATUSES = ['RESTARTING', 'WAITING_FOR_RUNNING', 'TIMED_OUT', 'RUNNING'] as const;
+export type RestartInstanceStatus = (typeof RESTART_INSTANCE_STATUSES)[number];

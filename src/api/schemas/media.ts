@@ -2,6 +2,7 @@
 // task, from submit to outputs kept in the artifact store.
 import { z } from 'zod';
 import { ImageToVideoRequest, TextToVideoRequest } from '../../platform/schemas/media';
+import type { PlatformReportedStatus } from './status';
 
 export const MEDIA_OPERATIONS = ['image-to-video', 'text-to-video'] as const;
 export type MediaOperation = (typeof MEDIA_OPERATIONS)[number];
@@ -188,8 +189,29 @@ export const MediaGenerationResult = z
   .meta({ title: 'mediaGeneration result' });
 export type MediaGenerationResult = z.infer<typeof MediaGenerationResult>;
 
+/**
+ * mediaGeneration's business status (the `status` and `mediaProgress` queries and the PlatformStatus
+ * search attribute): its own steps, and the platform's task statuses under names of ours
+ * (MEDIA_STATUS_BY_TASK_STATUS); a task status the platform reports without a name here is shown as
+ * it came.
+ */
+export const MEDIA_GENERATION_STATUSES = [
+  'SUBMITTING',
+  'REGENERATING',
+  'SUBMITTED',
+  'QUEUED',
+  'PROCESSING',
+  'GENERATED',
+  'GENERATION_FAILED',
+  'KEEPING_OUTPUTS',
+  'SUCCEEDED',
+  'FAILED',
+] as const;
+export type MediaGenerationOwnStatus = (typeof MEDIA_GENERATION_STATUSES)[number];
+export type MediaGenerationStatus = MediaGenerationOwnStatus | PlatformReportedStatus;
+
 /** The platform's task statuses as mediaGeneration's business status (query and search attribute). */
-export const MEDIA_STATUS_BY_TASK_STATUS: Readonly<Record<string, string>> = {
+export const MEDIA_STATUS_BY_TASK_STATUS: Readonly<Record<string, MediaGenerationOwnStatus>> = {
   TASK_STATUS_QUEUED: 'QUEUED',
   TASK_STATUS_PROCESSING: 'PROCESSING',
   TASK_STATUS_SUCCEED: 'GENERATED',
@@ -200,7 +222,7 @@ export const MEDIA_STATUS_BY_TASK_STATUS: Readonly<Record<string, string>> = {
 export interface MediaProgress {
   taskId?: string;
   generation: number;
-  status?: string;
+  status?: MediaGenerationStatus;
   progressPercent?: number;
   eta?: number;
   polls: number;

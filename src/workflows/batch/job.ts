@@ -15,6 +15,7 @@ import { batchProgressQuery, cancelBatchUpdate, statusQuery, WorkflowType } from
 import {
   BatchJobInput,
   type BatchJobResult,
+  BATCH_JOB_STATUS_BY_OUTCOME,
   type BatchObservation,
   type BatchOutcome,
   type ParsedBatchJobInput,
@@ -73,7 +74,7 @@ export async function batchJob(rawInput: BatchJobInput): Promise<BatchJobResult>
     async ({ reason }) => {
       cancelRequested = true;
       cancelReason = reason;
-      progress.set(progress.current.status, { cancelRequested: true });
+      progress.note({ cancelRequested: true });
       await condition(() => final !== undefined);
       return { batchId: final!.batchId, status: final!.status, requestCounts: final!.requestCounts };
     },
@@ -205,7 +206,7 @@ export async function batchJob(rawInput: BatchJobInput): Promise<BatchJobResult>
       customIds: input.requests?.map((r) => r.custom_id),
     });
   }
-  progress.set(outcome.toUpperCase(), { outcome });
+  progress.set(BATCH_JOB_STATUS_BY_OUTCOME[outcome], { outcome });
   return {
     batchId,
     inputFileId,

@@ -3,12 +3,18 @@
 // change with the status only.
 import { upsertSearchAttributes } from '@temporalio/workflow';
 import { SearchAttributes, WorkflowType } from '../../api/names';
-import type { BatchObservation, BatchProgress, ParsedBatchJobInput } from '../../api/schemas/batch';
+import type {
+  BatchJobOwnStatus,
+  BatchJobStatus,
+  BatchObservation,
+  BatchProgress,
+  ParsedBatchJobInput,
+} from '../../api/schemas/batch';
 import { trackStatus } from '../status';
 import { isoTime } from '../../shared/time';
 
 export function trackBatchProgress(input: ParsedBatchJobInput) {
-  const status = trackStatus(WorkflowType.batchJob, 'STARTING', { memberId: input.memberId });
+  const status = trackStatus<BatchJobStatus>(WorkflowType.batchJob, 'STARTING', { memberId: input.memberId });
   if (input.costEstimate !== undefined) {
     upsertSearchAttributes([{ key: SearchAttributes.costEstimate, value: input.costEstimate }]);
   }
@@ -23,8 +29,13 @@ export function trackBatchProgress(input: ParsedBatchJobInput) {
   return {
     /** The business status: what the `status` query answers (`status.current`). */
     status,
-    set(statusName: string, patch: Partial<BatchProgress> = {}) {
+    /** A status of the workflow's own (UPLOADING, CANCELLING, …); the platform's come with observed(). */
+    set(statusName: BatchJobOwnStatus, patch: Partial<BatchProgress> = {}) {
       update({ ...patch, status: statusName });
+    },
+    /** Facts that do not change the status. */
+    note(patch: Omit<Partial<BatchProgress>, 'status'>) {
+      update(patch);
     },
     created(batchId: string, inputFileId: string, windowEndsAt: number) {
       upsertSearchAttributes([{ key: SearchAttributes.taskId, value: batchId }]);

@@ -1,7 +1,7 @@
 // billingReport: the bill list over a range of any length, in windows the platform accepts.
 import { proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import { statusQuery, WorkflowType } from '../../api/names';
-import { BillingReportInput, type BillingReportResult } from '../../api/schemas/billing';
+import { BillingReportInput, type BillingReportResult, type BillingReportStatus } from '../../api/schemas/billing';
 import { parseInput } from '../../api/validate';
 import type { Activities } from '../../activities';
 import { billWindows } from '../../platform/bill-windows';
@@ -11,7 +11,7 @@ import { trackStatus } from '../status';
 export async function billingReport(rawInput: BillingReportInput): Promise<BillingReportResult> {
   const input = parseInput(BillingReportInput, rawInput, WorkflowType.billingReport);
   const windows = billWindows(input.cycleType, input.startTime, input.endTime);
-  const status = trackStatus(WorkflowType.billingReport, 'FETCHING_BILLS', {});
+  const status = trackStatus<BillingReportStatus>(WorkflowType.billingReport, 'FETCHING_BILLS', {});
   setHandler(statusQuery, () => status.current);
   // Reads only: retried through any outage until the report's deadline.
   const platform = proxyActivities<Activities>(

@@ -37,6 +37,7 @@ import {
   ReleaseBudgetRequest,
   ReserveBudgetRequest,
   type BudgetLedgerState,
+  type BudgetLedgerStatus,
   type ReleaseBudgetResult,
   type ReserveBudgetResult,
 } from '../../api/schemas/budget';
@@ -112,7 +113,9 @@ export async function budgetLedger(rawInput: BudgetLedgerInput): Promise<BudgetL
   // waiting jobs, holder checks. Counted in place, as it always was: the order of a run's commands
   // follows the promise chains below, so they keep their shape.
   let inFlight = 0;
-  const status = trackStatus(WorkflowType.budgetLedger, book.holding > 0 ? 'HOLDING' : 'IDLE', { memberId });
+  const status = trackStatus<BudgetLedgerStatus>(WorkflowType.budgetLedger, book.holding > 0 ? 'HOLDING' : 'IDLE', {
+    memberId,
+  });
   let shownOutstanding = -1;
   changed();
 

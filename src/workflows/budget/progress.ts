@@ -3,11 +3,13 @@
 // (WAITING_FOR_BUDGET …) and PlatformCostEstimate follow its changes only.
 import { upsertSearchAttributes } from '@temporalio/workflow';
 import { SearchAttributes, WorkflowType } from '../../api/names';
-import type { BudgetJobProgress, ParsedBudgetGatedJobInput } from '../../api/schemas/budget';
+import type { BudgetGatedJobStatus, BudgetJobProgress, ParsedBudgetGatedJobInput } from '../../api/schemas/budget';
 import { trackStatus } from '../status';
 
 export function trackBudgetJobProgress(input: ParsedBudgetGatedJobInput, reservationId: string) {
-  const status = trackStatus(WorkflowType.budgetGatedJob, 'PRICING', { memberId: input.memberId });
+  const status = trackStatus<BudgetGatedJobStatus>(WorkflowType.budgetGatedJob, 'PRICING', {
+    memberId: input.memberId,
+  });
   let progress: BudgetJobProgress = {
     status: 'PRICING',
     memberId: input.memberId,

@@ -6,6 +6,8 @@ import { upsertSearchAttributes } from '@temporalio/workflow';
 import { SearchAttributes, WorkflowType } from '../../api/names';
 import {
   MEDIA_STATUS_BY_TASK_STATUS,
+  type MediaGenerationOwnStatus,
+  type MediaGenerationStatus,
   type MediaProgress,
   type ParsedMediaGenerationInput,
   type TaskObservation,
@@ -14,7 +16,9 @@ import { trackStatus } from '../status';
 import { isoTime } from '../../shared/time';
 
 export function trackMediaProgress(input: ParsedMediaGenerationInput) {
-  const status = trackStatus(WorkflowType.mediaGeneration, 'SUBMITTING', { memberId: input.memberId });
+  const status = trackStatus<MediaGenerationStatus>(WorkflowType.mediaGeneration, 'SUBMITTING', {
+    memberId: input.memberId,
+  });
   if (input.costEstimate !== undefined) {
     upsertSearchAttributes([{ key: SearchAttributes.costEstimate, value: input.costEstimate }]);
   }
@@ -39,7 +43,7 @@ export function trackMediaProgress(input: ParsedMediaGenerationInput) {
     /** The business status: what the `status` query answers (`status.current`). */
     status,
     /** A business status of the workflow's own (SUBMITTING, KEEPING_OUTPUTS, …). */
-    set(statusName: string) {
+    set(statusName: MediaGenerationOwnStatus) {
       update({ status: statusName });
     },
     submitting(generation: number, submissions: number) {
