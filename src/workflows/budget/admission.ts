@@ -23,7 +23,7 @@ const reserving = () =>
     untilDeadline(workflowInfo().startTime.getTime() + DEFAULT_DEADLINE_MS.budgetAdmission, { attemptMs: 60_000 }),
   );
 
-export interface AdmissionOutcome {
+export interface LedgerAdmission {
   admitted: boolean;
   /** The deciding answer: the admission, or the last refusal. */
   answer: ReserveBudgetResult;
@@ -44,7 +44,7 @@ export async function admitThroughLedger(opts: {
   wait?: BudgetWaitOptions;
   progress: BudgetJobProgressTracker;
   recheck: RecheckRequest;
-}): Promise<AdmissionOutcome> {
+}): Promise<LedgerAdmission> {
   const { memberId, request, wait, progress, recheck } = opts;
 
   progress.update({ status: 'CHECKING_BUDGET' });
@@ -53,14 +53,14 @@ export async function admitThroughLedger(opts: {
     request: { ...request, waiting: wait !== undefined },
   });
   let checks = 1;
-  const outcome = (answer: ReserveBudgetResult, mayHold = false): AdmissionOutcome => ({
+  const ledgerAdmission = (answer: ReserveBudgetResult, mayHold = false): LedgerAdmission => ({
     admitted: answer.admitted,
     answer,
     checks,
     firstCheckedAt: first.checkedAt,
     mayHold: mayHold || answer.admitted,
   });
-  if (first.admitted || !wait) return outcome(first);
+  if (first.admitted || !wait) return ledgerAdmission(first);
 
   // Waiting, from the first refusal (the worker's clock: workflow code keeps none of its own).
   const deadlineAt = (first.checkedAt ?? 0) + wait.timeoutSeconds * 1000;
@@ -113,6 +113,6 @@ export async function admitThroughLedger(opts: {
     }
     checks += result.checks;
     // The waiting activity ends only when admitted or past the deadline.
-    return outcome(result.admitted ?? result.lastRefusal ?? first, mayHold);
+    return ledgerAdmission(result.admitted ?? result.lastRefusal ?? first, mayHold);
   }
 }

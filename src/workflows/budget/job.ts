@@ -34,7 +34,7 @@ import type { Activities, PriceBudgetJobResult } from '../../activities';
 import { chargesAtMost } from '../../budget/charges';
 import { imagesIn, jobQuantities } from '../../budget/quantities';
 import { usdText } from '../../platform/money';
-import { admitThroughLedger, type AdmissionOutcome, type RecheckRequest } from './admission';
+import { admitThroughLedger, type LedgerAdmission, type RecheckRequest } from './admission';
 import { prepareGate, runGate, type PreparedGate } from './gate';
 import { trackBudgetJobProgress, type BudgetJobProgressTracker } from './progress';
 import { isoTime } from '../../shared/time';
@@ -55,7 +55,8 @@ const { releaseMemberBudget } = proxyActivities<Activities>(UNTIL_DONE);
 /** Jobs whose input names the paying member and the expected cost (for their own search attributes). */
 const TAKES_MEMBER: readonly string[] = [WorkflowType.mediaGeneration, WorkflowType.batchJob];
 
-type Outcome = Omit<BudgetGatedJobResult, 'released'>;
+/** The job's result until the release of its reservation is known. */
+type ResultBeforeRelease = Omit<BudgetGatedJobResult, 'released'>;
 
 export async function budgetGatedJob(rawInput: BudgetGatedJobInput): Promise<BudgetGatedJobResult> {
   const input = parseInput(BudgetGatedJobInput, rawInput, WorkflowType.budgetGatedJob);
@@ -97,7 +98,7 @@ export async function budgetGatedJob(rawInput: BudgetGatedJobInput): Promise<Bud
   // 2. Admission, then the gate and the job; the reservation is released whatever happens.
   let mayHold = true; // until the ledger's answer says nothing is held
   let released = false;
-  let outcome: Outcome;
+  let result: ResultBeforeRelease;
   try {
     const admission = await admitThroughLedger({
       memberId: input.memberId,
@@ -128,7 +129,7 @@ export async function budgetGatedJob(rawInput: BudgetGatedJobInput): Promise<Bud
           : 0,
     };
     progress.update({ checks: admission.checks });
-    outcome = admission.admitted
+    result = admission.admitted
       ? await runAdmitted(input, rawInput, record, gate, progress)
       : notAdmitted(input, record, admission, progress);
   } finally {
@@ -138,22 +139,22 @@ export async function budgetGatedJob(rawInput: BudgetGatedJobInput): Promise<Bud
       ));
     }
   }
-  return { ...outcome, released };
+  return { ...result, released };
 }
 
 /** Not enough budget: a BudgetExceeded failure, or Skipped (a success) when the input says so. */
 function notAdmitted(
   input: ParsedBudgetGatedJobInput,
   admission: BudgetAdmission,
-  outcome: AdmissionOutcome,
+  ledger: LedgerAdmission,
   progress: BudgetJobProgressTracker,
-): Outcome {
+): ResultBeforeRelease {
   const waited = input.onInsufficient === 'wait';
   const reason =
     `Member ${input.memberId}'s budget does not cover ${admission.cost + admission.gateCost} ` +
-    `(${usdText(admission.cost + admission.gateCost)} USD) on top of ${outcome.answer.outstanding} reserved by ` +
+    `(${usdText(admission.cost + admission.gateCost)} USD) on top of ${ledger.answer.outstanding} reserved by ` +
     `its other jobs` +
-    (waited ? `, after waiting ${admission.waitedSeconds.toFixed(0)} s (${outcome.checks} checks)` : '') +
+    (waited ? `, after waiting ${admission.waitedSeconds.toFixed(0)} s (${ledger.checks} checks)` : '') +
     '; nothing was submitted.';
   const skip = input.onInsufficient === 'skip' || (waited && (input.wait ?? DEFAULT_BUDGET_WAIT).onTimeout === 'skip');
   if (!skip) {
@@ -175,7 +176,7 @@ async function runAdmitted(
   admission: BudgetAdmission,
   gate: PreparedGate | undefined,
   progress: BudgetJobProgressTracker,
-): Promise<Outcome> {
+): Promise<ResultBeforeRelease> {
   const base = { memberId: input.memberId, admission };
 
   // 3. The gate, before anything the job would pay for.
