@@ -3,7 +3,7 @@
 // find an earlier attempt's work, src/activities/in-flight.ts), so only a generation multiplies.
 import type { ParsedBudgetJob } from '../api/schemas/budget';
 
-export interface ChargeBound {
+interface ChargeBound {
   times: number;
   /** Why more than once, for the cost breakdown. */
   why?: string;

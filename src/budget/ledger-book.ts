@@ -57,7 +57,7 @@ export interface BudgetCheckResult {
 }
 
 /** A batch's first pass: the answers the book gives alone, and what the platform must check. */
-export interface BookAnswers {
+interface BookAnswers {
   answers: Map<string, ReserveBudgetResult>;
   check?: BudgetCheck;
 }

@@ -10,7 +10,7 @@ import { POSTGRES_USER, type ServerPorts } from './server-config';
 import { startTemporalServer, type TemporalServerHandle } from './temporal-server';
 import { startUiServer, type UiServerHandle } from './ui-server';
 
-export interface ClusterOptions {
+interface ClusterOptions {
   /** Everything the cluster keeps: PostgreSQL's data, the UI's config, the logs. */
   dataDir: string;
   postgresPort: number;

@@ -7,7 +7,7 @@ import { createWriteStream, mkdirSync } from 'fs';
 import * as path from 'path';
 import { createInterface } from 'readline';
 
-export interface ManagedProcessOptions {
+interface ManagedProcessOptions {
   name: string;
   file: string;
   args: string[];
@@ -19,7 +19,7 @@ export interface ManagedProcessOptions {
   onUnexpectedExit?: (message: string) => void;
 }
 
-export interface ExitStatus {
+interface ExitStatus {
   code: number | null;
   signal: NodeJS.Signals | null;
 }

@@ -12,7 +12,7 @@ const POSTGRES_USER_ACCOUNT = 'postgres';
 const READY_TIMEOUT_MS = 60_000;
 const INSTALL_TIMEOUT_MS = 15 * 60_000;
 
-export interface PostgresOptions {
+interface PostgresOptions {
   /** Holds the data directory (`data/`) and the log. */
   dir: string;
   port: number;

@@ -5,7 +5,7 @@
 // deploy/setup-schema.sh runs the same steps in docker-compose.yml.
 import { execFile } from 'child_process';
 
-export interface SchemaOptions {
+interface SchemaOptions {
   sqlTool: string;
   port: number;
   user: string;
@@ -14,7 +14,7 @@ export interface SchemaOptions {
 }
 
 /** Each database and the embedded schema that goes into it. */
-export const TEMPORAL_DATABASES = [
+const TEMPORAL_DATABASES = [
   { database: 'temporal', schemaName: 'postgresql/v12/temporal' },
   { database: 'temporal_visibility', schemaName: 'postgresql/v12/visibility' },
 ] as const;

@@ -6,7 +6,7 @@ import * as path from 'path';
 import { findProjectRoot } from '../devserver/find-temporal-cli';
 
 /** The server's persistence plugin for PostgreSQL 12 and later. */
-export const DB_PLUGIN = 'postgres12';
+const DB_PLUGIN = 'postgres12';
 /** Fixed for the life of a cluster's data: changing it needs a new database. Four suit two cores. */
 export const NUM_HISTORY_SHARDS = 4;
 /** The database user the server connects as (its password: POSTGRES_PASSWORD, "temporal" by default). */

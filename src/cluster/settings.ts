@@ -19,7 +19,7 @@ const Env = z.object({
   POSTGRES_PASSWORD: z.string().min(1).default(DEFAULT_POSTGRES_PASSWORD),
 });
 
-export type ClusterSettings = Omit<z.infer<typeof Env>, 'CLUSTER_DATA_DIR'> & { CLUSTER_DATA_DIR: string };
+type ClusterSettings = Omit<z.infer<typeof Env>, 'CLUSTER_DATA_DIR'> & { CLUSTER_DATA_DIR: string };
 
 export function loadClusterSettings(env: NodeJS.ProcessEnv = process.env): ClusterSettings {
   const parsed = Env.safeParse(env);

@@ -6,7 +6,7 @@ import { serverEnv, type ServerEnvOptions } from './server-config';
 
 const READY_TIMEOUT_MS = 120_000;
 
-export interface TemporalServerOptions extends ServerEnvOptions {
+interface TemporalServerOptions extends ServerEnvOptions {
   binary: string;
   logDir: string;
   log: (msg: string) => void;

@@ -4,7 +4,7 @@ import { promises as fs } from 'fs';
 import * as path from 'path';
 import { startManagedProcess, type ManagedProcess } from './managed-process';
 
-export interface UiServerOptions {
+interface UiServerOptions {
   binary: string;
   /** Its root folder (config/ goes in it) and log. */
   dir: string;

@@ -9,7 +9,7 @@ const READY_TIMEOUT_MS = 120_000;
 // The worker logs this once it polls (src/worker.ts).
 const READY_LINE = /"message":"Worker started"/;
 
-export interface WorkerPoolOptions {
+interface WorkerPoolOptions {
   count: number;
   /** TEMPORAL_*, PLATFORM_* and WORKER_* for every worker. */
   env: NodeJS.ProcessEnv;
@@ -26,7 +26,7 @@ export interface WorkerPool {
   stop(): Promise<void>;
 }
 
-export function workerEntry(): string {
+function workerEntry(): string {
   const entry = path.join(findProjectRoot(), 'lib', 'src', 'worker.js');
   if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first (npm run cluster does)`);
   return entry;

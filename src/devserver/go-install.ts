@@ -12,7 +12,7 @@ const LOCK_HEARTBEAT_MS = 15_000;
 const LOCK_STALE_MS = 120_000;
 const LOCK_POLL_MS = 1_000;
 
-export interface GoInstallSpec {
+interface GoInstallSpec {
   /** What is built, for messages ("the Temporal CLI v1.5.1"). */
   label: string;
   /** `module/path/cmd/x@vX.Y.Z`, one or more (one `go install` builds them all). */

@@ -6,7 +6,7 @@ import { parseOr400, sendPlatformError } from './http';
 import type { Ledger } from './ledger';
 import type { RateLimiter } from './rate-limit';
 
-export interface AccountDeps {
+interface AccountDeps {
   ledger: Ledger;
   limiter: RateLimiter;
   paths: PlatformPaths;

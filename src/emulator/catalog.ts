@@ -8,7 +8,7 @@ import { describeZodError } from '../platform/validation';
 import { sendInvalid } from './http';
 import type { Caller } from './types';
 
-export const DEFAULT_TEMPLATE_PAGE = 20;
+const DEFAULT_TEMPLATE_PAGE = 20;
 
 // ── Fixtures ───────────────────────────────────────────────────────────────
 interface TemplateSeed {
@@ -205,7 +205,7 @@ const TEMPLATE_SEEDS: TemplateSeed[] = [
 /** 2026-01-01T00:00:00Z; template timestamps are spread over the weeks after it. */
 const CATALOG_EPOCH = 1_767_225_600;
 
-export const TEMPLATES: readonly Record<string, unknown>[] = TEMPLATE_SEEDS.map((seed, i) => {
+const TEMPLATES: readonly Record<string, unknown>[] = TEMPLATE_SEEDS.map((seed, i) => {
   // The last three belong to the demo user: two community templates and one private one.
   const visibility = i >= 24 ? 'private' : i >= 22 ? 'community' : 'public';
   const mine = visibility !== 'public';
@@ -375,7 +375,7 @@ interface Product {
   [field: string]: unknown;
 }
 
-export const PRODUCTS: readonly Product[] = PRODUCT_SEEDS.map((p) => ({
+const PRODUCTS: readonly Product[] = PRODUCT_SEEDS.map((p) => ({
   id: p.id,
   name: p.name,
   type: p.type,

@@ -10,7 +10,7 @@ import { FixturesInputSchema, type FixturesInput } from './fixtures';
 export const DEV_API_KEY = 'emu-dev-key-0000000000000000';
 
 export const DEFAULT_PORT = 8787;
-export const DEFAULT_HOST = '127.0.0.1';
+const DEFAULT_HOST = '127.0.0.1';
 
 export interface EmulatorOptions {
   /** 0 picks a free port. */
@@ -108,7 +108,7 @@ export function loadEmulatorConfig(env: NodeJS.ProcessEnv = process.env): Emulat
 }
 
 /** Reads and checks a fixtures JSON file (EMULATOR_FIXTURES). */
-export function readFixturesFile(path: string): FixturesInput {
+function readFixturesFile(path: string): FixturesInput {
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));

@@ -1,7 +1,7 @@
 // What the emulator saw: submissions, polls per task, requests per route, 429s sent and faults
 // injected. Plain objects with integer bumps: this runs on every request, task-result polls included.
 
-export type FaultKind = 'latency' | 'hang' | 'reset' | 'error5xx' | 'rate429' | 'malformed' | 'cut';
+type FaultKind = 'latency' | 'hang' | 'reset' | 'error5xx' | 'rate429' | 'malformed' | 'cut';
 
 export interface CountersView {
   submissions: { total: number; byOperation: Record<string, number> };

@@ -21,12 +21,12 @@ import { LLM_CATEGORY, decisionAmount } from './pricing';
 import type { RateLimiter } from './rate-limit';
 
 /** Tokens per image in the prompt (a fixed-size vision encoding). */
-export const IMAGE_TOKENS = 258;
+const IMAGE_TOKENS = 258;
 /** Tokens of the fixed prompt template around the content and the question. */
-export const TEMPLATE_TOKENS = 24;
-export const DEFAULT_THINK_BUDGET = 512;
+const TEMPLATE_TOKENS = 24;
+const DEFAULT_THINK_BUDGET = 512;
 /** Weight of the thinking round's distribution when the two are fused (spec: fixed weights). */
-export const THINKING_WEIGHT = 0.6;
+const THINKING_WEIGHT = 0.6;
 const YES_NO = ['yes', 'no'];
 
 type Request = ReturnType<typeof DecisionEvaluationRequest.parse>;
@@ -108,7 +108,7 @@ export function promptTokens(req: Request, options: readonly string[]): number {
   return TEMPLATE_TOKENS + Math.ceil(chars / 4) + images * IMAGE_TOKENS;
 }
 
-export interface DecisionDeps {
+interface DecisionDeps {
   ledger: Ledger;
   limiter: RateLimiter;
   clock: EmulatorClock;

@@ -14,14 +14,14 @@ import type { RouteInfo, RouteTable } from './routes';
 
 const Rate = z.number().min(0).max(1);
 
-export const STATUS_5XX_REASONS = {
+const STATUS_5XX_REASONS = {
   500: 'INTERNAL_ERROR',
   502: 'BAD_GATEWAY',
   503: 'SERVICE_UNAVAILABLE',
   504: 'GATEWAY_TIMEOUT',
 } as const;
 
-export const FaultSpecSchema = z
+const FaultSpecSchema = z
   .strictObject({
     /** Share of requests answered with a 5xx platform error (status5xx, default 500). */
     errorRate5xx: Rate.optional(),
@@ -65,7 +65,7 @@ export const FaultSpecSchema = z
       });
     }
   });
-export type FaultSpec = z.infer<typeof FaultSpecSchema>;
+type FaultSpec = z.infer<typeof FaultSpecSchema>;
 
 export const FaultConfigSchema = z.strictObject({ routes: z.record(z.string(), FaultSpecSchema) });
 export type FaultConfig = z.infer<typeof FaultConfigSchema>;

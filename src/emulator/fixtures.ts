@@ -17,7 +17,7 @@ import { hash32 } from './hash';
 export const DEMO_MEMBER_ID = 'member-demo';
 export const DEMO_USER_ID = 'user-demo';
 /** 50 USD: enough for a day of tests, small enough that a runaway loop runs out. */
-export const DEMO_MEMBER_BUDGET = 500_000;
+const DEMO_MEMBER_BUDGET = 500_000;
 
 const Id = z.string().min(1).max(255);
 
@@ -103,7 +103,7 @@ export const DecisionSettingsSchema = z.strictObject({
 });
 export type DecisionSettings = z.infer<typeof DecisionSettingsSchema>;
 
-export const HistoricalCharge = z.strictObject({
+const HistoricalCharge = z.strictObject({
   /** Unix seconds. */
   at: z.number().int().min(0),
   apiKeyId: Id,
@@ -144,7 +144,7 @@ export interface Fixtures {
 const tiers = (...quotas: number[]) => quotas.map((quota, i) => ({ tier: QUOTA_TIERS[i], quota }));
 
 /** Env keys map to member-demo; the first is `key-demo-1`, the key whose bills the history shows. */
-export function envApiKeys(keys: readonly string[]): ApiKeyFixture[] {
+function envApiKeys(keys: readonly string[]): ApiKeyFixture[] {
   return keys.map((key, i) => ({
     key,
     id: `key-demo-${i + 1}`,
@@ -165,7 +165,7 @@ const HISTORY_DAYS = 90;
  * January to March 2026: each day one image-to-video, one text-to-video and one decision charge on
  * key-demo-1, at fixed hours, with amounts fixed by the date (so reports are repeatable).
  */
-export function defaultHistory(apiKeyId = 'key-demo-1'): HistoricalCharge[] {
+function defaultHistory(apiKeyId = 'key-demo-1'): HistoricalCharge[] {
   const out: HistoricalCharge[] = [];
   for (let d = 0; d < HISTORY_DAYS; d++) {
     const day = HISTORY_FROM + d * DAY_S;

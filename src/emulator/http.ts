@@ -5,7 +5,7 @@ import type { FastifyReply } from 'fastify';
 import type { z } from 'zod';
 import { describeZodError, formatIssues, type ValidationIssue } from '../platform/validation';
 
-export const newTraceId = (): string => randomUUID().replace(/-/g, '');
+const newTraceId = (): string => randomUUID().replace(/-/g, '');
 
 /** Sends `{code, reason, message, metadata: {trace_id}}` with the given status. */
 export function sendPlatformError(

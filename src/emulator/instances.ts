@@ -10,7 +10,7 @@ import { parseOr400, sendInvalid, sendPlatformError } from './http';
 
 const DAY_MS = 86_400_000;
 /** A renewal month, as the spec's billing treats it. */
-export const RENEW_MONTH_MS = 30 * DAY_MS;
+const RENEW_MONTH_MS = 30 * DAY_MS;
 
 interface InstanceState {
   fixture: InstanceFixture;

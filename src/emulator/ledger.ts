@@ -5,7 +5,7 @@ import type { Caller, ChargeInput } from './types';
 import type { MemberFixture } from './fixtures';
 import { billPrices } from './pricing';
 
-export interface MemberState {
+interface MemberState {
   id: string;
   name: string;
   /** 1/10000 USD; null = no limit. May go below 0: work that finished is charged in full. */
@@ -21,7 +21,7 @@ export interface ChargeRecord extends ChargeInput {
   debited: boolean;
 }
 
-export class UnknownMemberError extends Error {
+class UnknownMemberError extends Error {
   override readonly name = 'UnknownMemberError';
   constructor(readonly memberId: string) {
     super(`member ${memberId} is not known to the emulator`);
@@ -29,13 +29,13 @@ export class UnknownMemberError extends Error {
 }
 
 /** A bill line as the bill list answers it (spec "API key bill"). */
-export type BillLine = Record<string, string | number>;
+type BillLine = Record<string, string | number>;
 
 const HOUR_S = 3_600;
 const DAY_S = 86_400;
 
 /** First and last second of the period of `cycle` that holds `t` (Unix s, UTC; weeks start on Monday). */
-export function periodOf(t: number, cycle: CycleType): { start: number; end: number } {
+function periodOf(t: number, cycle: CycleType): { start: number; end: number } {
   switch (cycle) {
     case 'Hour': {
       const start = Math.floor(t / HOUR_S) * HOUR_S;

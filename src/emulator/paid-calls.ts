@@ -12,7 +12,7 @@ const SUBJECT_MAX = 200;
 type Body = Record<string, unknown> | undefined;
 
 /** What a paid call is about, from its request: the same intent sent twice gives the same subject. */
-export function paidSubject(routeKey: string, request: FastifyRequest): string {
+function paidSubject(routeKey: string, request: FastifyRequest): string {
   const body = request.body as Body;
   const params = request.params as Record<string, string> | undefined;
   let subject: unknown;

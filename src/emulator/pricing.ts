@@ -11,13 +11,13 @@ export const VIDEO_PRODUCTS = {
 export type VideoOperation = keyof typeof VIDEO_PRODUCTS;
 
 /** Audio generated with the video (`sound: true`), per second of video. */
-export const SOUND_PER_SECOND = 140;
+const SOUND_PER_SECOND = 140;
 
 export const GEN_API_CATEGORY = 'gen_api';
 export const LLM_CATEGORY = 'llm';
 
 /** Decision model: input tokens only are billed (spec), per 1M tokens. */
-export const DECISION_PRICE_PER_M_INPUT = 2_000;
+const DECISION_PRICE_PER_M_INPUT = 2_000;
 
 export interface VideoCharge {
   amount: number;
@@ -50,7 +50,7 @@ export function decisionAmount(promptTokens: number): number {
   return Math.max(1, Math.ceil((promptTokens * DECISION_PRICE_PER_M_INPUT) / 1_000_000));
 }
 
-export interface BillPrices {
+interface BillPrices {
   /** basePrice0..5 (discountPrice0..5 are the same: the emulator has no discounts). */
   prices: number[];
   pricePrecision: number;

@@ -7,7 +7,7 @@ import type { Counters } from './counters';
 import type { QuotaFixture, RateLimitFixture } from './fixtures';
 import { sendPlatformError } from './http';
 
-export const WINDOW_MS = 60_000;
+const WINDOW_MS = 60_000;
 
 /** A user's recent units for one quota: emulated ms, oldest first (a ring would do; these stay short). */
 type Window = number[];

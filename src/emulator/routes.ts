@@ -4,7 +4,7 @@
 import type { RouteOptions } from 'fastify';
 import { asyncSubmitPath, type PlatformPaths } from '../platform/paths';
 
-export type RouteKind = 'platform' | 'admin' | 'files' | 'health' | 'unknown';
+type RouteKind = 'platform' | 'admin' | 'files' | 'health' | 'unknown';
 
 export interface RouteInfo {
   /** The key in counters and fault configs: a DEFAULT_PATHS key, or the operation name for submits and batch routes. */
@@ -35,7 +35,7 @@ interface Entry {
 export const PAID = 'paid';
 
 /** The key of output file downloads: given faults only when a config names it (never through `*`). */
-export const OUTPUT_FILE_KEY = 'outputFile';
+const OUTPUT_FILE_KEY = 'outputFile';
 
 /** `{instance_id}` → `:instance_id`, then every parameter name dropped, so names never matter. */
 const normalize = (url: string): string => url.replace(/\{[^}]+\}/g, ':p').replace(/:[^/]+/g, ':');

@@ -38,7 +38,7 @@ export interface RunningEmulator {
 }
 
 /** Builds the fastify app over a state, without listening (tests may inject requests into it). */
-export function buildEmulatorApp(state: EmulatorState): FastifyInstance {
+function buildEmulatorApp(state: EmulatorState): FastifyInstance {
   const app = Fastify({
     logger: state.options.logger
       ? // Never the Authorization header: keys must not reach a log line.

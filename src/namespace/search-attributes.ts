@@ -29,13 +29,13 @@ const TYPE_NAMES: Record<number, string> = {
  * The server applies a new attribute through its namespace cache, refreshed every 2 s by default
  * (system.namespaceCacheRefreshInterval): a workflow started sooner could still be refused it.
  */
-export const SEARCH_ATTRIBUTE_PROPAGATION_MS = 5_000;
+const SEARCH_ATTRIBUTE_PROPAGATION_MS = 5_000;
 
 export class SearchAttributeMismatchError extends Error {
   override readonly name = 'SearchAttributeMismatchError';
 }
 
-export interface SearchAttributeCheck {
+interface SearchAttributeCheck {
   connection: Pick<Connection, 'operatorService'>;
   namespace: string;
   /** For the command in the error message. */
@@ -47,7 +47,7 @@ export interface SearchAttributeCheck {
   sleep?: (ms: number) => Promise<void>;
 }
 
-export interface SearchAttributeCheckResult {
+interface SearchAttributeCheckResult {
   /** Attributes this check added. */
   registered: string[];
   /** False when the server did not let us look (e.g. a cloud namespace without the operator API). */

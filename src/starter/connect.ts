@@ -3,13 +3,13 @@ import { Client, Connection } from '@temporalio/client';
 import { clientConnectionOptions, loadTemporalSettings, type TemporalSettings } from '../config/temporal';
 import { CliError, ExitCode } from './exit-codes';
 
-export interface StarterClient {
+interface StarterClient {
   client: Client;
   settings: TemporalSettings;
   close: () => Promise<void>;
 }
 
-export async function connectStarter(env: NodeJS.ProcessEnv = process.env): Promise<StarterClient> {
+async function connectStarter(env: NodeJS.ProcessEnv = process.env): Promise<StarterClient> {
   const settings = loadTemporalSettings(env);
   const { address } = settings;
   let connection: Connection;

@@ -12,7 +12,7 @@ export const ExitCode = {
   /** A workflow with that id is already running, or a schedule with that id exists. */
   AlreadyStarted: 5,
 } as const;
-export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
 /** An error meant for a person: printed as its message alone, with its exit code. */
 export class CliError extends Error {

@@ -3,7 +3,7 @@
 import type { MediaProgress } from '../api';
 
 /** Statuses after which nothing is polled any more (set by src/workflows/media/progress.ts). */
-export const FINAL_MEDIA_STATUSES: readonly string[] = ['SUCCEEDED', 'FAILED'];
+const FINAL_MEDIA_STATUSES: readonly string[] = ['SUCCEEDED', 'FAILED'];
 
 /**
  * Statuses that mean the generation itself is complete: the bar is full even when the platform
@@ -11,7 +11,7 @@ export const FINAL_MEDIA_STATUSES: readonly string[] = ['SUCCEEDED', 'FAILED'];
  */
 const GENERATED_STATUSES: readonly string[] = ['GENERATED', 'KEEPING_OUTPUTS', 'SUCCEEDED'];
 
-export const DEFAULT_BAR_WIDTH = 20;
+const DEFAULT_BAR_WIDTH = 20;
 
 /** `12s`, `3m05s`, `2h07m`: short enough to keep the line from jumping around. */
 export function formatSeconds(seconds: number): string {

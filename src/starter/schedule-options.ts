@@ -14,7 +14,7 @@ export interface ScheduleFlags {
 }
 
 /** `--overlap` names, as Temporal's overlap policies. */
-export const OVERLAP_POLICIES = {
+const OVERLAP_POLICIES = {
   skip: ScheduleOverlapPolicy.SKIP,
   'buffer-one': ScheduleOverlapPolicy.BUFFER_ONE,
   'buffer-all': ScheduleOverlapPolicy.BUFFER_ALL,
@@ -22,7 +22,7 @@ export const OVERLAP_POLICIES = {
   'terminate-other': ScheduleOverlapPolicy.TERMINATE_OTHER,
   'allow-all': ScheduleOverlapPolicy.ALLOW_ALL,
 } as const;
-export type OverlapName = keyof typeof OVERLAP_POLICIES;
+type OverlapName = keyof typeof OVERLAP_POLICIES;
 export const OVERLAP_NAMES = Object.keys(OVERLAP_POLICIES) as OverlapName[];
 
 export function overlapPolicy(value: string): ScheduleOverlapPolicy {

@@ -21,7 +21,7 @@ export interface MediaWorkflow {
   describe?(): Promise<Pick<WorkflowExecutionDescription, 'raw'>>;
 }
 
-export interface WatchOptions {
+interface WatchOptions {
   stream?: ProgressStream;
   intervalMs?: number;
   now?: () => number;
@@ -41,7 +41,7 @@ const MEDIA_VIEW: ProgressView<MediaProgress> = {
 };
 
 /** Draws progress lines: in place on a terminal, else one line per change of status or progress. */
-export function progressPrinter<P = MediaProgress>(
+function progressPrinter<P = MediaProgress>(
   stream: ProgressStream,
   view: ProgressView<P> = MEDIA_VIEW as unknown as ProgressView<P>,
 ) {
@@ -71,7 +71,7 @@ export function progressPrinter<P = MediaProgress>(
 }
 
 /** A workflow whose progress can be asked for (a WorkflowHandle, or a fake in tests). */
-export interface WatchedWorkflow<P> {
+interface WatchedWorkflow<P> {
   /** The workflow's progress query, fresher figures laid over it where there are some. */
   progress(): Promise<P>;
   result(): Promise<unknown>;

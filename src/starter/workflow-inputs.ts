@@ -66,7 +66,7 @@ export interface InputFlags {
 }
 
 /** The workflow types a user starts (the budget ledger is started by the jobs that need it). */
-export type StartableWorkflowType = Exclude<WorkflowTypeName, typeof WorkflowType.budgetLedger>;
+type StartableWorkflowType = Exclude<WorkflowTypeName, typeof WorkflowType.budgetLedger>;
 
 /** Which flags make up each workflow's input. */
 const FLAG_INPUTS: Record<StartableWorkflowType, (f: InputFlags) => Record<string, unknown>> = {

@@ -16,7 +16,7 @@ import {
 import { FailureType } from '../api/failures';
 
 /** The failure types that end a call at once: the platform's final word, or ours. */
-export const NON_RETRYABLE: string[] = [
+const NON_RETRYABLE: string[] = [
   FailureType.InvalidInput,
   FailureType.Unauthorized,
   FailureType.NotFound,
@@ -116,7 +116,7 @@ export const SUBMIT_ONCE: ActivityOptions = {
  * this policy applies only to an attempt that ends without one (a lost worker, a bug). No attempt
  * count: the operation's deadline, the activity's schedule-to-close timeout, is the only bound.
  */
-export const RETRY_AS_POLL: RetryPolicy = {
+const RETRY_AS_POLL: RetryPolicy = {
   initialInterval: '1s',
   backoffCoefficient: 2,
   maximumInterval: '5m',

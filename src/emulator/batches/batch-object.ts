@@ -34,7 +34,7 @@ export interface BatchObject {
   request_counts: { total: number; completed: number; failed: number };
 }
 
-export interface BatchObjectInput {
+interface BatchObjectInput {
   id: string;
   endpoint: BatchEndpoint;
   inputFileId: string;

@@ -2,9 +2,9 @@
 // belong to the user who uploaded them (or whose batch made them) and vanish after their retention.
 import { utf8Length } from '../../platform/schemas/decision';
 
-export type FilePurpose = 'batch' | 'batch_output';
+type FilePurpose = 'batch' | 'batch_output';
 
-export interface StoredFile {
+interface StoredFile {
   id: string;
   ownerUserId: string;
   filename: string;

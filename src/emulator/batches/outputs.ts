@@ -8,14 +8,14 @@ import { tag } from '../hash';
 import type { PlannedRequest } from './requests';
 
 /** Why a request never ran. */
-export type UnfinishedCode = 'batch_expired' | 'batch_cancelled';
+type UnfinishedCode = 'batch_expired' | 'batch_cancelled';
 
 const UNFINISHED_MESSAGE: Record<UnfinishedCode, string> = {
   batch_expired: 'This request could not be executed before the completion window expired.',
   batch_cancelled: 'This request was not executed because the batch was cancelled.',
 };
 
-export interface RenderedFiles {
+interface RenderedFiles {
   /** JSONL, one line per successful request ('' if none). */
   output: string;
   /** JSONL, one line per failed or unrun request ('' if none). */
@@ -32,7 +32,7 @@ interface RenderContext {
 }
 
 /** The completion object a successful request answers with, echoing the model, with usage. */
-export function completionBody(ctx: RenderContext, r: PlannedRequest): Record<string, unknown> {
+function completionBody(ctx: RenderContext, r: PlannedRequest): Record<string, unknown> {
   const usage = {
     prompt_tokens: r.inputTokens,
     completion_tokens: r.outputTokens,

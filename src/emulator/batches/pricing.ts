@@ -2,7 +2,7 @@
 // OpenAI-compatible platforms); only successful requests are billed. Prices are in 1/10000 USD per
 // 1M tokens, the unit of a bill's basePrice fields at pricePrecision 1.
 
-export interface LlmPrice {
+interface LlmPrice {
   /** 1/10000 USD per 1M input (prompt) tokens. */
   input: number;
   /** 1/10000 USD per 1M output (completion) tokens. */

@@ -8,7 +8,7 @@ import { draw } from '../hash';
 /** A request whose message content or prompt holds this text fails (status 400), whatever the rate. */
 export const REQUEST_FAIL_MARKER = '[emulator:fail]';
 
-export interface RequestFailure {
+interface RequestFailure {
   statusCode: number;
   code: string;
   message: string;
@@ -26,10 +26,10 @@ export interface PlannedRequest {
 }
 
 /** Rough tokenizer: about 4 bytes of UTF-8 per token, at least 1. */
-export const estimateTokens = (text: string): number => Math.max(1, Math.ceil(utf8Length(text) / 4));
+const estimateTokens = (text: string): number => Math.max(1, Math.ceil(utf8Length(text) / 4));
 
 /** The text a model would read: every message's text content, or the prompt. */
-export function promptText(body: Record<string, unknown>, endpoint: BatchEndpoint): string {
+function promptText(body: Record<string, unknown>, endpoint: BatchEndpoint): string {
   if (endpoint === '/v1/completions') return textOf(body.prompt);
   const messages = Array.isArray(body.messages) ? (body.messages as unknown[]) : [];
   return messages

@@ -11,7 +11,7 @@ import type { BatchRouteDeps } from './deps';
 import { BatchApiError } from './errors';
 
 /** Real milliseconds between sweeps that settle batches nobody polls (so they still get billed). */
-export const SETTLE_INTERVAL_MS = 250;
+const SETTLE_INTERVAL_MS = 250;
 
 /** Headroom over 100 MB so a slightly larger file still gets the precise "at most 100 MB" answer. */
 const UPLOAD_LIMIT_BYTES = BATCH_MAX_BYTES + 1024 * 1024;

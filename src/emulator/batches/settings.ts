@@ -87,8 +87,8 @@ export const METADATA_OVERRIDES = {
 } as const satisfies Record<string, keyof BatchSettings>;
 
 /** Metadata `{emulator: "fail"}` makes the whole batch fail. */
-export const METADATA_FAIL_KEY = 'emulator';
-export const METADATA_FAIL_VALUE = 'fail';
+const METADATA_FAIL_KEY = 'emulator';
+const METADATA_FAIL_VALUE = 'fail';
 
 /**
  * The plan of a new batch: global settings, then the metadata overrides. Bad override values are

@@ -53,7 +53,7 @@ export interface BatchState {
 }
 
 /** Where a batch ends if nobody cancels it. */
-export function naturalEnd(t: Timeline): { status: 'COMPLETED' | 'FAILED' | 'EXPIRED'; at: number } {
+function naturalEnd(t: Timeline): { status: 'COMPLETED' | 'FAILED' | 'EXPIRED'; at: number } {
   const { validatingMs, perRequestMs, finalizingMs, windowMs, failWholeBatch } = t.plan;
   const progressAt = t.createdAt + validatingMs;
   const expiresAt = t.createdAt + windowMs;

@@ -19,7 +19,7 @@ import { parseTaskMarkers } from './markers';
 import { OUTPUT_KINDS, OUTPUT_NAME, mp4Bytes, wavBytes, type OutputKind } from './outputs';
 import type { TaskStore } from './store';
 
-export interface TaskRouteDeps {
+interface TaskRouteDeps {
   tasks: TaskStore;
   ledger: Ledger;
   limiter: RateLimiter;

@@ -3,12 +3,12 @@
 import { z } from 'zod';
 import type { VideoOperation } from '../pricing';
 
-export const TASK_OPERATIONS = ['submitImageToVideo', 'submitTextToVideo'] as const satisfies readonly VideoOperation[];
+const TASK_OPERATIONS = ['submitImageToVideo', 'submitTextToVideo'] as const satisfies readonly VideoOperation[];
 
 /** A failure reason as the platform writes them: an upper-case name. */
-export const FailureReason = z.string().regex(/^[A-Z][A-Z0-9_]*$/, { error: 'must be an UPPER_CASE reason name' });
+const FailureReason = z.string().regex(/^[A-Z][A-Z0-9_]*$/, { error: 'must be an UPPER_CASE reason name' });
 
-export const TaskSettingsSchema = z.strictObject({
+const TaskSettingsSchema = z.strictObject({
   queuedMs: z
     .number()
     .int()
@@ -35,7 +35,7 @@ export const TaskSettingsSchema = z.strictObject({
 export type TaskSettings = z.infer<typeof TaskSettingsSchema>;
 
 export const TaskSettingsUpdateSchema = z.partialRecord(z.enum(TASK_OPERATIONS), TaskSettingsSchema.partial());
-export type TaskSettingsUpdate = z.infer<typeof TaskSettingsUpdateSchema>;
+type TaskSettingsUpdate = z.infer<typeof TaskSettingsUpdateSchema>;
 export type TaskSettingsByOperation = Record<VideoOperation, TaskSettings>;
 
 /**

@@ -11,7 +11,7 @@ import type { TaskMarkers } from './markers';
 import type { OutputKind } from './outputs';
 import { DEFAULT_TASK_SETTINGS, type TaskSettings, type TaskSettingsByOperation } from './settings';
 
-export const SWEEP_INTERVAL_MS = 250;
+const SWEEP_INTERVAL_MS = 250;
 
 export type TaskStatus = 'TASK_STATUS_QUEUED' | 'TASK_STATUS_PROCESSING' | 'TASK_STATUS_SUCCEED' | 'TASK_STATUS_FAILED';
 
@@ -20,7 +20,7 @@ const TASK_TYPES: Record<VideoOperation, string> = {
   submitTextToVideo: 'TXT_TO_VIDEO',
 };
 
-export interface SubmitInput {
+interface SubmitInput {
   operation: VideoOperation;
   caller: Caller;
   /** Seconds of video asked for. */
@@ -40,7 +40,7 @@ interface Settlement {
   chargeError?: string;
 }
 
-export interface TaskRecord {
+interface TaskRecord {
   id: string;
   /** Numeric salt of the id for cheap per-read jitter. */
   salt: number;
@@ -68,7 +68,7 @@ export interface TaskRecord {
   terminalJson?: string;
 }
 
-export interface TaskResultBody {
+interface TaskResultBody {
   extra: {
     seed: string;
     enable_nsfw_detection: boolean;

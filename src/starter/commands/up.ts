@@ -95,7 +95,7 @@ export async function upCommand(out: Out): Promise<void> {
   }
 }
 
-export interface BannerFacts {
+interface BannerFacts {
   uiUrl?: string;
   address: string;
   taskQueue: string;

@@ -63,4 +63,3 @@ export function trackBatchProgress(input: ParsedBatchJobInput) {
     },
   };
 }
-export type BatchProgressTracker = ReturnType<typeof trackBatchProgress>;

@@ -73,4 +73,3 @@ export function trackMediaProgress(input: ParsedMediaGenerationInput) {
     },
   };
 }
-export type MediaProgressTracker = ReturnType<typeof trackMediaProgress>;
