@@ -56,7 +56,7 @@ async function steps(map: typeof mapBounded, limit: number, seed: number): Promi
     pending.set(i, d);
     await d.promise;
     // Some calls take more steps after their await than others, as workflow code does.
-    for (let k = 0; k < i % 3; k++) await null;
+    for (let k = 0; k < i % 3; k++) await Promise.resolve();
     started.push(`end ${i}`);
     return i * 10;
   });
@@ -89,15 +89,15 @@ describe('mapBounded', () => {
   });
 
   it('maps nothing to nothing, and treats a limit below 1 as 1', async () => {
-    expect(await mapBounded([], 3, async (x: number) => x)).toEqual([]);
-    expect(await mapBounded([1, 2], 0, async (x) => x + 1)).toEqual([2, 3]);
+    expect(await mapBounded([], 3, (x: number) => Promise.resolve(x))).toEqual([]);
+    expect(await mapBounded([1, 2], 0, (x) => Promise.resolve(x + 1))).toEqual([2, 3]);
   });
 
   it('rejects with the first error', async () => {
     await expect(
-      mapBounded([1, 2, 3], 2, async (x) => {
-        if (x === 2) throw new Error('two');
-        return x;
+      mapBounded([1, 2, 3], 2, (x) => {
+        if (x === 2) return Promise.reject(new Error('two'));
+        return Promise.resolve(x);
       }),
     ).rejects.toThrow('two');
   });
