@@ -1,6 +1,6 @@
 // Walks a cursor-paged list to its end, one page at a time.
 
-export interface Page<T> {
+interface Page<T> {
   items: T[];
   /** The cursor of the next page, or undefined when this was the last one. */
   next?: string;

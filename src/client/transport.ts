@@ -9,7 +9,7 @@ import { BodyStalledError, BodyTooLargeError, readBodyText } from './response-bo
 import { PlatformErrorBody } from '../platform/schemas/common';
 import { formatIssues, parseOrThrow } from '../platform/validation';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 export interface CallOptions {
   /** Aborts the call (an activity passes its cancellation signal). The abort error is rethrown as is. */

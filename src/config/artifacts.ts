@@ -14,7 +14,7 @@ const Env = z.object({
     .transform((dir) => path.resolve(dir ?? path.join(process.cwd(), '.data', 'artifacts'))),
 });
 
-export type ArtifactSettings = z.infer<typeof Env>;
+type ArtifactSettings = z.infer<typeof Env>;
 
 export function loadArtifactSettings(env: NodeJS.ProcessEnv = process.env): ArtifactSettings {
   return parseConfig(Env, env, 'Artifact configuration');

@@ -41,7 +41,7 @@ function sizeRule(origin: string, bound: number | bigint, inclusive: boolean, di
 const isZodDefault = (message: string) => /^(Invalid|Too (big|small)|Unrecognized key)/.test(message);
 
 /** One uniform wording for zod's built-in checks; messages written in a schema are kept. */
-export function describeIssue(issue: z.core.$ZodIssue): ValidationIssue[] {
+function describeIssue(issue: z.core.$ZodIssue): ValidationIssue[] {
   const field = fieldPath(issue.path);
   if (issue.code !== 'unrecognized_keys' && issue.code !== 'invalid_union' && !isZodDefault(issue.message)) {
     const params = (issue.code === 'custom' ? (issue.params ?? {}) : {}) as { verbatim?: boolean };
@@ -91,7 +91,7 @@ export function describeZodError(error: z.ZodError): ValidationIssue[] {
   return error.issues.flatMap((issue) => describeIssue(issue));
 }
 
-export function formatIssue(issue: ValidationIssue, opts: { platformWording?: boolean } = {}): string {
+function formatIssue(issue: ValidationIssue, opts: { platformWording?: boolean } = {}): string {
   if (opts.platformWording && issue.verbatim) return issue.rule;
   return issue.field ? `${issue.field}: ${issue.rule}` : issue.rule;
 }
@@ -101,7 +101,7 @@ export function formatIssues(issues: ValidationIssue[], opts: { platformWording?
 }
 
 /** A value its schema accepted, or every rule it breaks. */
-export type Checked<T> = { ok: true; value: T } | { ok: false; issues: ValidationIssue[] };
+type Checked<T> = { ok: true; value: T } | { ok: false; issues: ValidationIssue[] };
 
 /** Parses without throwing, for callers that collect issues (of several values, under a prefix). */
 export function tryParse<S extends z.ZodType>(schema: S, value: unknown): Checked<z.output<S>> {

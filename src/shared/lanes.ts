@@ -4,7 +4,7 @@
 // Plain promises, no timers, no Node modules: deterministic in workflow code, usable in activities.
 
 /** One piece of work for a lane: started, awaited, and its result handed to `done`. */
-export interface Work<R> {
+interface Work<R> {
   start(): Promise<R>;
   done(result: R): void;
 }
@@ -15,7 +15,7 @@ export interface Work<R> {
  * (one await per piece, as the workflow helper it replaced did), so in workflow code the activities
  * it starts are scheduled in the same order, and in the same activations, as before.
  */
-export class Lanes<R> {
+class Lanes<R> {
   private open = 0;
 
   constructor(

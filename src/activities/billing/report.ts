@@ -13,7 +13,7 @@ import { safeSegment } from '../../artifacts/segment';
 import { mapBounded } from '../../shared/lanes';
 import { csvCell } from './csv';
 
-export interface BuildBillingReportInput {
+interface BuildBillingReportInput {
   reportId: string;
   cycleType: CycleType;
   windows: BillWindow[];
@@ -22,7 +22,7 @@ export interface BuildBillingReportInput {
   maxConcurrency: number;
 }
 
-export type BuildBillingReportResult = Pick<
+type BuildBillingReportResult = Pick<
   BillingReportResult,
   'bills' | 'total' | 'byProduct' | 'byCategory' | 'byApiKey' | 'csv'
 >;
