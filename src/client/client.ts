@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import { loadPlatformConfig, type PlatformConfig } from './config';
 import { ENDPOINTS, TEXT, type Answer, type Endpoint, type Operation } from './endpoints';
 import { PlatformError } from './errors';
-import { walkPages } from './pagination';
+import { byLastId, byNextCursor, walkPages } from './pagination';
 import type * as S from '../platform/schemas';
 import { Transport, type CallOptions, type RequestSpec, type TransportOptions } from './transport';
 import { parseOrThrow, type ValidationIssue } from '../platform/validation';
@@ -62,10 +62,7 @@ export class PlatformClient {
 
   /** Every template matching the filters, across all pages. */
   iterateTemplates(req: Omit<S.ListTemplatesRequest, 'cursor'> = {}, opts?: CallOptions): AsyncGenerator<S.Template> {
-    return walkPages(async (cursor) => {
-      const page = await this.listTemplates({ ...req, cursor }, opts);
-      return { items: page.data, next: page.has_more && page.next_cursor ? page.next_cursor : undefined };
-    });
+    return walkPages((cursor) => this.listTemplates({ ...req, cursor }, opts), byNextCursor);
   }
 
   listProducts(req: S.ListProductsRequest = {}, opts?: CallOptions): Promise<S.ListProductsResponse> {
@@ -74,10 +71,7 @@ export class PlatformClient {
 
   /** Every product matching the filters; follows `next_cursor` when the platform pages the list. */
   iterateProducts(req: Omit<S.ListProductsRequest, 'cursor'> = {}, opts?: CallOptions): AsyncGenerator<S.Product> {
-    return walkPages(async (cursor) => {
-      const page = await this.listProducts({ ...req, cursor }, opts);
-      return { items: page.data, next: page.has_more && page.next_cursor ? page.next_cursor : undefined };
-    });
+    return walkPages((cursor) => this.listProducts({ ...req, cursor }, opts), byNextCursor);
   }
 
   renewInstance(req: S.RenewInstanceRequest, opts?: CallOptions): Promise<S.EmptyResponse> {
@@ -143,10 +137,7 @@ export class PlatformClient {
 
   /** Every batch, newest first, across all pages. */
   iterateBatches(req: Omit<S.ListBatchesRequest, 'after'> = {}, opts?: CallOptions): AsyncGenerator<S.Batch> {
-    return walkPages(async (after) => {
-      const page = await this.listBatches({ ...req, after }, opts);
-      return { items: page.data, next: page.has_more && page.last_id ? page.last_id : undefined };
-    });
+    return walkPages((after) => this.listBatches({ ...req, after }, opts), byLastId);
   }
 
   // ── Account ─────────────────────────────────────────────────────────────

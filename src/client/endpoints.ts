@@ -4,7 +4,7 @@
 import type { z } from 'zod';
 import type { PlatformConfig } from './config';
 import type { RequestSpec } from './transport';
-import { asyncSubmitPath } from '../platform/paths';
+import { asyncSubmitPath, type PlatformPaths } from '../platform/paths';
 import * as S from '../platform/schemas';
 import type { ValidationIssue } from '../platform/validation';
 
@@ -29,162 +29,121 @@ export interface Endpoint<Req extends z.ZodType = z.ZodType, Res extends z.ZodTy
   jsonContentType?: boolean;
 }
 
-/** Infers each entry's schemas, so `route` sees its own request's type. */
-const endpoint = <Req extends z.ZodType, Res extends z.ZodType | typeof TEXT>(e: Endpoint<Req, Res>) => e;
+type Extra<Req extends z.ZodType> = Pick<Endpoint<Req>, 'problems' | 'paid' | 'jsonContentType'>;
+
+/** An operation sent with `method`; infers each entry's schemas, so `route` sees its own request's type. */
+const send =
+  (method: RequestSpec['method']) =>
+  <Req extends z.ZodType, Res extends z.ZodType | typeof TEXT>(
+    request: Req,
+    route: Endpoint<Req, Res>['route'],
+    response: Res,
+    extra: Extra<Req> = {},
+  ): Endpoint<Req, Res> => ({ method, request, route, response, ...extra });
+const get = send('GET');
+const post = send('POST');
+const put = send('PUT');
+
+type Query = NonNullable<RequestSpec['searchParams']>;
+/** The checked request as the query string of the configured path `key`. */
+const query =
+  (key: keyof PlatformPaths) =>
+  (searchParams: Query, { paths }: PlatformConfig): Route => ({ path: paths[key], searchParams });
+/** The checked request as the JSON body to the configured path `key`. */
+const body =
+  (key: keyof PlatformPaths) =>
+  (json: unknown, { paths }: PlatformConfig): Route => ({ path: paths[key], json });
 
 const enc = encodeURIComponent;
+const PAID = { paid: true };
+const JSON_GET = { jsonContentType: true };
 
 export const ENDPOINTS = {
   // ── GPU: templates, products, instances ─────────────────────────────────
-  listTemplates: endpoint({
-    method: 'GET',
-    request: S.ListTemplatesRequest,
-    route: (searchParams, { paths }) => ({ path: paths.listTemplates, searchParams }),
-    response: S.ListTemplatesResponse,
-  }),
-  listProducts: endpoint({
-    method: 'GET',
-    request: S.ListProductsRequest,
-    route: (filters, { paths }) => ({
+  listTemplates: get(S.ListTemplatesRequest, query('listTemplates'), S.ListTemplatesResponse),
+  listProducts: get(
+    S.ListProductsRequest,
+    (filters, { paths }) => ({
       path: paths.listProducts,
       searchParams: Object.fromEntries(
         Object.entries(S.PRODUCT_FILTER_PARAMS).map(([key, name]) => [name, filters[key as keyof typeof filters]]),
       ),
     }),
-    response: S.ListProductsResponse,
-  }),
-  renewInstance: endpoint({
-    method: 'PUT',
-    request: S.RenewInstanceRequest,
-    route: ({ instanceId, months }, { paths }) => ({
+    S.ListProductsResponse,
+  ),
+  renewInstance: put(
+    S.RenewInstanceRequest,
+    ({ instanceId, months }, { paths }) => ({
       path: paths.renewInstance.replace('{instance_id}', enc(instanceId)),
       json: { months },
     }),
-    response: S.RenewInstanceResponse,
-  }),
-  restartInstance: endpoint({
-    method: 'POST',
-    request: S.RestartInstanceRequest,
-    route: (json, { paths }) => ({ path: paths.restartInstance, json }),
-    response: S.RestartInstanceResponse,
-  }),
-  getInstance: endpoint({
-    method: 'GET',
-    request: S.GetInstanceRequest,
-    route: (searchParams, { paths }) => ({ path: paths.getInstance, searchParams }),
-    response: S.Instance,
-  }),
+    S.RenewInstanceResponse,
+  ),
+  restartInstance: post(S.RestartInstanceRequest, body('restartInstance'), S.RestartInstanceResponse),
+  getInstance: get(S.GetInstanceRequest, query('getInstance'), S.Instance),
 
   // ── Async media generation ──────────────────────────────────────────────
-  submitImageToVideo: endpoint({
-    method: 'POST',
-    request: S.ImageToVideoRequest,
-    route: (json, { paths }) => ({ path: asyncSubmitPath(paths.imageToVideoModel), json }),
-    response: S.SubmitTaskResponse,
-    paid: true,
-  }),
-  submitTextToVideo: endpoint({
-    method: 'POST',
-    request: S.TextToVideoRequest,
-    route: (json, { paths }) => ({ path: asyncSubmitPath(paths.textToVideoModel), json }),
-    response: S.SubmitTaskResponse,
-    paid: true,
-  }),
-  getTaskResult: endpoint({
-    method: 'GET',
-    request: S.TaskResultRequest,
-    route: (searchParams, { paths }) => ({ path: paths.taskResult, searchParams }),
-    response: S.TaskResult,
-    jsonContentType: true,
-  }),
+  submitImageToVideo: post(
+    S.ImageToVideoRequest,
+    (json, { paths }) => ({ path: asyncSubmitPath(paths.imageToVideoModel), json }),
+    S.SubmitTaskResponse,
+    PAID,
+  ),
+  submitTextToVideo: post(
+    S.TextToVideoRequest,
+    (json, { paths }) => ({ path: asyncSubmitPath(paths.textToVideoModel), json }),
+    S.SubmitTaskResponse,
+    PAID,
+  ),
+  getTaskResult: get(S.TaskResultRequest, query('taskResult'), S.TaskResult, JSON_GET),
 
   // ── Decision evaluation ─────────────────────────────────────────────────
-  evaluateDecision: endpoint({
-    method: 'POST',
-    request: S.DecisionEvaluationRequest,
-    route: (json, { paths }) => ({ path: paths.decisionEvaluation, json }),
-    response: S.DecisionEvaluationResponse,
-    paid: true,
-  }),
+  evaluateDecision: post(S.DecisionEvaluationRequest, body('decisionEvaluation'), S.DecisionEvaluationResponse, PAID),
 
   // ── Batches and their files ─────────────────────────────────────────────
-  uploadBatchInputFile: endpoint({
-    method: 'POST',
-    request: S.UploadBatchFileRequest,
-    // Every line is checked too: the platform would only fail the batch later.
-    problems: ({ content, endpoint }) => S.batchInputProblems(content, endpoint),
-    route: ({ content, filename }, { paths }) => {
-      const body = new FormData();
-      body.append('purpose', 'batch');
-      body.append('file', new Blob([content], { type: 'application/jsonl' }), filename);
-      return { path: paths.files, body };
+  uploadBatchInputFile: post(
+    S.UploadBatchFileRequest,
+    ({ content, filename }, { paths }) => {
+      const form = new FormData();
+      form.append('purpose', 'batch');
+      form.append('file', new Blob([content], { type: 'application/jsonl' }), filename);
+      return { path: paths.files, body: form };
     },
-    response: S.FileObject,
-  }),
-  getFile: endpoint({
-    method: 'GET',
-    request: S.FileIdRequest,
-    route: ({ fileId }, { paths }) => ({ path: `${paths.files}/${enc(fileId)}` }),
-    response: S.FileObject,
-  }),
-  getFileContent: endpoint({
-    method: 'GET',
-    request: S.FileIdRequest,
-    route: ({ fileId }, { paths }) => ({ path: `${paths.files}/${enc(fileId)}/content` }),
-    response: TEXT,
-  }),
-  createBatch: endpoint({
-    method: 'POST',
-    request: S.CreateBatchRequest,
-    route: (req, { paths }) => ({
-      path: paths.batches,
-      json: { completion_window: S.BATCH_COMPLETION_WINDOW, ...req },
-    }),
-    response: S.Batch,
-  }),
-  getBatch: endpoint({
-    method: 'GET',
-    request: S.BatchIdRequest,
-    route: ({ batchId }, { paths }) => ({ path: `${paths.batches}/${enc(batchId)}` }),
-    response: S.Batch,
-  }),
-  cancelBatch: endpoint({
-    method: 'POST',
-    request: S.BatchIdRequest,
-    route: ({ batchId }, { paths }) => ({ path: `${paths.batches}/${enc(batchId)}/cancel` }),
-    response: S.Batch,
-  }),
-  listBatches: endpoint({
-    method: 'GET',
-    request: S.ListBatchesRequest,
-    route: (searchParams, { paths }) => ({ path: paths.batches, searchParams }),
-    response: S.ListBatchesResponse,
-  }),
+    S.FileObject,
+    // Every line is checked too: the platform would only fail the batch later.
+    { problems: ({ content, endpoint }) => S.batchInputProblems(content, endpoint) },
+  ),
+  getFile: get(S.FileIdRequest, ({ fileId }, { paths }) => ({ path: `${paths.files}/${enc(fileId)}` }), S.FileObject),
+  getFileContent: get(
+    S.FileIdRequest,
+    ({ fileId }, { paths }) => ({ path: `${paths.files}/${enc(fileId)}/content` }),
+    TEXT,
+  ),
+  createBatch: post(
+    S.CreateBatchRequest,
+    (req, { paths }) => ({ path: paths.batches, json: { completion_window: S.BATCH_COMPLETION_WINDOW, ...req } }),
+    S.Batch,
+  ),
+  getBatch: get(S.BatchIdRequest, ({ batchId }, { paths }) => ({ path: `${paths.batches}/${enc(batchId)}` }), S.Batch),
+  cancelBatch: post(
+    S.BatchIdRequest,
+    ({ batchId }, { paths }) => ({ path: `${paths.batches}/${enc(batchId)}/cancel` }),
+    S.Batch,
+  ),
+  listBatches: get(S.ListBatchesRequest, query('batches'), S.ListBatchesResponse),
 
   // ── Account ─────────────────────────────────────────────────────────────
-  checkMemberBudget: endpoint({
-    method: 'POST',
-    request: S.CheckMemberBudgetRequest,
-    route: (json, { paths }) => ({ path: paths.checkMemberBudget, json }),
-    response: S.CheckMemberBudgetResponse,
-  }),
-  listBills: endpoint({
-    method: 'GET',
-    request: S.BillListRequest,
-    route: ({ productName, ...rest }, { paths, billProductNameParam }) => ({
+  checkMemberBudget: post(S.CheckMemberBudgetRequest, body('checkMemberBudget'), S.CheckMemberBudgetResponse),
+  listBills: get(
+    S.BillListRequest,
+    ({ productName, ...rest }, { paths, billProductNameParam }) => ({
       path: paths.billList,
       searchParams: { ...rest, [billProductNameParam]: productName },
     }),
-    response: S.BillListResponse,
-    jsonContentType: true,
-  }),
-  listQuotas: endpoint({
-    method: 'GET',
-    request: S.QuotaListRequest,
-    route: (searchParams, { paths }) => ({ path: paths.quotaList, searchParams }),
-    response: S.QuotaListResponse,
-    jsonContentType: true,
-  }),
+    S.BillListResponse,
+    JSON_GET,
+  ),
+  listQuotas: get(S.QuotaListRequest, query('quotaList'), S.QuotaListResponse, JSON_GET),
 };
 
 export type Operation = keyof typeof ENDPOINTS;
