@@ -18,10 +18,14 @@ function finalType(err: PlatformError): FailureTypeName {
 
 /**
  * `nextRetryDelayMs` replaces the Retry-After for a retryable error: activities that pace their own
- * retries (the retry-as-poll waits) pass the delay they chose.
+ * retries (the retry-as-poll waits) pass the delay they chose. `detail` adds facts an activity decided
+ * to the error's own (the submit's outcome).
  */
-export function toApplicationFailure(err: PlatformError, opts: { nextRetryDelayMs?: number } = {}): ApplicationFailure {
-  const details = [err.toJSON()];
+export function toApplicationFailure(
+  err: PlatformError,
+  opts: { nextRetryDelayMs?: number; detail?: Record<string, unknown> } = {},
+): ApplicationFailure {
+  const details = [{ ...err.toJSON(), ...opts.detail }];
   if (!err.retryable) {
     return ApplicationFailure.create({ type: finalType(err), message: err.message, nonRetryable: true, details });
   }

@@ -21,7 +21,7 @@ import { createLedgerActivities, createLedgerClientActivities, createPriceActivi
 import { createMediaPollActivities, createMediaSubmitActivities, createMediaWaitActivities } from './media';
 import { createOutputActivities } from './outputs';
 
-export interface ActivityDeps {
+interface ActivityDeps {
   platform: PlatformClient;
   /** Where generation outputs are kept (a local folder by default). */
   artifacts: ArtifactStore;

@@ -15,14 +15,14 @@ export interface InstanceSnapshot {
   statusError?: { state?: string; message?: string } | null;
 }
 
-export interface RenewOnPlatformInput {
+interface RenewOnPlatformInput {
   instanceId: string;
   months: number;
   /** The expiry read before the first attempt: lets a retry see that the renewal already happened. */
   endTimeBefore?: string | number;
 }
 
-export interface WaitForInstanceStatusInput {
+interface WaitForInstanceStatusInput {
   instanceId: string;
   target: string;
   /** How long to wait. The deadline is fixed at the first attempt and kept across retries. */

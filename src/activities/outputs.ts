@@ -22,7 +22,7 @@ export interface KeepTaskOutputsInput {
 }
 
 /** What each heartbeat carries: the file in flight, and the copies made so far (a retry skips them). */
-export interface KeepOutputsProgress {
+interface KeepOutputsProgress {
   file: number;
   bytes: number;
   kept: KeptOutput[];
@@ -115,7 +115,7 @@ function parseOutputUrl(ref: TaskOutputRef, index: number, taskId: string): URL 
 }
 
 /** From the platform's type (mp4, jpeg, or a MIME type), else the URL's file name, else bin. */
-export function extensionOf(ref: Pick<TaskOutputRef, 'type'>, url: URL): string {
+function extensionOf(ref: Pick<TaskOutputRef, 'type'>, url: URL): string {
   const fromType = ref.type?.split('/').pop()?.trim().toLowerCase();
   if (fromType && /^[a-z0-9]{1,10}$/.test(fromType)) return fromType;
   const fromPath = /\.([A-Za-z0-9]{1,10})$/.exec(url.pathname.split('/').pop() ?? '');

@@ -17,7 +17,7 @@ import type { PlatformError } from '../client/errors';
 export const POLL_TIMEOUT_MS = 10_000;
 
 /** A failed poll (429, 5xx, timeout) is tried again after at most this, however long the outage. */
-export const MAX_ERROR_BACKOFF_MS = 5 * 60_000;
+const MAX_ERROR_BACKOFF_MS = 5 * 60_000;
 
 /**
  * The server runs a retry up to about a second after its delay (its timer queue fires timers in

@@ -19,7 +19,7 @@ import {
 } from './names';
 import { WorkflowSchemas } from './schemas';
 
-export type JsonSchemaFiles = Record<string, unknown>;
+type JsonSchemaFiles = Record<string, unknown>;
 
 /** File name → content: `<type>.input.json`, `<type>.result.json` and an `index.json` of the names. */
 export function workflowJsonSchemas(): JsonSchemaFiles {

@@ -2,7 +2,7 @@
 // the starter (so a typo fails before anything starts). Pure: runs in the workflow sandbox.
 import { ApplicationFailure } from '@temporalio/common';
 import type { z } from 'zod';
-import { describeZodError, formatIssues, type ValidationIssue } from '../platform/validation';
+import { formatIssues, parseOrThrow, type ValidationIssue } from '../platform/validation';
 import { reservedKeyIssues } from '../shared/reserved-keys';
 import { FailureType } from './failures';
 
@@ -19,8 +19,7 @@ export function invalidInput(what: string, issues: ValidationIssue[]): Applicati
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
   // Before zod: its records drop a "__proto__" key silently, and a refusal must name it.
   const reserved = reservedKeyIssues(input);
-  const parsed = schema.safeParse(input ?? {});
-  const issues = [...reserved, ...(parsed.success ? [] : describeZodError(parsed.error))];
-  if (!parsed.success || issues.length > 0) throw invalidInput(what, issues);
-  return parsed.data;
+  const value = parseOrThrow(schema, input ?? {}, (issues) => invalidInput(what, [...reserved, ...issues]));
+  if (reserved.length > 0) throw invalidInput(what, reserved);
+  return value;
 }

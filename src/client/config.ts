@@ -2,7 +2,7 @@
 // only inside the client: it never enters a workflow input, a log line or an error message.
 import { z } from 'zod';
 import { DEFAULT_PATHS, type PlatformPaths } from '../platform/paths';
-import { describeZodError, formatIssues } from '../platform/validation';
+import { formatIssues, parseOrThrow } from '../platform/validation';
 
 export interface PlatformConfig {
   baseUrl: string;
@@ -43,11 +43,16 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
+/**
+ * Parses settings with `schema`, or throws a ConfigError "<what>: field: rule; …". zod's issues never
+ * include the input value, so a secret in the environment cannot leak through the message.
+ */
+export function parseConfig<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
+  return parseOrThrow(schema, value, (issues) => new ConfigError(`${what}: ${formatIssues(issues)}`));
+}
+
 export function loadPlatformConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig {
-  const parsed = EnvSchema.safeParse(env);
-  // zod's issues never include the input value, so the key cannot leak through this message.
-  if (!parsed.success) throw new ConfigError(`Platform configuration: ${formatIssues(describeZodError(parsed.error))}`);
-  const e = parsed.data as Record<string, string | number | undefined>;
+  const e = parseConfig(EnvSchema, env, 'Platform configuration') as Record<string, string | number | undefined>;
   const paths = { ...DEFAULT_PATHS };
   for (const key of Object.keys(DEFAULT_PATHS) as Array<keyof PlatformPaths>) {
     const override = e[pathEnvName(key)];

@@ -3,7 +3,7 @@
 import type { ValidationIssue } from '../platform/validation';
 import { formatIssues } from '../platform/validation';
 
-export type PlatformErrorKind =
+type PlatformErrorKind =
   /** Refused before sending: the request breaks a rule of the spec. */
   | 'invalid_request'
   /** The platform answered with a non-2xx status. */
@@ -34,7 +34,7 @@ export interface PlatformErrorInit {
  * Retryable: 408, 429, 5xx, network, timeout, and a garbled 2xx body (a passing fault of the server or
  * a proxy). Every other 4xx, and a request refused before sending, is final.
  */
-export function isRetryableStatus(status: number): boolean {
+function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || status >= 500;
 }
 
@@ -98,10 +98,6 @@ export class PlatformError extends Error {
       maybeDelivered: this.maybeDelivered,
     };
   }
-}
-
-export function isPlatformError(err: unknown): err is PlatformError {
-  return err instanceof PlatformError;
 }
 
 /**

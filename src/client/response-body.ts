@@ -3,7 +3,7 @@
 // So the body is read chunk by chunk, each within the call's timeout, and cut at a size cap.
 
 /** Larger than any answer the spec describes (a batch's output file is at most a few hundred MB). */
-export const MAX_RESPONSE_BYTES = 512 * 2 ** 20;
+const MAX_RESPONSE_BYTES = 512 * 2 ** 20;
 
 export class BodyStalledError extends Error {
   override readonly name = 'BodyStalledError';

@@ -7,9 +7,9 @@ import type { PlatformConfig } from './config';
 import { PlatformError, parseRetryAfter, redact } from './errors';
 import { BodyStalledError, BodyTooLargeError, readBodyText } from './response-body';
 import { PlatformErrorBody } from '../platform/schemas/common';
-import { describeZodError, formatIssues } from '../platform/validation';
+import { formatIssues, parseOrThrow } from '../platform/validation';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 export interface CallOptions {
   /** Aborts the call (an activity passes its cancellation signal). The abort error is rethrown as is. */
@@ -82,9 +82,7 @@ export class Transport {
     } catch {
       throw this.malformed(spec, 'the body is not JSON');
     }
-    const parsed = schema.safeParse(raw);
-    if (!parsed.success) throw this.malformed(spec, formatIssues(describeZodError(parsed.error)));
-    return parsed.data;
+    return parseOrThrow(schema, raw, (issues) => this.malformed(spec, formatIssues(issues)));
   }
 
   /** Sends the request and returns the raw 2xx body (file content is JSONL, not JSON). */

@@ -2,8 +2,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { LocalArtifactStore } from '../artifacts/local';
-import { ConfigError } from '../client/config';
-import { describeZodError, formatIssues } from '../platform/validation';
+import { parseConfig } from '../client/config';
 
 const Env = z.object({
   // Resolved against the working directory when the worker starts, so logs show one absolute place.
@@ -15,12 +14,10 @@ const Env = z.object({
     .transform((dir) => path.resolve(dir ?? path.join(process.cwd(), '.data', 'artifacts'))),
 });
 
-export type ArtifactSettings = z.infer<typeof Env>;
+type ArtifactSettings = z.infer<typeof Env>;
 
 export function loadArtifactSettings(env: NodeJS.ProcessEnv = process.env): ArtifactSettings {
-  const parsed = Env.safeParse(env);
-  if (!parsed.success) throw new ConfigError(`Artifact configuration: ${formatIssues(describeZodError(parsed.error))}`);
-  return parsed.data;
+  return parseConfig(Env, env, 'Artifact configuration');
 }
 
 /** The store the worker keeps outputs in: today always the local folder of ARTIFACT_DIR. */

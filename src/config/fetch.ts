@@ -4,8 +4,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import type { FetchPolicy } from '../fetching/policy';
-import { ConfigError } from '../client/config';
-import { describeZodError, formatIssues } from '../platform/validation';
+import { parseConfig } from '../client/config';
 
 const HostEntry = z.string().regex(/^(\*\.)?[a-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-f:]+\](:\d{1,5})?$/i, {
   error: 'each entry must be host, host:port or *.domain',
@@ -31,9 +30,7 @@ const Env = z.object({
  * (default .data/inputs), DOWNLOAD_MAX_MB (per output file, default 2048).
  */
 export function loadFetchPolicy(env: NodeJS.ProcessEnv, platformBaseUrl: string): FetchPolicy {
-  const parsed = Env.safeParse(env);
-  if (!parsed.success) throw new ConfigError(`Fetch configuration: ${formatIssues(describeZodError(parsed.error))}`);
-  const e = parsed.data;
+  const e = parseConfig(Env, env, 'Fetch configuration');
   return {
     allowedHosts: e.FETCH_ALLOWED_HOSTS ?? [new URL(platformBaseUrl).host],
     inputFileDir: path.resolve(e.INPUT_FILE_DIR ?? path.join(process.cwd(), '.data', 'inputs')),

@@ -3,9 +3,8 @@
 // surcharge); against the live platform, set PLATFORM_PRICES (JSON) or PLATFORM_PRICES_FILE to yours.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { ConfigError } from '../client/config';
+import { ConfigError, parseConfig } from '../client/config';
 import { NSFW_DETECTION_COST_PER_IMAGE } from '../platform/schemas/media';
-import { describeZodError, formatIssues } from '../platform/validation';
 
 const Price = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
@@ -56,7 +55,5 @@ export function loadPriceTable(env: NodeJS.ProcessEnv = process.env): PriceTable
   } catch (err) {
     throw new ConfigError(`Price table: ${source} is not readable JSON: ${(err as Error).message}`);
   }
-  const parsed = PriceTable.safeParse(json);
-  if (!parsed.success) throw new ConfigError(`Price table: ${source}: ${formatIssues(describeZodError(parsed.error))}`);
-  return parsed.data;
+  return parseConfig(PriceTable, json, `Price table: ${source}`);
 }

@@ -17,7 +17,7 @@ export interface TemporalSettings {
   addressConfigured: boolean;
 }
 
-export const DEFAULT_TEMPORAL_ADDRESS = 'localhost:7233';
+const DEFAULT_TEMPORAL_ADDRESS = 'localhost:7233';
 
 export function loadTemporalSettings(env: NodeJS.ProcessEnv = process.env): TemporalSettings {
   const overrideEnvVars = Object.fromEntries(

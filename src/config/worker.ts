@@ -1,7 +1,6 @@
 // Worker tuning from the environment, checked with zod.
 import { z } from 'zod';
-import { describeZodError, formatIssues } from '../platform/validation';
-import { ConfigError } from '../client/config';
+import { parseConfig } from '../client/config';
 
 const Env = z.object({
   // A waiting generation holds no slot (retry-as-poll): a slot is held for one poll, up to a second
@@ -27,7 +26,5 @@ const Env = z.object({
 export type WorkerSettings = z.infer<typeof Env>;
 
 export function loadWorkerSettings(env: NodeJS.ProcessEnv = process.env): WorkerSettings {
-  const parsed = Env.safeParse(env);
-  if (!parsed.success) throw new ConfigError(`Worker configuration: ${formatIssues(describeZodError(parsed.error))}`);
-  return parsed.data;
+  return parseConfig(Env, env, 'Worker configuration');
 }

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { z } from 'zod';
-import { describeZodError, formatIssues, type ValidationIssue } from '../platform/validation';
+import { formatIssues, tryParse, type ValidationIssue } from '../platform/validation';
 
 const newTraceId = (): string => randomUUID().replace(/-/g, '');
 
@@ -31,14 +31,16 @@ export function sendInvalid(reply: FastifyReply, issues: ValidationIssue[]): Fas
 /**
  * Parses `value` with `schema`; on failure answers 400 and returns undefined, so a route reads:
  *   const body = parseOr400(reply, Schema, request.body); if (!body) return reply;
+ * It answers instead of throwing (a route replies and returns), so it is built on tryParse rather
+ * than parseOrThrow.
  */
 export function parseOr400<S extends z.ZodType>(
   reply: FastifyReply,
   schema: S,
   value: unknown,
 ): z.output<S> | undefined {
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  void sendInvalid(reply, describeZodError(parsed.error));
+  const checked = tryParse(schema, value);
+  if (checked.ok) return checked.value;
+  void sendInvalid(reply, checked.issues);
   return undefined;
 }

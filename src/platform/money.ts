@@ -1,7 +1,7 @@
 // Amounts on the platform are integers in 1/10000 USD, and bills send most numbers as strings.
 // They stay strings in parsed responses (no silent precision loss); these helpers read them.
 
-export const TEN_THOUSANDTHS_PER_USD = 10_000;
+const TEN_THOUSANDTHS_PER_USD = 10_000;
 
 /** Parses an integer amount in 1/10000 USD, given as a string or a number. Throws on anything else. */
 export function parseTenThousandths(value: string | number): number {

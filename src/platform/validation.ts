@@ -41,7 +41,7 @@ function sizeRule(origin: string, bound: number | bigint, inclusive: boolean, di
 const isZodDefault = (message: string) => /^(Invalid|Too (big|small)|Unrecognized key)/.test(message);
 
 /** One uniform wording for zod's built-in checks; messages written in a schema are kept. */
-export function describeIssue(issue: z.core.$ZodIssue): ValidationIssue[] {
+function describeIssue(issue: z.core.$ZodIssue): ValidationIssue[] {
   const field = fieldPath(issue.path);
   if (issue.code !== 'unrecognized_keys' && issue.code !== 'invalid_union' && !isZodDefault(issue.message)) {
     const params = (issue.code === 'custom' ? (issue.params ?? {}) : {}) as { verbatim?: boolean };
@@ -91,7 +91,7 @@ export function describeZodError(error: z.ZodError): ValidationIssue[] {
   return error.issues.flatMap((issue) => describeIssue(issue));
 }
 
-export function formatIssue(issue: ValidationIssue, opts: { platformWording?: boolean } = {}): string {
+function formatIssue(issue: ValidationIssue, opts: { platformWording?: boolean } = {}): string {
   if (opts.platformWording && issue.verbatim) return issue.rule;
   return issue.field ? `${issue.field}: ${issue.rule}` : issue.rule;
 }
@@ -100,20 +100,25 @@ export function formatIssues(issues: ValidationIssue[], opts: { platformWording?
   return issues.map((i) => formatIssue(i, opts)).join('; ');
 }
 
-/** Thrown before anything is sent: the request breaks a rule of the spec. Never retryable. */
-export class RequestValidationError extends Error {
-  override readonly name = 'RequestValidationError';
-  constructor(
-    readonly operation: string,
-    readonly issues: ValidationIssue[],
-  ) {
-    super(`Invalid ${operation} request: ${formatIssues(issues)}`);
-  }
+/** A value its schema accepted, or every rule it breaks. */
+type Checked<T> = { ok: true; value: T } | { ok: false; issues: ValidationIssue[] };
+
+/** Parses without throwing, for callers that collect issues (of several values, under a prefix). */
+export function tryParse<S extends z.ZodType>(schema: S, value: unknown): Checked<z.output<S>> {
+  const parsed = schema.safeParse(value);
+  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, issues: describeZodError(parsed.error) };
 }
 
-/** Parses `value` with `schema`, or throws a RequestValidationError that names every bad field. */
-export function validateRequest<S extends z.ZodType>(schema: S, value: unknown, operation: string): z.output<S> {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new RequestValidationError(operation, describeZodError(parsed.error));
-  return parsed.data;
+/**
+ * Parses `value` with `schema`, or throws what `refuse` makes of every rule it breaks. The one
+ * parse-or-throw: each caller keeps its own error type and wording, all name the field and the rule.
+ */
+export function parseOrThrow<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  refuse: (issues: ValidationIssue[]) => Error,
+): z.output<S> {
+  const checked = tryParse(schema, value);
+  if (!checked.ok) throw refuse(checked.issues);
+  return checked.value;
 }

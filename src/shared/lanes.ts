@@ -1,23 +1,101 @@
-// At most `width` batches in flight at a time. Whatever is asked for while every lane is busy waits,
-// and goes out together (up to `maxBatch` items, in the order asked) as soon as a lane frees: under
-// a burst the items ride in few large batches instead of queueing one by one behind the lanes, and
-// when all is quiet an item goes out alone, at once. Plain promises, no Node modules: usable from
-// workflow and activity code alike.
+// Bounded concurrency, once: a pool of at most `width` lanes (Lanes), and the two ways this service
+// feeds it: mapping a list (mapBounded: evaluateDecision's questions, the billing report's windows)
+// and coalescing requests that arrive over time into batches (BatchLanes: budget reservations).
+// Plain promises, no timers, no Node modules: deterministic in workflow code, usable in activities.
+
+/** One piece of work for a lane: started, awaited, and its result handed to `done`. */
+interface Work<R> {
+  start(): Promise<R>;
+  done(result: R): void;
+}
+
+/**
+ * At most `width` lanes at a time, each running the work `take` hands it, one piece after the other,
+ * until `take` has none. A lane takes its next piece in the same step as it sees the last one end
+ * (one await per piece, as the workflow helper it replaced did), so in workflow code the activities
+ * it starts are scheduled in the same order, and in the same activations, as before.
+ */
+class Lanes<R> {
+  private open = 0;
+
+  constructor(
+    private readonly width: number,
+    private readonly take: () => Work<R> | undefined,
+  ) {}
+
+  /**
+   * Opens lanes while there is room and work; call it again when new work arrives. Settles when the
+   * lanes it opened have closed, rejecting with the first error of their work (that lane closes; the
+   * others go on). Not async, so a caller awaiting it waits no step longer than for the lanes.
+   */
+  fill(): Promise<unknown> {
+    const opened: Promise<void>[] = [];
+    while (this.open < this.width) {
+      const work = this.take();
+      if (!work) break;
+      opened.push(this.lane(work)); // counts itself open before it first waits
+    }
+    return Promise.all(opened);
+  }
+
+  private async lane(first: Work<R>): Promise<void> {
+    this.open++;
+    try {
+      for (let work: Work<R> | undefined = first; work; work = this.take()) work.done(await work.start());
+    } finally {
+      this.open--;
+    }
+  }
+}
+
+/** Maps `items` through `fn` with at most `limit` calls in flight; results keep the input order. */
+export async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const take = (): Work<R> | undefined => {
+    if (next >= items.length) return undefined;
+    const i = next++;
+    return { start: () => fn(items[i]), done: (result) => (results[i] = result) };
+  };
+  await new Lanes(Math.max(1, limit), take).fill();
+  return results;
+}
+
+interface Waiting<I, O> {
+  item: I;
+  resolve(out: O): void;
+  reject(err: unknown): void;
+}
+
+/**
+ * Coalescing over the same lanes: items asked for while every lane is busy wait, and go out together
+ * (up to `maxBatch`, in the order asked) as soon as a lane frees. Under a burst they ride in a few
+ * large batches instead of queueing one by one; when all is quiet an item goes out alone, at once.
+ * A different thing from mapBounded (the work is not known up front, and one send answers many
+ * items), so its own class; the pool under both is Lanes.
+ */
 export class BatchLanes<I, O> {
-  private running = 0;
-  private readonly waiting: { item: I; resolve(out: O): void; reject(err: unknown): void }[] = [];
+  private readonly waiting: Waiting<I, O>[] = [];
+  private readonly lanes: Lanes<void>;
 
   /** `send` answers each item of a batch, in order; when it throws, every item of that batch fails. */
   constructor(
-    private readonly width: number,
-    private readonly maxBatch: number,
+    width: number,
+    maxBatch: number,
     private readonly send: (items: I[]) => Promise<O[]>,
-  ) {}
+  ) {
+    this.lanes = new Lanes(width, () => {
+      if (this.waiting.length === 0) return undefined;
+      const batch = this.waiting.splice(0, maxBatch);
+      return { start: () => this.deliver(batch), done: () => undefined };
+    });
+  }
 
   run(item: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {
       this.waiting.push({ item, resolve, reject });
-      this.next();
+      // Never rejects: deliver settles every item of its batch itself.
+      void this.lanes.fill();
     });
   }
 
@@ -26,26 +104,14 @@ export class BatchLanes<I, O> {
     return this.waiting.length;
   }
 
-  private next(): void {
-    while (this.running < this.width && this.waiting.length > 0) {
-      const batch = this.waiting.splice(0, this.maxBatch);
-      this.running++;
-      void Promise.resolve()
-        .then(() => this.send(batch.map((w) => w.item)))
-        .then(
-          (outs) => {
-            batch.forEach((w, i) =>
-              i < outs.length ? w.resolve(outs[i]) : w.reject(new Error(`no answer for item ${i} of a batch`)),
-            );
-          },
-          (err: unknown) => {
-            for (const w of batch) w.reject(err);
-          },
-        )
-        .finally(() => {
-          this.running--;
-          this.next();
-        });
+  private async deliver(batch: Waiting<I, O>[]): Promise<void> {
+    try {
+      const outs = await this.send(batch.map((w) => w.item));
+      batch.forEach((w, i) =>
+        i < outs.length ? w.resolve(outs[i]) : w.reject(new Error(`no answer for item ${i} of a batch`)),
+      );
+    } catch (err) {
+      for (const w of batch) w.reject(err);
     }
   }
 }

@@ -10,7 +10,7 @@ import { invalidInput, parseInput } from '../api/validate';
 import type { Activities, EvaluateQuestionInput } from '../activities';
 import { DECISION_MODEL, DecisionEvaluationRequest } from '../platform/schemas/decision';
 import { describeZodError, type ValidationIssue } from '../platform/validation';
-import { mapBounded } from './concurrency';
+import { mapBounded } from '../shared/lanes';
 import { DEFAULT_DEADLINE_MS, untilDeadline } from './retry-policies';
 import { trackStatus } from './status';
 

@@ -29,7 +29,7 @@ export interface KeepBatchOutputsResult {
 /** Codes the platform gives requests that never ran (with no response). */
 const NOT_RUN_CODES: ReadonlySet<string> = new Set(['batch_expired', 'batch_cancelled']);
 /** A request in the input with no line in either file: the platform lost it, so it counts as failed. */
-export const MISSING_CODE = 'missing_result';
+const MISSING_CODE = 'missing_result';
 const SAMPLE_FAILURES = 20;
 /** Messages (and ids, which have no length limit) in the sample are cut: the result must stay small. */
 const SAMPLE_CHARS = 200;

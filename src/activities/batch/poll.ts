@@ -29,7 +29,7 @@ export interface PollBatchInput {
 }
 
 /** The step of requests done (completed or failed) an observation is at, in `step` percent. */
-export const doneStep = (o: BatchObservation, step: number): number => {
+const doneStep = (o: BatchObservation, step: number): number => {
   if (step <= 0 || o.requestCounts.total === 0) return 0;
   return Math.floor(((o.requestCounts.completed + o.requestCounts.failed) * 100) / o.requestCounts.total / step);
 };

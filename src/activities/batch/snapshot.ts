@@ -13,7 +13,7 @@ export interface BatchSnapshot {
   errorFileId?: string;
 }
 
-export function epochMs(value: string | number | null | undefined): number | undefined {
+function epochMs(value: string | number | null | undefined): number | undefined {
   if (value === null || value === undefined) return undefined;
   if (typeof value === 'number') return value < 1e12 ? value * 1000 : value;
   const ms = Date.parse(value);

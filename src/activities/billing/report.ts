@@ -10,9 +10,10 @@ import type { PlatformClient } from '../../client/client';
 import { parseTenThousandths, usdText } from '../../platform/money';
 import type { Bill, CycleType } from '../../platform/schemas/account';
 import { safeSegment } from '../../artifacts/segment';
+import { mapBounded } from '../../shared/lanes';
 import { csvCell } from './csv';
 
-export interface BuildBillingReportInput {
+interface BuildBillingReportInput {
   reportId: string;
   cycleType: CycleType;
   windows: BillWindow[];
@@ -21,7 +22,7 @@ export interface BuildBillingReportInput {
   maxConcurrency: number;
 }
 
-export type BuildBillingReportResult = Pick<
+type BuildBillingReportResult = Pick<
   BillingReportResult,
   'bills' | 'total' | 'byProduct' | 'byCategory' | 'byApiKey' | 'csv'
 >;
@@ -56,21 +57,15 @@ export function createBillingActivities(platform: PlatformClient, store: Artifac
   return {
     async buildBillingReport(input: BuildBillingReportInput): Promise<BuildBillingReportResult> {
       const ctx = Context.current();
-      const perWindow: Bill[][] = new Array<Bill[]>(input.windows.length);
-      let next = 0;
       let done = 0;
-      const worker = async () => {
-        for (let i = next++; i < input.windows.length; i = next++) {
-          const w = input.windows[i];
-          const res = await platform.listBills(
-            { cycleType: input.cycleType, ...w, category: input.category, productName: input.productName },
-            { signal: ctx.cancellationSignal },
-          );
-          perWindow[i] = res.bills;
-          ctx.heartbeat({ windowsDone: ++done, windows: input.windows.length });
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(input.maxConcurrency, input.windows.length) }, worker));
+      const perWindow = await mapBounded(input.windows, input.maxConcurrency, async (w) => {
+        const res = await platform.listBills(
+          { cycleType: input.cycleType, ...w, category: input.category, productName: input.productName },
+          { signal: ctx.cancellationSignal },
+        );
+        ctx.heartbeat({ windowsDone: ++done, windows: input.windows.length });
+        return res.bills;
+      });
 
       const bills = perWindow.flat();
       const rows = bills.map((b) => {

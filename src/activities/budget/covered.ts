@@ -7,7 +7,7 @@
 // follows is mostly answered by the bounds (with equal costs, entirely). 50 jobs: 7 questions, not 50.
 
 /** Whether the budget covers `amount` (1/10000 USD): one question to the platform. */
-export type Covers = (amount: number) => Promise<boolean>;
+type Covers = (amount: number) => Promise<boolean>;
 
 export async function coveredInOrder(held: number, costs: readonly number[], ask: Covers): Promise<boolean[]> {
   let covered = -Infinity; // the largest amount known to be covered

@@ -31,7 +31,7 @@ import {
 } from '../../workflows/budget/reserve-batch';
 import { LEDGER_VERSION, LEDGER_VERSION_MEMO } from '../../workflows/budget/ledger-version';
 
-export interface ReserveMemberBudgetInput {
+interface ReserveMemberBudgetInput {
   memberId: string;
   request: ReserveBudgetRequest;
 }

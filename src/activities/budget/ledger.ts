@@ -20,7 +20,7 @@ export interface CheckMemberBudgetResult {
   checkedAt: number;
 }
 
-export interface FindEndedHoldersInput {
+interface FindEndedHoldersInput {
   holders: { workflowId: string; runId?: string }[];
 }
 

@@ -9,7 +9,7 @@ import { isTerminalTaskStatus } from '../../platform/schemas/media';
 import { POLL_TIMEOUT_MS } from '../poll-again';
 import { nextPollDelayMs } from './poll-schedule';
 
-export interface FirstLook {
+interface FirstLook {
   /** The task's first observation (its first poll), planned next poll included. */
   observation?: TaskObservation;
   /** Reads made (0 or 1): a failed one, or one that saw the task ended, is a poll too. */

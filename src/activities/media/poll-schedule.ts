@@ -54,7 +54,7 @@ const predictedEnd = (s: PollSample) => (s.eta !== undefined && s.eta > 0 ? s.at
  * the end is then known, and stepping towards it would only add polls. The earlier prediction wins,
  * as both are rounded up. Undefined when they disagree (a drifting eta) or one has no eta.
  */
-export function confirmedRemainingMs(latest: PollSample, previous?: PollSample): number | undefined {
+function confirmedRemainingMs(latest: PollSample, previous?: PollSample): number | undefined {
   const now = predictedEnd(latest);
   const before = previous && predictedEnd(previous);
   if (now === undefined || before === undefined || previous!.at >= latest.at) return undefined;

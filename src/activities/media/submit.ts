@@ -1,6 +1,7 @@
 // Submitting a generation: one attempt per activity execution. Temporal does not retry it on its
-// own (maximumAttempts 1 in the workflow): only the workflow can tell a refused attempt, safe to
-// resend, from one that may already have created a paid task (see classifySubmitFailure).
+// own (maximumAttempts 1 in the workflow). A failed attempt's outcome is decided here, once (refused:
+// safe to resend; ambiguous: it may already have created a paid task; rejected: never; see
+// classifySubmitFailure), and handed to the workflow in the failure's details, which acts on it.
 import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../../api/failures';
@@ -8,7 +9,7 @@ import type { PollingOptions, TaskObservation } from '../../api/schemas/media';
 import type { PlatformClient } from '../../client/client';
 import { PlatformError } from '../../client/errors';
 import type { ImageToVideoRequest, TextToVideoRequest } from '../../platform/schemas/media';
-import { classifySubmitFailure } from '../../client/submission';
+import { classifySubmitFailure, type SubmitFailureClass } from '../../client/submission';
 import { toApplicationFailure } from '../failures';
 import { firstLook } from './first-look';
 
@@ -35,11 +36,38 @@ export interface SubmitMediaTaskResult {
 
 /** What the workflow reads from a failed attempt's details. */
 export interface SubmitFailureDetails {
-  at: number;
+  /** Decided by this activity. Absent from attempts recorded before it was (see the workflow). */
+  outcome?: SubmitFailureClass;
+  /** When a refused or ambiguous attempt failed (real epoch ms). */
+  at?: number;
   retryAfterMs?: number;
   status?: number;
   reason?: string;
   traceId?: string;
+}
+
+/**
+ * The failure of an attempt, its outcome decided. A rejected one is the final failure any activity
+ * raises for that error (its type says why: InvalidInput, BudgetExceeded …); the others are typed by
+ * what the caller may do: AmbiguousSubmission, or RateLimited / PlatformUnavailable (refused).
+ */
+function submitFailure(err: PlatformError, outcome: SubmitFailureClass): ApplicationFailure {
+  if (outcome === 'rejected') return toApplicationFailure(err, { detail: { outcome } });
+  const details: SubmitFailureDetails = {
+    outcome,
+    at: Date.now(),
+    retryAfterMs: err.retryAfterMs,
+    status: err.status,
+    reason: err.reason,
+    traceId: err.traceId,
+  };
+  const type =
+    outcome === 'ambiguous'
+      ? FailureType.AmbiguousSubmission
+      : err.status === 429
+        ? FailureType.RateLimited
+        : FailureType.PlatformUnavailable;
+  return ApplicationFailure.create({ type, message: err.message, nonRetryable: false, details: [details] });
 }
 
 export function createMediaSubmitActivities(platform: PlatformClient) {
@@ -58,23 +86,9 @@ export function createMediaSubmitActivities(platform: PlatformClient) {
         ({ task_id: taskId } = await submit(input, signal));
       } catch (err) {
         if (!(err instanceof PlatformError)) throw err;
-        const cls = classifySubmitFailure(err);
-        log.warn('Submit attempt failed', { ...where, class: cls, error: err.message });
-        if (cls === 'rejected') throw toApplicationFailure(err);
-        const details: SubmitFailureDetails = {
-          at: Date.now(),
-          retryAfterMs: err.retryAfterMs,
-          status: err.status,
-          reason: err.reason,
-          traceId: err.traceId,
-        };
-        const type =
-          cls === 'ambiguous'
-            ? FailureType.AmbiguousSubmission
-            : err.status === 429
-              ? FailureType.RateLimited
-              : FailureType.PlatformUnavailable;
-        throw ApplicationFailure.create({ type, message: err.message, nonRetryable: false, details: [details] });
+        const outcome = classifySubmitFailure(err);
+        log.warn('Submit attempt failed', { ...where, outcome, error: err.message });
+        throw submitFailure(err, outcome);
       }
       const submittedAt = Date.now();
       log.info('Submitted generation', { ...where, operation: input.operation, taskId });

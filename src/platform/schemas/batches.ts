@@ -9,7 +9,7 @@ export const BATCH_ENDPOINTS = ['/v1/chat/completions', '/v1/completions'] as co
 export type BatchEndpoint = (typeof BATCH_ENDPOINTS)[number];
 export const BATCH_COMPLETION_WINDOW = '48h';
 export const BATCH_WINDOW_HOURS = 48;
-export const BATCH_MAX_REQUESTS = 50_000;
+const BATCH_MAX_REQUESTS = 50_000;
 export const BATCH_MAX_BYTES = 100 * 1024 * 1024;
 
 export const BATCH_STATUSES = [
@@ -22,7 +22,7 @@ export const BATCH_STATUSES = [
   'CANCELLED',
 ] as const;
 export type BatchStatus = (typeof BATCH_STATUSES)[number];
-export const TERMINAL_BATCH_STATUSES: readonly string[] = ['COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED'];
+const TERMINAL_BATCH_STATUSES: readonly string[] = ['COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED'];
 export const isTerminalBatchStatus = (status: string): boolean => TERMINAL_BATCH_STATUSES.includes(status);
 
 export const BatchEndpointSchema = z.enum(BATCH_ENDPOINTS);
@@ -113,8 +113,6 @@ export function batchInputProblems(jsonl: string, endpoint?: BatchEndpoint, maxI
 export function toJsonl(lines: ReadonlyArray<unknown>): string {
   return lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
 }
-
-export const FILE_PURPOSES = ['batch'] as const;
 
 export const UploadBatchFileRequest = z.strictObject({
   /** The JSONL text of the input file. */

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { RESERVED_KEY_RULE, RESERVED_KEYS } from '../../shared/reserved-keys';
 
 export const DECISION_MODEL = 'vendor/decision-27b-vl';
-export const DECISION_MAX_IMAGES = 8;
+const DECISION_MAX_IMAGES = 8;
 export const DECISION_MAX_BODY_BYTES = 64 * 1024 * 1024;
 /** Kinds the emulator answers; the live platform validates `kind` upstream, so any string is sent. */
 export const KNOWN_DECISION_KINDS = ['yes_no', 'choice'] as const;

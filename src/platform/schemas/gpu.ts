@@ -52,9 +52,9 @@ export const ListTemplatesResponse = z.looseObject({
 export type ListTemplatesResponse = z.infer<typeof ListTemplatesResponse>;
 
 // ── Products ───────────────────────────────────────────────────────────────
-export const PRODUCT_TYPES = ['gpu', 'cpu'] as const;
-export const PRODUCT_CATEGORIES = ['serverless', 'instance'] as const;
-export const BILLING_METHODS = ['postpaid', 'prepaid', 'spot'] as const;
+const PRODUCT_TYPES = ['gpu', 'cpu'] as const;
+const PRODUCT_CATEGORIES = ['serverless', 'instance'] as const;
+const BILLING_METHODS = ['postpaid', 'prepaid', 'spot'] as const;
 
 /** The spec lists the filters in order but not their query names: see PRODUCT_FILTER_PARAMS. */
 export const ListProductsRequest = z.strictObject({
@@ -162,7 +162,7 @@ export const InstanceId = z.string().min(1).max(255);
  * The spec says only "> 0". Renewing is paid up front, so a typo (120 for 12) must not go through:
  * the platform's prepaid prices list terms of months, never beyond three years.
  */
-export const RENEW_MAX_MONTHS = 36;
+const RENEW_MAX_MONTHS = 36;
 
 export const RenewInstanceRequest = z.strictObject({
   instanceId: InstanceId,
@@ -202,7 +202,6 @@ export const INSTANCE_STATUSES = [
   'migrating',
   'freezing',
 ] as const;
-export type InstanceStatus = (typeof INSTANCE_STATUSES)[number];
 
 export const Instance = z.looseObject({
   id: z.string(),

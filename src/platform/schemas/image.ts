@@ -2,7 +2,7 @@
 // checked as far as the value lets us: a data URL is decoded and measured, an http(s) URL only has
 // its extension checked. Pure JS (no Buffer): workflow code runs these checks too.
 
-export const IMAGE_LIMITS = {
+const IMAGE_LIMITS = {
   maxBytes: 10 * 1024 * 1024,
   minSidePx: 300,
   maxAspect: 2.5,
@@ -14,7 +14,7 @@ const B64_INDEX = new Int16Array(128).fill(-1);
 for (let i = 0; i < B64.length; i++) B64_INDEX[B64.charCodeAt(i)] = i;
 
 /** Decoded size of a base64 payload, without decoding it. */
-export function base64DecodedLength(b64: string): number {
+function base64DecodedLength(b64: string): number {
   const clean = b64.replace(/\s+/g, '');
   const padding = clean.endsWith('==') ? 2 : clean.endsWith('=') ? 1 : 0;
   return Math.floor((clean.length * 3) / 4) - padding;
@@ -37,7 +37,7 @@ export function decodeBase64Prefix(b64: string, maxBytes = Infinity): Uint8Array
   return out.subarray(0, o);
 }
 
-export interface ImageInfo {
+interface ImageInfo {
   format: 'png' | 'jpeg';
   width: number;
   height: number;
@@ -76,7 +76,7 @@ export function readImageInfo(bytes: Uint8Array): ImageInfo | undefined {
 const mb = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 
 /** Checks the measured facts of an image against the spec's limits. */
-export function imageInfoProblems(info: ImageInfo, bytes: number): string[] {
+function imageInfoProblems(info: ImageInfo, bytes: number): string[] {
   const problems: string[] = [];
   if (bytes > IMAGE_LIMITS.maxBytes) problems.push(`must be at most 10 MB (is ${mb(bytes)})`);
   if (info.width < IMAGE_LIMITS.minSidePx || info.height < IMAGE_LIMITS.minSidePx) {

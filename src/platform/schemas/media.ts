@@ -3,21 +3,21 @@ import { z } from 'zod';
 import { imageSourceProblems } from './image';
 import { HttpUrl, NumericString } from './common';
 
-export const PROMPT_MAX = 2500;
-export const DURATION_MIN = 3;
-export const DURATION_MAX = 15;
+const PROMPT_MAX = 2500;
+const DURATION_MIN = 3;
+const DURATION_MAX = 15;
 
 const Prompt = z.string().max(PROMPT_MAX);
 const Duration = z.number().int().min(DURATION_MIN).max(DURATION_MAX);
 const CfgScale = z.number().min(0).max(1);
 
 /** An image given as an http(s) URL or a data URL, checked against the start-image rules. */
-export const ImageSource = z.string().superRefine((value, ctx) => {
+const ImageSource = z.string().superRefine((value, ctx) => {
   for (const problem of imageSourceProblems(value)) ctx.addIssue({ code: 'custom', message: problem });
 });
 
 /** Optional `extra` of a submit body (platform-notes): webhook and NSFW detection; more is kept. */
-export const SubmitExtra = z.looseObject({
+const SubmitExtra = z.looseObject({
   webhook: z
     .strictObject({
       url: HttpUrl,
@@ -48,7 +48,7 @@ export const ImageToVideoRequest = z
   });
 export type ImageToVideoRequest = z.input<typeof ImageToVideoRequest>;
 
-export const T2V_ASPECT_RATIOS = ['16:9', '9:16', '1:1'] as const;
+const T2V_ASPECT_RATIOS = ['16:9', '9:16', '1:1'] as const;
 
 /** A pro-t2v shot: a plain string (spec) or `{prompt, duration}` as in i2v (platform-notes). */
 const TextShot = z.union([Prompt, Shot]);
@@ -75,7 +75,7 @@ export const TextToVideoRequest = z
 export type TextToVideoRequest = z.input<typeof TextToVideoRequest>;
 
 /** The spec's default video length, in seconds. */
-export const DEFAULT_VIDEO_SECONDS = 5;
+const DEFAULT_VIDEO_SECONDS = 5;
 
 /**
  * Seconds of video a submit asks for: the shots' durations when every shot has one, else `duration`
@@ -104,23 +104,23 @@ export const TASK_STATUSES = [
   'TASK_STATUS_FAILED',
 ] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number] | 'TASK_STATUS_UNKNOWN';
-export const TERMINAL_TASK_STATUSES: readonly string[] = ['TASK_STATUS_SUCCEED', 'TASK_STATUS_FAILED'];
+const TERMINAL_TASK_STATUSES: readonly string[] = ['TASK_STATUS_SUCCEED', 'TASK_STATUS_FAILED'];
 /** TASK_STATUS_UNKNOWN (known to the official SDK) and any new status count as not terminal. */
 export const isTerminalTaskStatus = (status: string): boolean => TERMINAL_TASK_STATUSES.includes(status);
 
-export const TaskImage = z.looseObject({
+const TaskImage = z.looseObject({
   image_url: z.string(),
   /** Seconds; an integer in task-result, a string in the webhook example: both are kept as given. */
   image_url_ttl: NumericString.optional(),
   image_type: z.string().optional(),
   nsfw_detection_result: z.looseObject({}).nullish(),
 });
-export const TaskVideo = z.looseObject({
+const TaskVideo = z.looseObject({
   video_url: z.string(),
   video_url_ttl: NumericString.optional(),
   video_type: z.string().optional(),
 });
-export const TaskAudio = z.looseObject({
+const TaskAudio = z.looseObject({
   audio_url: z.string(),
   audio_url_ttl: NumericString.optional(),
   audio_type: z.string().optional(),

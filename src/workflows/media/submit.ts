@@ -26,26 +26,35 @@ import { SUBMIT_ONCE } from '../retry-policies';
 // with onAmbiguous "resubmit", knowingly risks a duplicate and counts it (possibleDuplicates).
 const { submitMediaTask } = proxyActivities<Activities>(SUBMIT_ONCE);
 
+type AttemptOutcome = NonNullable<SubmitFailureDetails['outcome']>;
+const OUTCOMES: readonly AttemptOutcome[] = ['refused', 'ambiguous', 'rejected'];
+
 interface AttemptFailure {
-  outcome: 'refused' | 'ambiguous' | 'rejected';
+  outcome: AttemptOutcome;
   type: string;
   message: string;
   details?: SubmitFailureDetails;
   cause: unknown;
 }
 
+/**
+ * An attempt that failed without a decided outcome: one recorded before the activity named it (runs in
+ * flight across that deploy, and the recorded histories, said it through the failure's type), or an
+ * error the activity did not expect, which may have come after the request was sent.
+ */
+function outcomeNotDecided(failure: ApplicationFailure): AttemptOutcome {
+  if (failure.type === FailureType.AmbiguousSubmission) return 'ambiguous';
+  if (failure.type === FailureType.RateLimited || failure.type === FailureType.PlatformUnavailable) return 'refused';
+  return failure.nonRetryable ? 'rejected' : 'ambiguous';
+}
+
 function describeFailure(err: unknown): AttemptFailure {
   const cause = err instanceof ActivityFailure ? err.cause : err;
   if (cause instanceof ApplicationFailure) {
     const details = cause.details?.[0] as SubmitFailureDetails | undefined;
-    const outcome =
-      cause.type === FailureType.AmbiguousSubmission
-        ? 'ambiguous'
-        : cause.type === FailureType.RateLimited || cause.type === FailureType.PlatformUnavailable
-          ? 'refused'
-          : cause.nonRetryable
-            ? 'rejected'
-            : 'ambiguous'; // an unexpected error inside the activity: it may have sent the request
+    // The activity decided the outcome (src/activities/media/submit.ts); this only acts on it.
+    const decided = details?.outcome;
+    const outcome = decided && OUTCOMES.includes(decided) ? decided : outcomeNotDecided(cause);
     return { outcome, type: cause.type ?? 'Error', message: cause.message, details, cause };
   }
   if (cause instanceof TimeoutFailure) {

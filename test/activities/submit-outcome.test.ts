@@ -1,0 +1,52 @@
+// A failed submit's outcome is decided once, in the activity: its failure carries it in its details,
+// typed as before (so runs recorded before it still read the same), and the workflow acts on it.
+import { ApplicationFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { createMediaSubmitActivities, type SubmitFailureDetails } from '../../src/activities/media';
+import type { PlatformClient } from '../../src/client/client';
+import { PlatformError, type PlatformErrorInit } from '../../src/client/errors';
+
+const refusing = (init: Partial<PlatformErrorInit>): PlatformClient =>
+  ({
+    submitTextToVideo: () =>
+      Promise.reject(new PlatformError({ kind: 'http', operation: 'submitTextToVideo', message: 'm', ...init })),
+  }) as unknown as PlatformClient;
+
+async function failureOf(platform: PlatformClient): Promise<ApplicationFailure> {
+  const activities = createMediaSubmitActivities(platform);
+  const input = { operation: 'text-to-video', request: { prompt: 'x' }, generation: 1, attempt: 1 } as const;
+  const submit = (i: typeof input) => activities.submitMediaTask(i);
+  const err: unknown = await new MockActivityEnvironment().run(submit, input).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!(err instanceof ApplicationFailure)) throw new Error(`expected an ApplicationFailure, got ${String(err)}`);
+  return err;
+}
+
+describe('submitMediaTask failure outcome', () => {
+  it.each([
+    [
+      'refused, rate limited',
+      { status: 429, reason: 'RATE_LIMIT_EXCEEDED', retryAfterMs: 2_000 },
+      'refused',
+      'RateLimited',
+    ],
+    ['refused, the platform down', { status: 503, reason: 'SERVICE_UNAVAILABLE' }, 'refused', 'PlatformUnavailable'],
+    ['ambiguous', { status: 502 }, 'ambiguous', 'AmbiguousSubmission'],
+    ['rejected', { status: 400, reason: 'INVALID_REQUEST_BODY' }, 'rejected', 'InvalidInput'],
+  ] as const)('%s', async (_name, init, outcome, type) => {
+    const failure = await failureOf(refusing(init));
+    const details = failure.details?.[0] as SubmitFailureDetails;
+    expect(details.outcome).toBe(outcome);
+    expect(failure.type).toBe(type);
+    expect(failure.nonRetryable).toBe(outcome === 'rejected');
+    if (outcome === 'rejected') {
+      // The final failure every activity raises for the error, with the outcome added.
+      expect(details).toMatchObject({ kind: 'http', status: 400, reason: 'INVALID_REQUEST_BODY' });
+    } else {
+      expect(details).toMatchObject({ at: expect.any(Number), status: init.status });
+      if ('retryAfterMs' in init) expect(details.retryAfterMs).toBe(init.retryAfterMs);
+    }
+  });
+});
