@@ -5,7 +5,7 @@
 // each `progressStep` percent of requests done, the end. The window is the workflow's timer, which
 // cancels this activity.
 import { Context } from '@temporalio/activity';
-import type { BatchObservation, BatchPollingOptions } from '../../api/schemas/batch';
+import type { BatchObservation, ParsedBatchPollingOptions } from '../../api/schemas/batch';
 import type { PlatformClient } from '../../client/client';
 import { PlatformError } from '../../client/errors';
 import { isTerminalBatchStatus } from '../../platform/schemas/batches';
@@ -14,7 +14,7 @@ import { snapshotOf } from './snapshot';
 
 export interface WaitForBatchInput {
   batchId: string;
-  polling: BatchPollingOptions;
+  polling: ParsedBatchPollingOptions;
   /** The last checkpoint: where this wait takes over. */
   resume?: BatchObservation;
   /** Report back each time this many percent more of the requests are done (0: status changes only). */

@@ -10,7 +10,7 @@
 // before: from the checkpoint's intervalMs by backoffCoefficient with each attempt, up to maxIntervalMs;
 // a gap under about a second (RETRY_TIMER_LEAD_MS) lasts about a second, the server's timers being no finer.
 import { Context } from '@temporalio/activity';
-import type { BatchObservation, BatchPollingOptions } from '../../api/schemas/batch';
+import type { BatchObservation, ParsedBatchPollingOptions } from '../../api/schemas/batch';
 import type { PlatformClient } from '../../client/client';
 import { PlatformError } from '../../client/errors';
 import { isTerminalBatchStatus } from '../../platform/schemas/batches';
@@ -21,7 +21,7 @@ import { snapshotOf } from './snapshot';
 
 export interface PollBatchInput {
   batchId: string;
-  polling: BatchPollingOptions;
+  polling: ParsedBatchPollingOptions;
   /** The last checkpoint: its poll count, when the next poll is due, and the gap after that poll. */
   since: BatchObservation;
   /** Report back each time this many percent more of the requests are done (0: status changes only). */
@@ -38,7 +38,7 @@ const doneStep = (o: BatchObservation, step: number): number => {
  * The gap after the n-th poll since a checkpoint whose next gap is `firstMs`: grown n - 1 times by
  * the coefficient (rounded at each step, as the heartbeating wait did), up to the maximum.
  */
-export function batchGapMs(firstMs: number, n: number, polling: BatchPollingOptions): number {
+export function batchGapMs(firstMs: number, n: number, polling: ParsedBatchPollingOptions): number {
   let gap = Math.min(polling.maxIntervalMs, firstMs);
   for (let i = 1; i < n && gap < polling.maxIntervalMs; i++) {
     gap = Math.min(polling.maxIntervalMs, Math.round(gap * polling.backoffCoefficient));

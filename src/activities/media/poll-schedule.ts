@@ -3,7 +3,7 @@
 // noticed within `marginMs`. Far-off ends are approached in steps (hints drift over minutes), unless
 // two samples taken apart predict the same end: then we aim at it. Without
 // hints we back off exponentially with full jitter. Every gap stays within [minIntervalMs, maxIntervalMs].
-import type { PollingOptions } from '../../api/schemas/media';
+import type { ParsedPollingOptions } from '../../api/schemas/media';
 
 export interface PollSample {
   /** Real epoch ms of the poll. */
@@ -63,7 +63,7 @@ function confirmedRemainingMs(latest: PollSample, previous?: PollSample): number
 }
 
 export function nextPollDelayMs(
-  opts: Pick<PollingOptions, 'minIntervalMs' | 'maxIntervalMs' | 'marginMs'>,
+  opts: Pick<ParsedPollingOptions, 'minIntervalMs' | 'maxIntervalMs' | 'marginMs'>,
   latest: PollSample,
   previous: PollSample | undefined,
   /** Polls in a row without a usable hint (drives the backoff). */

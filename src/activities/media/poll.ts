@@ -13,7 +13,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../../api/failures';
-import type { PollingOptions, TaskObservation, TaskOutputRef } from '../../api/schemas/media';
+import type { ParsedPollingOptions, TaskObservation, TaskOutputRef } from '../../api/schemas/media';
 import type { PlatformClient } from '../../client/client';
 import { PlatformError } from '../../client/errors';
 import { isTerminalTaskStatus } from '../../platform/schemas/media';
@@ -24,7 +24,7 @@ import { outputsOf } from './task-outputs';
 
 export interface PollTaskInput {
   taskId: string;
-  polling: PollingOptions;
+  polling: ParsedPollingOptions;
   /** Real epoch ms after which the wait fails as DeadlineExceeded. */
   deadlineAt: number;
   /** The last checkpoint: its poll count, when the next poll is due, and the sample progress is measured from. */

@@ -5,7 +5,7 @@
 import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../../api/failures';
-import type { PollingOptions, TaskObservation } from '../../api/schemas/media';
+import type { ParsedPollingOptions, TaskObservation } from '../../api/schemas/media';
 import type { PlatformClient } from '../../client/client';
 import { PlatformError } from '../../client/errors';
 import type { ImageToVideoRequest, TextToVideoRequest } from '../../platform/schemas/media';
@@ -17,7 +17,7 @@ interface SubmitAttempt {
   generation: number;
   attempt: number;
   /** Given: an accepted task is read once at once (./first-look.ts), planned by these options. */
-  polling?: PollingOptions;
+  polling?: ParsedPollingOptions;
 }
 
 export type SubmitMediaTaskInput =

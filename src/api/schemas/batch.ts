@@ -43,7 +43,7 @@ export const BatchPollingOptions = z
     path: ['maxIntervalMs'],
     error: 'must be at least initialIntervalMs',
   });
-export type BatchPollingOptions = z.output<typeof BatchPollingOptions>;
+export type ParsedBatchPollingOptions = z.output<typeof BatchPollingOptions>;
 
 export const BatchJobInput = z
   .strictObject({

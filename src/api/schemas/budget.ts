@@ -73,8 +73,8 @@ export const BudgetWaitOptions = z
     path: ['maxIntervalSeconds'],
     error: 'must be at least initialIntervalSeconds',
   });
-export type BudgetWaitOptions = z.output<typeof BudgetWaitOptions>;
-export const DEFAULT_BUDGET_WAIT: BudgetWaitOptions = BudgetWaitOptions.parse({});
+export type ParsedBudgetWaitOptions = z.output<typeof BudgetWaitOptions>;
+export const DEFAULT_BUDGET_WAIT: ParsedBudgetWaitOptions = BudgetWaitOptions.parse({});
 
 export const ON_INSUFFICIENT = ['fail', 'wait', 'skip'] as const;
 

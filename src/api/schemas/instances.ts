@@ -6,7 +6,7 @@ export const RenewInstanceInput = RenewInstanceRequest.meta({
   title: 'renewInstance input',
   description: 'Renews a subscription GPU instance for a number of months.',
 });
-export type RenewInstanceInput = z.infer<typeof RenewInstanceInput>;
+export type RenewInstanceInput = z.input<typeof RenewInstanceInput>;
 
 const EndTime = z.union([z.string(), z.number()]).optional();
 

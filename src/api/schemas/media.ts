@@ -39,7 +39,7 @@ export const PollingOptions = z
     path: ['maxIntervalMs'],
     error: 'must be at least minIntervalMs',
   });
-export type PollingOptions = z.output<typeof PollingOptions>;
+export type ParsedPollingOptions = z.output<typeof PollingOptions>;
 
 /**
  * What to do when a submit attempt may have reached the platform although no task id came back (a
@@ -60,7 +60,7 @@ export const SubmissionOptions = z.strictObject({
   backoffInitialMs: z.number().int().min(10).max(600_000).default(1_000),
   backoffMaxMs: z.number().int().min(10).max(3_600_000).default(60_000),
 });
-export type SubmissionOptions = z.output<typeof SubmissionOptions>;
+export type ParsedSubmissionOptions = z.output<typeof SubmissionOptions>;
 
 export const RegenerationOptions = z.strictObject({
   /** Generations after the first one, for a task that ended TASK_STATUS_FAILED with a retryable reason. */
@@ -71,7 +71,7 @@ export const RegenerationOptions = z.strictObject({
     .max(100)
     .default([...DEFAULT_NON_RETRYABLE_REASONS]),
 });
-export type RegenerationOptions = z.output<typeof RegenerationOptions>;
+export type ParsedRegenerationOptions = z.output<typeof RegenerationOptions>;
 
 const CommonOptions = {
   polling: PollingOptions.default(PollingOptions.parse({})),

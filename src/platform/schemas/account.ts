@@ -7,7 +7,7 @@ export const CheckMemberBudgetRequest = z.strictObject({
   /** int64 in 1/10000 USD. */
   cost: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
 });
-export type CheckMemberBudgetRequest = z.infer<typeof CheckMemberBudgetRequest>;
+export type CheckMemberBudgetRequest = z.input<typeof CheckMemberBudgetRequest>;
 export const CheckMemberBudgetResponse = z.looseObject({ enough: z.boolean() });
 export type CheckMemberBudgetResponse = z.infer<typeof CheckMemberBudgetResponse>;
 
@@ -43,7 +43,7 @@ export const BillListRequest = z
       });
     }
   });
-export type BillListRequest = z.infer<typeof BillListRequest>;
+export type BillListRequest = z.input<typeof BillListRequest>;
 
 const usageFields = Object.fromEntries(
   Array.from({ length: 16 }, (_, i) => [`billNum${i}`, NumericString.optional()]),

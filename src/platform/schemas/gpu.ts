@@ -168,18 +168,18 @@ export const RenewInstanceRequest = z.strictObject({
   instanceId: InstanceId,
   months: z.number().int().gt(0).max(RENEW_MAX_MONTHS),
 });
-export type RenewInstanceRequest = z.infer<typeof RenewInstanceRequest>;
+export type RenewInstanceRequest = z.input<typeof RenewInstanceRequest>;
 /** The wire body of renew: the id travels in the path. */
 export const RenewInstanceBody = RenewInstanceRequest.pick({ months: true });
 export const RenewInstanceResponse = EmptyResponse;
 
 export const RestartInstanceRequest = z.strictObject({ instanceId: InstanceId });
-export type RestartInstanceRequest = z.infer<typeof RestartInstanceRequest>;
+export type RestartInstanceRequest = z.input<typeof RestartInstanceRequest>;
 /** Not shown in the spec: whatever comes back is kept. */
 export const RestartInstanceResponse = EmptyResponse;
 
 export const GetInstanceRequest = z.strictObject({ instanceId: InstanceId });
-export type GetInstanceRequest = z.infer<typeof GetInstanceRequest>;
+export type GetInstanceRequest = z.input<typeof GetInstanceRequest>;
 
 /** Instance statuses listed in platform-notes; the field stays a string so a new one is not an error. */
 export const INSTANCE_STATUSES = [

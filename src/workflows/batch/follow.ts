@@ -3,7 +3,7 @@
 // runs a handful of times however long the batch takes, and a waiting batch holds nothing on the
 // worker. The window is not the activity's: the workflow's timer cancels the follow (./job.ts).
 import { ActivityCancellationType, patched, proxyActivities } from '@temporalio/workflow';
-import type { BatchObservation, BatchPollingOptions } from '../../api/schemas/batch';
+import type { BatchObservation, ParsedBatchPollingOptions } from '../../api/schemas/batch';
 import type { Activities } from '../../activities';
 import { Patch } from '../patches';
 import { retryAsPollOptions } from '../retry-policies';
@@ -19,7 +19,7 @@ export function batchFollower(maxWaitMs: number) {
   /** Resolves with the terminal observation; `onCheckpoint` sees every one before it. */
   return async function followBatch(
     batchId: string,
-    polling: BatchPollingOptions,
+    polling: ParsedBatchPollingOptions,
     from: BatchObservation,
     onCheckpoint: (o: BatchObservation) => void,
     progressStep = PROGRESS_STEP,
@@ -47,7 +47,7 @@ function heartbeatingFollower(maxWaitMs: number) {
   });
   return async function followBatch(
     batchId: string,
-    polling: BatchPollingOptions,
+    polling: ParsedBatchPollingOptions,
     from: BatchObservation,
     onCheckpoint: (o: BatchObservation) => void,
     progressStep: number,

@@ -10,7 +10,7 @@ import {
   proxyActivities,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { BudgetWaitOptions, ReserveBudgetRequest, ReserveBudgetResult } from '../../api/schemas/budget';
+import type { ParsedBudgetWaitOptions, ReserveBudgetRequest, ReserveBudgetResult } from '../../api/schemas/budget';
 import type { Activities, AwaitBudgetAdmissionResult } from '../../activities';
 import type { BudgetJobProgressTracker } from './progress';
 import { isoTime } from '../../shared/time';
@@ -41,7 +41,7 @@ export interface RecheckRequest {
 export async function admitThroughLedger(opts: {
   memberId: string;
   request: ReserveBudgetRequest;
-  wait?: BudgetWaitOptions;
+  wait?: ParsedBudgetWaitOptions;
   progress: BudgetJobProgressTracker;
   recheck: RecheckRequest;
 }): Promise<LedgerAdmission> {

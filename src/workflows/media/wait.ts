@@ -10,7 +10,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { FailureType } from '../../api/failures';
-import type { PollingOptions, TaskObservation } from '../../api/schemas/media';
+import type { ParsedPollingOptions, TaskObservation } from '../../api/schemas/media';
 import type { Activities, TaskCheckpoint } from '../../activities';
 import { Patch } from '../patches';
 import { pollTimedOut, retryAsPollOptions } from '../retry-policies';
@@ -29,7 +29,7 @@ const RETRY_AS_POLL_PROGRESS_STEP = 0;
 
 export async function waitForTaskEnd(
   taskId: string,
-  polling: PollingOptions,
+  polling: ParsedPollingOptions,
   deadlineAt: number,
   deadlineSeconds: number,
   onCheckpoint: (observation: TaskObservation) => void,
@@ -74,7 +74,7 @@ function deadlineExceeded(taskId: string, deadlineAt: number, last: TaskObservat
 /** The design before retry-as-poll, kept for runs that were waiting in it when the worker was upgraded. */
 async function waitWithHeartbeats(
   taskId: string,
-  polling: PollingOptions,
+  polling: ParsedPollingOptions,
   deadlineAt: number,
   deadlineSeconds: number,
   onCheckpoint: (observation: TaskObservation) => void,
