@@ -279,26 +279,16 @@ export function defaultFixtures(apiKeys: readonly string[]): Fixtures {
     quotas: [
       // Video models (notes: 2 to 20 RPM by tier). The account sits at T5 so ordinary tests never meet
       // the limit; tests lower currentQuota through PUT /_emulator/quotas to see a 429.
-      {
+      ...[VIDEO_PRODUCTS.submitImageToVideo, VIDEO_PRODUCTS.submitTextToVideo].map((product) => ({
         modal: 'video',
-        quotaObject: VIDEO_PRODUCTS.submitImageToVideo.productId,
+        quotaObject: product.productId,
         quotaType: 'RPM',
         productType: 'Public Endpoint',
         currentQuota: 60,
         defaultQuota: 2,
         adjustable: true,
         quotaItems: tiers(2, 5, 10, 20, 60),
-      },
-      {
-        modal: 'video',
-        quotaObject: VIDEO_PRODUCTS.submitTextToVideo.productId,
-        quotaType: 'RPM',
-        productType: 'Public Endpoint',
-        currentQuota: 60,
-        defaultQuota: 2,
-        adjustable: true,
-        quotaItems: tiers(2, 5, 10, 20, 60),
-      },
+      })),
       {
         modal: 'image',
         quotaObject: 'qwen-image',
