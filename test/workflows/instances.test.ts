@@ -198,7 +198,9 @@ describe('restartInstance', () => {
       const result = await handle.result();
       expect(result.finalStatus).toBe('running');
       expect(result.polls).toBeGreaterThan(10);
-      expect(result.waitedSeconds).toBeGreaterThanOrEqual(20);
+      // The wait begins after the restart call, a moment after the 20 s outage did: it cannot end before
+      // the outage ends, less that moment (up to a couple of seconds on a loaded machine).
+      expect(result.waitedSeconds).toBeGreaterThanOrEqual(18);
       // The failed polls left no trace in the history: one restart, one poll activity.
       const types = await eventTypes(handle);
       expect(types.filter((t) => t === 'ACTIVITY_TASK_SCHEDULED')).toHaveLength(2);

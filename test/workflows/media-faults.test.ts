@@ -99,7 +99,9 @@ describe('mediaGeneration under faults', () => {
       const result = await handle.result();
       await outageOver;
       const outcomes = result.submissions.map((s) => s.outcome);
-      expect(outcomes.filter((o) => o === 'refused').length).toBeGreaterThan(5);
+      // More refusals than maxAttempts (2) allows: refused attempts do not count. How many more depends
+      // on how fast a loaded machine turns attempts around in 6 s.
+      expect(outcomes.filter((o) => o === 'refused').length).toBeGreaterThan(2);
       expect(outcomes[outcomes.length - 1]).toBe('accepted');
       expect((await submissionsSoFar()) - before).toBe(1);
       await recordHistory(handle, 'mediaGeneration-submit-outage');
