@@ -28,5 +28,16 @@ export default tseslint.config(
     },
   },
   { files: workflowSandbox.WORKFLOW_SAFE, rules: workflowSandbox.rules },
+  {
+    // Activities are imported by workflows (as types), never the other way round: what both need lives
+    // in the workflow-safe folders.
+    files: ['src/activities/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^\\.\\.?/(.*/)?workflows(/|$)', message: 'activities do not import workflow code.' }] },
+      ],
+    },
+  },
   prettier,
 );

@@ -14,6 +14,7 @@ import type {
   ReserveBudgetResult,
 } from './schemas/budget';
 import type { MediaProgress } from './schemas/media';
+import type { ReserveBudgetBatch, ReserveBudgetBatchResult } from './schemas/reserve-batch';
 
 /** The default task queue; TEMPORAL_TASK_QUEUE overrides it (see src/config/temporal.ts). */
 export const DEFAULT_TASK_QUEUE = 'platform-ops';
@@ -99,6 +100,17 @@ export const recheckBudgetSignal = defineSignal('recheckBudget');
  */
 export const reserveBudgetUpdate = defineUpdate<ReserveBudgetResult, [ReserveBudgetRequest]>('reserveBudget');
 /** Gives a reservation back; releasing one the ledger does not hold answers `released: false`. */
+/** The memo key of a ledger run's version (src/workflows/budget/ledger-version.ts). */
+export const LEDGER_VERSION_MEMO = 'ledgerVersion';
+
 export const releaseBudgetUpdate = defineUpdate<ReleaseBudgetResult, [ReleaseBudgetRequest]>('releaseBudget');
+
+/**
+ * reserveBudget for several requests at once (./schemas/reserve-batch.ts). Only this project's own
+ * activities send it; other clients keep sending reserveBudget, which the ledger still answers.
+ */
+export const reserveBudgetBatchUpdate = defineUpdate<ReserveBudgetBatchResult, [ReserveBudgetBatch]>(
+  'reserveBudgetBatch',
+);
 /** A member's ledger: reservations held, their sum, waiting jobs and totals. */
 export const budgetLedgerStateQuery = defineQuery<BudgetLedgerState>('budgetLedgerState');

@@ -13,7 +13,7 @@ import {
   type BudgetLedgerInput,
 } from '../../src/api';
 import type { budgetGatedJob, budgetLedger } from '../../src/workflows';
-import { reserveBudgetBatchUpdate } from '../../src/workflows/budget/reserve-batch';
+import { reserveBudgetBatchUpdate } from '../../src/api/names';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { waitFor } from '../helpers/processes';
 import { emulatorPlatform, eventTypes, recordHistory, uniqueId, withWorker } from '../helpers/temporal';

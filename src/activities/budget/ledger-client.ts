@@ -16,6 +16,8 @@ import {
   reserveBudgetUpdate,
   SearchAttributes,
   WorkflowType,
+  reserveBudgetBatchUpdate,
+  LEDGER_VERSION_MEMO,
 } from '../../api/names';
 import {
   ReserveBudgetRequest,
@@ -24,12 +26,8 @@ import {
   type ReserveBudgetResult,
 } from '../../api/schemas/budget';
 import { BatchLanes } from '../../shared/lanes';
-import {
-  MAX_RESERVATIONS_PER_UPDATE,
-  reserveBudgetBatchUpdate,
-  type ReserveBudgetOutcome,
-} from '../../workflows/budget/reserve-batch';
-import { LEDGER_VERSION, LEDGER_VERSION_MEMO } from '../../workflows/budget/ledger-version';
+import { MAX_RESERVATIONS_PER_UPDATE, type ReserveBudgetOutcome } from '../../api/schemas/reserve-batch';
+import { LEDGER_VERSION } from '../../budget/ledger-book';
 
 interface ReserveMemberBudgetInput {
   memberId: string;

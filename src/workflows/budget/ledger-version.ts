@@ -4,16 +4,12 @@
 // branches while its recorded history replays; at the first workflow task the new code runs for it,
 // patched() is true, and it continues as new on the current version, carrying everything it holds.
 // So the old branches serve at most one workflow task per ledger after a deploy, and can be retired
-// (docs/versioning.md) once every ledger has crossed. Pure: the activity that starts ledgers reads it.
+// (docs/versioning.md) once every ledger has crossed. The version itself and its rules are the book's
+// (src/budget/ledger-book.ts); its memo key is in src/api/names.ts.
 import { patched } from '@temporalio/workflow';
 import { LEDGER_VERSION } from '../../budget/ledger-book';
+import { LEDGER_VERSION_MEMO } from '../../api/names';
 import { Patch } from '../patches';
-
-// The rules of each version are the book's (src/budget/ledger-book.ts); the version is named here too
-// for the activity that starts ledgers with it in their memo.
-export { LEDGER_VERSION };
-/** The memo key of a ledger run's version. */
-export const LEDGER_VERSION_MEMO = 'ledgerVersion';
 
 /** The patch each version's code carries: seeing it is what makes an older run cross over. */
 const UPGRADE_PATCH: Record<number, string> = { 1: Patch.ledgerVersion1 };

@@ -31,6 +31,8 @@ import {
   SearchAttributes,
   statusQuery,
   WorkflowType,
+  reserveBudgetBatchUpdate,
+  LEDGER_VERSION_MEMO,
 } from '../../api/names';
 import {
   BudgetLedgerInput,
@@ -41,20 +43,24 @@ import {
   type ReleaseBudgetResult,
   type ReserveBudgetResult,
 } from '../../api/schemas/budget';
-import { BudgetLedgerBook, type QueuedAdmission, type ReservationRequest } from '../../budget/ledger-book';
+import {
+  BudgetLedgerBook,
+  LEDGER_VERSION,
+  type QueuedAdmission,
+  type ReservationRequest,
+} from '../../budget/ledger-book';
 import { parseInput } from '../../api/validate';
 import type { Activities } from '../../activities';
 import { describeZodError, formatIssues } from '../../platform/validation';
 import { Patch } from '../patches';
 import { trackStatus } from '../status';
 import { forUpTo } from '../retry-policies';
-import { LEDGER_VERSION, LEDGER_VERSION_MEMO, ledgerUpgradeDue, ledgerVersionOf } from './ledger-version';
+import { ledgerUpgradeDue, ledgerVersionOf } from './ledger-version';
 import {
   ReserveBudgetBatch,
-  reserveBudgetBatchUpdate,
   type ReservationFailure,
   type ReserveBudgetBatchResult,
-} from './reserve-batch';
+} from '../../api/schemas/reserve-batch';
 
 // A platform that stays down for more than a minute fails the admissions waiting on it (retryably,
 // without ending the ledger), and the jobs' own reserve activities try again until their deadlines:

@@ -4,10 +4,9 @@
 // round trip each: 100 jobs at once waited 3.6-5.4 s (p50) for their turn in the budget-admission
 // benchmark, most of an admission latency of 6-8 s. Each request in it is decided and answered
 // exactly as a reserveBudget Update of its own would be; the batch only carries them.
-// Pure (names and a schema): imported by the ledger and by the activities that send it.
-import { defineUpdate } from '@temporalio/workflow';
+// Its schema and types; the Update's name is in ../names.ts with every other one.
 import { z } from 'zod';
-import { ReserveBudgetRequest, type ReserveBudgetResult } from '../../api/schemas/budget';
+import { ReserveBudgetRequest, type ReserveBudgetResult } from './budget';
 
 /** Requests in one batched Update, at most: about 230 KB at the longest ids, far below the 2 MB limit. */
 export const MAX_RESERVATIONS_PER_UPDATE = 100;
@@ -31,11 +30,3 @@ export type ReserveBudgetOutcome = { answer: ReserveBudgetResult } | { failure: 
 export interface ReserveBudgetBatchResult {
   outcomes: ReserveBudgetOutcome[];
 }
-
-/**
- * reserveBudget for several requests at once. Not in src/api/names: only this project's own
- * activities send it; other clients keep sending reserveBudget, which the ledger still answers.
- */
-export const reserveBudgetBatchUpdate = defineUpdate<ReserveBudgetBatchResult, [ReserveBudgetBatch]>(
-  'reserveBudgetBatch',
-);
