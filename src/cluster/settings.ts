@@ -2,8 +2,7 @@
 import * as path from 'path';
 import { z } from 'zod';
 import { findProjectRoot } from '../devserver/find-temporal-cli';
-import { ConfigError } from '../client/config';
-import { describeZodError, formatIssues } from '../platform/validation';
+import { parseConfig } from '../client/config';
 import { DEFAULT_POSTGRES_PASSWORD, DEFAULT_SERVER_PORTS } from './server-config';
 
 const port = z.coerce.number().int().min(1).max(65_535);
@@ -22,10 +21,9 @@ const Env = z.object({
 type ClusterSettings = Omit<z.infer<typeof Env>, 'CLUSTER_DATA_DIR'> & { CLUSTER_DATA_DIR: string };
 
 export function loadClusterSettings(env: NodeJS.ProcessEnv = process.env): ClusterSettings {
-  const parsed = Env.safeParse(env);
-  if (!parsed.success) throw new ConfigError(`Cluster configuration: ${formatIssues(describeZodError(parsed.error))}`);
+  const settings = parseConfig(Env, env, 'Cluster configuration');
   return {
-    ...parsed.data,
-    CLUSTER_DATA_DIR: path.resolve(parsed.data.CLUSTER_DATA_DIR ?? path.join(findProjectRoot(), '.data', 'cluster')),
+    ...settings,
+    CLUSTER_DATA_DIR: path.resolve(settings.CLUSTER_DATA_DIR ?? path.join(findProjectRoot(), '.data', 'cluster')),
   };
 }

@@ -9,7 +9,7 @@ import {
 import { invalidInput, parseInput } from '../api/validate';
 import type { Activities, EvaluateQuestionInput } from '../activities';
 import { DECISION_MODEL, DecisionEvaluationRequest } from '../platform/schemas/decision';
-import { describeZodError, type ValidationIssue } from '../platform/validation';
+import { tryParse, type ValidationIssue } from '../platform/validation';
 import { mapBounded } from '../shared/lanes';
 import { DEFAULT_DEADLINE_MS, untilDeadline } from './retry-policies';
 import { trackStatus } from './status';
@@ -32,9 +32,9 @@ export async function evaluateDecision(rawInput: EvaluateDecisionInput): Promise
     },
   }));
   const issues: ValidationIssue[] = requests.flatMap(({ index, request }) => {
-    const parsed = DecisionEvaluationRequest.safeParse(request);
-    if (parsed.success) return [];
-    return describeZodError(parsed.error).map((i) =>
+    const checked = tryParse(DecisionEvaluationRequest, request);
+    if (checked.ok) return [];
+    return checked.issues.map((i) =>
       i.field.startsWith('state') ? i : { ...i, field: `questions[${index}]${i.field ? `.${i.field}` : ''}` },
     );
   });

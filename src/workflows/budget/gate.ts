@@ -5,7 +5,7 @@ import type { GateVerdict, ParsedBudgetGatedJobInput } from '../../api/schemas/b
 import { invalidInput } from '../../api/validate';
 import type { Activities } from '../../activities';
 import { DECISION_MODEL, DecisionEvaluationRequest, type DecisionState } from '../../platform/schemas/decision';
-import { describeZodError } from '../../platform/validation';
+import { parseOrThrow } from '../../platform/validation';
 
 import { DEFAULT_DEADLINE_MS, untilDeadline } from '../retry-policies';
 
@@ -46,13 +46,12 @@ export function prepareGate(input: ParsedBudgetGatedJobInput): PreparedGate | un
     options,
     thinking: gate.thinking,
   };
-  const parsed = DecisionEvaluationRequest.safeParse(request);
-  if (!parsed.success) {
-    throw invalidInput(
+  parseOrThrow(DecisionEvaluationRequest, request, (issues) =>
+    invalidInput(
       'budgetGatedJob',
-      describeZodError(parsed.error).map((i) => ({ ...i, field: i.field ? `gate.${i.field}` : 'gate' })),
-    );
-  }
+      issues.map((i) => ({ ...i, field: i.field ? `gate.${i.field}` : 'gate' })),
+    ),
+  );
   return { request, passOption: gate.passOption ?? options[0], threshold: gate.threshold };
 }
 

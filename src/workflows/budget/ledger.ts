@@ -51,7 +51,7 @@ import {
 } from '../../budget/ledger-book';
 import { parseInput } from '../../api/validate';
 import type { Activities } from '../../activities';
-import { describeZodError, formatIssues } from '../../platform/validation';
+import { formatIssues, parseOrThrow } from '../../platform/validation';
 import { Patch } from '../patches';
 import { trackStatus } from '../status';
 import { forUpTo } from '../retry-policies';
@@ -99,8 +99,7 @@ function asReservationFailure(err: unknown): ReservationFailure {
 
 /** A validator's refusal: the Update is rejected before it enters the history. */
 function validated<S extends z.ZodType>(schema: S, value: unknown, what: string): void {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new Error(`Invalid ${what}: ${formatIssues(describeZodError(parsed.error))}`);
+  parseOrThrow(schema, value, (issues) => new Error(`Invalid ${what}: ${formatIssues(issues)}`));
 }
 
 /** What answers the sender of a queued request: its Update handler's promise. */
