@@ -1,14 +1,9 @@
 // Fault injection of every kind, the admin API (counters, reset, fixtures, validation) and the
 // environment configuration.
 import { DEV_API_KEY, loadEmulatorConfig, maskKey } from '../../src/emulator/config';
-import { T2V, TASK_RESULT, sleep, startEmu, type Emu } from './support';
+import { T2V, TASK_RESULT, emulatorForFile, sleep, startEmu } from './support';
 
-let emu: Emu;
-beforeAll(async () => {
-  emu = await startEmu();
-});
-afterAll(() => emu.close());
-afterEach(() => emu.admin('POST', '/reset'));
+const emu = emulatorForFile();
 
 const faults = (routes: Record<string, Record<string, number>>) => emu.admin('PUT', '/faults', { routes });
 const poll = (signal?: AbortSignal) => emu.call('GET', TASK_RESULT, { query: { task_id: 'task_x' }, signal });

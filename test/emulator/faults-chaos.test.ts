@@ -2,14 +2,9 @@
 // call that commits money) and `outputFile` as fault keys, and the paid-call counter that shows a call
 // the client gave up on but the platform carried out.
 import { request } from 'node:http';
-import { T2V, TASK_RESULT, startEmu, type Emu } from './support';
+import { T2V, TASK_RESULT, emulatorForFile } from './support';
 
-let emu: Emu;
-beforeAll(async () => {
-  emu = await startEmu();
-});
-afterAll(() => emu.close());
-afterEach(() => emu.admin('POST', '/reset'));
+const emu = emulatorForFile();
 
 const faults = (routes: Record<string, Record<string, number>>) => emu.admin('PUT', '/faults', { routes });
 

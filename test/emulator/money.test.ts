@@ -1,19 +1,14 @@
 // Budgets, charges, bills and quotas of the emulator over real HTTP.
 /* eslint-disable @typescript-eslint/no-unsafe-call -- answers are untyped JSON, read by the assertions */
 import { billRangeMessage } from '../../src/platform/schemas/account';
-import { I2V, T2V, TASK_RESULT, pngDataUrl, startEmu, type Emu } from './support';
+import { I2V, T2V, TASK_RESULT, pngDataUrl, emulatorForFile } from './support';
 
 const BILLS = '/openapi/v1/billing/apikey/bill/list';
 const BUDGET = '/openapi/v1/user/team/check-budget-by-cost';
 const JAN_1_2026 = 1_767_225_600;
 const DAY = 86_400;
 
-let emu: Emu;
-beforeAll(async () => {
-  emu = await startEmu();
-});
-afterAll(() => emu.close());
-afterEach(() => emu.admin('POST', '/reset'));
+const emu = emulatorForFile();
 
 const emulatedNowS = async () => Math.floor((await emu.admin('GET', '/clock')).now / 1000);
 

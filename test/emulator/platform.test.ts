@@ -2,14 +2,9 @@
 // instances, catalog, decision evaluation.
 /* eslint-disable @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-argument -- answers are untyped JSON, read by the assertions */
 import { DEV_API_KEY } from '../../src/emulator/config';
-import { I2V, T2V, TASK_RESULT, pngDataUrl, startEmu, type Emu } from './support';
+import { I2V, T2V, TASK_RESULT, pngDataUrl, emulatorForFile } from './support';
 
-let emu: Emu;
-beforeAll(async () => {
-  emu = await startEmu();
-});
-afterAll(() => emu.close());
-afterEach(() => emu.admin('POST', '/reset'));
+const emu = emulatorForFile();
 
 const errorBody = (status: number) =>
   expect.objectContaining({

@@ -77,6 +77,36 @@ export async function startEmu(opts: Partial<EmulatorOptions> = {}): Promise<Emu
   };
 }
 
+/**
+ * One emulator for a whole test file: started before its first test, reset after each test and closed
+ * after the last. The handle works inside the file's tests and hooks.
+ */
+export function emulatorForFile(): Emu {
+  let started: Emu | undefined;
+  beforeAll(async () => {
+    started = await startEmu();
+  });
+  afterAll(() => started?.close());
+  afterEach(() => started?.admin('POST', '/reset'));
+  const emu = (): Emu => {
+    if (!started) throw new Error('The emulator starts in beforeAll: use it inside a test.');
+    return started;
+  };
+  return {
+    get url() {
+      return emu().url;
+    },
+    get running() {
+      return emu().running;
+    },
+    call: (...args) => emu().call(...args),
+    admin: (...args) => emu().admin(...args),
+    freeze: () => emu().freeze(),
+    advance: (ms) => emu().advance(ms),
+    close: () => emu().close(),
+  };
+}
+
 export const I2V = '/v3/async/vendor-v3.0-std-i2v';
 export const T2V = '/v3/async/vendor-v3.0-pro-t2v';
 export const TASK_RESULT = '/v3/async/task-result';
