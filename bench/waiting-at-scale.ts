@@ -26,7 +26,7 @@ import { mb, spanFigures } from './support/proc-stats';
 import { RequestsRecorder } from './support/server-metrics';
 import { withBenchStack, type BenchStack } from './support/stack';
 import { percentile, round } from './support/stats';
-import { mapPool } from './support/workflow-load';
+import { mapBounded } from '../src/shared/lanes';
 
 export interface WaitingBenchOptions {
   tasks: number;
@@ -133,7 +133,7 @@ export async function runWaitingAtScaleBench(opts: Partial<WaitingBenchOptions> 
     }>('GET', '/counters');
     const runs = mediaTaskRuns(run.load);
     log(`reading ${runs.length} tasks back from the emulator…`);
-    const views = await mapPool(runs, 32, (r) =>
+    const views = await mapBounded(runs, 32, (r) =>
       admin<{ createdAtReal: number; finishedAtReal: number | null }>('GET', `/tasks/${r.taskId}`),
     );
     const waits = views.map((v) => ({ from: v.createdAtReal, to: v.finishedAtReal ?? Date.now() }));

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { mapPool } from '../support/workflow-load';
+import { mapBounded } from '../../src/shared/lanes';
 
 /** Non-overlapping occurrences of `needle` in `haystack`. */
 export function countOccurrences(haystack: Buffer, needle: Buffer): number {
@@ -20,7 +20,7 @@ export async function keyInHistories(client: Client, key: string): Promise<{ his
   const runs: Array<{ workflowId: string; runId: string }> = [];
   for await (const w of client.workflow.list()) runs.push({ workflowId: w.workflowId, runId: w.runId });
   const needle = Buffer.from(key);
-  const counts = await mapPool(runs, 16, async ({ workflowId, runId }) => {
+  const counts = await mapBounded(runs, 16, async ({ workflowId, runId }) => {
     const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
     return countOccurrences(Buffer.from(temporal.api.history.v1.History.encode(history).finish()), needle);
   });

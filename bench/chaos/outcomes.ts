@@ -3,7 +3,7 @@
 // budget-gated job that failed because its child did names the child's reason).
 import type { Client } from '@temporalio/client';
 import { ApplicationFailure, TemporalFailure, TimeoutFailure } from '@temporalio/common';
-import { mapPool } from '../support/workflow-load';
+import { mapBounded } from '../../src/shared/lanes';
 import type { Outcome } from './tally';
 
 export interface Started {
@@ -27,7 +27,7 @@ export function failureTypeOf(err: unknown): string {
 }
 
 export function gatherOutcomes(client: Client, started: readonly Started[]): Promise<Outcome[]> {
-  return mapPool(started, 16, async (s): Promise<Outcome> => {
+  return mapBounded(started, 16, async (s): Promise<Outcome> => {
     if (s.startError) return { workflowId: s.workflowId, type: s.type, wave: s.wave, startedAt: s.sentAt };
     const handle = client.workflow.getHandle(s.workflowId);
     const d = await handle.describe();

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { budgetLedgerStateQuery, budgetLedgerWorkflowId, WorkflowType } from '../../src/api/names';
 import type { CountersView } from '../../src/emulator/counters';
 import { withBenchStack, type BenchStack } from '../support/stack';
-import { mapPool } from '../support/workflow-load';
+import { mapBounded } from '../../src/shared/lanes';
 import { chaosFaults, type ChaosFault, type FaultContext, type FaultDurations } from './fault-plan';
 import { keyInFiles, keyInHistories } from './key-scan';
 import { gatherOutcomes, type Started } from './outcomes';
@@ -181,7 +181,7 @@ async function startWave(stack: BenchStack, wave: string, perType: number): Prom
   const planned = Array.from({ length: perType }, (_, i) =>
     CHAOS_TYPES.map((type) => ({ type, i, workflowId: `chaos-${wave}-${type}-${i}` })),
   ).flat();
-  return mapPool(planned, 32, async ({ type, i, workflowId }): Promise<Started> => {
+  return mapBounded(planned, 32, async ({ type, i, workflowId }): Promise<Started> => {
     const sentAt = Date.now();
     try {
       await stack.client.workflow.start(type, {

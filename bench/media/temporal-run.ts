@@ -5,8 +5,9 @@ import { WorkflowType } from '../../src/api/names';
 import type { MediaGenerationInput } from '../../src/api/schemas/media';
 import type { mediaGeneration } from '../../src/workflows';
 import type { Client } from '@temporalio/client';
+import { mapBounded } from '../../src/shared/lanes';
 import { activityMoments, phaseFigures, workflowMoments, type PhaseFigures } from '../support/history-phases';
-import { mapPool, runWorkflowLoad, type LoadOptions, type LoadRun } from '../support/workflow-load';
+import { runWorkflowLoad, type LoadOptions, type LoadRun } from '../support/workflow-load';
 import type { TaskRun } from './plain-runs';
 
 type MediaResult = Awaited<ReturnType<typeof mediaGeneration>>;
@@ -46,7 +47,7 @@ export function mediaTaskRuns(load: LoadRun): TaskRun[] {
  * the submit activity, and the submit itself (the same machine's clock throughout).
  */
 export async function submitPhases(client: Client, load: LoadRun): Promise<PhaseFigures> {
-  const rows = await mapPool(
+  const rows = await mapBounded(
     load.workflows.filter((w) => w.status === 'COMPLETED'),
     32,
     async (w) => {
@@ -59,7 +60,6 @@ export async function submitPhases(client: Client, load: LoadRun): Promise<Phase
         submitScheduled: submit.scheduled,
         submitStarted: submit.started,
         submitted: result ? Date.parse(result.timings.submittedAt) : undefined,
-        submitEnded: submit.ended,
       };
     },
   );

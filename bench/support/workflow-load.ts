@@ -5,6 +5,7 @@
 // the result of the completed ones.
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import { optionalTsToMs } from '@temporalio/common/lib/time';
+import { mapBounded } from '../../src/shared/lanes';
 
 export interface LoadOptions {
   client: Client;
@@ -52,24 +53,6 @@ export interface LoadRun {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** `fn` over `items`, at most `concurrency` at once, results in order. */
-export async function mapPool<T, R>(
-  items: readonly T[],
-  concurrency: number,
-  fn: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, lane));
-  return out;
-}
 
 export async function runWorkflowLoad(o: LoadOptions): Promise<LoadRun> {
   const firstStartAt = Date.now();
@@ -123,7 +106,7 @@ export async function runWorkflowLoad(o: LoadOptions): Promise<LoadRun> {
     );
   }
 
-  await mapPool(
+  await mapBounded(
     workflows.filter((w) => !w.startError),
     32,
     async (w) => {
@@ -153,7 +136,7 @@ export async function timerWaits(
   client: Client,
   workflows: LoadedWorkflow[],
 ): Promise<Array<{ from: number; to: number }>> {
-  const waits = await mapPool(
+  const waits = await mapBounded(
     workflows.filter((w) => w.status === 'COMPLETED'),
     32,
     async (w) => {
