@@ -18,6 +18,10 @@ import {
 } from './namespace/register-option';
 import { ensureSearchAttributes, isLocalAddress } from './namespace/search-attributes';
 import { PlatformClient } from './client/client';
+import { loadRateLimitSettings, type RateLimitSettings } from './config/rate-limit';
+import { platformCallMetrics, pacingGauge } from './metrics/platform-calls';
+import { SharedPacing } from './ratelimit/shared-pacing';
+import { WorkerGroup } from './ratelimit/worker-group';
 
 export interface PlatformWorkerOptions {
   connection: NativeConnection;
@@ -39,6 +43,8 @@ export interface PlatformWorkerOptions {
   /** A prebuilt workflow bundle (tests build one for the whole run); otherwise src/workflows is bundled. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   settings?: Partial<WorkerSettings>;
+  /** The shared rate limits of paid submits; by default the RATE_LIMIT_* defaults (docs/configuration.md). */
+  rateLimit?: Partial<RateLimitSettings>;
 }
 
 /**
@@ -48,28 +54,65 @@ export interface PlatformWorkerOptions {
  */
 export const WORKFLOW_BUNDLER_OPTIONS = { preloadModules: ['zod', require.resolve('./sandbox/preload')] };
 
-export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise<Worker> {
+/**
+ * The worker of the task queue, and one per quota task queue for the paced submits (src/ratelimit),
+ * whose shared limits it reads from the quota list and keeps in step with the other workers.
+ */
+export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise<WorkerGroup> {
   const s = { ...loadWorkerSettings({}), ...opts.settings };
-  return Worker.create({
-    connection: opts.connection,
+  const pacing = new SharedPacing({
+    client: opts.client,
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
-    ...(opts.workflowBundle
-      ? { workflowBundle: opts.workflowBundle }
-      : { workflowsPath: require.resolve('./workflows'), bundlerOptions: WORKFLOW_BUNDLER_OPTIONS }),
-    activities: createActivities({
-      platform: opts.platform,
-      artifacts: opts.artifacts ?? createArtifactStore(),
-      temporal: opts.client,
-      prices: opts.prices ?? loadPriceTable(),
-      fetchPolicy: opts.fetchPolicy ?? loadFetchPolicy(process.env, opts.platform.config.baseUrl),
-    }),
+    platform: opts.platform,
+    settings: { ...loadRateLimitSettings({}), ...opts.rateLimit },
+    log: (level, message, meta) => {
+      Runtime.instance().logger[level](message, meta);
+    },
+    onPace: pacingGauge(),
+  });
+  await pacing.start();
+  const activities = createActivities({
+    platform: opts.platform,
+    artifacts: opts.artifacts ?? createArtifactStore(),
+    temporal: opts.client,
+    prices: opts.prices ?? loadPriceTable(),
+    fetchPolicy: opts.fetchPolicy ?? loadFetchPolicy(process.env, opts.platform.config.baseUrl),
+    pacing,
+  });
+  const common: Omit<WorkerOptions, 'taskQueue'> = {
+    connection: opts.connection,
+    namespace: opts.namespace,
+    activities,
     maxConcurrentActivityTaskExecutions: s.WORKER_MAX_CONCURRENT_ACTIVITIES,
-    maxConcurrentWorkflowTaskExecutions: s.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
-    maxCachedWorkflows: s.WORKER_MAX_CACHED_WORKFLOWS,
     shutdownGraceTime: `${s.WORKER_SHUTDOWN_GRACE_SECONDS}s`,
     maxHeartbeatThrottleInterval: s.WORKER_MAX_HEARTBEAT_THROTTLE_SECONDS * 1000,
-  });
+  };
+  try {
+    const main = await Worker.create({
+      ...common,
+      taskQueue: opts.taskQueue,
+      ...(opts.workflowBundle
+        ? { workflowBundle: opts.workflowBundle }
+        : { workflowsPath: require.resolve('./workflows'), bundlerOptions: WORKFLOW_BUNDLER_OPTIONS }),
+      maxConcurrentWorkflowTaskExecutions: s.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
+      maxCachedWorkflows: s.WORKER_MAX_CACHED_WORKFLOWS,
+    });
+    const quotaWorkers = await Promise.all(
+      pacing.taskQueues().map(({ operation, taskQueue }) =>
+        Worker.create({
+          ...common,
+          taskQueue,
+          // What paces the queue if the server has no task queue config API (older than 1.28).
+          maxTaskQueueActivitiesPerSecond: pacing.workerRps(operation),
+        }),
+      ),
+    );
+    return new WorkerGroup(main, quotaWorkers, () => pacing.stop());
+  } catch (err) {
+    pacing.stop();
+    throw err;
+  }
 }
 
 /** The worker's connections to Temporal: the native one it polls on, and a client one for its activities. */
@@ -145,9 +188,10 @@ export async function runWorker(
   opts: { workflowBundle?: WorkerOptions['workflowBundle']; onRunning?: () => void } = {},
 ): Promise<void> {
   const settings = loadWorkerSettings(env);
+  const rateLimit = loadRateLimitSettings(env);
   installRuntime(settings);
   const temporal = loadTemporalSettings(env);
-  const platform = PlatformClient.fromEnv(env);
+  const platform = PlatformClient.fromEnv(env, { onCall: platformCallMetrics() });
   const artifacts = createArtifactStore(env);
   const prices = loadPriceTable(env);
   const fetchPolicy = loadFetchPolicy(env, platform.config.baseUrl);
@@ -166,6 +210,7 @@ export async function runWorker(
       prices,
       fetchPolicy,
       settings,
+      rateLimit,
       workflowBundle: opts.workflowBundle,
     });
     const running = worker.run();

@@ -5,6 +5,7 @@ import type { ArtifactStore } from '../artifacts';
 import type { PriceTable } from '../config/prices';
 import type { FetchPolicy } from '../fetching/policy';
 import type { PlatformClient } from '../client/client';
+import type { SubmitPacing } from '../ratelimit/shared-pacing';
 import { createDecisionActivities } from './decision';
 import { withPlatformFailures } from './failures';
 import { createInstanceActivities } from './instances';
@@ -31,13 +32,15 @@ interface ActivityDeps {
   prices: PriceTable;
   /** Where inputFileUri and output downloads may come from (FETCH_ALLOWED_HOSTS, INPUT_FILE_DIR). */
   fetchPolicy: FetchPolicy;
+  /** The shared rate limit of paid submits (src/ratelimit); without it, a 429 slows only its own attempt. */
+  pacing?: SubmitPacing;
 }
 
 export function createActivities(deps: ActivityDeps) {
   return withPlatformFailures({
     ...createInstanceActivities(deps.platform),
     ...createDecisionActivities(deps.platform),
-    ...createMediaSubmitActivities(deps.platform),
+    ...createMediaSubmitActivities(deps.platform, deps.pacing),
     ...createMediaPollActivities(deps.platform),
     ...createMediaWaitActivities(deps.platform),
     ...createOutputActivities(deps.artifacts, deps.fetchPolicy),

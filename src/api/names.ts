@@ -19,6 +19,13 @@ import type { ReserveBudgetBatch, ReserveBudgetBatchResult } from './schemas/res
 /** The default task queue; TEMPORAL_TASK_QUEUE overrides it (see src/config/temporal.ts). */
 export const DEFAULT_TASK_QUEUE = 'platform-ops';
 
+/**
+ * The task queue of one operation's paid submits, beside the workflow's own queue `taskQueue`: every
+ * worker polls it, and the server paces it for all of them at the platform quota's rate
+ * (docs/rate-limits.md).
+ */
+export const quotaTaskQueue = (taskQueue: string, operation: string): string => `${taskQueue}.quota.${operation}`;
+
 /** Workflow type names: the exported function names of src/workflows. */
 export const WorkflowType = {
   renewInstance: 'renewInstance',

@@ -25,4 +25,9 @@ export const Patch = {
    * a reset or a retried run. Older ledgers continue as new on it at their next workflow task.
    */
   ledgerVersion1: 'ledger-version-1',
+  /**
+   * 2026-11: mediaGeneration sends each submit on its quota's task queue, which the server paces for
+   * every worker (docs/rate-limits.md), instead of on the workflow's own queue.
+   */
+  mediaSubmitQuotaQueue: 'media-submit-quota-queue',
 } as const;

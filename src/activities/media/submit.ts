@@ -10,6 +10,7 @@ import type { PlatformClient } from '../../client/client';
 import { PlatformError } from '../../client/errors';
 import type { ImageToVideoRequest, TextToVideoRequest } from '../../platform/schemas/media';
 import { classifySubmitFailure, type SubmitFailureClass } from '../../client/submission';
+import type { SubmitPacing } from '../../ratelimit/shared-pacing';
 import { toApplicationFailure } from '../failures';
 import { firstLook } from './first-look';
 
@@ -70,7 +71,18 @@ function submitFailure(err: PlatformError, outcome: SubmitFailureClass): Applica
   return ApplicationFailure.create({ type, message: err.message, nonRetryable: false, details: [details] });
 }
 
-export function createMediaSubmitActivities(platform: PlatformClient) {
+/** A refusal of our own: another worker met the quota's 429 and its Retry-After is not over. Nothing is sent. */
+function heldBack(operation: string, holdMs: number): ApplicationFailure {
+  const details: SubmitFailureDetails = { outcome: 'refused', at: Date.now(), retryAfterMs: holdMs, status: 429 };
+  return ApplicationFailure.create({
+    type: FailureType.RateLimited,
+    message: `${operation} not sent: the shared rate limit holds every submit for ${Math.ceil(holdMs / 1000)} s more`,
+    nonRetryable: false,
+    details: [details],
+  });
+}
+
+export function createMediaSubmitActivities(platform: PlatformClient, pacing?: SubmitPacing) {
   const submit = (input: SubmitMediaTaskInput, signal: AbortSignal) =>
     input.operation === 'image-to-video'
       ? platform.submitImageToVideo(input.request, { signal })
@@ -81,11 +93,19 @@ export function createMediaSubmitActivities(platform: PlatformClient) {
       const { workflowExecution } = Context.current().info;
       const where = { workflowId: workflowExecution?.workflowId, generation: input.generation, attempt: input.attempt };
       const signal = Context.current().cancellationSignal;
+      const holdMs = pacing?.holdRemainingMs(input.operation) ?? 0;
+      if (holdMs > 0) throw heldBack(input.operation, holdMs);
       let taskId: string;
       try {
         ({ task_id: taskId } = await submit(input, signal));
       } catch (err) {
         if (!(err instanceof PlatformError)) throw err;
+        // Everyone slows down, not only this attempt (a failure to tell the server is only logged).
+        if (err.status === 429 && pacing) {
+          await pacing.rateLimited(input.operation, err.retryAfterMs).catch((e: unknown) => {
+            log.warn('Could not slow the shared rate limit', { ...where, error: String(e) });
+          });
+        }
         const outcome = classifySubmitFailure(err);
         log.warn('Submit attempt failed', { ...where, outcome, error: err.message });
         throw submitFailure(err, outcome);
