@@ -45,6 +45,8 @@ export interface PlatformWorkerOptions {
   settings?: Partial<WorkerSettings>;
   /** The shared rate limits of paid submits; by default the RATE_LIMIT_* defaults (docs/configuration.md). */
   rateLimit?: Partial<RateLimitSettings>;
+  /** The worker's identity in histories; by default the SDK's (process id and host). */
+  identity?: string;
 }
 
 /**
@@ -70,6 +72,7 @@ export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise
       Runtime.instance().logger[level](message, meta);
     },
     onPace: pacingGauge(),
+    identity: opts.identity,
   });
   await pacing.start();
   const activities = createActivities({
@@ -83,6 +86,7 @@ export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise
   const common: Omit<WorkerOptions, 'taskQueue'> = {
     connection: opts.connection,
     namespace: opts.namespace,
+    identity: opts.identity,
     activities,
     maxConcurrentActivityTaskExecutions: s.WORKER_MAX_CONCURRENT_ACTIVITIES,
     shutdownGraceTime: `${s.WORKER_SHUTDOWN_GRACE_SECONDS}s`,

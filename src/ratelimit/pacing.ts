@@ -40,13 +40,22 @@ export class AdaptivePacing {
   constructor(readonly policy: PacingPolicy = DEFAULT_PACING_POLICY) {}
 
   /**
-   * Tasks per second for a quota of `perWindow` requests per `windowMs`. The server's token bucket
-   * lets one task per partition through at once on top of the rate, so that burst is kept out of the
-   * window; a little margin (2 %) covers the time between dispatch and the request reaching the platform.
+   * Tasks per second for a quota of `perWindow` requests per `windowMs`. The server splits a queue's
+   * rate over its partitions, and each partition's token bucket lets ceil(its rate) tasks through at
+   * once on top of the rate: that burst is kept out of the window. A little margin (2 %) covers the
+   * time between dispatch and the request reaching the platform. Never below half the quota.
    */
   static targetRps(perWindow: number, windowMs: number, partitions: number): number {
-    const perWindowPaced = Math.max(perWindow * 0.5, Math.min(perWindow * 0.98, perWindow - partitions));
-    return perWindowPaced / (windowMs / 1000);
+    const seconds = windowMs / 1000;
+    const burstAt = (r: number) => partitions * Math.max(1, Math.ceil(r / partitions));
+    let rps = (perWindow * 0.98) / seconds;
+    // Lower the rate until it and its own burst fit the window (the burst shrinks with the rate).
+    for (let i = 0; i < 8; i++) {
+      const fits = (perWindow - burstAt(rps)) / seconds;
+      if (fits >= rps) break;
+      rps = fits;
+    }
+    return Math.max((perWindow * 0.5) / seconds, rps);
   }
 
   /** A 429 met at `now` with `retryAfterMs` (if the platform said): slower, and held until then. */

@@ -91,6 +91,8 @@ export async function withWorker<T>(
       artifacts: opts.artifacts ?? testArtifacts(),
       workflowBundle: { codePath: testEnv('workflowBundle') },
       settings: { WORKER_SHUTDOWN_GRACE_SECONDS: 1, ...opts.settings },
+      // Two workers of one test (one queue) tell apart in histories.
+      identity: `${prefix}-worker-${randomUUID().slice(0, 8)}`,
       // The emulator's minute is 6 real seconds (clock speed 10, test/setup/global-setup.ts).
       rateLimit: { RATE_LIMIT_WINDOW_SECONDS: 6, ...opts.rateLimit },
     });

@@ -19,8 +19,9 @@ describe('AdaptivePacing', () => {
     expect(AdaptivePacing.targetRps(6_000, 60_000, 4)).toBeCloseTo(98);
     // A tiny one is never paced below half.
     expect(AdaptivePacing.targetRps(2, 60_000, 4)).toBeCloseTo(1 / 60);
-    // The emulator's sped-up minute.
-    expect(AdaptivePacing.targetRps(60, 6_000, 4)).toBeCloseTo(56 / 6);
+    // A fast rate has a bigger burst: 2 per partition at 8/s (48 + 8 ≤ 60 in 6 s).
+    expect(AdaptivePacing.targetRps(60, 6_000, 4)).toBeCloseTo(8);
+    expect(AdaptivePacing.targetRps(60, 15_000, 4)).toBeCloseTo(56 / 15);
   });
 
   it('a 429 slows the pace and holds until its Retry-After; a bad Retry-After holds at most 15 minutes', () => {

@@ -1,0 +1,143 @@
+// One rate limit per platform quota, shared by every worker, on the real dev server and a real
+// emulator of this file's own (its quotas are changed here; clock speed 10, so its minute is 6 s).
+import { temporal } from '@temporalio/proto';
+import type { Client } from '@temporalio/client';
+import { quotaTaskQueue, WorkflowType, type MediaGenerationInput } from '../../src/api';
+import { AdaptivePacing, decodePacingReason } from '../../src/ratelimit/pacing';
+import type { mediaGeneration } from '../../src/workflows';
+import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
+import { uniqueId, withWorker, type TemporalTestContext } from '../helpers/temporal';
+
+const T2V_MODEL = 'vendor-v3.0-pro-t2v';
+const WINDOW_MS = 6_000;
+const FAST = { minIntervalMs: 200, maxIntervalMs: 1_000 };
+
+let emu: TestEmulator;
+beforeAll(async () => {
+  emu = await startTestEmulator({ clockSpeed: 10 });
+});
+afterAll(() => emu.close());
+afterEach(() => emu.admin('POST', '/reset'));
+
+const setQuota = (currentQuota: number) =>
+  emu.admin('PUT', '/quotas', { quotaObject: T2V_MODEL, quotaType: 'RPM', currentQuota });
+
+async function queueLimit(client: Client, taskQueue: string) {
+  const res = await client.workflowService.describeTaskQueue({
+    namespace: client.options.namespace,
+    taskQueue: { name: quotaTaskQueue(taskQueue, 'text-to-video') },
+    taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+    reportConfig: true,
+  });
+  const limit = res.config?.queueRateLimit;
+  return { rps: limit?.rateLimit?.requestsPerSecond ?? undefined, state: decodePacingReason(limit?.metadata?.reason) };
+}
+
+function startGenerations(ctx: TemporalTestContext, n: number) {
+  const input: MediaGenerationInput = {
+    operation: 'text-to-video',
+    request: { prompt: 'a paced fox [emulator:duration=1000]', duration: 5 },
+    polling: FAST,
+  };
+  return Promise.all(
+    Array.from({ length: n }, () =>
+      ctx.client.workflow.start<typeof mediaGeneration>(WorkflowType.mediaGeneration, {
+        taskQueue: ctx.taskQueue,
+        workflowId: uniqueId('paced'),
+        args: [input],
+      }),
+    ),
+  );
+}
+
+/** The identities of the workers that ran each workflow's accepted submit. */
+async function submitWorkers(handles: Awaited<ReturnType<typeof startGenerations>>): Promise<Set<string>> {
+  const ids = new Set<string>();
+  for (const h of handles) {
+    for (const e of (await h.fetchHistory()).events ?? []) {
+      const started = e.activityTaskStartedEventAttributes;
+      if (started?.identity) ids.add(started.identity);
+    }
+  }
+  return ids;
+}
+
+/** The most accepted submits in any window of `ms` (real ms, as the workflows recorded them). */
+function busiestWindow(times: number[], ms: number): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let best = 0;
+  for (let i = 0, j = 0; i < sorted.length; i++) {
+    while (sorted[i] - sorted[j] >= ms) j++;
+    best = Math.max(best, i - j + 1);
+  }
+  return best;
+}
+
+describe('shared rate limit', () => {
+  it("takes the quota list's limit, and two workers submit at that one pace with no 429", async () => {
+    await setQuota(30);
+    const platform = emu.client();
+    await withWorker(
+      'paced',
+      (a) =>
+        withWorker(
+          'paced',
+          async () => {
+            const limit = await queueLimit(a.client, a.taskQueue);
+            expect(limit.rps).toBeCloseTo(AdaptivePacing.targetRps(30, WINDOW_MS, 4), 3);
+            expect(limit.state).toMatchObject({ factor: 1 });
+
+            const handles = await startGenerations(a, 40);
+            const results = await Promise.all(handles.map((h) => h.result()));
+            const accepted = results.flatMap((r) =>
+              r.submissions.filter((s) => s.outcome === 'accepted').map((s) => Date.parse(s.at!)),
+            );
+            expect(accepted).toHaveLength(40);
+            const counters = await emu.admin<{ rateLimited: number }>('GET', '/counters');
+            expect(counters.rateLimited).toBe(0);
+            // No more than the quota in any emulated minute; the two workers shared the submits.
+            expect(busiestWindow(accepted, WINDOW_MS)).toBeLessThanOrEqual(30);
+            expect((await submitWorkers(handles)).size).toBe(2);
+          },
+          { platform, taskQueue: a.taskQueue },
+        ),
+      { platform },
+    );
+  }, 120_000);
+
+  it('a 429 with Retry-After slows the shared limit and holds every worker; configuration overrides the list', async () => {
+    // Configured far above what the platform allows: the 429s must teach every worker.
+    await setQuota(20);
+    const platform = emu.client();
+    const rateLimit = { RATE_LIMIT_QUOTAS: { 'text-to-video': { perMinute: 200 } }, RATE_LIMIT_SYNC_SECONDS: 0.5 };
+    await withWorker(
+      'slowed',
+      (a) =>
+        withWorker(
+          'slowed',
+          async () => {
+            const before = await queueLimit(a.client, a.taskQueue);
+            expect(before.rps).toBeCloseTo(AdaptivePacing.targetRps(200, WINDOW_MS, 4), 3);
+
+            const handles = await startGenerations(a, 40);
+            const results = await Promise.all(handles.map((h) => h.result()));
+            expect(results.every((r) => r.generations.at(-1)?.status === 'TASK_STATUS_SUCCEED')).toBe(true);
+
+            const after = await queueLimit(a.client, a.taskQueue);
+            expect(after.state?.factor).toBeLessThan(1);
+            expect(after.rps).toBeLessThan(before.rps!);
+            const attempts = results.flatMap((r) => r.submissions);
+            const met429 = attempts.filter((s) => s.error?.message.includes('HTTP 429')).length;
+            const heldBack = attempts.filter((s) => s.error?.message.includes('not sent: the shared rate limit holds'));
+            expect(met429).toBeGreaterThan(0);
+            // Held without being sent, after a 429 that another attempt met.
+            expect(heldBack.length).toBeGreaterThan(0);
+            const counters = await emu.admin<{ rateLimited: number }>('GET', '/counters');
+            expect(counters.rateLimited).toBe(met429);
+          },
+          { platform, taskQueue: a.taskQueue, rateLimit },
+        ),
+      { platform, rateLimit },
+    );
+  }, 180_000);
+});
