@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The starter CLI: `up` runs the local stack (npm start); `start`, `describe`, `cancel` and `list`
 // drive workflows; `schedule` runs budget-gated jobs on Temporal Schedules, `budget` works a member's
-// ledger. Errors read as sentences, and the exit status says what happened (exit-codes.ts).
+// ledger, `quotas` shows the shared pace of paid submits. Errors read as sentences, and the exit status says what happened (exit-codes.ts).
 import { Command, CommanderError } from 'commander';
 import { STARTABLE_WORKFLOW_TYPES } from './api';
 import { cancelBatchCommand, cancelCommand, describeCommand, listCommand } from './starter/commands/inspect';
@@ -20,6 +20,7 @@ import {
   scheduleTriggerCommand,
   type ScheduleCreateOptions,
 } from './starter/commands/schedule';
+import { quotasCommand } from './starter/commands/quotas';
 import { startCommand, type StartOptions } from './starter/commands/start';
 import { upCommand } from './starter/commands/up';
 import {
@@ -87,6 +88,7 @@ export function buildProgram(): Command {
     .action((opts: { query?: string; limit?: string }) => listCommand(opts, out));
   addScheduleCommands(program);
   addBudgetCommands(program);
+  addQuotasCommand(program);
   return program;
 }
 
@@ -145,6 +147,14 @@ function addScheduleCommands(program: Command): void {
     .argument('<scheduleId>')
     .description('delete a schedule (runs it started go on)')
     .action((id: string) => scheduleDeleteCommand(id, out));
+}
+
+/** `quotas`: the platform's quotas of paid submits and the pace the workers share. */
+function addQuotasCommand(program: Command): void {
+  program
+    .command('quotas')
+    .description("the platform's quotas of paid submits and the pace all workers share for each (docs/rate-limits.md)")
+    .action(() => quotasCommand(out));
 }
 
 /** `budget …`: a member's budget ledger. */

@@ -86,7 +86,8 @@ export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise
   const common: Omit<WorkerOptions, 'taskQueue'> = {
     connection: opts.connection,
     namespace: opts.namespace,
-    identity: opts.identity,
+    // Only when given: an explicit undefined fails the SDK's option check.
+    ...(opts.identity ? { identity: opts.identity } : {}),
     activities,
     maxConcurrentActivityTaskExecutions: s.WORKER_MAX_CONCURRENT_ACTIVITIES,
     shutdownGraceTime: `${s.WORKER_SHUTDOWN_GRACE_SECONDS}s`,

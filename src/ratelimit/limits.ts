@@ -45,6 +45,11 @@ export function resolveLimits(
       return { ...base, source: 'none', note: `currentQuota ${quota.currentQuota} is not between 1 and ${MAX_QUOTA}` };
     }
     const tier = quota.quotaItems?.find((t) => t.quota === quota.currentQuota)?.tier;
-    return { ...base, perWindow: quota.currentQuota, source: 'quota list', ...(tier ? { tier: tier.slice(0, 16) } : {}) };
+    return {
+      ...base,
+      perWindow: quota.currentQuota,
+      source: 'quota list',
+      ...(tier ? { tier: tier.slice(0, 16) } : {}),
+    };
   });
 }

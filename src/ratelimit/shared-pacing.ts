@@ -10,17 +10,49 @@ import { quotaTaskQueue } from '../api/names';
 import type { PlatformClient } from '../client/client';
 import type { RateLimitSettings } from '../config/rate-limit';
 import { resolveLimits, type QuotaLimit } from './limits';
-import {
-  AdaptivePacing,
-  decodePacingReason,
-  encodePacingReason,
-  FULL_PACE,
-  type PacingState,
-} from './pacing';
+import { AdaptivePacing, decodePacingReason, encodePacingReason, FULL_PACE, type PacingState } from './pacing';
 
 const ACTIVITY_QUEUE = temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY;
 /** gRPC UNIMPLEMENTED: a server older than the task queue config API (1.28). */
 const UNIMPLEMENTED = 12;
+
+/** A quota task queue's rate limit as the server holds it. */
+export interface ServerPace {
+  /** Undefined: no limit set through the API (the worker-set one, if any, applies). */
+  rps?: number;
+  /** Ours: the shared state in the limit's reason. */
+  state?: PacingState;
+  /** A limit with a reason not ours: an operator set it by hand. */
+  setByOperator: boolean;
+  /** Tasks waiting for their turn, when the server reports it. */
+  backlog?: number;
+}
+
+/** Reads a quota task queue's limit from the server, and with `stats` its backlog (a costlier read). */
+export async function describeQuotaQueue(
+  client: Client,
+  namespace: string,
+  taskQueue: string,
+  stats = false,
+): Promise<ServerPace> {
+  const res = await client.workflowService.describeTaskQueue({
+    namespace,
+    taskQueue: { name: taskQueue },
+    taskQueueType: ACTIVITY_QUEUE,
+    reportConfig: true,
+    reportStats: stats,
+  });
+  const limit = res.config?.queueRateLimit;
+  const rps = limit?.rateLimit ? (limit.rateLimit.requestsPerSecond ?? 0) : undefined;
+  const state = decodePacingReason(limit?.metadata?.reason);
+  const backlog = res.stats?.approximateBacklogCount;
+  return {
+    rps,
+    state,
+    setByOperator: rps !== undefined && state === undefined,
+    ...(backlog !== undefined && backlog !== null ? { backlog: Number(backlog) } : {}),
+  };
+}
 
 /** What one operation's pace is, as this worker last saw it. */
 export interface QuotaPace {
@@ -129,7 +161,9 @@ export class SharedPacing implements SubmitPacing {
       quotas = (await this.deps.platform.listQuotas({})).data;
     } catch (err) {
       // Keep the limits known so far; the next refresh tries again.
-      this.deps.log('warn', 'Could not read the quota list', { error: err instanceof Error ? err.message : String(err) });
+      this.deps.log('warn', 'Could not read the quota list', {
+        error: err instanceof Error ? err.message : String(err),
+      });
       if (this.paces.size > 0) return;
     }
     const { settings } = this.deps;
@@ -190,18 +224,10 @@ export class SharedPacing implements SubmitPacing {
   private async read(pace: QuotaPace): Promise<{ state?: PacingState } | undefined> {
     if (this.apiMissing) return undefined;
     try {
-      const res = await this.deps.client.workflowService.describeTaskQueue({
-        namespace: this.deps.namespace,
-        taskQueue: { name: pace.taskQueue },
-        taskQueueType: ACTIVITY_QUEUE,
-        reportConfig: true,
-      });
-      const limit = res.config?.queueRateLimit;
-      const rps = limit?.rateLimit ? (limit.rateLimit.requestsPerSecond ?? 0) : undefined;
-      const state = decodePacingReason(limit?.metadata?.reason);
-      pace.serverRps = rps;
-      pace.setByOperator = rps !== undefined && state === undefined;
-      return { state };
+      const server = await describeQuotaQueue(this.deps.client, this.deps.namespace, pace.taskQueue);
+      pace.serverRps = server.rps;
+      pace.setByOperator = server.setByOperator;
+      return server;
     } catch (err) {
       this.noteApiMissing(err);
       return undefined;
@@ -233,7 +259,10 @@ export class SharedPacing implements SubmitPacing {
   private noteApiMissing(err: unknown): void {
     if ((err as { code?: unknown }).code !== UNIMPLEMENTED) throw err;
     if (!this.apiMissing) {
-      this.deps.log('warn', 'The Temporal server has no task queue config API: each worker sets the pace when it polls');
+      this.deps.log(
+        'warn',
+        'The Temporal server has no task queue config API: each worker sets the pace when it polls',
+      );
     }
     this.apiMissing = true;
   }

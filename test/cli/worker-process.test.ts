@@ -21,6 +21,8 @@ describe('worker process', () => {
         PLATFORM_BASE_URL: testEnv('emulatorUrl'),
         PLATFORM_API_KEY: DEV_API_KEY,
         METRICS_PORT: String(metricsPort),
+        // The shared emulator's minute is 6 real seconds (clock speed 10).
+        RATE_LIMIT_WINDOW_SECONDS: '6',
         WORKER_SHUTDOWN_GRACE_SECONDS: '2',
       }),
     );
@@ -48,6 +50,13 @@ describe('worker process', () => {
       const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
       expect(metrics).toMatch(/temporal_/);
       expect(metrics).toContain(taskQueue);
+      // Our own, on the same endpoint: platform calls by operation and status, their latency, the pace.
+      const series = (name: string, labels: string[]) =>
+        new RegExp(`${name}\\{${labels.map((l) => `(?=[^}]*${l})`).join('')}[^}]*\\} [1-9]`);
+      expect(metrics).toMatch(series('platform_calls(_total)?', ['operation="evaluateDecision"', 'status="200"']));
+      expect(metrics).toMatch(series('platform_calls(_total)?', ['operation="listQuotas"', 'status="200"']));
+      expect(metrics).toMatch(series('platform_call_latency_count', ['operation="evaluateDecision"']));
+      expect(metrics).toMatch(series('platform_pacing_rps', ['operation="text-to-video"']));
     } finally {
       child.kill('SIGTERM');
     }

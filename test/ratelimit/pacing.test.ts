@@ -2,12 +2,7 @@
 import { loadRateLimitSettings } from '../../src/config/rate-limit';
 import { DEFAULT_PATHS } from '../../src/platform';
 import { resolveLimits } from '../../src/ratelimit/limits';
-import {
-  AdaptivePacing,
-  decodePacingReason,
-  encodePacingReason,
-  FULL_PACE,
-} from '../../src/ratelimit/pacing';
+import { AdaptivePacing, decodePacingReason, encodePacingReason, FULL_PACE } from '../../src/ratelimit/pacing';
 
 describe('AdaptivePacing', () => {
   const pacing = new AdaptivePacing();
@@ -52,7 +47,13 @@ describe('AdaptivePacing', () => {
     const s = { factor: 0.64, holdUntil: 1_763_900_000_000, changedAt: 1_763_899_000_000 };
     expect(decodePacingReason(encodePacingReason(s))).toEqual(s);
     expect(encodePacingReason(s).length).toBeLessThan(120);
-    for (const other of [undefined, '', 'set by hand', 'platform-ops pacing {bad', 'platform-ops pacing {"f":2,"h":0,"c":0}']) {
+    for (const other of [
+      undefined,
+      '',
+      'set by hand',
+      'platform-ops pacing {bad',
+      'platform-ops pacing {"f":2,"h":0,"c":0}',
+    ]) {
       expect(decodePacingReason(other)).toBeUndefined();
     }
   });

@@ -5,8 +5,12 @@ import type { Client } from '@temporalio/client';
 import { quotaTaskQueue, WorkflowType, type MediaGenerationInput } from '../../src/api';
 import { AdaptivePacing, decodePacingReason } from '../../src/ratelimit/pacing';
 import type { mediaGeneration } from '../../src/workflows';
+import { DEV_API_KEY } from '../../src/emulator/config';
+import { busiestWindow } from '../../bench/support/stats';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
-import { uniqueId, withWorker, type TemporalTestContext } from '../helpers/temporal';
+import { cleanEnv, runNode } from '../helpers/processes';
+import { testEnv } from '../setup/shared';
+import { recordHistory, uniqueId, withWorker, type TemporalTestContext } from '../helpers/temporal';
 
 const T2V_MODEL = 'vendor-v3.0-pro-t2v';
 const WINDOW_MS = 6_000;
@@ -62,17 +66,6 @@ async function submitWorkers(handles: Awaited<ReturnType<typeof startGenerations
   return ids;
 }
 
-/** The most accepted submits in any window of `ms` (real ms, as the workflows recorded them). */
-function busiestWindow(times: number[], ms: number): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let best = 0;
-  for (let i = 0, j = 0; i < sorted.length; i++) {
-    while (sorted[i] - sorted[j] >= ms) j++;
-    best = Math.max(best, i - j + 1);
-  }
-  return best;
-}
-
 describe('shared rate limit', () => {
   it("takes the quota list's limit, and two workers submit at that one pace with no 429", async () => {
     await setQuota(30);
@@ -98,6 +91,7 @@ describe('shared rate limit', () => {
             // No more than the quota in any emulated minute; the two workers shared the submits.
             expect(busiestWindow(accepted, WINDOW_MS)).toBeLessThanOrEqual(30);
             expect((await submitWorkers(handles)).size).toBe(2);
+            await recordHistory(handles[0], 'mediaGeneration-submit-quota-queue');
           },
           { platform, taskQueue: a.taskQueue },
         ),
@@ -134,10 +128,58 @@ describe('shared rate limit', () => {
             expect(heldBack.length).toBeGreaterThan(0);
             const counters = await emu.admin<{ rateLimited: number }>('GET', '/counters');
             expect(counters.rateLimited).toBe(met429);
+            const mostAttempts = results.reduce(
+              (best, r, i) => (r.submissions.length > results[best].submissions.length ? i : best),
+              0,
+            );
+            await recordHistory(handles[mostAttempts], 'mediaGeneration-submit-quota-queue-held-back');
           },
           { platform, taskQueue: a.taskQueue, rateLimit },
         ),
       { platform, rateLimit },
     );
   }, 180_000);
+
+  it('`starter quotas` shows each quota and the pace the workers share, and an operator’s own limit', async () => {
+    await setQuota(30);
+    await withWorker(
+      'quotas',
+      async ({ client, taskQueue, namespace }) => {
+        const quotas = () =>
+          runNode(
+            'starter.js',
+            ['quotas'],
+            cleanEnv({
+              TEMPORAL_ADDRESS: testEnv('temporalAddress'),
+              TEMPORAL_NAMESPACE: namespace,
+              TEMPORAL_TASK_QUEUE: taskQueue,
+              PLATFORM_BASE_URL: emu.url,
+              PLATFORM_API_KEY: DEV_API_KEY,
+              RATE_LIMIT_WINDOW_SECONDS: String(WINDOW_MS / 1000),
+            }),
+          );
+        const run = await quotas();
+        expect(run.stderr).toBe('');
+        expect(run.code).toBe(0);
+        const rps = AdaptivePacing.targetRps(30, WINDOW_MS, 4);
+        expect(run.stdout).toContain(`Paid submits on task queue ${taskQueue}`);
+        expect(run.stdout).toContain(`quota: RPM of ${T2V_MODEL}: 30 per minute (quota list)`);
+        expect(run.stdout).toContain(
+          `pace:  ${rps.toFixed(3)} submits/s (${(rps * 6).toFixed(1)} per quota window), full pace; 0 waiting` +
+            `  [queue ${quotaTaskQueue(taskQueue, 'text-to-video')}]`,
+        );
+        expect(run.stdout).toContain('quota: RPM of vendor-v3.0-std-i2v: 60 per minute (quota list, tier T5)');
+
+        // An operator's limit (set by hand, as `temporal task-queue config set` does) is shown as such.
+        await client.workflowService.updateTaskQueueConfig({
+          namespace,
+          taskQueue: quotaTaskQueue(taskQueue, 'text-to-video'),
+          taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+          updateQueueRateLimit: { rateLimit: { requestsPerSecond: 0.5 }, reason: 'incident 42' },
+        });
+        expect((await quotas()).stdout).toContain('0.500 submits/s (3.0 per quota window), set by an operator');
+      },
+      { platform: emu.client() },
+    );
+  }, 120_000);
 });
