@@ -58,14 +58,15 @@ export class AdaptivePacing {
     return Math.max((perWindow * 0.5) / seconds, rps);
   }
 
-  /** A 429 met at `now` with `retryAfterMs` (if the platform said): slower, and held until then. */
+  /**
+   * A 429 met at `now` with `retryAfterMs` (if the platform said): held until then, and slower. One
+   * decrease per hold: the 429s of requests already on their way when the first came add nothing.
+   */
   rateLimited(state: PacingState, now: number, retryAfterMs: number | undefined): PacingState {
     const hold = Math.min(Math.max(0, retryAfterMs ?? 0), MAX_HOLD_MS);
-    return {
-      factor: Math.max(this.policy.minFactor, state.factor * this.policy.decrease),
-      holdUntil: Math.max(state.holdUntil, now + hold),
-      changedAt: now,
-    };
+    const holdUntil = Math.max(state.holdUntil, now + hold);
+    if (now < state.holdUntil) return { ...state, holdUntil };
+    return { factor: Math.max(this.policy.minFactor, state.factor * this.policy.decrease), holdUntil, changedAt: now };
   }
 
   /** One step back up when no 429 came for `recoverEveryMs` (and the hold is over). */

@@ -25,8 +25,11 @@ describe('AdaptivePacing', () => {
     expect(AdaptivePacing.holdRemainingMs(slowed, 2_000)).toBe(4_000);
     expect(AdaptivePacing.holdRemainingMs(slowed, 7_000)).toBe(0);
     expect(pacing.rateLimited(FULL_PACE, 0, 10 ** 12).holdUntil).toBe(15 * 60_000);
-    // A later, shorter Retry-After never shortens a hold.
-    expect(pacing.rateLimited(slowed, 2_000, 1_000).holdUntil).toBe(6_000);
+    // During a hold, more 429s (requests already on their way) extend it but slow nothing further;
+    // a shorter Retry-After never shortens it.
+    expect(pacing.rateLimited(slowed, 2_000, 1_000)).toEqual(slowed);
+    expect(pacing.rateLimited(slowed, 2_000, 9_000)).toEqual({ ...slowed, holdUntil: 11_000 });
+    expect(pacing.rateLimited(slowed, 6_000, 1_000).factor).toBeCloseTo(0.64);
   });
 
   it('never goes below the floor, and recovers a step per quiet period once the hold is over', () => {
