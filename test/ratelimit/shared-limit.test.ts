@@ -8,7 +8,7 @@ import type { mediaGeneration } from '../../src/workflows';
 import { DEV_API_KEY } from '../../src/emulator/config';
 import { busiestWindow } from '../../bench/support/stats';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
-import { cleanEnv, runNode } from '../helpers/processes';
+import { cleanEnv, runNode, waitFor } from '../helpers/processes';
 import { testEnv } from '../setup/shared';
 import { recordHistory, uniqueId, withWorker, type TemporalTestContext } from '../helpers/temporal';
 
@@ -52,6 +52,17 @@ function startGenerations(ctx: TemporalTestContext, n: number) {
       }),
     ),
   );
+}
+
+/** The identities of the workers that ran each workflow's first submit attempt. */
+async function firstSubmitWorkers(handles: Awaited<ReturnType<typeof startGenerations>>): Promise<Set<string>> {
+  const ids = new Set<string>();
+  for (const h of handles) {
+    const first = ((await h.fetchHistory()).events ?? []).find((e) => e.activityTaskStartedEventAttributes);
+    const identity = first?.activityTaskStartedEventAttributes?.identity;
+    if (identity) ids.add(identity);
+  }
+  return ids;
 }
 
 /** The identities of the workers that ran each workflow's accepted submit. */
@@ -113,21 +124,33 @@ describe('shared rate limit', () => {
             const before = await queueLimit(a.client, a.taskQueue);
             expect(before.rps).toBeCloseTo(AdaptivePacing.targetRps(200, WINDOW_MS, 4), 3);
 
-            const handles = await startGenerations(a, 40);
+            // A burst over the quota: the first 429 sets a hold (its Retry-After) in the shared state.
+            const burst = await startGenerations(a, 30);
+            await waitFor(
+              async () => ((await queueLimit(a.client, a.taskQueue)).state?.holdUntil ?? 0) > Date.now() + 1_500,
+              30_000,
+              'a hold in the shared state',
+            );
+            // Submits started during the hold are held by both workers, not sent.
+            const during = await startGenerations(a, 12);
+            const handles = [...burst, ...during];
             const results = await Promise.all(handles.map((h) => h.result()));
             expect(results.every((r) => r.generations.at(-1)?.status === 'TASK_STATUS_SUCCEED')).toBe(true);
 
             const after = await queueLimit(a.client, a.taskQueue);
             expect(after.state?.factor).toBeLessThan(1);
             expect(after.rps).toBeLessThan(before.rps!);
+            const held = (s: { error?: { message: string } }) =>
+              s.error?.message.includes('not sent: the shared rate limit holds') ?? false;
             const attempts = results.flatMap((r) => r.submissions);
             const met429 = attempts.filter((s) => s.error?.message.includes('HTTP 429')).length;
-            const heldBack = attempts.filter((s) => s.error?.message.includes('not sent: the shared rate limit holds'));
             expect(met429).toBeGreaterThan(0);
-            // Held without being sent, after a 429 that another attempt met.
-            expect(heldBack.length).toBeGreaterThan(0);
             const counters = await emu.admin<{ rateLimited: number }>('GET', '/counters');
             expect(counters.rateLimited).toBe(met429);
+            const heldFirst = during.filter((_, i) => held(results[burst.length + i].submissions[0]));
+            expect(heldFirst.length).toBeGreaterThan(0);
+            // Both workers held back a first attempt: the hold reached the one that never met the 429 too.
+            expect((await firstSubmitWorkers(heldFirst)).size).toBe(2);
             const mostAttempts = results.reduce(
               (best, r, i) => (r.submissions.length > results[best].submissions.length ? i : best),
               0,
