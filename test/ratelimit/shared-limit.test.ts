@@ -70,37 +70,35 @@ async function submitWorkers(
   return ids;
 }
 
+/** Two workers on one task queue, both polling its quota queues, as two worker processes would. */
+const withTwoWorkers = <T>(
+  prefix: string,
+  opts: NonNullable<Parameters<typeof withWorker>[2]>,
+  fn: (ctx: TemporalTestContext) => Promise<T>,
+): Promise<T> => withWorker(prefix, (a) => withWorker(prefix, () => fn(a), { ...opts, taskQueue: a.taskQueue }), opts);
+
 describe('shared rate limit', () => {
   it("takes the quota list's limit, and two workers submit at that one pace with no 429", async () => {
     await setQuota(30);
     const platform = emu.client();
-    await withWorker(
-      'paced',
-      (a) =>
-        withWorker(
-          'paced',
-          async () => {
-            const limit = await queueLimit(a.client, a.taskQueue);
-            expect(limit.rps).toBeCloseTo(AdaptivePacing.targetRps(30, WINDOW_MS, 4), 3);
-            expect(limit.state).toMatchObject({ factor: 1 });
+    await withTwoWorkers('paced', { platform }, async (a) => {
+      const limit = await queueLimit(a.client, a.taskQueue);
+      expect(limit.rps).toBeCloseTo(AdaptivePacing.targetRps(30, WINDOW_MS, 4), 3);
+      expect(limit.state).toMatchObject({ factor: 1 });
 
-            const handles = await startGenerations(a, 40);
-            const results = await Promise.all(handles.map((h) => h.result()));
-            const accepted = results.flatMap((r) =>
-              r.submissions.filter((s) => s.outcome === 'accepted').map((s) => Date.parse(s.at!)),
-            );
-            expect(accepted).toHaveLength(40);
-            const counters = await emu.admin<{ rateLimited: number }>('GET', '/counters');
-            expect(counters.rateLimited).toBe(0);
-            // No more than the quota in any emulated minute; the two workers shared the submits.
-            expect(busiestWindow(accepted, WINDOW_MS)).toBeLessThanOrEqual(30);
-            expect((await submitWorkers(handles)).size).toBe(2);
-            await recordHistory(handles[0], 'mediaGeneration-submit-quota-queue');
-          },
-          { platform, taskQueue: a.taskQueue },
-        ),
-      { platform },
-    );
+      const handles = await startGenerations(a, 40);
+      const results = await Promise.all(handles.map((h) => h.result()));
+      const accepted = results.flatMap((r) =>
+        r.submissions.filter((s) => s.outcome === 'accepted').map((s) => Date.parse(s.at!)),
+      );
+      expect(accepted).toHaveLength(40);
+      const counters = await emu.admin<{ rateLimited: number }>('GET', '/counters');
+      expect(counters.rateLimited).toBe(0);
+      // No more than the quota in any emulated minute; the two workers shared the submits.
+      expect(busiestWindow(accepted, WINDOW_MS)).toBeLessThanOrEqual(30);
+      expect((await submitWorkers(handles)).size).toBe(2);
+      await recordHistory(handles[0], 'mediaGeneration-submit-quota-queue');
+    });
   }, 120_000);
 
   it('a 429 with Retry-After slows the shared limit and holds every worker; configuration overrides the list', async () => {
@@ -108,52 +106,43 @@ describe('shared rate limit', () => {
     await setQuota(20);
     const platform = emu.client();
     const rateLimit = { RATE_LIMIT_QUOTAS: { 'text-to-video': { perMinute: 200 } }, RATE_LIMIT_SYNC_SECONDS: 0.5 };
-    await withWorker(
-      'slowed',
-      (a) =>
-        withWorker(
-          'slowed',
-          async () => {
-            const before = await queueLimit(a.client, a.taskQueue);
-            expect(before.rps).toBeCloseTo(AdaptivePacing.targetRps(200, WINDOW_MS, 4), 3);
+    await withTwoWorkers('slowed', { platform, rateLimit }, async (a) => {
+      const before = await queueLimit(a.client, a.taskQueue);
+      expect(before.rps).toBeCloseTo(AdaptivePacing.targetRps(200, WINDOW_MS, 4), 3);
 
-            // A burst over the quota: the first 429 sets a hold (its Retry-After) in the shared state.
-            const burst = await startGenerations(a, 30);
-            await waitFor(
-              async () => ((await queueLimit(a.client, a.taskQueue)).state?.holdUntil ?? 0) > Date.now() + 1_500,
-              30_000,
-              'a hold in the shared state',
-            );
-            // Submits started during the hold are held by both workers, not sent.
-            const during = await startGenerations(a, 12);
-            const handles = [...burst, ...during];
-            const results = await Promise.all(handles.map((h) => h.result()));
-            expect(results.every((r) => r.generations.at(-1)?.status === 'TASK_STATUS_SUCCEED')).toBe(true);
+      // A burst over the quota: the first 429 sets a hold (its Retry-After) in the shared state.
+      const burst = await startGenerations(a, 30);
+      await waitFor(
+        async () => ((await queueLimit(a.client, a.taskQueue)).state?.holdUntil ?? 0) > Date.now() + 1_500,
+        30_000,
+        'a hold in the shared state',
+      );
+      // Submits started during the hold are held by both workers, not sent.
+      const during = await startGenerations(a, 12);
+      const handles = [...burst, ...during];
+      const results = await Promise.all(handles.map((h) => h.result()));
+      expect(results.every((r) => r.generations.at(-1)?.status === 'TASK_STATUS_SUCCEED')).toBe(true);
 
-            const after = await queueLimit(a.client, a.taskQueue);
-            expect(after.state?.factor).toBeLessThan(1);
-            expect(after.rps).toBeLessThan(before.rps!);
-            const held = (s: { error?: { message: string } }) =>
-              s.error?.message.includes('not sent: the shared rate limit holds') ?? false;
-            const attempts = results.flatMap((r) => r.submissions);
-            const met429 = attempts.filter((s) => s.error?.message.includes('HTTP 429')).length;
-            expect(met429).toBeGreaterThan(0);
-            const counters = await emu.admin<{ rateLimited: number }>('GET', '/counters');
-            expect(counters.rateLimited).toBe(met429);
-            const heldFirst = during.filter((_, i) => held(results[burst.length + i].submissions[0]));
-            expect(heldFirst.length).toBeGreaterThan(0);
-            // Both workers held back a first attempt: the hold reached the one that never met the 429 too.
-            expect((await submitWorkers(heldFirst, true)).size).toBe(2);
-            const mostAttempts = results.reduce(
-              (best, r, i) => (r.submissions.length > results[best].submissions.length ? i : best),
-              0,
-            );
-            await recordHistory(handles[mostAttempts], 'mediaGeneration-submit-quota-queue-held-back');
-          },
-          { platform, taskQueue: a.taskQueue, rateLimit },
-        ),
-      { platform, rateLimit },
-    );
+      const after = await queueLimit(a.client, a.taskQueue);
+      expect(after.state?.factor).toBeLessThan(1);
+      expect(after.rps).toBeLessThan(before.rps!);
+      const held = (s: { error?: { message: string } }) =>
+        s.error?.message.includes('not sent: the shared rate limit holds') ?? false;
+      const attempts = results.flatMap((r) => r.submissions);
+      const met429 = attempts.filter((s) => s.error?.message.includes('HTTP 429')).length;
+      expect(met429).toBeGreaterThan(0);
+      const counters = await emu.admin<{ rateLimited: number }>('GET', '/counters');
+      expect(counters.rateLimited).toBe(met429);
+      const heldFirst = during.filter((_, i) => held(results[burst.length + i].submissions[0]));
+      expect(heldFirst.length).toBeGreaterThan(0);
+      // Both workers held back a first attempt: the hold reached the one that never met the 429 too.
+      expect((await submitWorkers(heldFirst, true)).size).toBe(2);
+      const mostAttempts = results.reduce(
+        (best, r, i) => (r.submissions.length > results[best].submissions.length ? i : best),
+        0,
+      );
+      await recordHistory(handles[mostAttempts], 'mediaGeneration-submit-quota-queue-held-back');
+    });
   }, 180_000);
 
   it('`starter quotas` shows each quota and the pace the workers share, and an operator’s own limit', async () => {
