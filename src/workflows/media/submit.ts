@@ -19,6 +19,7 @@ import type { Activities, SubmitFailureDetails, SubmitMediaTaskInput } from '../
 import type { SubmitMediaTaskResult } from '../../activities/media';
 import { isoTime } from '../../shared/time';
 import { Patch } from '../patches';
+import { submitTarget } from './model';
 import { SUBMIT_ONCE } from '../retry-policies';
 
 // Costs money. Retried while the first attempt may still be in flight? Never by the server (one
@@ -80,8 +81,7 @@ export async function submitGeneration(
     try {
       // operation and request were parsed together, so they match.
       const res = await submitMediaTask({
-        operation: input.operation,
-        request: input.request,
+        ...submitTarget(input),
         generation,
         attempt,
         // The activity reads the accepted task once: the wait starts from its status and eta.
