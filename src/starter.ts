@@ -21,6 +21,7 @@ import {
   type ScheduleCreateOptions,
 } from './starter/commands/schedule';
 import { startCommand, type StartOptions } from './starter/commands/start';
+import { modelsCommand } from './starter/commands/models';
 import { upCommand } from './starter/commands/up';
 import {
   addRegisterSearchAttributesOption,
@@ -85,6 +86,10 @@ export function buildProgram(): Command {
     .option('--query <visibility query>', `e.g. "PlatformOperation = 'renewInstance'"`)
     .option('--limit <n>', 'at most this many', '20')
     .action((opts: { query?: string; limit?: string }) => listCommand(opts, out));
+  program
+    .command('models')
+    .description("the model registry: what mediaGeneration's --model takes")
+    .action(() => modelsCommand(out));
   addScheduleCommands(program);
   addBudgetCommands(program);
   return program;
