@@ -252,8 +252,10 @@ function startImage(images: string[] | undefined): string | undefined {
  */
 function mediaOperation(operation: string | undefined, image: string | undefined): string {
   if (operation === undefined) return image !== undefined ? 'image-to-video' : 'text-to-video';
-  if (!(MEDIA_OPERATIONS as readonly string[]).includes(operation)) {
-    throw new CliError(`--operation must be ${MEDIA_OPERATIONS.join(' or ')}, not "${operation}".`, ExitCode.Usage);
+  // "async" never gets here: it goes with --model (asyncModelInput).
+  const detailed = MEDIA_OPERATIONS.filter((o) => o !== 'async');
+  if (!(detailed as readonly string[]).includes(operation)) {
+    throw new CliError(`--operation must be ${detailed.join(' or ')}, not "${operation}".`, ExitCode.Usage);
   }
   return operation;
 }
