@@ -22,6 +22,7 @@ import {
 } from './starter/commands/schedule';
 import { quotasCommand } from './starter/commands/quotas';
 import { startCommand, type StartOptions } from './starter/commands/start';
+import { modelsCommand } from './starter/commands/models';
 import { upCommand } from './starter/commands/up';
 import {
   addRegisterSearchAttributesOption,
@@ -91,6 +92,10 @@ export function buildProgram(): Command {
     .option('--query <visibility query>', `e.g. "PlatformOperation = 'renewInstance'"`)
     .option('--limit <n>', 'at most this many', '20')
     .action((opts: { query?: string; limit?: string }) => listCommand(opts, out));
+  program
+    .command('models')
+    .description("the model registry: what mediaGeneration's --model takes")
+    .action(() => modelsCommand(out));
   addScheduleCommands(program);
   addBudgetCommands(program);
   addQuotasCommand(program);

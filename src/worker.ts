@@ -18,6 +18,7 @@ import {
 } from './namespace/register-option';
 import { ensureSearchAttributes, isLocalAddress } from './namespace/search-attributes';
 import { PlatformClient } from './client/client';
+import { checkFirstCall } from './client/first-call';
 import { loadRateLimitSettings, type RateLimitSettings } from './config/rate-limit';
 import { platformCallMetrics, pacingGauge } from './metrics/platform-calls';
 import { SharedPacing } from './ratelimit/shared-pacing';
@@ -200,6 +201,8 @@ export async function runWorker(
   const artifacts = createArtifactStore(env);
   const prices = loadPriceTable(env);
   const fetchPolicy = loadFetchPolicy(env, platform.config.baseUrl);
+  // Before connecting: a refused key stops the worker here, with a message naming no secret.
+  const firstCall = await checkFirstCall(platform);
   const { connection, client, close } = await connectWorker(temporal);
   try {
     await checkNamespace(client, temporal, settings, (msg) => {
@@ -229,7 +232,10 @@ export async function runWorker(
       fetchAllowedHosts: fetchPolicy.allowedHosts.join(','),
       inputFileDir: fetchPolicy.inputFileDir,
       metricsPort: settings.METRICS_PORT,
+      platformModels: firstCall.models,
+      availableBalance: firstCall.availableBalance,
     });
+    for (const warning of firstCall.warnings) Runtime.instance().logger.warn(`First call: ${warning}`);
     await running;
   } finally {
     await close();

@@ -7,6 +7,7 @@ import { loadPlatformConfig, type PlatformConfig } from './config';
 import { ENDPOINTS, TEXT, type Answer, type Endpoint, type Operation } from './endpoints';
 import { PlatformError } from './errors';
 import { byLastId, byNextCursor, walkPages } from './pagination';
+import type { AsyncSubmitRequest } from '../platform/models';
 import type * as S from '../platform/schemas';
 import { Transport, type CallOptions, type RequestSpec, type TransportOptions } from './transport';
 import { parseOrThrow, type ValidationIssue } from '../platform/validation';
@@ -95,6 +96,11 @@ export class PlatformClient {
     return this.request('submitTextToVideo', req, opts);
   }
 
+  /** Any v3 async model: POST /v3/async/<path> (src/platform/models.ts). */
+  submitAsyncTask(req: AsyncSubmitRequest, opts?: CallOptions): Promise<S.SubmitTaskResponse> {
+    return this.request('submitAsyncTask', req, opts);
+  }
+
   getTaskResult(taskId: string, opts?: CallOptions): Promise<S.TaskResult> {
     return this.request('getTaskResult', { task_id: taskId }, opts);
   }
@@ -151,5 +157,14 @@ export class PlatformClient {
 
   listQuotas(req: S.QuotaListRequest = {}, opts?: CallOptions): Promise<S.QuotaListResponse> {
     return this.request('listQuotas', req, opts);
+  }
+
+  /** The spec's first call: a cheap authenticated read that says whether the key works. */
+  listModels(opts?: CallOptions): Promise<S.ListModelsResponse> {
+    return this.request('listModels', {}, opts);
+  }
+
+  getBalance(opts?: CallOptions): Promise<S.BalanceDetail> {
+    return this.request('getBalance', {}, opts);
   }
 }

@@ -4,6 +4,7 @@
 import type { z } from 'zod';
 import type { PlatformConfig } from './config';
 import type { RequestSpec } from './transport';
+import { AsyncSubmitRequest } from '../platform/models';
 import { asyncSubmitPath, type PlatformPaths } from '../platform/paths';
 import * as S from '../platform/schemas';
 import type { ValidationIssue } from '../platform/validation';
@@ -95,6 +96,13 @@ export const ENDPOINTS = {
     S.SubmitTaskResponse,
     PAID,
   ),
+  /** Any model of the registry (or passed through): the segment is checked as one path segment. */
+  submitAsyncTask: post(
+    AsyncSubmitRequest,
+    ({ path, body: json }) => ({ path: asyncSubmitPath(path), json }),
+    S.SubmitTaskResponse,
+    PAID,
+  ),
   getTaskResult: get(S.TaskResultRequest, query('taskResult'), S.TaskResult, JSON_GET),
 
   // ── Decision evaluation ─────────────────────────────────────────────────
@@ -144,6 +152,8 @@ export const ENDPOINTS = {
     JSON_GET,
   ),
   listQuotas: get(S.QuotaListRequest, query('quotaList'), S.QuotaListResponse, JSON_GET),
+  listModels: get(S.EmptyRequest, query('listModels'), S.ListModelsResponse),
+  getBalance: get(S.EmptyRequest, query('balanceDetail'), S.BalanceDetail, JSON_GET),
 };
 
 export type Operation = keyof typeof ENDPOINTS;

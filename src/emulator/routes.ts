@@ -60,11 +60,15 @@ function entries(paths: PlatformPaths): Entry[] {
       key: 'submitTextToVideo',
       aliases: ['textToVideoModel', PAID],
     },
+    // Every other model (POST /v3/async/<model>, the registry's): one key, whatever the model.
+    { method: 'POST', path: asyncSubmitPath(':model'), key: 'submitAsyncTask', aliases: [PAID] },
     { method: 'GET', path: paths.taskResult, key: 'taskResult', aliases: ['getTaskResult'] },
     { method: 'POST', path: paths.decisionEvaluation, key: 'decisionEvaluation', aliases: ['evaluateDecision', PAID] },
     { method: 'POST', path: paths.checkMemberBudget, key: 'checkMemberBudget' },
     { method: 'GET', path: paths.billList, key: 'billList', aliases: ['listBills'] },
     { method: 'GET', path: paths.quotaList, key: 'quotaList', aliases: ['listQuotas'] },
+    { method: 'GET', path: paths.listModels, key: 'listModels' },
+    { method: 'GET', path: paths.balanceDetail, key: 'balanceDetail', aliases: ['getBalance'] },
     // Batch and file routes (registered by ./batches): one key per operation, plus the DEFAULT_PATHS group key.
     { method: 'POST', path: paths.files, key: 'uploadBatchInputFile', aliases: ['files'] },
     { method: 'GET', path: paths.files, key: 'listFiles', aliases: ['files'] },

@@ -22,6 +22,10 @@ export interface PlatformPaths {
   checkMemberBudget: string;
   billList: string;
   quotaList: string;
+  /** The model list, the worker's first call (spec: `GET /v1/models`). */
+  listModels: string;
+  /** The account balance, read once at worker start (platform-notes). */
+  balanceDetail: string;
 }
 
 export const DEFAULT_PATHS: PlatformPaths = {
@@ -39,6 +43,8 @@ export const DEFAULT_PATHS: PlatformPaths = {
   checkMemberBudget: '/openapi/v1/user/team/check-budget-by-cost',
   billList: '/openapi/v1/billing/apikey/bill/list',
   quotaList: '/openapi/v1/user/quota/list',
+  listModels: '/v1/models',
+  balanceDetail: '/openapi/v1/billing/balance/detail',
 };
 
 export const asyncSubmitPath = (modelSegment: string): string => `/v3/async/${modelSegment}`;

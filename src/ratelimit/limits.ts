@@ -21,7 +21,12 @@ export interface QuotaLimit {
   note?: string;
 }
 
-const MODEL_PATH: Record<MediaOperation, keyof PlatformPaths> = {
+/**
+ * The model whose quota paces each operation. Submits of the registry's other models (operation
+ * "async") share one quota queue, paced only when RATE_LIMIT_QUOTAS gives "async" a quota object or
+ * a figure: one queue per model is the registry's quota name, not yet wired (docs/rate-limits.md).
+ */
+const MODEL_PATH: Partial<Record<MediaOperation, keyof PlatformPaths>> = {
   'image-to-video': 'imageToVideoModel',
   'text-to-video': 'textToVideoModel',
 };
@@ -34,7 +39,8 @@ export function resolveLimits(
 ): QuotaLimit[] {
   return MEDIA_OPERATIONS.map((operation) => {
     const choice = choices[operation] ?? {};
-    const quotaObject = choice.quotaObject ?? paths[MODEL_PATH[operation]];
+    const modelPath = MODEL_PATH[operation];
+    const quotaObject = choice.quotaObject ?? (modelPath ? paths[modelPath] : 'async models');
     const quotaType = choice.quotaType ?? 'RPM';
     const base = { operation, quotaObject, quotaType };
     if (choice.perMinute !== undefined) return { ...base, perWindow: choice.perMinute, source: 'configuration' };

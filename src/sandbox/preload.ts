@@ -14,6 +14,8 @@ import * as mediaSchemas from '../api/schemas/media';
 import * as platformBatches from '../platform/schemas/batches';
 import * as platformDecision from '../platform/schemas/decision';
 import * as platformMedia from '../platform/schemas/media';
+// The model registry, its JSON Schemas compiled to zod here, once per context.
+import * as platformModels from '../platform/models';
 import { materialize } from './materialize';
 
 materialize([
@@ -26,4 +28,5 @@ materialize([
   platformBatches,
   platformDecision,
   platformMedia,
+  platformModels,
 ]);

@@ -22,6 +22,8 @@ export function addInputOptions(
     .option('--options <a,b,c>', 'decision options')
     .option('--thinking', 'decision: enable a reasoning round')
     .option('--operation <op>', 'media: image-to-video or text-to-video (default: image-to-video with --image)')
+    .option('--model <name>', 'media: any model of the registry (`models` lists them), with --body or --prompt')
+    .option('--body <request.json>', "media: the model's request body, from a JSON file (with --model)")
     .option('--prompt <text>', 'media: what the video shows')
     .option('--end-image <url>', 'media: the last frame (image-to-video)')
     .option('--duration <n>', 'media: video length in seconds')

@@ -5,7 +5,7 @@ import { Client, Connection } from '@temporalio/client';
 import { WorkflowType } from '../../src/api';
 import { DEV_API_KEY } from '../../src/emulator/config';
 import { getFreePort } from '../../src/devserver';
-import { cleanEnv, startNode, waitFor } from '../helpers/processes';
+import { cleanEnv, runNode, startNode, waitFor } from '../helpers/processes';
 import { testEnv } from '../setup/shared';
 
 describe('worker process', () => {
@@ -62,5 +62,24 @@ describe('worker process', () => {
     }
     expect(await exited).toBe(0);
     expect(output()).not.toContain(DEV_API_KEY);
+  });
+
+  it('refuses to start on a key the platform refuses (the first call), naming no secret', async () => {
+    const badKey = `sk-not-a-key-${randomUUID()}`;
+    const result = await runNode(
+      'worker.js',
+      [],
+      cleanEnv({
+        TEMPORAL_ADDRESS: testEnv('temporalAddress'),
+        TEMPORAL_NAMESPACE: testEnv('temporalNamespace'),
+        PLATFORM_BASE_URL: testEnv('emulatorUrl'),
+        PLATFORM_API_KEY: badKey,
+      }),
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("refused the worker's API key on its first call (GET /v1/models: HTTP 401");
+    expect(result.stderr).toContain('PLATFORM_API_KEY');
+    expect(result.stdout + result.stderr).not.toContain(badKey);
+    expect(result.stdout).not.toContain('Worker started');
   });
 });

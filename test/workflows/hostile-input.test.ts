@@ -18,6 +18,7 @@ const BATCH = {
   requests: [{ custom_id: 'a', body: { model: 'deepseek/deepseek-v3', messages: [{ role: 'user', content: 'hi' }] } }],
 };
 const VIDEO = { operation: 'text-to-video', request: { prompt: 'a fox', duration: 5 } };
+const ASYNC = { operation: 'async', model: 'qwen-image', request: { prompt: 'a fox' } };
 const DECISION = { state: 'a cat', questions: [{ kind: 'yes_no', question: 'Is it an animal?' }] };
 const GATED = { memberId: 'member-demo', cost: 10, job: { workflowType: 'billingReport', input: REPORT } };
 
@@ -103,6 +104,30 @@ const ROWS: Row[] = [
     field: 'regeneration.nonRetryableReasons',
   },
   {
+    rule: 'async model that is not one path segment',
+    type: WorkflowType.mediaGeneration,
+    input: { ...ASYNC, model: '../v3/async/task-result' },
+    field: 'model',
+  },
+  {
+    rule: 'async model not in the registry, nor passed through',
+    type: WorkflowType.mediaGeneration,
+    input: { ...ASYNC, model: 'not-registered' },
+    field: 'model',
+  },
+  {
+    rule: 'async body over 256 KiB',
+    type: WorkflowType.mediaGeneration,
+    input: { ...ASYNC, model: 'custom-x', request: { prompt: 'p'.repeat(300_000) } },
+    field: 'request',
+  },
+  {
+    rule: 'async body its registry schema refuses',
+    type: WorkflowType.mediaGeneration,
+    input: { ...ASYNC, request: { prompt: 'p'.repeat(2_501) } },
+    field: 'request.prompt',
+  },
+  {
     rule: 'decision question longer than 10000',
     type: WorkflowType.evaluateDecision,
     input: { ...DECISION, questions: [{ kind: 'yes_no', question: 'q'.repeat(10_001) }] },
@@ -151,6 +176,12 @@ const ROWS: Row[] = [
     type: WorkflowType.mediaGeneration,
     input: { ...VIDEO, request: { ...VIDEO.request, extra: withOwnKey('__proto__', { polluted: true }) } },
     field: 'request.extra.__proto__',
+  },
+  {
+    rule: '__proto__ key in an async body',
+    type: WorkflowType.mediaGeneration,
+    input: { ...ASYNC, model: 'custom-x', request: withOwnKey('__proto__', { polluted: true }) },
+    field: 'request.__proto__',
   },
   {
     rule: '__proto__ as a decision option',

@@ -8,6 +8,7 @@ import { FailureType } from '../../api/failures';
 import type { ParsedPollingOptions, TaskObservation } from '../../api/schemas/media';
 import type { PlatformClient } from '../../client/client';
 import { PlatformError } from '../../client/errors';
+import type { AsyncBody } from '../../platform/models';
 import type { ImageToVideoRequest, TextToVideoRequest } from '../../platform/schemas/media';
 import { classifySubmitFailure, type SubmitFailureClass } from '../../client/submission';
 import type { SubmitPacing } from '../../ratelimit/shared-pacing';
@@ -23,7 +24,9 @@ interface SubmitAttempt {
 
 export type SubmitMediaTaskInput =
   | ({ operation: 'image-to-video'; request: ImageToVideoRequest } & SubmitAttempt)
-  | ({ operation: 'text-to-video'; request: TextToVideoRequest } & SubmitAttempt);
+  | ({ operation: 'text-to-video'; request: TextToVideoRequest } & SubmitAttempt)
+  /** Any model: `path` is the segment the workflow resolved from the registry (for logs: `model`). */
+  | ({ operation: 'async'; model: string; path: string; request: AsyncBody } & SubmitAttempt);
 
 export interface SubmitMediaTaskResult {
   taskId: string;
@@ -83,10 +86,16 @@ function heldBack(operation: string, holdMs: number): ApplicationFailure {
 }
 
 export function createMediaSubmitActivities(platform: PlatformClient, pacing?: SubmitPacing) {
-  const submit = (input: SubmitMediaTaskInput, signal: AbortSignal) =>
-    input.operation === 'image-to-video'
-      ? platform.submitImageToVideo(input.request, { signal })
-      : platform.submitTextToVideo(input.request, { signal });
+  const submit = (input: SubmitMediaTaskInput, signal: AbortSignal) => {
+    switch (input.operation) {
+      case 'image-to-video':
+        return platform.submitImageToVideo(input.request, { signal });
+      case 'text-to-video':
+        return platform.submitTextToVideo(input.request, { signal });
+      case 'async':
+        return platform.submitAsyncTask({ path: input.path, body: input.request }, { signal });
+    }
+  };
 
   return {
     async submitMediaTask(input: SubmitMediaTaskInput): Promise<SubmitMediaTaskResult> {
@@ -111,7 +120,8 @@ export function createMediaSubmitActivities(platform: PlatformClient, pacing?: S
         throw submitFailure(err, outcome);
       }
       const submittedAt = Date.now();
-      log.info('Submitted generation', { ...where, operation: input.operation, taskId });
+      const model = input.operation === 'async' ? { model: input.model, path: input.path } : {};
+      log.info('Submitted generation', { ...where, operation: input.operation, ...model, taskId });
       if (!input.polling) return { taskId, submittedAt };
       const { observation, reads } = await firstLook(platform, taskId, input.polling, signal);
       if (observation) return { taskId, submittedAt, firstLook: observation };

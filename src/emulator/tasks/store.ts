@@ -9,7 +9,7 @@ import { GEN_API_CATEGORY, VIDEO_PRODUCTS, type VideoCharge, type VideoOperation
 import type { Caller } from '../types';
 import type { TaskMarkers } from './markers';
 import type { OutputKind } from './outputs';
-import { DEFAULT_TASK_SETTINGS, type TaskSettings, type TaskSettingsByOperation } from './settings';
+import { DEFAULT_TASK_SETTINGS, type TaskOperation, type TaskSettings, type TaskSettingsByOperation } from './settings';
 
 const SWEEP_INTERVAL_MS = 250;
 
@@ -20,8 +20,17 @@ const TASK_TYPES: Record<VideoOperation, string> = {
   submitTextToVideo: 'TXT_TO_VIDEO',
 };
 
+/** A registry model's task (POST /v3/async/<model>): what it is billed as and the files it produces. */
+export interface ModelTask {
+  product: { productId: string; productName: string };
+  taskType: string;
+  files: OutputKind[];
+}
+
 interface SubmitInput {
-  operation: VideoOperation;
+  operation: TaskOperation;
+  /** For submitAsyncTask: the model's product, task type and files. */
+  model?: ModelTask;
   caller: Caller;
   /** Seconds of video asked for. */
   videoSeconds: number;
@@ -44,7 +53,11 @@ interface TaskRecord {
   id: string;
   /** Numeric salt of the id for cheap per-read jitter. */
   salt: number;
-  operation: VideoOperation;
+  operation: TaskOperation;
+  product: ModelTask['product'];
+  taskType: string;
+  /** The output files a success produces, in the result's order. */
+  files: OutputKind[];
   caller: Caller;
   /** Emulated ms. */
   createdAt: number;
@@ -82,7 +95,7 @@ interface TaskResultBody {
     eta: number;
     progress_percent: number;
   };
-  images: unknown[];
+  images: { image_url: string; image_url_ttl: number; image_type: string; nsfw_detection_result: null }[];
   videos: { video_url: string; video_url_ttl: string; video_type: string }[];
   audios: {
     audio_url: string;
@@ -155,10 +168,14 @@ export class TaskStore {
       failReason = settings.failureReasons[Math.floor(Math.random() * settings.failureReasons.length)];
     }
     const id = this.ids.next('task');
+    const video = input.operation === 'submitAsyncTask' ? undefined : input.operation;
     const task: TaskRecord = {
       id,
       salt: Math.floor(Math.random() * 2 ** 31),
       operation: input.operation,
+      product: input.model?.product ?? VIDEO_PRODUCTS[video!],
+      taskType: input.model?.taskType ?? TASK_TYPES[video!],
+      files: input.model?.files ?? (input.sound ? ['mp4', 'wav'] : ['mp4']),
       caller: input.caller,
       createdAt: now,
       createdAtReal: Date.now(),
@@ -231,7 +248,7 @@ export class TaskStore {
         task_id: task.id,
         status,
         reason: status === 'TASK_STATUS_FAILED' ? (task.failReason ?? '') : '',
-        task_type: TASK_TYPES[task.operation],
+        task_type: task.taskType,
         eta: terminal ? 0 : this.eta(task, now),
         progress_percent: this.progress(task, status, now),
       },
@@ -242,14 +259,24 @@ export class TaskStore {
     if (status === 'TASK_STATUS_SUCCEED') {
       const base = `${this.publicUrl()}/_files/outputs/${task.token}`;
       const ttl = String(task.outputTtlSeconds);
-      body.videos.push({ video_url: `${base}.mp4`, video_url_ttl: ttl, video_type: 'mp4' });
-      if (task.sound) {
-        body.audios.push({
-          audio_url: `${base}.wav`,
-          audio_url_ttl: ttl,
-          audio_type: 'wav',
-          audio_metadata: { text: '', start_time: 0, end_time: task.videoSeconds },
-        });
+      for (const file of task.files) {
+        if (file === 'mp4') body.videos.push({ video_url: `${base}.mp4`, video_url_ttl: ttl, video_type: 'mp4' });
+        else if (file === 'wav') {
+          body.audios.push({
+            audio_url: `${base}.wav`,
+            audio_url_ttl: ttl,
+            audio_type: 'wav',
+            audio_metadata: { text: '', start_time: 0, end_time: task.videoSeconds },
+          });
+        } else {
+          // An integer TTL for images, as task-result shows it (platform-notes).
+          body.images.push({
+            image_url: `${base}.png`,
+            image_url_ttl: task.outputTtlSeconds,
+            image_type: 'png',
+            nsfw_detection_result: null,
+          });
+        }
       }
     }
     return body;
@@ -288,7 +315,7 @@ export class TaskStore {
     const finishedAtReal = Math.max(task.createdAtReal, Date.now() - this.clock.realDelay(now - task.endAt));
     const settlement: Settlement = { finishedAt: task.endAt, finishedAtReal };
     if (!task.failReason) {
-      const product = VIDEO_PRODUCTS[task.operation];
+      const product = task.product;
       try {
         settlement.charge = this.ledger.charge({
           caller: task.caller,
@@ -326,7 +353,7 @@ export class TaskStore {
     if (!task) return undefined;
     const now = this.clock.now();
     if (this.statusAt(task, now) !== 'TASK_STATUS_SUCCEED') return undefined;
-    if (kind === 'wav' && !task.sound) return undefined;
+    if (!task.files.includes(kind)) return undefined;
     if (now > task.endAt + task.outputTtlSeconds * 1000) return 'expired';
     return { task };
   }

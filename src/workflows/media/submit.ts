@@ -22,6 +22,7 @@ import type { Activities, SubmitFailureDetails, SubmitMediaTaskInput } from '../
 import type { SubmitMediaTaskResult } from '../../activities/media';
 import { isoTime } from '../../shared/time';
 import { Patch } from '../patches';
+import { submitTarget } from './model';
 import { SUBMIT_ONCE } from '../retry-policies';
 
 // Costs money. Retried while the first attempt may still be in flight? Never by the server (one
@@ -103,8 +104,7 @@ export async function submitGeneration(
         ? submitOnQuotaQueue(input.operation, deadlineAt)
         : submitMediaTask;
       const res = await submit({
-        operation: input.operation,
-        request: input.request,
+        ...submitTarget(input),
         generation,
         attempt,
         // The activity reads the accepted task once: the wait starts from its status and eta.
