@@ -1,9 +1,9 @@
 // Builds and starts the platform emulator: one fastify server with the platform routes (at
 // DEFAULT_PATHS), the batch routes, output files, the admin API and the health check.
 //
-// Per request, in order: the route's info (set once per route by the onRoute hook) → request counter
-// → fault injection → bearer auth → body parsing → added latency (faults) → the handler (validation,
-// quotas, work).
+// Per request, in order: the route's info (set once per route by the onRoute hook) → the scenario's
+// due events → request counter → fault injection → key auth → body parsing → added latency (faults)
+// → the handler (validation, quotas, work).
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { registerAccountRoutes } from './account-routes';
@@ -69,6 +69,8 @@ function buildEmulatorApp(state: EmulatorState): FastifyInstance {
   // Before any route, so every route (the batch helper's included) gets its info.
   app.addHook('onRoute', state.routes.onRoute);
 
+  // First: a scenario event due by now (an outage starting) applies to this very request.
+  app.addHook('onRequest', state.scenario.onRequest);
   app.addHook('onRequest', (request, _reply, done) => {
     const route = request.routeOptions.config.emulatorRoute ?? UNKNOWN_ROUTE;
     // Admin calls and health probes are not traffic: counting them would blur the figures tests read.
@@ -140,6 +142,8 @@ export async function startEmulator(opts: Partial<EmulatorOptions> = {}): Promis
   const url = `http://${urlHost(options.host)}:${port}`;
   state.publicUrl = options.publicUrl ?? url;
   state.tasks.start();
+  // Once listening: the scenario's t = 0 is the moment the emulator can be reached.
+  state.applyStartScenario();
   let closed: Promise<void> | undefined;
   return {
     url,

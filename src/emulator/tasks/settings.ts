@@ -3,10 +3,10 @@
 import { z } from 'zod';
 import type { VideoOperation } from '../pricing';
 
-const TASK_OPERATIONS = ['submitImageToVideo', 'submitTextToVideo'] as const satisfies readonly VideoOperation[];
+export const TASK_OPERATIONS = ['submitImageToVideo', 'submitTextToVideo'] as const satisfies readonly VideoOperation[];
 
 /** A failure reason as the platform writes them: an upper-case name. */
-const FailureReason = z.string().regex(/^[A-Z][A-Z0-9_]*$/, { error: 'must be an UPPER_CASE reason name' });
+export const FailureReason = z.string().regex(/^[A-Z][A-Z0-9_]*$/, { error: 'must be an UPPER_CASE reason name' });
 
 const TaskSettingsSchema = z.strictObject({
   queuedMs: z
