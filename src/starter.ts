@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// The starter CLI: `up` runs the local stack (npm start); `start`, `describe`, `cancel` and `list`
-// drive workflows; `schedule` runs budget-gated jobs on Temporal Schedules, `budget` works a member's
-// ledger. Errors read as sentences, and the exit status says what happened (exit-codes.ts).
+// The starter CLI: `up` runs the local stack (npm start), `emulator` the platform emulator alone;
+// `start`, `describe`, `cancel` and `list` drive workflows; `schedule` runs budget-gated jobs on
+// Temporal Schedules, `budget` works a member's ledger. Errors read as sentences, and the exit status
+// says what happened (exit-codes.ts).
 import { Command, CommanderError } from 'commander';
 import { STARTABLE_WORKFLOW_TYPES } from './api';
 import { cancelBatchCommand, cancelCommand, describeCommand, listCommand } from './starter/commands/inspect';
@@ -20,6 +21,7 @@ import {
   scheduleTriggerCommand,
   type ScheduleCreateOptions,
 } from './starter/commands/schedule';
+import { addEmulatorCommand } from './starter/commands/emulator';
 import { startCommand, type StartOptions } from './starter/commands/start';
 import { upCommand } from './starter/commands/up';
 import {
@@ -47,6 +49,8 @@ export function buildProgram(): Command {
     Object.assign(process.env, withRegisterOption({}, opts));
     return upCommand(out);
   });
+
+  addEmulatorCommand(program, out);
 
   addInputOptions(
     program

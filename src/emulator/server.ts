@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { registerAccountRoutes } from './account-routes';
 import { registerAdminRoutes } from './admin';
+import { EmulatorAdmin } from './admin-client';
 import { registerBatchRoutes } from './batches';
 import { registerCatalogRoutes } from './catalog';
 import type { EmulatorClock } from './clock';
@@ -16,6 +17,7 @@ import { registerDecisionRoute } from './decision';
 import { sendInvalid, sendPlatformError } from './http';
 import { registerInstanceRoutes } from './instances';
 import { HEALTH_PATH, UNKNOWN_ROUTE } from './routes';
+import { Recorder } from './record';
 import { EmulatorState } from './state';
 import { registerTaskRoutes } from './tasks/routes';
 import type { Caller } from './types';
@@ -29,6 +31,10 @@ export interface RunningEmulator {
   /** http://host:port, no trailing slash. */
   url: string;
   port: number;
+  /** The first accepted API key (DEV_API_KEY unless `apiKeys` says otherwise). */
+  apiKey: string;
+  /** The admin API over HTTP: fixtures, faults, scenarios, clock, counters. */
+  admin: EmulatorAdmin;
   clock: EmulatorClock;
   state: EmulatorState;
   app: FastifyInstance;
@@ -38,7 +44,7 @@ export interface RunningEmulator {
 }
 
 /** Builds the fastify app over a state, without listening (tests may inject requests into it). */
-function buildEmulatorApp(state: EmulatorState): FastifyInstance {
+function buildEmulatorApp(state: EmulatorState, recorder?: Recorder): FastifyInstance {
   const app = Fastify({
     logger: state.options.logger
       ? // Never the Authorization header: keys must not reach a log line.
@@ -68,6 +74,8 @@ function buildEmulatorApp(state: EmulatorState): FastifyInstance {
   app.decorateRequest('caller', null as unknown as Caller);
   // Before any route, so every route (the batch helper's included) gets its info.
   app.addHook('onRoute', state.routes.onRoute);
+  // Before every other hook: refused and faulted requests are recorded too.
+  recorder?.register(app);
 
   // First: a scenario event due by now (an outage starting) applies to this very request.
   app.addHook('onRequest', state.scenario.onRequest);
@@ -136,7 +144,8 @@ export async function startEmulator(opts: Partial<EmulatorOptions> = {}): Promis
   const options: EmulatorOptions = { ...DEFAULT_OPTIONS, ...opts };
   const state = new EmulatorState(options);
   state.applyStartFaults();
-  const app = buildEmulatorApp(state);
+  const recorder = options.recordFile ? new Recorder(options.recordFile, state.clock) : undefined;
+  const app = buildEmulatorApp(state, recorder);
   await app.listen({ port: options.port, host: options.host });
   const port = (app.server.address() as AddressInfo).port;
   const url = `http://${urlHost(options.host)}:${port}`;
@@ -148,6 +157,8 @@ export async function startEmulator(opts: Partial<EmulatorOptions> = {}): Promis
   return {
     url,
     port,
+    apiKey: options.apiKeys[0],
+    admin: new EmulatorAdmin(url, options.adminToken),
     clock: state.clock,
     state,
     app,
@@ -157,6 +168,7 @@ export async function startEmulator(opts: Partial<EmulatorOptions> = {}): Promis
         state.tasks.stop();
         state.faults.releaseHung();
         await app.close();
+        await recorder?.close();
       })();
       return closed;
     },
