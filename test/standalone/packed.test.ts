@@ -1,9 +1,9 @@
 // The emulator as another project uses it: the package packed with `npm pack` (its prepack builds lib/
-// and the emulator's type declarations), installed from the tarball into a temporary project outside
+// with its type declarations), installed from the tarball into a temporary project outside
 // this repository, then `npx platform-ops emulator` and `require('platform-ops/emulator')` there.
 // Dependencies come from npm's cache when it has them (`npm ci` filled it), so the install is quick.
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -20,7 +20,9 @@ let installed: string;
 
 beforeAll(async () => {
   project = mkdtempSync(path.join(tmpdir(), 'platform-ops-consumer-'));
-  const { stdout } = await exec(NPM, ['pack', '--silent', '--pack-destination', project], {
+  // `npm test` has just built lib/: packing then skips prepack's second build (tens of seconds).
+  const scripts = libIsFresh() ? ['--ignore-scripts'] : [];
+  const { stdout } = await exec(NPM, ['pack', '--silent', ...scripts, '--pack-destination', project], {
     cwd: ROOT,
     maxBuffer: 16 * 1024 * 1024,
   });
@@ -36,6 +38,15 @@ beforeAll(async () => {
 afterAll(() => {
   if (project) rmSync(project, { recursive: true, force: true });
 });
+
+/** lib/ is newer than every source file (so it is what prepack would build). */
+function libIsFresh(): boolean {
+  const entry = path.join(ROOT, 'lib', 'src', 'emulator', 'index.d.ts');
+  if (!existsSync(entry)) return false;
+  const built = statSync(entry).mtimeMs;
+  const src = path.join(ROOT, 'src');
+  return filesUnder(src).every((f) => statSync(path.join(src, f)).mtimeMs <= built);
+}
 
 /** Every file under `dir`, relative. */
 function filesUnder(dir: string, prefix = ''): string[] {
