@@ -136,7 +136,7 @@ export function loadEmulatorConfig(env: NodeJS.ProcessEnv = process.env, flags: 
     present,
     (issues) => new EmulatorConfigError(`Emulator configuration: ${formatIssues(relabel(issues))}`),
   );
-  const scenarioFrom = e.EMULATOR_SCENARIO ? (label.get('EMULATOR_SCENARIO') ?? 'EMULATOR_SCENARIO') : undefined;
+  const source = (name: EnvName) => label.get(name) ?? name;
   return {
     port: e.EMULATOR_PORT,
     host: e.EMULATOR_HOST,
@@ -144,15 +144,14 @@ export function loadEmulatorConfig(env: NodeJS.ProcessEnv = process.env, flags: 
     clockSpeed: e.EMULATOR_CLOCK_SPEED,
     faults: e.EMULATOR_FAULTS ?? { routes: {} },
     fixtures: e.EMULATOR_FIXTURES
-      ? readCheckedFile(label.get('EMULATOR_FIXTURES') ?? 'EMULATOR_FIXTURES', e.EMULATOR_FIXTURES, FixturesInputSchema)
+      ? readCheckedFile(source('EMULATOR_FIXTURES'), e.EMULATOR_FIXTURES, FixturesInputSchema)
       : undefined,
     publicUrl: e.EMULATOR_PUBLIC_URL?.replace(/\/+$/, ''),
     adminToken: e.EMULATOR_ADMIN_TOKEN,
     logger: e.EMULATOR_LOG === '1' || e.EMULATOR_LOG === 'true',
-    scenario:
-      e.EMULATOR_SCENARIO && scenarioFrom
-        ? readCheckedFile(scenarioFrom, e.EMULATOR_SCENARIO, ScenarioSchema)
-        : undefined,
+    scenario: e.EMULATOR_SCENARIO
+      ? readCheckedFile(source('EMULATOR_SCENARIO'), e.EMULATOR_SCENARIO, ScenarioSchema)
+      : undefined,
     recordFile: e.EMULATOR_RECORD,
   };
 }
