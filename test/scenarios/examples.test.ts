@@ -44,19 +44,24 @@ function startMedia(ctx: TemporalTestContext, input: MediaGenerationInput) {
   });
 }
 
+/**
+ * Plays an example with emulated time held still (only advanceClock moves it) and starts a
+ * generation; resolves once the emulator has its submit, at t = 0 of the scenario.
+ */
+async function playAndSubmit(ctx: TemporalTestContext, file: string, prompt: string) {
+  await emu.admin.setClockSpeed(FROZEN);
+  const startedAt = await playExample(file);
+  const handle = await startMedia(ctx, { operation: 'text-to-video', request: { prompt }, polling: FAST_POLLING });
+  await waitFor(async () => (await emu.admin.counters()).submissions.total === 1, 30_000, 'the submit');
+  return { startedAt, handle };
+}
+
 describe('example scenarios end to end', () => {
   it('outage.json: a generation whose task ends inside the 5-minute outage succeeds after it, outputs kept', () =>
     run('scenario-outage', async (ctx) => {
-      // Time stands still until the task is submitted, so the outage meets the polls, not the submit.
-      await emu.admin.setClockSpeed(FROZEN);
-      const startedAt = await playExample('outage.json');
-      // The task ends at t = 60 s, inside the outage (30 s to 5 min 30 s): its success can only be seen after.
-      const handle = await startMedia(ctx, {
-        operation: 'text-to-video',
-        request: { prompt: 'a harbour at dawn [emulator:duration=60000]' },
-        polling: FAST_POLLING,
-      });
-      await waitFor(async () => (await emu.admin.counters()).submissions.total === 1, 30_000, 'the submit');
+      // The outage meets the polls, not the submit. The task ends at t = 60 s, inside the outage (30 s to
+      // 5 min 30 s): its success can only be seen after.
+      const { startedAt, handle } = await playAndSubmit(ctx, 'outage.json', 'a harbour [emulator:duration=60000]');
       await emu.admin.setClockSpeed(CLOCK_SPEED);
       const result = await handle.result();
       const { now } = await emu.admin.clock();
@@ -70,15 +75,12 @@ describe('example scenarios end to end', () => {
 
   it('rate-limit-storm.json: the first generation is refused as ILLEGAL_PROMPT, the next one rides the 429 storm', () =>
     run('scenario-storm', async (ctx) => {
-      // Emulated time moves only when the test says, so the first submit lands before the storm.
-      await emu.admin.setClockSpeed(FROZEN);
-      const startedAt = await playExample('rate-limit-storm.json');
-      const first = await startMedia(ctx, {
-        operation: 'text-to-video',
-        request: { prompt: 'a plain prompt [emulator:duration=300]' },
-        polling: FAST_POLLING,
-      });
-      await waitFor(async () => (await emu.admin.counters()).submissions.total === 1, 30_000, 'the first submit');
+      // The first submit lands before the storm.
+      const { startedAt, handle: first } = await playAndSubmit(
+        ctx,
+        'rate-limit-storm.json',
+        'a plain prompt [emulator:duration=300]',
+      );
       await emu.admin.advanceClock(1_000);
       const refused = await failureOf(first.result());
       expect(refused.type).toBe(FailureType.GenerationFailed);

@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, w
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { tscAsConsumer } from '../helpers/consumer-tsc';
 import { waitFor } from '../helpers/processes';
 
 const exec = promisify(execFile);
@@ -132,27 +133,7 @@ void main();
 `,
   );
   // Typed as a user's project would be (Node 16+ resolution reads package.json "exports").
-  const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-  await exec(
-    process.execPath,
-    [
-      tsc,
-      '--strict',
-      '--skipLibCheck',
-      '--target',
-      'ES2022',
-      '--module',
-      'node16',
-      '--moduleResolution',
-      'node16',
-      '--types',
-      'node',
-      '--typeRoots',
-      path.join(ROOT, 'node_modules', '@types'),
-      'consumer.ts',
-    ],
-    { cwd: project },
-  );
+  expect(await tscAsConsumer('consumer.ts', { cwd: project, emit: true })).toBe('');
   expect(existsSync(path.join(project, 'consumer.js'))).toBe(true);
   const { stdout } = await exec(process.execPath, ['consumer.js'], { cwd: project });
   expect(JSON.parse(stdout)).toEqual({
