@@ -49,6 +49,18 @@ function libIsFresh(): boolean {
   return filesUnder(src).every((f) => statSync(path.join(src, f)).mtimeMs <= built);
 }
 
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Whether a process (or, negative, a process group) still has a member. */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Every file under `dir`, relative. */
 function filesUnder(dir: string, prefix = ''): string[] {
   return readdirSync(path.join(dir, prefix), { withFileTypes: true }).flatMap((e) =>
@@ -88,6 +100,8 @@ it('runs `npx platform-ops emulator` with a scenario and a recording, from the o
       cwd: project,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? project },
       stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group, so the test can stop npx and the emulator under it together.
+      detached: true,
     },
   );
   let output = '';
@@ -103,13 +117,18 @@ it('runs `npx platform-ops emulator` with a scenario and a recording, from the o
     await waitFor(async () => (await quota()).status === 503, 10_000, 'the outage');
     await waitFor(async () => (await quota()).status === 200, 10_000, 'the end of the outage');
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('close', r));
+    // npx runs the bin under `sh -c`, which does not pass a signal on: stop the whole process group.
+    const exited = new Promise((r) => child.once('exit', r));
+    process.kill(-child.pid!, 'SIGTERM');
+    const stopped = await Promise.race([exited.then(() => true), sleep(10_000).then(() => false)]);
+    if (!stopped) process.kill(-child.pid!, 'SIGKILL');
+    // The recording is complete once the emulator itself has closed its file.
+    await waitFor(() => !isAlive(-child.pid!), 10_000, 'the emulator to exit');
   }
   const lines = readFileSync(path.join(project, 'rec.jsonl'), 'utf8').trim().split('\n');
   expect(lines.length).toBeGreaterThanOrEqual(2);
   expect(lines.join('\n')).not.toContain('emu-dev-key-0000000000000000');
-});
+}, 90_000);
 
 it('starts, seeds, faults, counts and stops through `platform-ops/emulator`, typed', async () => {
   writeFileSync(
