@@ -42,7 +42,7 @@ describe('starter CLI', () => {
   it('starts once per --idempotency-key: a repeat names the run it started and starts nothing', () =>
     withWorker('starter-idem', async ({ taskQueue }) => {
       const key = uniqueId('order');
-      const args = ['start', WorkflowType.renewInstance, '--instance-id', 'inst-cli-3', '--months', '1'];
+      const args = ['start', WorkflowType.renewInstance, '--instance-id', 'inst-cli-4', '--months', '1'];
       const first = await starter([...args, '--idempotency-key', key, '--wait'], taskQueue);
       expect(first.code).toBe(0);
       expect(first.stdout).toContain(`Started renewInstance as workflow renewInstance:${key}.`);

@@ -1,6 +1,7 @@
 // `schedule …`: Temporal Schedules whose every run is a budgetGatedJob, so a recurring job is admitted
 // through its member's ledger like any other, and a run without budget ends Skipped (a success) by
 // default instead of failing. The schedule lives on the server: no process of ours has to stay up.
+import { workflowSummary } from '../../backend/summary';
 import type { Client, ScheduleExecutionResult } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { budgetJobProgressQuery, SearchAttributes, WorkflowType, type BudgetGatedJobInput } from '../../api';
@@ -51,6 +52,8 @@ export async function scheduleCreateCommand(scheduleId: string, opts: ScheduleCr
           workflowId: scheduleId,
           taskQueue,
           args: [input],
+          // Each run's one line in the Web UI, as a start by hand has.
+          staticSummary: `${workflowSummary(WorkflowType.budgetGatedJob, input)}, schedule ${scheduleId}`,
           typedSearchAttributes: [
             { key: SearchAttributes.operation, value: WorkflowType.budgetGatedJob },
             { key: SearchAttributes.memberId, value: input.memberId },
