@@ -49,7 +49,8 @@ function libIsFresh(): boolean {
   return filesUnder(src).every((f) => statSync(path.join(src, f)).mtimeMs <= built);
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+// Unref: a race it lost must not keep jest waiting.
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
 
 /** Whether a process (or, negative, a process group) still has a member. */
 function isAlive(pid: number): boolean {
