@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// The starter CLI: `up` runs the local stack (npm start); `start`, `describe`, `cancel` and `list`
-// drive workflows; `schedule` runs budget-gated jobs on Temporal Schedules, `budget` works a member's
-// ledger, `quotas` shows the shared pace of paid submits. Errors read as sentences, and the exit status says what happened (exit-codes.ts).
+// The starter CLI: `up` runs the local stack (npm start), `emulator` the platform emulator alone;
+// `start`, `describe`, `cancel` and `list` drive workflows; `schedule` runs budget-gated jobs on
+// Temporal Schedules, `budget` works a member's ledger, `quotas` shows the shared pace of paid
+// submits. Errors read as sentences, and the exit status says what happened (exit-codes.ts).
 import { Command, CommanderError } from 'commander';
 import { STARTABLE_WORKFLOW_TYPES } from './api';
 import { cancelBatchCommand, cancelCommand, describeCommand, listCommand } from './starter/commands/inspect';
@@ -21,6 +22,7 @@ import {
   type ScheduleCreateOptions,
 } from './starter/commands/schedule';
 import { quotasCommand } from './starter/commands/quotas';
+import { addEmulatorCommand } from './starter/commands/emulator';
 import { startCommand, type StartOptions } from './starter/commands/start';
 import { modelsCommand } from './starter/commands/models';
 import { upCommand } from './starter/commands/up';
@@ -49,6 +51,8 @@ export function buildProgram(): Command {
     Object.assign(process.env, withRegisterOption({}, opts));
     return upCommand(out);
   });
+
+  addEmulatorCommand(program, out);
 
   addInputOptions(
     program

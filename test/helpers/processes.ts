@@ -38,8 +38,12 @@ export function runNode(entry: string, args: string[], env: NodeJS.ProcessEnv, t
 }
 
 /** Starts a long-running process, collecting its output. */
-export function startNode(entry: string, env: NodeJS.ProcessEnv): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, [libEntry(entry)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startNode(
+  entry: string,
+  env: NodeJS.ProcessEnv,
+  args: string[] = [],
+): { child: ChildProcess; output: () => string } {
+  const child = spawn(process.execPath, [libEntry(entry), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));

@@ -4,13 +4,15 @@
 import { z } from 'zod';
 import type { VideoOperation } from '../pricing';
 
-const TASK_OPERATIONS = ['submitImageToVideo', 'submitTextToVideo', 'submitAsyncTask'] as const satisfies readonly (
-  VideoOperation | 'submitAsyncTask'
-)[];
+export const TASK_OPERATIONS = [
+  'submitImageToVideo',
+  'submitTextToVideo',
+  'submitAsyncTask',
+] as const satisfies readonly (VideoOperation | 'submitAsyncTask')[];
 export type TaskOperation = (typeof TASK_OPERATIONS)[number];
 
 /** A failure reason as the platform writes them: an upper-case name. */
-const FailureReason = z.string().regex(/^[A-Z][A-Z0-9_]*$/, { error: 'must be an UPPER_CASE reason name' });
+export const FailureReason = z.string().regex(/^[A-Z][A-Z0-9_]*$/, { error: 'must be an UPPER_CASE reason name' });
 
 const TaskSettingsSchema = z.strictObject({
   queuedMs: z

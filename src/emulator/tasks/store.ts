@@ -111,6 +111,8 @@ export class TaskStore {
   private readonly failFirstSeen = new Map<string, number>();
   private readonly byToken = new Map<string, TaskRecord>();
   private readonly unsettled = new Set<TaskRecord>();
+  /** Failures a scenario scheduled for the next submits (`failTasks`), used up in order. */
+  private readonly forcedFailures: { reason: string; left: number; operation?: TaskOperation }[] = [];
   private settingsByOp: TaskSettingsByOperation = DEFAULT_TASK_SETTINGS;
   private timer?: NodeJS.Timeout;
 
@@ -149,6 +151,20 @@ export class TaskStore {
     this.failFirstSeen.clear();
     this.byToken.clear();
     this.unsettled.clear();
+    this.forcedFailures.length = 0;
+  }
+
+  /** The next `count` tasks submitted (of `operation`, or any) fail with `reason`, unless a marker decides. */
+  failNext(reason: string, count: number, operation?: TaskOperation): void {
+    this.forcedFailures.push({ reason, left: count, operation });
+  }
+
+  private takeForcedFailure(operation: TaskOperation): string | undefined {
+    const i = this.forcedFailures.findIndex((f) => f.operation === undefined || f.operation === operation);
+    if (i < 0) return undefined;
+    const f = this.forcedFailures[i];
+    if (--f.left <= 0) this.forcedFailures.splice(i, 1);
+    return f.reason;
   }
 
   submit(input: SubmitInput): TaskRecord {
@@ -159,7 +175,10 @@ export class TaskStore {
     const queuedMs = m.queuedMs ?? (m.durationMs !== undefined ? 0 : settings.queuedMs);
     const processingMs = m.durationMs ?? settings.processingMs;
     let failReason: string | undefined;
+    // A prompt marker decides first; then a failure a scenario scheduled.
+    const forced = m.fail === undefined && !m.succeed ? this.takeForcedFailure(input.operation) : undefined;
     if (m.fail !== undefined) failReason = m.fail === true ? settings.failureReasons[0] : m.fail;
+    else if (forced !== undefined) failReason = forced;
     else if (m.failFirst) {
       const seen = this.failFirstSeen.get(m.failFirst.key) ?? 0;
       this.failFirstSeen.set(m.failFirst.key, seen + 1);
