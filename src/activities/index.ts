@@ -8,6 +8,7 @@ import type { PlatformClient } from '../client/client';
 import { createDecisionActivities } from './decision';
 import { withPlatformFailures } from './failures';
 import { createInstanceActivities } from './instances';
+import { createInstanceLifecycleActivities } from './instance-lifecycle';
 import {
   createBatchCancelActivities,
   createBatchCreateActivities,
@@ -36,6 +37,7 @@ interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return withPlatformFailures({
     ...createInstanceActivities(deps.platform),
+    ...createInstanceLifecycleActivities(deps.platform),
     ...createDecisionActivities(deps.platform),
     ...createMediaSubmitActivities(deps.platform),
     ...createMediaPollActivities(deps.platform),
@@ -56,6 +58,7 @@ export function createActivities(deps: ActivityDeps) {
 
 export type Activities = ReturnType<typeof createActivities>;
 export type { InstanceSnapshot, WaitForInstanceStatusResult } from './instances';
+export type { CreateInstanceResult, InstanceSummary, ListInstancesResult } from './instance-lifecycle';
 export type { EvaluateQuestionInput } from './decision';
 export type {
   PollTaskInput,
