@@ -11,6 +11,7 @@ import { toScheduleCliError } from '../schedule-failures';
 import { overlapName, overlapPolicy, scheduleSpec, schedulePolicies, type ScheduleFlags } from '../schedule-options';
 import { describeScheduleSpec, isoSeconds, renderRunState, type RunState } from '../schedule-view';
 import { buildWorkflowInput, type InputFlags } from '../workflow-inputs';
+import { scheduleAutoRenewCommand } from './schedule-auto-renew';
 
 type Out = (line: string) => void;
 
@@ -30,6 +31,8 @@ async function withSchedules(scheduleId: string, fn: (client: Client) => Promise
 }
 
 export async function scheduleCreateCommand(scheduleId: string, opts: ScheduleCreateOptions, out: Out): Promise<void> {
+  // `schedule create autoRenew --member M --before 72h`: runs autoRenew itself, not a budgetGatedJob.
+  if (scheduleId === WorkflowType.autoRenew) return scheduleAutoRenewCommand(opts, out);
   // Everything is checked before connecting: nothing is created from a bad command line.
   const spec = scheduleSpec(opts);
   const policies = schedulePolicies(opts);
@@ -121,7 +124,7 @@ export async function scheduleDescribeCommand(scheduleId: string, out: Out): Pro
     out(`  state:      ${d.state.paused ? 'paused' : 'active'}${d.state.note ? ` ("${d.state.note}")` : ''}`);
     out(
       `  action:     ${d.action.workflowType} on task queue ${d.action.taskQueue}` +
-        (input?.memberId ? `, member ${input.memberId}, job ${input.job?.workflowType ?? '?'}` : '') +
+        (input?.memberId ? `, member ${input.memberId}${input.job ? `, job ${input.job.workflowType}` : ''}` : '') +
         (input?.onInsufficient ? `, ${input.onInsufficient} without budget` : ''),
     );
     out(
