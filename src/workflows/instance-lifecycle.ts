@@ -2,7 +2,7 @@
 // delete until removed. Each sends its request (retried through any outage within the input's
 // timeout), then waits for the target status as restartInstance does (./instance-wait.ts).
 import { proxyActivities, setHandler } from '@temporalio/workflow';
-import { statusQuery, WorkflowType } from '../api/names';
+import { statusQuery, WorkflowType, type WorkflowTypeName } from '../api/names';
 import {
   CreateInstanceInput,
   DeleteInstanceInput,
@@ -61,35 +61,41 @@ export async function createInstance(rawInput: CreateInstanceInput): Promise<Cre
   return { ...waited, alreadyApplied: created.alreadyApplied };
 }
 
-/** Starts a stopped instance and waits until it runs. Free, and a repeat is answered as done. */
+/** The status of a start, stop or delete, with the instance's search attribute. */
+const actionStatus = (type: WorkflowTypeName, input: WaitInput) =>
+  trackStatus<InstanceLifecycleStatus>(type, 'REQUESTING', { instanceId: input.instanceId });
+
+/** Sends a free action (a repeat is answered as done), then waits for `target`. */
+async function requestThenWait(
+  input: WaitInput,
+  act: 'startInstance' | 'stopInstance' | 'deleteInstance',
+  target: string,
+  status: StatusTracker<InstanceLifecycleStatus>,
+): Promise<InstanceWaitResult> {
+  await platformFor(input.timeoutSeconds)[act](input.instanceId);
+  return waitFor(input, target, act.replace('Instance', ''), status);
+}
+
+/** Starts a stopped instance and waits until it runs. */
 export async function startInstance(rawInput: z.input<typeof StartInstanceInput>): Promise<InstanceWaitResult> {
   const input = parseInput(StartInstanceInput, rawInput, WorkflowType.startInstance);
-  const status = trackStatus<InstanceLifecycleStatus>(WorkflowType.startInstance, 'REQUESTING', {
-    instanceId: input.instanceId,
-  });
+  const status = actionStatus(WorkflowType.startInstance, input);
   setHandler(statusQuery, () => status.current);
-  await platformFor(input.timeoutSeconds).startInstance(input.instanceId);
-  return waitFor(input, 'running', 'start', status);
+  return requestThenWait(input, 'startInstance', 'running', status);
 }
 
 /** Stops a running instance and waits until it has exited. */
 export async function stopInstance(rawInput: z.input<typeof StopInstanceInput>): Promise<InstanceWaitResult> {
   const input = parseInput(StopInstanceInput, rawInput, WorkflowType.stopInstance);
-  const status = trackStatus<InstanceLifecycleStatus>(WorkflowType.stopInstance, 'REQUESTING', {
-    instanceId: input.instanceId,
-  });
+  const status = actionStatus(WorkflowType.stopInstance, input);
   setHandler(statusQuery, () => status.current);
-  await platformFor(input.timeoutSeconds).stopInstance(input.instanceId);
-  return waitFor(input, 'exited', 'stop', status);
+  return requestThenWait(input, 'stopInstance', 'exited', status);
 }
 
 /** Deletes an instance and waits until it is removed. */
 export async function deleteInstance(rawInput: z.input<typeof DeleteInstanceInput>): Promise<InstanceWaitResult> {
   const input = parseInput(DeleteInstanceInput, rawInput, WorkflowType.deleteInstance);
-  const status = trackStatus<InstanceLifecycleStatus>(WorkflowType.deleteInstance, 'REQUESTING', {
-    instanceId: input.instanceId,
-  });
+  const status = actionStatus(WorkflowType.deleteInstance, input);
   setHandler(statusQuery, () => status.current);
-  await platformFor(input.timeoutSeconds).deleteInstance(input.instanceId);
-  return waitFor(input, 'removed', 'delete', status);
+  return requestThenWait(input, 'deleteInstance', 'removed', status);
 }

@@ -109,12 +109,13 @@ describe('stopInstance, startInstance, deleteInstance', () => {
       expect(stopped).toMatchObject({ instanceId: 'inst-demo-2', finalStatus: 'exited' });
       await recordHistory(stop, 'stopInstance-exited');
 
-      const started = await client.workflow.execute<typeof startInstance>(WorkflowType.startInstance, {
+      const start = await client.workflow.start<typeof startInstance>(WorkflowType.startInstance, {
         taskQueue,
         workflowId: uniqueId('start'),
         args: [...args],
       });
-      expect(started.finalStatus).toBe('running');
+      expect((await start.result()).finalStatus).toBe('running');
+      await recordHistory(start, 'startInstance-running');
 
       const del = await client.workflow.start<typeof deleteInstance>(WorkflowType.deleteInstance, {
         taskQueue,

@@ -2,11 +2,9 @@
 // autoRenew of that member's instances (one schedule per member: `autoRenew-<member>`). Each run
 // renews what expires within the window through the member's ledger; the renewals' own ids keep two
 // runs from renewing one expiry twice, and overlap `skip` (the default) keeps runs from overlapping.
-import { SearchAttributes, WorkflowType, type AutoRenewInput } from '../../api';
-import { withStarter } from '../connect';
-import { toScheduleCliError } from '../schedule-failures';
-import { overlapName, scheduleSpec, schedulePolicies } from '../schedule-options';
-import { describeScheduleSpec, isoSeconds } from '../schedule-view';
+import { WorkflowType, type AutoRenewInput } from '../../api';
+import { createMemberSchedule } from '../schedule-create';
+import { scheduleSpec, schedulePolicies } from '../schedule-options';
 import { buildWorkflowInput } from '../workflow-inputs';
 import type { ScheduleCreateOptions } from './schedule';
 
@@ -25,37 +23,18 @@ export async function scheduleAutoRenewCommand(
   const policies = schedulePolicies(timing);
   const input = buildWorkflowInput(WorkflowType.autoRenew, opts) as AutoRenewInput;
   const scheduleId = autoRenewScheduleId(input.memberId);
-  await withStarter(async ({ client, settings }) => {
-    const taskQueue = opts.taskQueue ?? settings.taskQueue;
-    const handle = await client.schedule
-      .create({
-        scheduleId,
-        spec,
-        policies,
-        state: { paused: opts.paused, note: opts.note },
-        action: {
-          type: 'startWorkflow',
-          workflowType: WorkflowType.autoRenew,
-          // The server appends each run's time: `autoRenew-<member>-2026-03-01T10:00:00Z`.
-          workflowId: scheduleId,
-          taskQueue,
-          args: [input],
-          typedSearchAttributes: [
-            { key: SearchAttributes.operation, value: WorkflowType.autoRenew },
-            { key: SearchAttributes.memberId, value: input.memberId },
-          ],
-        },
-      })
-      .catch((err: unknown) => {
-        throw toScheduleCliError(err, scheduleId, { cron: opts.cron });
-      });
-    const created = await handle.describe();
-    out(
-      `Created schedule ${scheduleId}: ${describeScheduleSpec(created.spec)}, overlap ${overlapName(policies.overlap)}. ` +
+  await createMemberSchedule(
+    {
+      scheduleId,
+      spec,
+      policies,
+      workflowType: WorkflowType.autoRenew,
+      input,
+      flags: opts,
+      eachRun: (taskQueue) =>
         `Each run renews member ${input.memberId}'s instances that expire within ${input.beforeSeconds}s, ` +
         `budget-gated, on task queue ${taskQueue}.`,
-    );
-    const next = created.info.nextActionTimes[0];
-    out(opts.paused ? 'It is paused: `schedule unpause` starts it.' : `Next run: ${next ? isoSeconds(next) : 'none'}.`);
-  });
+    },
+    out,
+  );
 }
