@@ -117,7 +117,8 @@ function addScheduleCommands(program: Command): void {
       .argument('<scheduleId>')
       .description(
         'create a schedule: --cron or --every, then the budgetGatedJob as `start budgetGatedJob` takes it ' +
-          `(--input JSON, or ${FLAG_HELP.budgetGatedJob}); a run without budget ends Skipped unless --on-insufficient says otherwise`,
+          `(--input JSON, or ${FLAG_HELP.budgetGatedJob}); a run without budget ends Skipped unless --on-insufficient says otherwise. ` +
+          `\`schedule create autoRenew ${FLAG_HELP.autoRenew} [--every 6h]\` renews a member's expiring instances instead`,
       )
       .option('--cron <expr>', 'when to run, as cron (e.g. "0 3 * * MON-FRI", @daily); or --every')
       .option('--every <duration>', 'run every 30s, 5m, 1h …; or --cron')

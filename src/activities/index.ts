@@ -9,6 +9,7 @@ import type { SubmitPacing } from '../ratelimit/shared-pacing';
 import { createDecisionActivities } from './decision';
 import { withPlatformFailures } from './failures';
 import { createInstanceActivities } from './instances';
+import { createInstanceLifecycleActivities } from './instance-lifecycle';
 import {
   createBatchCancelActivities,
   createBatchCreateActivities,
@@ -39,6 +40,7 @@ interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return withPlatformFailures({
     ...createInstanceActivities(deps.platform),
+    ...createInstanceLifecycleActivities(deps.platform),
     ...createDecisionActivities(deps.platform),
     ...createMediaSubmitActivities(deps.platform, deps.pacing),
     ...createMediaPollActivities(deps.platform),
@@ -59,6 +61,7 @@ export function createActivities(deps: ActivityDeps) {
 
 export type Activities = ReturnType<typeof createActivities>;
 export type { InstanceSnapshot, WaitForInstanceStatusResult } from './instances';
+export type { CreateInstanceResult, InstanceSummary, ListInstancesResult } from './instance-lifecycle';
 export type { EvaluateQuestionInput } from './decision';
 export type {
   PollTaskInput,

@@ -37,6 +37,11 @@ export const WorkflowType = {
   budgetGatedJob: 'budgetGatedJob',
   /** One per member, started by budgetGatedJob (update-with-start); not started by hand. */
   budgetLedger: 'budgetLedger',
+  autoRenew: 'autoRenew',
+  createInstance: 'createInstance',
+  startInstance: 'startInstance',
+  stopInstance: 'stopInstance',
+  deleteInstance: 'deleteInstance',
 } as const;
 export type WorkflowTypeName = (typeof WorkflowType)[keyof typeof WorkflowType];
 export const WORKFLOW_TYPES = Object.values(WorkflowType);
@@ -45,6 +50,13 @@ export const STARTABLE_WORKFLOW_TYPES = WORKFLOW_TYPES.filter((t) => t !== Workf
 
 /** The workflow id of a member's budget ledger: one per member and namespace. */
 export const budgetLedgerWorkflowId = (memberId: string): string => `budgetLedger:${memberId}`;
+
+/**
+ * The id of autoRenew's renewal of one instance for one expiry: any run that finds the same instance
+ * with the same expiry derives the same id, so two overlapping runs cannot both start it.
+ */
+export const autoRenewalWorkflowId = (memberId: string, instanceId: string, endTime: string | number): string =>
+  `autoRenew:${memberId}:${instanceId}:${String(endTime)}`;
 
 /** Custom search attributes. Registered by the local dev server; on another cluster, see the README. */
 export const SearchAttributes = {

@@ -31,6 +31,18 @@ const SUMMARIES: { [T in WorkflowTypeName]: (input: Parsed<T>) => Array<string |
   ],
   [WorkflowType.budgetGatedJob]: (i) => [`budget-gated ${i.job.workflowType}`, member(i.memberId)],
   [WorkflowType.budgetLedger]: (i) => [`budget ledger of member ${i.memberId}`],
+  [WorkflowType.autoRenew]: (i) => [
+    `auto-renew ${member(i.memberId)}`,
+    `what expires within ${Math.round(i.beforeSeconds / 3600)} h`,
+  ],
+  [WorkflowType.createInstance]: (i) => [
+    `create ${i.request.name}`,
+    `${i.request.gpuNum} × ${i.request.productId}`,
+    i.request.months ? `${i.request.months} month${i.request.months === 1 ? '' : 's'}` : i.request.billingMode,
+  ],
+  [WorkflowType.startInstance]: (i) => [`start ${i.instanceId}`],
+  [WorkflowType.stopInstance]: (i) => [`stop ${i.instanceId}`],
+  [WorkflowType.deleteInstance]: (i) => [`delete ${i.instanceId}`],
 };
 
 export function workflowSummary(type: WorkflowTypeName, parsedInput: unknown): string {

@@ -87,6 +87,34 @@ export class PlatformClient {
     return this.request('getInstance', req, opts);
   }
 
+  createInstance(req: S.CreateInstanceRequest, opts?: CallOptions): Promise<S.CreateInstanceResponse> {
+    return this.request('createInstance', req, opts);
+  }
+
+  listInstances(req: S.ListInstancesRequest = {}, opts?: CallOptions): Promise<S.ListInstancesResponse> {
+    return this.request('listInstances', req, opts);
+  }
+
+  /** Every instance matching the filters, across all pages. */
+  iterateInstances(
+    req: Omit<S.ListInstancesRequest, 'cursor'> = {},
+    opts?: CallOptions,
+  ): AsyncGenerator<S.ListedInstance> {
+    return walkPages((cursor) => this.listInstances({ ...req, cursor }, opts), byNextCursor);
+  }
+
+  startInstance(req: S.InstanceActionRequest, opts?: CallOptions): Promise<S.EmptyResponse> {
+    return this.request('startInstance', req, opts);
+  }
+
+  stopInstance(req: S.InstanceActionRequest, opts?: CallOptions): Promise<S.EmptyResponse> {
+    return this.request('stopInstance', req, opts);
+  }
+
+  deleteInstance(req: S.InstanceActionRequest, opts?: CallOptions): Promise<S.EmptyResponse> {
+    return this.request('deleteInstance', req, opts);
+  }
+
   // ── Async media generation ──────────────────────────────────────────────
   submitImageToVideo(req: S.ImageToVideoRequest, opts?: CallOptions): Promise<S.SubmitTaskResponse> {
     return this.request('submitImageToVideo', req, opts);

@@ -82,6 +82,13 @@ export const ENDPOINTS = {
   ),
   restartInstance: post(S.RestartInstanceRequest, body('restartInstance'), S.RestartInstanceResponse),
   getInstance: get(S.GetInstanceRequest, query('getInstance'), S.Instance),
+  // Create pays for a subscription's months; a retry finds an earlier attempt's instance by name
+  // (src/activities/instance-lifecycle.ts), so it is not a call that leaves nothing to look up.
+  createInstance: post(S.CreateInstanceRequest, body('createInstance'), S.CreateInstanceResponse),
+  listInstances: get(S.ListInstancesRequest, query('listInstances'), S.ListInstancesResponse),
+  startInstance: post(S.InstanceActionRequest, body('startInstance'), S.EmptyResponse),
+  stopInstance: post(S.InstanceActionRequest, body('stopInstance'), S.EmptyResponse),
+  deleteInstance: post(S.InstanceActionRequest, body('deleteInstance'), S.EmptyResponse),
 
   // ── Async media generation ──────────────────────────────────────────────
   submitImageToVideo: post(

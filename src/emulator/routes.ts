@@ -47,6 +47,12 @@ function entries(paths: PlatformPaths): Entry[] {
     { method: 'PUT', path: paths.renewInstance, key: 'renewInstance', aliases: [PAID] },
     { method: 'POST', path: paths.restartInstance, key: 'restartInstance' },
     { method: 'GET', path: paths.getInstance, key: 'getInstance' },
+    // A subscription's create pays for its months up front.
+    { method: 'POST', path: paths.createInstance, key: 'createInstance', aliases: [PAID] },
+    { method: 'GET', path: paths.listInstances, key: 'listInstances' },
+    { method: 'POST', path: paths.startInstance, key: 'startInstance' },
+    { method: 'POST', path: paths.stopInstance, key: 'stopInstance' },
+    { method: 'POST', path: paths.deleteInstance, key: 'deleteInstance' },
     // DEFAULT_PATHS names the submits by their model segment, which is no operation: the client's names win.
     {
       method: 'POST',

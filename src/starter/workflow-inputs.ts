@@ -13,8 +13,9 @@ import {
 import { describeZodError, formatIssues } from '../platform/validation';
 import { batchEndpoint, batchFileInput } from './batch-file';
 import { CliError, ExitCode } from './exit-codes';
+import { INSTANCE_FLAG_HELP, instanceFlagInputs, type InstanceFlags } from './instance-inputs';
 
-export interface InputFlags {
+export interface InputFlags extends InstanceFlags {
   input?: string;
   inputFile?: string;
   instanceId?: string;
@@ -74,6 +75,7 @@ type StartableWorkflowType = Exclude<WorkflowTypeName, typeof WorkflowType.budge
 const FLAG_INPUTS: Record<StartableWorkflowType, (f: InputFlags) => Record<string, unknown>> = {
   renewInstance: (f) => ({ instanceId: f.instanceId, months: num(f.months, '--months') }),
   restartInstance: (f) => ({ instanceId: f.instanceId, timeoutSeconds: num(f.timeoutSeconds, '--timeout-seconds') }),
+  ...instanceFlagInputs(num),
   evaluateDecision: (f) => ({
     state: f.image?.length ? [...(f.state ? [f.state] : []), ...f.image.map((image) => ({ image }))] : f.state,
     questions: (f.question ?? []).map((question) => ({
@@ -206,6 +208,7 @@ function unixSeconds(value: string | undefined, flag: string): number | undefine
 export const FLAG_HELP: Record<StartableWorkflowType, string> = {
   renewInstance: '--instance-id ID --months N',
   restartInstance: '--instance-id ID [--timeout-seconds N]',
+  ...INSTANCE_FLAG_HELP,
   evaluateDecision:
     '--state TEXT [--image URL]... --question Q [--question Q]... [--kind K] [--options a,b,c] [--thinking]',
   mediaGeneration:

@@ -119,7 +119,7 @@ describe('starter CLI', () => {
     [['start', 'renewInstance', '--input', '{bad'], /--input is not valid JSON/],
     [
       ['start', 'noSuchWorkflow'],
-      /Unknown workflow "noSuchWorkflow"\. Known workflows: renewInstance, restartInstance, evaluateDecision, mediaGeneration, batchJob, billingReport, budgetGatedJob\./,
+      /Unknown workflow "noSuchWorkflow"\. Known workflows: renewInstance, restartInstance, evaluateDecision, mediaGeneration, batchJob, billingReport, budgetGatedJob, autoRenew, createInstance, startInstance, stopInstance, deleteInstance\./,
     ],
     [['start', 'budgetLedger'], /budgetLedger is started by the budget-gated jobs that need it/],
     [
