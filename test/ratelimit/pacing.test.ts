@@ -95,6 +95,14 @@ describe('limits from the quota list', () => {
         perWindow: 30,
         source: 'configuration',
       },
+      // The registry's other models share one queue, unpaced until configuration names its quota.
+      {
+        operation: 'async',
+        quotaObject: 'async models',
+        quotaType: 'RPM',
+        source: 'none',
+        note: 'no RPM quota for async models in the quota list',
+      },
     ]);
   });
 
