@@ -5,9 +5,8 @@ import { WorkflowType, type AutoRenewResult } from '../../src/api';
 import { DEV_API_KEY } from '../../src/emulator/config';
 import type { autoRenew } from '../../src/workflows';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
-import { cleanEnv, runNode, waitFor } from '../helpers/processes';
+import { runStarter, waitFor } from '../helpers/processes';
 import { emulatorPlatform, uniqueId, withWorker } from '../helpers/temporal';
-import { testEnv } from '../setup/shared';
 
 let emulator: TestEmulator;
 beforeAll(async () => {
@@ -15,16 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => emulator.close());
 
-const cli = (args: string[], taskQueue: string) =>
-  runNode(
-    'starter.js',
-    args,
-    cleanEnv({
-      TEMPORAL_ADDRESS: testEnv('temporalAddress'),
-      TEMPORAL_NAMESPACE: testEnv('temporalNamespace'),
-      TEMPORAL_TASK_QUEUE: taskQueue,
-    }),
-  );
+const cli = runStarter;
 
 describe('schedule create autoRenew', () => {
   it('creates a schedule whose run renews the member’s instance that expires within the window', () =>

@@ -5,20 +5,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { WorkflowType } from '../../src/api';
-import { cleanEnv, runNode } from '../helpers/processes';
+import { runStarter } from '../helpers/processes';
 import { withWorker } from '../helpers/temporal';
-import { testEnv } from '../setup/shared';
 
-const starter = (args: string[], taskQueue = 'unused') =>
-  runNode(
-    'starter.js',
-    args,
-    cleanEnv({
-      TEMPORAL_ADDRESS: testEnv('temporalAddress'),
-      TEMPORAL_NAMESPACE: testEnv('temporalNamespace'),
-      TEMPORAL_TASK_QUEUE: taskQueue,
-    }),
-  );
+const starter = runStarter;
 
 const bodyFile = (body: unknown) => {
   const file = path.join(mkdtempSync(path.join(tmpdir(), 'starter-models-')), 'request.json');

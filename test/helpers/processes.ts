@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { testEnv } from '../setup/shared';
 
 export const LIB = path.join(__dirname, '..', '..', 'lib', 'src');
 
@@ -66,4 +67,17 @@ export function cleanEnv(vars: Record<string, string>): NodeJS.ProcessEnv {
     if (!k.startsWith('TEMPORAL_') && !k.startsWith('PLATFORM_') && !k.startsWith('WORKER_')) env[k] = v;
   }
   return { ...env, ...vars };
+}
+
+/** The starter CLI as a user runs it, against the tests' dev server, on `taskQueue`. */
+export function runStarter(args: string[], taskQueue = 'unused-queue'): Promise<RunResult> {
+  return runNode(
+    'starter.js',
+    args,
+    cleanEnv({
+      TEMPORAL_ADDRESS: testEnv('temporalAddress'),
+      TEMPORAL_NAMESPACE: testEnv('temporalNamespace'),
+      TEMPORAL_TASK_QUEUE: taskQueue,
+    }),
+  );
 }
