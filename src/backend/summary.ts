@@ -11,11 +11,11 @@ const MAX_SUMMARY = 200;
 const member = (id: string | undefined) => (id ? `member ${id}` : undefined);
 
 const SUMMARIES: { [T in WorkflowTypeName]: (input: Parsed<T>) => Array<string | undefined> } = {
-  [WorkflowType.mediaGeneration]: (i) => [
-    'model' in i ? String(i.model) : i.operation,
-    'duration' in i.request || 'multi_prompt' in i.request ? `${requestedVideoSeconds(i.request)} s` : undefined,
-    member(i.memberId),
-  ],
+  // A generic model's body is the model's own: only the two video operations have seconds to show.
+  [WorkflowType.mediaGeneration]: (i) =>
+    i.operation === 'async'
+      ? [i.model, member(i.memberId)]
+      : [i.operation, `${requestedVideoSeconds(i.request)} s`, member(i.memberId)],
   [WorkflowType.batchJob]: (i) => [
     `batch to ${i.endpoint}`,
     i.requests ? `${i.requests.length} requests` : undefined,
