@@ -18,6 +18,9 @@ import {
 } from './namespace/register-option';
 import { ensureSearchAttributes, isLocalAddress } from './namespace/search-attributes';
 import { PlatformClient } from './client/client';
+import { loadWebhookSettings } from './config/webhooks';
+import { serveCallbacks } from './webhooks/serve';
+import { callbackUrls, type CallbackUrls } from './webhooks/token';
 
 export interface PlatformWorkerOptions {
   connection: NativeConnection;
@@ -39,6 +42,8 @@ export interface PlatformWorkerOptions {
   /** A prebuilt workflow bundle (tests build one for the whole run); otherwise src/workflows is bundled. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   settings?: Partial<WorkerSettings>;
+  /** Set: media submits ask for callbacks (WEBHOOK_PUBLIC_URL, src/webhooks). */
+  callbacks?: CallbackUrls;
 }
 
 /**
@@ -63,6 +68,7 @@ export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise
       temporal: opts.client,
       prices: opts.prices ?? loadPriceTable(),
       fetchPolicy: opts.fetchPolicy ?? loadFetchPolicy(process.env, opts.platform.config.baseUrl),
+      callbacks: opts.callbacks,
     }),
     maxConcurrentActivityTaskExecutions: s.WORKER_MAX_CONCURRENT_ACTIVITIES,
     maxConcurrentWorkflowTaskExecutions: s.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
@@ -151,7 +157,9 @@ export async function runWorker(
   const artifacts = createArtifactStore(env);
   const prices = loadPriceTable(env);
   const fetchPolicy = loadFetchPolicy(env, platform.config.baseUrl);
+  const webhooks = loadWebhookSettings(env);
   const { connection, client, close } = await connectWorker(temporal);
+  let receiver: Awaited<ReturnType<typeof serveCallbacks>>;
   try {
     await checkNamespace(client, temporal, settings, (msg) => {
       Runtime.instance().logger.info(msg);
@@ -167,7 +175,9 @@ export async function runWorker(
       fetchPolicy,
       settings,
       workflowBundle: opts.workflowBundle,
+      callbacks: callbackUrls(webhooks, temporal.namespace),
     });
+    receiver = await serveCallbacks(webhooks, client, temporal.namespace);
     const running = worker.run();
     opts.onRunning?.();
     Runtime.instance().logger.info('Worker started', {
@@ -179,9 +189,12 @@ export async function runWorker(
       fetchAllowedHosts: fetchPolicy.allowedHosts.join(','),
       inputFileDir: fetchPolicy.inputFileDir,
       metricsPort: settings.METRICS_PORT,
+      webhookReceiver: receiver?.url,
+      callbacks: webhooks.WEBHOOK_PUBLIC_URL !== undefined,
     });
     await running;
   } finally {
+    await receiver?.close();
     await close();
   }
 }

@@ -5,6 +5,7 @@ import type { ArtifactStore } from '../artifacts';
 import type { PriceTable } from '../config/prices';
 import type { FetchPolicy } from '../fetching/policy';
 import type { PlatformClient } from '../client/client';
+import type { CallbackUrls } from '../webhooks/token';
 import { createDecisionActivities } from './decision';
 import { withPlatformFailures } from './failures';
 import { createInstanceActivities } from './instances';
@@ -31,13 +32,15 @@ interface ActivityDeps {
   prices: PriceTable;
   /** Where inputFileUri and output downloads may come from (FETCH_ALLOWED_HOSTS, INPUT_FILE_DIR). */
   fetchPolicy: FetchPolicy;
+  /** Set (WEBHOOK_PUBLIC_URL): media submits ask for a callback (src/webhooks). */
+  callbacks?: CallbackUrls;
 }
 
 export function createActivities(deps: ActivityDeps) {
   return withPlatformFailures({
     ...createInstanceActivities(deps.platform),
     ...createDecisionActivities(deps.platform),
-    ...createMediaSubmitActivities(deps.platform),
+    ...createMediaSubmitActivities(deps.platform, deps.callbacks),
     ...createMediaPollActivities(deps.platform),
     ...createMediaWaitActivities(deps.platform),
     ...createOutputActivities(deps.artifacts, deps.fetchPolicy),
@@ -58,6 +61,7 @@ export type Activities = ReturnType<typeof createActivities>;
 export type { InstanceSnapshot, WaitForInstanceStatusResult } from './instances';
 export type { EvaluateQuestionInput } from './decision';
 export type {
+  CallbackFallback,
   PollTaskInput,
   SubmitFailureDetails,
   SubmitMediaTaskInput,

@@ -108,6 +108,7 @@ function buildEmulatorApp(state: EmulatorState): FastifyInstance {
     limiter: state.limiter,
     counters: state.counters,
     paths: state.paths,
+    callbacks: state.callbacks,
   });
   registerDecisionRoute(app, {
     ledger: state.ledger,
@@ -151,6 +152,7 @@ export async function startEmulator(opts: Partial<EmulatorOptions> = {}): Promis
     close: () => {
       closed ??= (async () => {
         state.tasks.stop();
+        state.callbacks.reset();
         state.faults.releaseHung();
         await app.close();
       })();

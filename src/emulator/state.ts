@@ -23,6 +23,7 @@ import { InstanceStore } from './instances';
 import { Ledger, type ChargeRecord } from './ledger';
 import { RateLimiter } from './rate-limit';
 import { RouteTable } from './routes';
+import { CallbackSender } from './tasks/callbacks';
 import { TaskStore } from './tasks/store';
 
 export class EmulatorState {
@@ -36,6 +37,7 @@ export class EmulatorState {
   readonly ledger: Ledger;
   readonly limiter: RateLimiter;
   readonly tasks: TaskStore;
+  readonly callbacks: CallbackSender;
   readonly instances: InstanceStore;
   readonly batchEnv: BatchEnv;
   readonly batches: BatchStore;
@@ -52,6 +54,7 @@ export class EmulatorState {
     this.ledger = new Ledger(() => this.clock.now());
     this.limiter = new RateLimiter(this.clock, this.counters);
     this.tasks = new TaskStore(this.clock, this.ledger, this.ids, () => this.publicUrl);
+    this.callbacks = new CallbackSender(this.clock, this.tasks);
     this.instances = new InstanceStore(this.clock);
     this.batchEnv = {
       now: () => this.clock.now(),
@@ -110,6 +113,7 @@ export class EmulatorState {
     );
     this.instances.load(f.instances, f.instanceSettings);
     this.tasks.clear();
+    this.callbacks.reset();
     this.tasks.settings = f.tasks;
     this.decision = { ...f.decision };
     this.batches.reset();

@@ -25,4 +25,9 @@ export const Patch = {
    * a reset or a retried run. Older ledgers continue as new on it at their next workflow task.
    */
   ledgerVersion1: 'ledger-version-1',
+  /**
+   * 2026-11: mediaGeneration whose submit carried a callback URL waits for the callback signal or its
+   * (sparse) fallback poll, whichever comes first, and cancels the poll when the callback wins.
+   */
+  mediaWebhookFirst: 'media-webhook-first',
 } as const;

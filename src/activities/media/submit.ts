@@ -7,11 +7,13 @@ import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../../api/failures';
 import type { ParsedPollingOptions, TaskObservation } from '../../api/schemas/media';
 import type { PlatformClient } from '../../client/client';
-import { PlatformError } from '../../client/errors';
+import { PlatformError, redact } from '../../client/errors';
 import type { ImageToVideoRequest, TextToVideoRequest } from '../../platform/schemas/media';
 import { classifySubmitFailure, type SubmitFailureClass } from '../../client/submission';
 import { toApplicationFailure } from '../failures';
+import type { CallbackUrls } from '../../webhooks/token';
 import { firstLook } from './first-look';
+import type { CallbackFallback } from './poll';
 
 interface SubmitAttempt {
   generation: number;
@@ -32,6 +34,8 @@ export interface SubmitMediaTaskResult {
   firstLook?: TaskObservation;
   /** A first-look read that firstLook does not carry (it failed, or saw the task ended): one more poll. */
   uncountedPolls?: number;
+  /** The submit carried our callback URL: the end is expected by callback, polls are a safety net. */
+  callback?: CallbackFallback;
 }
 
 /** What the workflow reads from a failed attempt's details. */
@@ -70,28 +74,62 @@ function submitFailure(err: PlatformError, outcome: SubmitFailureClass): Applica
   return ApplicationFailure.create({ type, message: err.message, nonRetryable: false, details: [details] });
 }
 
-export function createMediaSubmitActivities(platform: PlatformClient) {
-  const submit = (input: SubmitMediaTaskInput, signal: AbortSignal) =>
+/**
+ * The request with our callback URL in `extra.webhook`, unless the caller set a webhook of their own
+ * (theirs is kept, and the task is polled as without callbacks).
+ */
+function withCallback(
+  input: SubmitMediaTaskInput,
+  callbacks: CallbackUrls | undefined,
+  workflowId: string | undefined,
+): { request: SubmitMediaTaskInput['request']; url?: string } {
+  if (!callbacks || !workflowId || input.request.extra?.webhook) return { request: input.request };
+  const url = callbacks.urlFor({ workflowId, generation: input.generation });
+  return { request: { ...input.request, extra: { ...input.request.extra, webhook: { url } } }, url };
+}
+
+/** A platform error with the callback URL (its token) cut out: the error reaches logs and the history. */
+function withoutUrl(err: PlatformError, url: string | undefined): PlatformError {
+  if (!url || !(err.message.includes(url) || err.platformMessage?.includes(url))) return err;
+  return new PlatformError({
+    ...err,
+    message: redact(err.message, [url]),
+    platformMessage: err.platformMessage && redact(err.platformMessage, [url]),
+  });
+}
+
+export function createMediaSubmitActivities(platform: PlatformClient, callbacks?: CallbackUrls) {
+  const submit = (input: SubmitMediaTaskInput, request: SubmitMediaTaskInput['request'], signal: AbortSignal) =>
     input.operation === 'image-to-video'
-      ? platform.submitImageToVideo(input.request, { signal })
-      : platform.submitTextToVideo(input.request, { signal });
+      ? platform.submitImageToVideo(request as ImageToVideoRequest, { signal })
+      : platform.submitTextToVideo(request, { signal });
 
   return {
     async submitMediaTask(input: SubmitMediaTaskInput): Promise<SubmitMediaTaskResult> {
       const { workflowExecution } = Context.current().info;
       const where = { workflowId: workflowExecution?.workflowId, generation: input.generation, attempt: input.attempt };
       const signal = Context.current().cancellationSignal;
+      const { request, url } = withCallback(input, callbacks, workflowExecution?.workflowId);
       let taskId: string;
       try {
-        ({ task_id: taskId } = await submit(input, signal));
-      } catch (err) {
-        if (!(err instanceof PlatformError)) throw err;
+        ({ task_id: taskId } = await submit(input, request, signal));
+      } catch (caught) {
+        if (!(caught instanceof PlatformError)) throw caught;
+        const err = withoutUrl(caught, url);
         const outcome = classifySubmitFailure(err);
         log.warn('Submit attempt failed', { ...where, outcome, error: err.message });
         throw submitFailure(err, outcome);
       }
       const submittedAt = Date.now();
-      log.info('Submitted generation', { ...where, operation: input.operation, taskId });
+      log.info('Submitted generation', { ...where, operation: input.operation, taskId, callback: url !== undefined });
+      if (url && callbacks) {
+        // No first look: a callback makes the read it would cost unnecessary (calls per task ~1).
+        const callback = {
+          firstPollAt: submittedAt + callbacks.firstPollAfterMs,
+          pollIntervalMs: callbacks.pollIntervalMs,
+        };
+        return { taskId, submittedAt, callback };
+      }
       if (!input.polling) return { taskId, submittedAt };
       const { observation, reads } = await firstLook(platform, taskId, input.polling, signal);
       if (observation) return { taskId, submittedAt, firstLook: observation };

@@ -17,6 +17,7 @@ import type { RateLimiter } from '../rate-limit';
 import { OUTPUT_FILES_PREFIX } from '../routes';
 import { parseTaskMarkers } from './markers';
 import { OUTPUT_KINDS, OUTPUT_NAME, mp4Bytes, wavBytes, type OutputKind } from './outputs';
+import type { CallbackSender } from './callbacks';
 import type { TaskStore } from './store';
 
 interface TaskRouteDeps {
@@ -25,6 +26,7 @@ interface TaskRouteDeps {
   limiter: RateLimiter;
   counters: Counters;
   paths: PlatformPaths;
+  callbacks: CallbackSender;
 }
 
 /** Two 10 MB images as base64 data URLs plus the rest of the body. */
@@ -54,15 +56,15 @@ interface SubmitBody {
   multi_prompt?: Shot[];
   duration?: number;
   sound?: boolean;
-  extra?: { enable_nsfw_detection?: boolean };
+  extra?: { enable_nsfw_detection?: boolean; webhook?: { url: string } };
 }
 
 export function registerTaskRoutes(app: FastifyInstance, deps: TaskRouteDeps): void {
-  const { tasks, ledger, limiter, counters, paths } = deps;
+  const { tasks, ledger, limiter, counters, paths, callbacks } = deps;
 
   const submit =
     (operation: VideoOperation, schema: z.ZodType<SubmitBody>) =>
-    (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
       const body = parseOr400(reply, schema, request.body);
       if (!body) return reply;
       const { markers, issues } = parseTaskMarkers(markerTexts(body.prompt, body.multi_prompt));
@@ -89,8 +91,11 @@ export function registerTaskRoutes(app: FastifyInstance, deps: TaskRouteDeps): v
         nsfwDetection: nsfw,
         markers,
         charge,
+        webhookUrl: body.extra?.webhook?.url,
       });
       counters.submission(operation);
+      // The "early" callback fault holds the answer back until the callback has gone.
+      await callbacks.submitted(task);
       return reply.send({ task_id: task.id });
     };
 

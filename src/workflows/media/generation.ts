@@ -1,7 +1,7 @@
 // mediaGeneration: one image-to-video or text-to-video generation, from submit to kept outputs.
 import { ApplicationFailure, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import { FailureType } from '../../api/failures';
-import { mediaProgressQuery, statusQuery, WorkflowType } from '../../api/names';
+import { mediaProgressQuery, statusQuery, taskCallbackSignal, WorkflowType } from '../../api/names';
 import {
   MediaGenerationInput,
   type MediaGenerationResult,
@@ -10,6 +10,7 @@ import {
 } from '../../api/schemas/media';
 import { parseInput } from '../../api/validate';
 import type { Activities } from '../../activities';
+import { TaskCallbackInbox } from './callback-inbox';
 import { costFacts } from './cost';
 import { trackMediaProgress } from './progress';
 import { submitGeneration } from './submit';
@@ -28,6 +29,9 @@ export async function mediaGeneration(rawInput: MediaGenerationInput): Promise<M
   const progress = trackMediaProgress(input);
   setHandler(statusQuery, () => progress.status.current);
   setHandler(mediaProgressQuery, () => progress.current);
+  // Task ends told by the platform's callback (webhook receiver); the wait below wakes on them.
+  const callbacks = new TaskCallbackInbox();
+  setHandler(taskCallbackSignal, (end) => void callbacks.add(end));
   const deadlineAt = workflowInfo().startTime.getTime() + input.deadlineSeconds * 1000;
   const submissions: SubmissionAttempt[] = [];
   const generations: MediaGenerationResult['generations'] = [];
@@ -41,6 +45,7 @@ export async function mediaGeneration(rawInput: MediaGenerationInput): Promise<M
       submittedAt,
       firstLook,
       uncountedPolls = 0,
+      callback,
     } = await submitGeneration(
       input,
       generation,
@@ -52,7 +57,8 @@ export async function mediaGeneration(rawInput: MediaGenerationInput): Promise<M
     const pollsBefore = polls + uncountedPolls;
     progress.submitted(taskId, submissions.length, firstLook, pollsBefore);
 
-    // 2. Wait for the end, polling by the platform's eta and progress, from the submit's first look.
+    // 2. Wait for the end, polling by the platform's eta and progress, from the submit's first look;
+    // with a callback URL on the submit, for the callback, polling only as a safety net.
     const end = await waitForTaskEnd(
       taskId,
       input.polling,
@@ -60,6 +66,7 @@ export async function mediaGeneration(rawInput: MediaGenerationInput): Promise<M
       input.deadlineSeconds,
       (o) => progress.observed(o, pollsBefore),
       firstLook,
+      callback && { inbox: callbacks, fallback: callback },
     );
     const done = end.observation;
     polls = pollsBefore + done.polls;
