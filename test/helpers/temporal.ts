@@ -14,6 +14,7 @@ import { DEFAULT_PATHS } from '../../src/platform';
 import { DEV_API_KEY } from '../../src/emulator/config';
 import { createPlatformWorker } from '../../src/worker';
 import type { WorkerSettings } from '../../src/config/worker';
+import type { CallbackUrls } from '../../src/webhooks/token';
 import { testEnv } from '../setup/shared';
 
 const execFileAsync = promisify(execFile);
@@ -63,7 +64,12 @@ export function emulatorPlatform(
 export async function withWorker<T>(
   prefix: string,
   fn: (ctx: TemporalTestContext) => Promise<T>,
-  opts: { platform?: PlatformClient; artifacts?: ArtifactStore; settings?: Partial<WorkerSettings> } = {},
+  opts: {
+    platform?: PlatformClient;
+    artifacts?: ArtifactStore;
+    settings?: Partial<WorkerSettings>;
+    callbacks?: CallbackUrls;
+  } = {},
 ): Promise<T> {
   quietRuntime();
   const address = testEnv('temporalAddress');
@@ -82,6 +88,7 @@ export async function withWorker<T>(
       artifacts: opts.artifacts ?? testArtifacts(),
       workflowBundle: { codePath: testEnv('workflowBundle') },
       settings: { WORKER_SHUTDOWN_GRACE_SECONDS: 1, ...opts.settings },
+      callbacks: opts.callbacks,
     });
     return await worker.runUntil(fn({ client, taskQueue, namespace, address, worker }));
   } finally {

@@ -81,6 +81,8 @@ export class CallbackSender {
   /** Tasks whose submit answer waits for their callback. */
   private readonly early = new Map<string, () => void>();
   private heldBack?: { send: () => void; timer: NodeJS.Timeout };
+  /** Aborts the deliveries in flight on a reset (and so on close). */
+  private aborter = new AbortController();
 
   constructor(
     private readonly clock: EmulatorClock,
@@ -90,6 +92,8 @@ export class CallbackSender {
   }
 
   reset(): void {
+    this.aborter.abort();
+    this.aborter = new AbortController();
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     for (const release of this.early.values()) release();
@@ -155,7 +159,7 @@ export class CallbackSender {
     if (copies === 2) this.stats.duplicated++;
     const send = () => {
       this.flushHeldBack();
-      void this.deliver(url, body, copies).finally(release);
+      void this.deliver(url, body, copies, release);
     };
     if (Math.random() < s.delayRate) {
       this.stats.delayed++;
@@ -163,7 +167,7 @@ export class CallbackSender {
     } else if (Math.random() < s.outOfOrderRate && !this.heldBack) {
       this.stats.outOfOrder++;
       const timer = this.later(HOLD_BACK_MAX_MS, () => this.flushHeldBack());
-      this.heldBack = { send: () => void this.deliver(url, body, copies).finally(release), timer };
+      this.heldBack = { send: () => void this.deliver(url, body, copies, release), timer };
     } else {
       send();
     }
@@ -179,11 +183,12 @@ export class CallbackSender {
     setImmediate(held.send);
   }
 
-  /** Sends `copies` times in a row, each with the platform's retries. */
-  private async deliver(url: string, body: string, copies: number): Promise<void> {
-    for (let copy = 0; copy < copies; copy++) {
+  /** Sends `copies` times in a row, each with the platform's retries; `sent` once the first copy is through. */
+  private async deliver(url: string, body: string, copies: number, sent: () => void): Promise<void> {
+    const { signal } = this.aborter;
+    for (let copy = 0; copy < copies && !signal.aborted; copy++) {
       let ok = false;
-      for (let attempt = 0; attempt <= this.settings.retries && !ok; attempt++) {
+      for (let attempt = 0; attempt <= this.settings.retries && !ok && !signal.aborted; attempt++) {
         if (attempt > 0)
           await new Promise((r) => this.later(this.settings.retryDelayMs * 2 ** (attempt - 1), () => r(undefined)));
         this.stats.attempts++;
@@ -192,7 +197,7 @@ export class CallbackSender {
             method: 'POST',
             headers: { 'content-type': 'application/json' },
             body,
-            signal: AbortSignal.timeout(this.settings.timeoutMs),
+            signal: AbortSignal.any([this.aborter.signal, AbortSignal.timeout(this.settings.timeoutMs)]),
           });
           await res.arrayBuffer();
           ok = res.ok;
@@ -202,6 +207,7 @@ export class CallbackSender {
       }
       if (ok) this.stats.delivered++;
       else this.stats.failed++;
+      if (copy === 0) sent();
     }
   }
 
