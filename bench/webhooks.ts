@@ -6,9 +6,8 @@
 //
 //   npm run bench -- --only=webhooks [--tasks=100] [--duration=10000]
 import { randomBytes } from 'node:crypto';
-import type { MediaGenerationInput } from '../src/api/schemas/media';
 import { getFreePort } from '../src/devserver';
-import { mediaLoad, mediaTaskRuns } from './media/temporal-run';
+import { mediaTaskRuns, textToVideoLoad } from './media/temporal-run';
 import { formatTable } from './media-polling';
 import { atMost, formatChecks, isTrue, type Check } from './support/checks';
 import { withBenchStack, type BenchStack } from './support/stack';
@@ -69,20 +68,15 @@ export async function runWebhookBench(opts: Partial<WebhookBenchOptions> = {}): 
       const started = Date.now();
       const load = await stack.worker.runUntil(
         (proc) =>
-          mediaLoad({
+          textToVideoLoad({
             client: stack.client,
             taskQueue: stack.taskQueue,
             idPrefix: `bench-${stack.taskQueue}-${modes.length}`,
             count: o.tasks,
-            startWindowMs: 0,
             closeTimeoutMs,
             log,
             lost: () => proc.lost(),
-            input: (i): MediaGenerationInput => ({
-              operation: 'text-to-video',
-              request: { prompt: `bench webhooks ${i} [emulator:duration=${durationOf(i)}]` },
-              keepOutputs: false,
-            }),
+            prompt: (i) => `bench webhooks ${i} [emulator:duration=${durationOf(i)}]`,
           }),
         env,
       );

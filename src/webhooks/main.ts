@@ -30,11 +30,16 @@ export async function runReceiver(env: NodeJS.ProcessEnv = process.env): Promise
   });
   await receiver?.close();
   await connection.close();
+  // The Runtime (its metrics endpoint) keeps the event loop alive on its own.
+  await Runtime.instance().shutdown();
 }
 
 if (require.main === module) {
-  runReceiver().catch((err: unknown) => {
-    console.error(`Webhook receiver stopped: ${err instanceof Error ? err.message : String(err)}`);
-    process.exit(1);
-  });
+  runReceiver().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error(`Webhook receiver stopped: ${err instanceof Error ? err.message : String(err)}`);
+      process.exit(1);
+    },
+  );
 }

@@ -46,8 +46,13 @@ beforeAll(async () => {
   );
 });
 
-afterAll(() => {
-  child?.kill('SIGTERM');
+afterAll(async () => {
+  if (!child || child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
 });
 
 const body = (taskId: string, status = 'TASK_STATUS_SUCCEED') => ({
