@@ -59,6 +59,11 @@ export function buildProgram(): Command {
       )
       .argument('<workflow>', 'workflow type')
       .option('--id <workflowId>', 'business workflow id (default: <workflow>-<random>)')
+      .option(
+        '--idempotency-key <key>',
+        'start at most once for this key: a repeat answers with the run the key started (workflow id <workflow>:<key>)',
+      )
+      .option('--retry-failed', 'with --idempotency-key: a key whose run failed may start a new run')
       .option('--task-queue <name>', 'task queue (default: TEMPORAL_TASK_QUEUE or platform-ops)')
       .option('--wait', 'wait for the result and print it'),
   ).action((workflow: string, opts: StartOptions) => startCommand(workflow, opts, out));

@@ -15,14 +15,14 @@ export interface InstanceSnapshot {
   statusError?: { state?: string; message?: string } | null;
 }
 
-interface RenewOnPlatformInput {
+export interface RenewOnPlatformInput {
   instanceId: string;
   months: number;
   /** The expiry read before the first attempt: lets a retry see that the renewal already happened. */
   endTimeBefore?: string | number;
 }
 
-interface WaitForInstanceStatusInput {
+export interface WaitForInstanceStatusInput {
   instanceId: string;
   target: string;
   /** How long to wait. The deadline is fixed at the first attempt and kept across retries. */

@@ -106,10 +106,21 @@ export const recheckBudgetSignal = defineSignal('recheckBudget');
  * then holds the cost until released. Idempotent per reservationId.
  */
 export const reserveBudgetUpdate = defineUpdate<ReserveBudgetResult, [ReserveBudgetRequest]>('reserveBudget');
-/** Gives a reservation back; releasing one the ledger does not hold answers `released: false`. */
 /** The memo key of a ledger run's version (src/workflows/budget/ledger-version.ts). */
 export const LEDGER_VERSION_MEMO = 'ledgerVersion';
 
+/**
+ * The memo key of an idempotent start (src/backend/start.ts): the caller's key, the input's sha256,
+ * and the nonce of the call that started the run. Other-language clients may set it the same way.
+ */
+export const IDEMPOTENCY_MEMO = 'idempotency';
+export interface IdempotencyMemo {
+  key: string;
+  fingerprint: string;
+  nonce: string;
+}
+
+/** Gives a reservation back; releasing one the ledger does not hold answers `released: false`. */
 export const releaseBudgetUpdate = defineUpdate<ReleaseBudgetResult, [ReleaseBudgetRequest]>('releaseBudget');
 
 /**

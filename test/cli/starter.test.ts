@@ -39,6 +39,23 @@ describe('starter CLI', () => {
       expect(listed.stdout).toContain(id);
     }));
 
+  it('starts once per --idempotency-key: a repeat names the run it started and starts nothing', () =>
+    withWorker('starter-idem', async ({ taskQueue }) => {
+      const key = uniqueId('order');
+      const args = ['start', WorkflowType.renewInstance, '--instance-id', 'inst-cli-3', '--months', '1'];
+      const first = await starter([...args, '--idempotency-key', key, '--wait'], taskQueue);
+      expect(first.code).toBe(0);
+      expect(first.stdout).toContain(`Started renewInstance as workflow renewInstance:${key}.`);
+
+      const again = await starter([...args, '--idempotency-key', key], taskQueue);
+      expect(again.code).toBe(0);
+      expect(again.stdout).toContain(`Already started for this idempotency key: workflow renewInstance:${key}`);
+
+      const other = await starter([...args.slice(0, -1), '2', '--idempotency-key', key], taskQueue);
+      expect(other.code).toBe(5);
+      expect(other.stderr).toMatch(/Idempotency key already used for a different request/);
+    }));
+
   it('runs mediaGeneration from flags with a progress display, and says where the outputs were kept', () =>
     withWorker('starter-media', async ({ taskQueue }) => {
       const run = await starter(

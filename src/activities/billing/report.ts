@@ -13,7 +13,7 @@ import { safeSegment } from '../../artifacts/segment';
 import { mapBounded } from '../../shared/lanes';
 import { csvCell } from './csv';
 
-interface BuildBillingReportInput {
+export interface BuildBillingReportInput {
   reportId: string;
   cycleType: CycleType;
   windows: BillWindow[];

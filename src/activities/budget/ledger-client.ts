@@ -29,7 +29,7 @@ import { BatchLanes } from '../../shared/lanes';
 import { MAX_RESERVATIONS_PER_UPDATE, type ReserveBudgetOutcome } from '../../api/schemas/reserve-batch';
 import { LEDGER_VERSION } from '../../budget/ledger-book';
 
-interface ReserveMemberBudgetInput {
+export interface ReserveMemberBudgetInput {
   memberId: string;
   request: ReserveBudgetRequest;
 }

@@ -20,7 +20,7 @@ export interface CheckMemberBudgetResult {
   checkedAt: number;
 }
 
-interface FindEndedHoldersInput {
+export interface FindEndedHoldersInput {
   holders: { workflowId: string; runId?: string }[];
 }
 

@@ -1,17 +1,17 @@
 // `start <workflow>`: starts any workflow by name, optionally waits and prints the result.
-import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import {
   batchProgressQuery,
   budgetJobProgressQuery,
-  SearchAttributes,
   WorkflowType,
   type BatchProgress,
   type BudgetJobProgress,
 } from '../../api';
 import { lastBatchPoll, renderBatchProgress, renderBatchSummary, withLastPoll } from '../batch-progress';
+import { IdempotencyKeyReusedError, startWorkflow } from '../../backend';
 import { renderBudgetJobProgress, renderBudgetJobSummary } from '../budget-progress';
 import { withStarter } from '../connect';
+import { CliError, ExitCode } from '../exit-codes';
 import { toCliError } from '../failures';
 import { renderMediaSummary } from '../media-summary';
 import { assertWorkflowType, buildWorkflowInput, type InputFlags } from '../workflow-inputs';
@@ -52,6 +52,8 @@ async function batchProgress(handle: WorkflowHandle): Promise<BatchProgress> {
 
 export interface StartOptions extends InputFlags {
   id?: string;
+  idempotencyKey?: string;
+  retryFailed?: boolean;
   wait?: boolean;
   taskQueue?: string;
 }
@@ -65,19 +67,24 @@ export async function startCommand(
 ): Promise<void> {
   const workflowType = assertWorkflowType(type);
   const input = buildWorkflowInput(workflowType, opts);
-  const workflowId = opts.id ?? `${workflowType}-${randomUUID().slice(0, 8)}`;
+  if (opts.id !== undefined && opts.idempotencyKey !== undefined) {
+    throw new CliError('--id and --idempotency-key both name the workflow: give one of them.', ExitCode.Usage);
+  }
   await withStarter(async ({ client, settings }) => {
-    const handle = await client.workflow
-      .start(workflowType, {
-        taskQueue: opts.taskQueue ?? settings.taskQueue,
-        workflowId,
-        args: [input],
-        typedSearchAttributes: [{ key: SearchAttributes.operation, value: workflowType }],
-      })
-      .catch((err: unknown) => {
-        throw toCliError(err, workflowId);
-      });
-    out(`Started ${workflowType} as workflow ${handle.workflowId} (run ${handle.firstExecutionRunId}).`);
+    const { handle, workflowId, started } = await startWorkflow(client, workflowType, input, {
+      taskQueue: opts.taskQueue ?? settings.taskQueue,
+      workflowId: opts.id ?? `${workflowType}-${crypto.randomUUID().slice(0, 8)}`,
+      idempotencyKey: opts.idempotencyKey,
+      retryFailedRuns: opts.retryFailed,
+    }).catch((err: unknown) => {
+      if (err instanceof IdempotencyKeyReusedError) throw new CliError(err.message, ExitCode.AlreadyStarted);
+      throw toCliError(err, opts.id);
+    });
+    out(
+      started
+        ? `Started ${workflowType} as workflow ${workflowId}.`
+        : `Already started for this idempotency key: workflow ${workflowId} (nothing new was started).`,
+    );
     if (!opts.wait) return;
     const result: unknown = await waitWithWatch(workflowType, handle, progress).catch((err: unknown) => {
       throw toCliError(err, workflowId);

@@ -1,0 +1,52 @@
+// One typed start helper per workflow a backend starts: the input type is the workflow's own, and the
+// handle's result(), query() and cancel() are typed by the workflow function.
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { Workflow } from '@temporalio/common';
+import {
+  WorkflowType,
+  type BatchJobInput,
+  type BillingReportInput,
+  type BudgetGatedJobInput,
+  type EvaluateDecisionInput,
+  type MediaGenerationInput,
+  type RenewInstanceInput,
+  type RestartInstanceInput,
+} from '../api';
+import type * as workflows from '../workflows';
+import { idempotentWorkflowId } from './idempotency';
+import { startWorkflow, type StartOptions, type Started } from './start';
+
+type Start<I, W extends Workflow> = (client: Client, input: I, opts?: StartOptions) => Promise<Started<W>>;
+
+const starter =
+  <I, W extends Workflow>(type: (typeof WorkflowType)[keyof typeof WorkflowType]): Start<I, W> =>
+  (client, input, opts) =>
+    startWorkflow<W>(client, type, input, opts);
+
+export const startMediaGeneration = starter<MediaGenerationInput, typeof workflows.mediaGeneration>(
+  WorkflowType.mediaGeneration,
+);
+export const startBatchJob = starter<BatchJobInput, typeof workflows.batchJob>(WorkflowType.batchJob);
+export const startRenewInstance = starter<RenewInstanceInput, typeof workflows.renewInstance>(
+  WorkflowType.renewInstance,
+);
+export const startRestartInstance = starter<RestartInstanceInput, typeof workflows.restartInstance>(
+  WorkflowType.restartInstance,
+);
+export const startEvaluateDecision = starter<EvaluateDecisionInput, typeof workflows.evaluateDecision>(
+  WorkflowType.evaluateDecision,
+);
+export const startBillingReport = starter<BillingReportInput, typeof workflows.billingReport>(
+  WorkflowType.billingReport,
+);
+export const startBudgetGatedJob = starter<BudgetGatedJobInput, typeof workflows.budgetGatedJob>(
+  WorkflowType.budgetGatedJob,
+);
+
+/** The run an idempotency key names, typed, without starting anything (to wait on or query later). */
+export function mediaGenerationHandle(
+  client: Client,
+  idempotencyKey: string,
+): WorkflowHandle<typeof workflows.mediaGeneration> {
+  return client.workflow.getHandle(idempotentWorkflowId(WorkflowType.mediaGeneration, idempotencyKey));
+}
