@@ -8,6 +8,7 @@ import { formatBudgetSummary, runBudgetAdmissionBench } from './budget-admission
 import { runEmulatorThroughputBench } from './emulator-throughput';
 import { numberArg } from './support/args';
 import { formatMediaTable, runMediaPollingBench } from './media-polling';
+import { formatRateLimitSummary, runRateLimitBench } from './rate-limit';
 import { formatWebhookTable, runWebhookBench } from './webhooks';
 import {
   formatSideBySide,
@@ -75,6 +76,20 @@ const benches: Bench[] = [
     run: async () => {
       const r = await runBudgetAdmissionBench({ jobs: numberArg('jobs'), covered: numberArg('covered') });
       return { passed: r.passed, figures: r, summary: formatBudgetSummary(r) };
+    },
+  },
+  {
+    name: 'rate-limit',
+    what:
+      'N text-to-video submits at once from 2 workers against a quota of Q RPM, pacing off then on ' +
+      '(--submits=500, --quota=60, --speed=4: the emulated clock, its minute 15 s real)',
+    run: async () => {
+      const r = await runRateLimitBench({
+        submits: numberArg('submits'),
+        quota: numberArg('quota'),
+        speed: numberArg('speed'),
+      });
+      return { passed: r.passed, figures: r, summary: formatRateLimitSummary(r) };
     },
   },
   {

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// The starter CLI: `up` runs the local stack (npm start); `start`, `describe`, `cancel` and `list`
-// drive workflows; `schedule` runs budget-gated jobs on Temporal Schedules, `budget` works a member's
-// ledger. Errors read as sentences, and the exit status says what happened (exit-codes.ts).
+// The starter CLI: `up` runs the local stack (npm start), `emulator` the platform emulator alone;
+// `start`, `describe`, `cancel` and `list` drive workflows; `schedule` runs budget-gated jobs on
+// Temporal Schedules, `budget` works a member's ledger, `quotas` shows the shared pace of paid
+// submits. Errors read as sentences, and the exit status says what happened (exit-codes.ts).
 import { Command, CommanderError } from 'commander';
 import { STARTABLE_WORKFLOW_TYPES } from './api';
 import { cancelBatchCommand, cancelCommand, describeCommand, listCommand } from './starter/commands/inspect';
@@ -20,7 +21,10 @@ import {
   scheduleTriggerCommand,
   type ScheduleCreateOptions,
 } from './starter/commands/schedule';
+import { quotasCommand } from './starter/commands/quotas';
+import { addEmulatorCommand } from './starter/commands/emulator';
 import { startCommand, type StartOptions } from './starter/commands/start';
+import { modelsCommand } from './starter/commands/models';
 import { upCommand } from './starter/commands/up';
 import {
   addRegisterSearchAttributesOption,
@@ -47,6 +51,8 @@ export function buildProgram(): Command {
     Object.assign(process.env, withRegisterOption({}, opts));
     return upCommand(out);
   });
+
+  addEmulatorCommand(program, out);
 
   addInputOptions(
     program
@@ -90,8 +96,13 @@ export function buildProgram(): Command {
     .option('--query <visibility query>', `e.g. "PlatformOperation = 'renewInstance'"`)
     .option('--limit <n>', 'at most this many', '20')
     .action((opts: { query?: string; limit?: string }) => listCommand(opts, out));
+  program
+    .command('models')
+    .description("the model registry: what mediaGeneration's --model takes")
+    .action(() => modelsCommand(out));
   addScheduleCommands(program);
   addBudgetCommands(program);
+  addQuotasCommand(program);
   return program;
 }
 
@@ -106,7 +117,8 @@ function addScheduleCommands(program: Command): void {
       .argument('<scheduleId>')
       .description(
         'create a schedule: --cron or --every, then the budgetGatedJob as `start budgetGatedJob` takes it ' +
-          `(--input JSON, or ${FLAG_HELP.budgetGatedJob}); a run without budget ends Skipped unless --on-insufficient says otherwise`,
+          `(--input JSON, or ${FLAG_HELP.budgetGatedJob}); a run without budget ends Skipped unless --on-insufficient says otherwise. ` +
+          `\`schedule create autoRenew ${FLAG_HELP.autoRenew} [--every 6h]\` renews a member's expiring instances instead`,
       )
       .option('--cron <expr>', 'when to run, as cron (e.g. "0 3 * * MON-FRI", @daily); or --every')
       .option('--every <duration>', 'run every 30s, 5m, 1h …; or --cron')
@@ -150,6 +162,14 @@ function addScheduleCommands(program: Command): void {
     .argument('<scheduleId>')
     .description('delete a schedule (runs it started go on)')
     .action((id: string) => scheduleDeleteCommand(id, out));
+}
+
+/** `quotas`: the platform's quotas of paid submits and the pace the workers share. */
+function addQuotasCommand(program: Command): void {
+  program
+    .command('quotas')
+    .description("the platform's quotas of paid submits and the pace all workers share for each (docs/rate-limits.md)")
+    .action(() => quotasCommand(out));
 }
 
 /** `budget …`: a member's budget ledger. */

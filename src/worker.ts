@@ -18,6 +18,11 @@ import {
 } from './namespace/register-option';
 import { ensureSearchAttributes, isLocalAddress } from './namespace/search-attributes';
 import { PlatformClient } from './client/client';
+import { checkFirstCall } from './client/first-call';
+import { loadRateLimitSettings, type RateLimitSettings } from './config/rate-limit';
+import { platformCallMetrics, pacingGauge } from './metrics/platform-calls';
+import { SharedPacing } from './ratelimit/shared-pacing';
+import { WorkerGroup } from './ratelimit/worker-group';
 import { loadWebhookSettings } from './config/webhooks';
 import { serveCallbacks } from './webhooks/serve';
 import { callbackUrls, type CallbackUrls } from './webhooks/token';
@@ -42,6 +47,10 @@ export interface PlatformWorkerOptions {
   /** A prebuilt workflow bundle (tests build one for the whole run); otherwise src/workflows is bundled. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   settings?: Partial<WorkerSettings>;
+  /** The shared rate limits of paid submits; by default the RATE_LIMIT_* defaults (docs/configuration.md). */
+  rateLimit?: Partial<RateLimitSettings>;
+  /** The worker's identity in histories; by default the SDK's (process id and host). */
+  identity?: string;
   /** Set: media submits ask for callbacks (WEBHOOK_PUBLIC_URL, src/webhooks). */
   callbacks?: CallbackUrls;
 }
@@ -53,29 +62,69 @@ export interface PlatformWorkerOptions {
  */
 export const WORKFLOW_BUNDLER_OPTIONS = { preloadModules: ['zod', require.resolve('./sandbox/preload')] };
 
-export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise<Worker> {
+/**
+ * The worker of the task queue, and one per quota task queue for the paced submits (src/ratelimit),
+ * whose shared limits it reads from the quota list and keeps in step with the other workers.
+ */
+export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise<WorkerGroup> {
   const s = { ...loadWorkerSettings({}), ...opts.settings };
-  return Worker.create({
-    connection: opts.connection,
+  const pacing = new SharedPacing({
+    client: opts.client,
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
-    ...(opts.workflowBundle
-      ? { workflowBundle: opts.workflowBundle }
-      : { workflowsPath: require.resolve('./workflows'), bundlerOptions: WORKFLOW_BUNDLER_OPTIONS }),
-    activities: createActivities({
-      platform: opts.platform,
-      artifacts: opts.artifacts ?? createArtifactStore(),
-      temporal: opts.client,
-      prices: opts.prices ?? loadPriceTable(),
-      fetchPolicy: opts.fetchPolicy ?? loadFetchPolicy(process.env, opts.platform.config.baseUrl),
-      callbacks: opts.callbacks,
-    }),
+    platform: opts.platform,
+    settings: { ...loadRateLimitSettings({}), ...opts.rateLimit },
+    log: (level, message, meta) => {
+      Runtime.instance().logger[level](message, meta);
+    },
+    onPace: pacingGauge(),
+    identity: opts.identity,
+  });
+  await pacing.start();
+  const activities = createActivities({
+    platform: opts.platform,
+    artifacts: opts.artifacts ?? createArtifactStore(),
+    temporal: opts.client,
+    prices: opts.prices ?? loadPriceTable(),
+    fetchPolicy: opts.fetchPolicy ?? loadFetchPolicy(process.env, opts.platform.config.baseUrl),
+    pacing,
+    callbacks: opts.callbacks,
+  });
+  const common: Omit<WorkerOptions, 'taskQueue'> = {
+    connection: opts.connection,
+    namespace: opts.namespace,
+    // Only when given: an explicit undefined fails the SDK's option check.
+    ...(opts.identity ? { identity: opts.identity } : {}),
+    activities,
     maxConcurrentActivityTaskExecutions: s.WORKER_MAX_CONCURRENT_ACTIVITIES,
-    maxConcurrentWorkflowTaskExecutions: s.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
-    maxCachedWorkflows: s.WORKER_MAX_CACHED_WORKFLOWS,
     shutdownGraceTime: `${s.WORKER_SHUTDOWN_GRACE_SECONDS}s`,
     maxHeartbeatThrottleInterval: s.WORKER_MAX_HEARTBEAT_THROTTLE_SECONDS * 1000,
-  });
+  };
+  try {
+    const main = await Worker.create({
+      ...common,
+      taskQueue: opts.taskQueue,
+      ...(opts.workflowBundle
+        ? { workflowBundle: opts.workflowBundle }
+        : { workflowsPath: require.resolve('./workflows'), bundlerOptions: WORKFLOW_BUNDLER_OPTIONS }),
+      maxConcurrentWorkflowTaskExecutions: s.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
+      maxCachedWorkflows: s.WORKER_MAX_CACHED_WORKFLOWS,
+    });
+    const quotaWorkers = await Promise.all(
+      pacing.taskQueues().map(({ operation, taskQueue }) =>
+        Worker.create({
+          ...common,
+          taskQueue,
+          // What paces the queue if the server has no task queue config API (older than 1.28).
+          maxTaskQueueActivitiesPerSecond: pacing.workerRps(operation),
+        }),
+      ),
+    );
+    return new WorkerGroup(main, quotaWorkers, () => pacing.stop());
+  } catch (err) {
+    pacing.stop();
+    throw err;
+  }
 }
 
 /** The worker's connections to Temporal: the native one it polls on, and a client one for its activities. */
@@ -151,13 +200,16 @@ export async function runWorker(
   opts: { workflowBundle?: WorkerOptions['workflowBundle']; onRunning?: () => void } = {},
 ): Promise<void> {
   const settings = loadWorkerSettings(env);
+  const rateLimit = loadRateLimitSettings(env);
   installRuntime(settings);
   const temporal = loadTemporalSettings(env);
-  const platform = PlatformClient.fromEnv(env);
+  const platform = PlatformClient.fromEnv(env, { onCall: platformCallMetrics() });
   const artifacts = createArtifactStore(env);
   const prices = loadPriceTable(env);
   const fetchPolicy = loadFetchPolicy(env, platform.config.baseUrl);
   const webhooks = loadWebhookSettings(env);
+  // Before connecting: a refused key stops the worker here, with a message naming no secret.
+  const firstCall = await checkFirstCall(platform);
   const { connection, client, close } = await connectWorker(temporal);
   let receiver: Awaited<ReturnType<typeof serveCallbacks>>;
   try {
@@ -174,6 +226,7 @@ export async function runWorker(
       prices,
       fetchPolicy,
       settings,
+      rateLimit,
       workflowBundle: opts.workflowBundle,
       callbacks: callbackUrls(webhooks, temporal.namespace),
     });
@@ -189,9 +242,12 @@ export async function runWorker(
       fetchAllowedHosts: fetchPolicy.allowedHosts.join(','),
       inputFileDir: fetchPolicy.inputFileDir,
       metricsPort: settings.METRICS_PORT,
+      platformModels: firstCall.models,
+      availableBalance: firstCall.availableBalance,
       webhookReceiver: receiver?.url,
       callbacks: webhooks.WEBHOOK_PUBLIC_URL !== undefined,
     });
+    for (const warning of firstCall.warnings) Runtime.instance().logger.warn(`First call: ${warning}`);
     await running;
   } finally {
     await receiver?.close();

@@ -28,7 +28,7 @@ export interface BenchWorker {
    * ends. Each call is a new process, so each phase of a benchmark starts from the same memory.
    */
   runUntil<R>(fn: (proc: WorkerProcess) => Promise<R>, env?: Record<string, string>): Promise<R>;
-  /** As runUntil, with `count` worker processes on the same task queue, started together; `env` adds settings. */
+  /** As runUntil, with `count` worker processes on the same task queue, started together, `env` added. */
   runUntilAll<R>(count: number, fn: (procs: WorkerProcess[]) => Promise<R>, env?: Record<string, string>): Promise<R>;
   /** Starts a worker process the caller stops (or kills); the stack stops it at the end if still up. */
   start(): Promise<WorkerProcess>;
@@ -62,6 +62,8 @@ export interface BenchStackOptions {
    * Go) instead of the dev server; its logs (and PostgreSQL's) in the temp folder's `logs/`.
    */
   cluster?: boolean;
+  /** More emulator settings (EMULATOR_CLOCK_SPEED …). */
+  emulatorEnv?: Record<string, string>;
 }
 
 export interface BenchStack {
@@ -116,7 +118,7 @@ export async function withBenchStack<T>(
   const logFile = (file: string) => (options.logDir ? path.join(options.logDir, file) : undefined);
   const emulator = await startEmulatorProcess(
     undefined,
-    options.logDir ? { EMULATOR_LOG: '1' } : {},
+    { ...(options.logDir ? { EMULATOR_LOG: '1' } : {}), ...options.emulatorEnv },
     logFile('emulator.log'),
   );
   const admin = async <R>(method: string, p: string, body?: unknown): Promise<R> => {

@@ -5,10 +5,12 @@ import type { ArtifactStore } from '../artifacts';
 import type { PriceTable } from '../config/prices';
 import type { FetchPolicy } from '../fetching/policy';
 import type { PlatformClient } from '../client/client';
+import type { SubmitPacing } from '../ratelimit/shared-pacing';
 import type { CallbackUrls } from '../webhooks/token';
 import { createDecisionActivities } from './decision';
 import { withPlatformFailures } from './failures';
 import { createInstanceActivities } from './instances';
+import { createInstanceLifecycleActivities } from './instance-lifecycle';
 import {
   createBatchCancelActivities,
   createBatchCreateActivities,
@@ -32,6 +34,8 @@ interface ActivityDeps {
   prices: PriceTable;
   /** Where inputFileUri and output downloads may come from (FETCH_ALLOWED_HOSTS, INPUT_FILE_DIR). */
   fetchPolicy: FetchPolicy;
+  /** The shared rate limit of paid submits (src/ratelimit); without it, a 429 slows only its own attempt. */
+  pacing?: SubmitPacing;
   /** Set (WEBHOOK_PUBLIC_URL): media submits ask for a callback (src/webhooks). */
   callbacks?: CallbackUrls;
 }
@@ -39,8 +43,9 @@ interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return withPlatformFailures({
     ...createInstanceActivities(deps.platform),
+    ...createInstanceLifecycleActivities(deps.platform),
     ...createDecisionActivities(deps.platform),
-    ...createMediaSubmitActivities(deps.platform, deps.callbacks),
+    ...createMediaSubmitActivities(deps.platform, deps.pacing, deps.callbacks),
     ...createMediaPollActivities(deps.platform),
     ...createMediaWaitActivities(deps.platform),
     ...createOutputActivities(deps.artifacts, deps.fetchPolicy),
@@ -59,6 +64,7 @@ export function createActivities(deps: ActivityDeps) {
 
 export type Activities = ReturnType<typeof createActivities>;
 export type { InstanceSnapshot, WaitForInstanceStatusResult } from './instances';
+export type { CreateInstanceResult, InstanceSummary, ListInstancesResult } from './instance-lifecycle';
 export type { EvaluateQuestionInput } from './decision';
 export type {
   CallbackFallback,

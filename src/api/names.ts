@@ -20,6 +20,13 @@ import type { ReserveBudgetBatch, ReserveBudgetBatchResult } from './schemas/res
 /** The default task queue; TEMPORAL_TASK_QUEUE overrides it (see src/config/temporal.ts). */
 export const DEFAULT_TASK_QUEUE = 'platform-ops';
 
+/**
+ * The task queue of one operation's paid submits, beside the workflow's own queue `taskQueue`: every
+ * worker polls it, and the server paces it for all of them at the platform quota's rate
+ * (docs/rate-limits.md).
+ */
+export const quotaTaskQueue = (taskQueue: string, operation: string): string => `${taskQueue}.quota.${operation}`;
+
 /** Workflow type names: the exported function names of src/workflows. */
 export const WorkflowType = {
   renewInstance: 'renewInstance',
@@ -31,6 +38,11 @@ export const WorkflowType = {
   budgetGatedJob: 'budgetGatedJob',
   /** One per member, started by budgetGatedJob (update-with-start); not started by hand. */
   budgetLedger: 'budgetLedger',
+  autoRenew: 'autoRenew',
+  createInstance: 'createInstance',
+  startInstance: 'startInstance',
+  stopInstance: 'stopInstance',
+  deleteInstance: 'deleteInstance',
 } as const;
 export type WorkflowTypeName = (typeof WorkflowType)[keyof typeof WorkflowType];
 export const WORKFLOW_TYPES = Object.values(WorkflowType);
@@ -39,6 +51,13 @@ export const STARTABLE_WORKFLOW_TYPES = WORKFLOW_TYPES.filter((t) => t !== Workf
 
 /** The workflow id of a member's budget ledger: one per member and namespace. */
 export const budgetLedgerWorkflowId = (memberId: string): string => `budgetLedger:${memberId}`;
+
+/**
+ * The id of autoRenew's renewal of one instance for one expiry: any run that finds the same instance
+ * with the same expiry derives the same id, so two overlapping runs cannot both start it.
+ */
+export const autoRenewalWorkflowId = (memberId: string, instanceId: string, endTime: string | number): string =>
+  `autoRenew:${memberId}:${instanceId}:${String(endTime)}`;
 
 /** Custom search attributes. Registered by the local dev server; on another cluster, see the README. */
 export const SearchAttributes = {

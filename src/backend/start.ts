@@ -57,8 +57,9 @@ export async function startWorkflow<W extends Workflow>(
   const key = opts.idempotencyKey;
   const workflowId =
     key !== undefined ? idempotentWorkflowId(type, key) : (opts.workflowId ?? `${type}-${crypto.randomUUID()}`);
-  const fingerprint = inputFingerprint(parsed);
-  // Set only by the call that starts the run: a later call finds another nonce and knows it attached.
+  // Only an idempotent start needs the input's fingerprint, and the nonce that tells a repeat from the
+  // call that started the run.
+  const fingerprint = key !== undefined ? inputFingerprint(parsed) : '';
   const nonce = crypto.randomUUID();
   try {
     const handle = (await client.workflow.start(type, {

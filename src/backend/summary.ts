@@ -11,11 +11,11 @@ const MAX_SUMMARY = 200;
 const member = (id: string | undefined) => (id ? `member ${id}` : undefined);
 
 const SUMMARIES: { [T in WorkflowTypeName]: (input: Parsed<T>) => Array<string | undefined> } = {
-  [WorkflowType.mediaGeneration]: (i) => [
-    'model' in i ? String(i.model) : i.operation,
-    'duration' in i.request || 'multi_prompt' in i.request ? `${requestedVideoSeconds(i.request)} s` : undefined,
-    member(i.memberId),
-  ],
+  // A generic model's body is the model's own: only the two video operations have seconds to show.
+  [WorkflowType.mediaGeneration]: (i) =>
+    i.operation === 'async'
+      ? [i.model, member(i.memberId)]
+      : [i.operation, `${requestedVideoSeconds(i.request)} s`, member(i.memberId)],
   [WorkflowType.batchJob]: (i) => [
     `batch to ${i.endpoint}`,
     i.requests ? `${i.requests.length} requests` : undefined,
@@ -31,6 +31,18 @@ const SUMMARIES: { [T in WorkflowTypeName]: (input: Parsed<T>) => Array<string |
   ],
   [WorkflowType.budgetGatedJob]: (i) => [`budget-gated ${i.job.workflowType}`, member(i.memberId)],
   [WorkflowType.budgetLedger]: (i) => [`budget ledger of member ${i.memberId}`],
+  [WorkflowType.autoRenew]: (i) => [
+    `auto-renew ${member(i.memberId)}`,
+    `what expires within ${Math.round(i.beforeSeconds / 3600)} h`,
+  ],
+  [WorkflowType.createInstance]: (i) => [
+    `create ${i.request.name}`,
+    `${i.request.gpuNum} × ${i.request.productId}`,
+    i.request.months ? `${i.request.months} month${i.request.months === 1 ? '' : 's'}` : i.request.billingMode,
+  ],
+  [WorkflowType.startInstance]: (i) => [`start ${i.instanceId}`],
+  [WorkflowType.stopInstance]: (i) => [`stop ${i.instanceId}`],
+  [WorkflowType.deleteInstance]: (i) => [`delete ${i.instanceId}`],
 };
 
 export function workflowSummary(type: WorkflowTypeName, parsedInput: unknown): string {

@@ -11,6 +11,11 @@ import {
   type MediaGenerationInput,
   type RenewInstanceInput,
   type RestartInstanceInput,
+  type AutoRenewInput,
+  type CreateInstanceInput,
+  type StartInstanceInput,
+  type StopInstanceInput,
+  type DeleteInstanceInput,
 } from '../api';
 import type * as workflows from '../workflows';
 import { idempotentWorkflowId } from './idempotency';
@@ -41,6 +46,18 @@ export const startBillingReport = starter<BillingReportInput, typeof workflows.b
 );
 export const startBudgetGatedJob = starter<BudgetGatedJobInput, typeof workflows.budgetGatedJob>(
   WorkflowType.budgetGatedJob,
+);
+
+export const startAutoRenew = starter<AutoRenewInput, typeof workflows.autoRenew>(WorkflowType.autoRenew);
+export const startCreateInstance = starter<CreateInstanceInput, typeof workflows.createInstance>(
+  WorkflowType.createInstance,
+);
+export const startStartInstance = starter<StartInstanceInput, typeof workflows.startInstance>(
+  WorkflowType.startInstance,
+);
+export const startStopInstance = starter<StopInstanceInput, typeof workflows.stopInstance>(WorkflowType.stopInstance);
+export const startDeleteInstance = starter<DeleteInstanceInput, typeof workflows.deleteInstance>(
+  WorkflowType.deleteInstance,
 );
 
 /** The run an idempotency key names, typed, without starting anything (to wait on or query later). */

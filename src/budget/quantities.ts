@@ -14,6 +14,8 @@ export type JobQuantities =
       /** Images the NSFW check bills: one per video (its key frame) when detection is on. */
       nsfwImages: number;
     }
+  /** The "async" form: one task of a registry model, priced per task from the registry. */
+  | { workflowType: 'mediaGeneration'; operation: 'async'; model: string }
   | { workflowType: 'evaluateDecision'; questions: number; images: number }
   /** `requests` is unknown when the batch comes as a file. */
   | { workflowType: 'batchJob'; requests?: number }
@@ -28,6 +30,9 @@ export function imagesIn(state: DecisionState): number {
 export function jobQuantities(job: ParsedBudgetJob): JobQuantities {
   switch (job.workflowType) {
     case 'mediaGeneration': {
+      if (job.input.operation === 'async') {
+        return { workflowType: job.workflowType, operation: 'async', model: job.input.model };
+      }
       const { operation, request } = job.input;
       return {
         workflowType: job.workflowType,

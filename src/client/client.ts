@@ -7,6 +7,7 @@ import { loadPlatformConfig, type PlatformConfig } from './config';
 import { ENDPOINTS, TEXT, type Answer, type Endpoint, type Operation } from './endpoints';
 import { PlatformError } from './errors';
 import { byLastId, byNextCursor, walkPages } from './pagination';
+import type { AsyncSubmitRequest } from '../platform/models';
 import type * as S from '../platform/schemas';
 import { Transport, type CallOptions, type RequestSpec, type TransportOptions } from './transport';
 import { parseOrThrow, type ValidationIssue } from '../platform/validation';
@@ -86,6 +87,34 @@ export class PlatformClient {
     return this.request('getInstance', req, opts);
   }
 
+  createInstance(req: S.CreateInstanceRequest, opts?: CallOptions): Promise<S.CreateInstanceResponse> {
+    return this.request('createInstance', req, opts);
+  }
+
+  listInstances(req: S.ListInstancesRequest = {}, opts?: CallOptions): Promise<S.ListInstancesResponse> {
+    return this.request('listInstances', req, opts);
+  }
+
+  /** Every instance matching the filters, across all pages. */
+  iterateInstances(
+    req: Omit<S.ListInstancesRequest, 'cursor'> = {},
+    opts?: CallOptions,
+  ): AsyncGenerator<S.ListedInstance> {
+    return walkPages((cursor) => this.listInstances({ ...req, cursor }, opts), byNextCursor);
+  }
+
+  startInstance(req: S.InstanceActionRequest, opts?: CallOptions): Promise<S.EmptyResponse> {
+    return this.request('startInstance', req, opts);
+  }
+
+  stopInstance(req: S.InstanceActionRequest, opts?: CallOptions): Promise<S.EmptyResponse> {
+    return this.request('stopInstance', req, opts);
+  }
+
+  deleteInstance(req: S.InstanceActionRequest, opts?: CallOptions): Promise<S.EmptyResponse> {
+    return this.request('deleteInstance', req, opts);
+  }
+
   // ── Async media generation ──────────────────────────────────────────────
   submitImageToVideo(req: S.ImageToVideoRequest, opts?: CallOptions): Promise<S.SubmitTaskResponse> {
     return this.request('submitImageToVideo', req, opts);
@@ -93,6 +122,11 @@ export class PlatformClient {
 
   submitTextToVideo(req: S.TextToVideoRequest, opts?: CallOptions): Promise<S.SubmitTaskResponse> {
     return this.request('submitTextToVideo', req, opts);
+  }
+
+  /** Any v3 async model: POST /v3/async/<path> (src/platform/models.ts). */
+  submitAsyncTask(req: AsyncSubmitRequest, opts?: CallOptions): Promise<S.SubmitTaskResponse> {
+    return this.request('submitAsyncTask', req, opts);
   }
 
   getTaskResult(taskId: string, opts?: CallOptions): Promise<S.TaskResult> {
@@ -151,5 +185,14 @@ export class PlatformClient {
 
   listQuotas(req: S.QuotaListRequest = {}, opts?: CallOptions): Promise<S.QuotaListResponse> {
     return this.request('listQuotas', req, opts);
+  }
+
+  /** The spec's first call: a cheap authenticated read that says whether the key works. */
+  listModels(opts?: CallOptions): Promise<S.ListModelsResponse> {
+    return this.request('listModels', {}, opts);
+  }
+
+  getBalance(opts?: CallOptions): Promise<S.BalanceDetail> {
+    return this.request('getBalance', {}, opts);
   }
 }

@@ -4,6 +4,7 @@
 import type { z } from 'zod';
 import type { PlatformConfig } from './config';
 import type { RequestSpec } from './transport';
+import { AsyncSubmitRequest } from '../platform/models';
 import { asyncSubmitPath, type PlatformPaths } from '../platform/paths';
 import * as S from '../platform/schemas';
 import type { ValidationIssue } from '../platform/validation';
@@ -81,6 +82,13 @@ export const ENDPOINTS = {
   ),
   restartInstance: post(S.RestartInstanceRequest, body('restartInstance'), S.RestartInstanceResponse),
   getInstance: get(S.GetInstanceRequest, query('getInstance'), S.Instance),
+  // Create pays for a subscription's months; a retry finds an earlier attempt's instance by name
+  // (src/activities/instance-lifecycle.ts), so it is not a call that leaves nothing to look up.
+  createInstance: post(S.CreateInstanceRequest, body('createInstance'), S.CreateInstanceResponse),
+  listInstances: get(S.ListInstancesRequest, query('listInstances'), S.ListInstancesResponse),
+  startInstance: post(S.InstanceActionRequest, body('startInstance'), S.EmptyResponse),
+  stopInstance: post(S.InstanceActionRequest, body('stopInstance'), S.EmptyResponse),
+  deleteInstance: post(S.InstanceActionRequest, body('deleteInstance'), S.EmptyResponse),
 
   // ── Async media generation ──────────────────────────────────────────────
   submitImageToVideo: post(
@@ -92,6 +100,13 @@ export const ENDPOINTS = {
   submitTextToVideo: post(
     S.TextToVideoRequest,
     (json, { paths }) => ({ path: asyncSubmitPath(paths.textToVideoModel), json }),
+    S.SubmitTaskResponse,
+    PAID,
+  ),
+  /** Any model of the registry (or passed through): the segment is checked as one path segment. */
+  submitAsyncTask: post(
+    AsyncSubmitRequest,
+    ({ path, body: json }) => ({ path: asyncSubmitPath(path), json }),
     S.SubmitTaskResponse,
     PAID,
   ),
@@ -144,6 +159,8 @@ export const ENDPOINTS = {
     JSON_GET,
   ),
   listQuotas: get(S.QuotaListRequest, query('quotaList'), S.QuotaListResponse, JSON_GET),
+  listModels: get(S.EmptyRequest, query('listModels'), S.ListModelsResponse),
+  getBalance: get(S.EmptyRequest, query('balanceDetail'), S.BalanceDetail, JSON_GET),
 };
 
 export type Operation = keyof typeof ENDPOINTS;

@@ -1,7 +1,10 @@
-// Account services: the member budget check, the API key bill list and the quota list.
+// Account services: the member budget check, the API key bill list, the quota list, the balance, and
+// the model list (the spec's "first call", which the worker makes at start to check its key).
 import type { FastifyInstance } from 'fastify';
 import type { PlatformPaths } from '../platform/paths';
 import { BillListRequest, CheckMemberBudgetRequest, QuotaListRequest } from '../platform/schemas/account';
+import { MODEL_REGISTRY } from '../platform/models';
+import { DECISION_MODEL } from '../platform/schemas/decision';
 import { parseOr400, sendPlatformError } from './http';
 import type { Ledger } from './ledger';
 import type { RateLimiter } from './rate-limit';
@@ -13,6 +16,9 @@ interface AccountDeps {
 }
 
 const NUMBER = /^-?\d+(\.\d+)?$/;
+
+/** A member without a limit shows this much (1,000,000 USD): the balance has no "unlimited". */
+const UNLIMITED_BALANCE = 10_000_000_000;
 
 export function registerAccountRoutes(app: FastifyInstance, deps: AccountDeps): void {
   const { ledger, limiter, paths } = deps;
@@ -38,6 +44,24 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountDeps): 
     const q = parseOr400(reply, BillListRequest, query);
     if (!q) return reply;
     return reply.send({ bills: ledger.bills(request.caller.userId, q) });
+  });
+
+  app.get(paths.listModels, (_request, reply) =>
+    reply.send({
+      object: 'list',
+      data: [...new Set([...MODEL_REGISTRY.list().map((m) => m.path), DECISION_MODEL])].map((id) => ({
+        id,
+        object: 'model',
+        owned_by: 'platform-emulator',
+      })),
+    }),
+  );
+
+  // The caller's member's remaining budget, as the live platform's strings.
+  app.get(paths.balanceDetail, (request, reply) => {
+    const member = ledger.member(request.caller.memberId);
+    const available = String(member?.remaining ?? UNLIMITED_BALANCE);
+    return reply.send({ availableBalance: available, cashBalance: available, creditLimit: '0' });
   });
 
   app.get(paths.quotaList, (request, reply) => {

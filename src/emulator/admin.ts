@@ -9,6 +9,7 @@ import { FaultConfigSchema } from './faults';
 import { DecisionSettingsSchema, InstanceSettingsSchema } from './fixtures';
 import { parseOr400, sendInvalid, sendPlatformError } from './http';
 import { ADMIN_PREFIX } from './routes';
+import { registerScenarioAdminRoutes } from './scenario/admin-routes';
 import type { EmulatorState } from './state';
 import { TaskSettingsUpdateSchema, mergeTaskSettings } from './tasks/settings';
 
@@ -51,6 +52,7 @@ export function registerAdminRoutes(app: FastifyInstance, state: EmulatorState):
         });
       }
       routes(scope, state);
+      registerScenarioAdminRoutes(scope, state);
       done();
     },
     { prefix: ADMIN_PREFIX },

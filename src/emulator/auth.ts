@@ -1,6 +1,6 @@
-// Bearer-key authentication of platform routes. A key resolves to a Caller (key id, name, masked form,
-// user, paying member) set on `request.caller`. Keys are held only in this map: never logged, never
-// echoed (answers name the masked form at most).
+// API-key authentication of platform routes (`Authorization: Bearer <key>`, or the bare key). A key
+// resolves to a Caller (key id, name, masked form, user, paying member) set on `request.caller`.
+// Keys are held only in this map: never logged, never echoed (answers name the masked form at most).
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { maskKey } from './config';
 import type { ApiKeyFixture } from './fixtures';
@@ -12,7 +12,9 @@ interface KeyEntry {
   disabled: boolean;
 }
 
-const BEARER = /^bearer\s+(\S+)\s*$/i;
+// The scheme is optional: the live platform also takes the bare key, which is what the vendor's own
+// SDK (novita-sdk) sends.
+const API_KEY_HEADER = /^(?:bearer\s+)?(\S+)\s*$/i;
 
 export class KeyRing {
   private readonly byKey = new Map<string, KeyEntry>();
@@ -51,7 +53,7 @@ export class KeyRing {
       void sendPlatformError(reply, 401, 'UNAUTHENTICATED', 'missing API key: send "Authorization: Bearer <API_KEY>"');
       return;
     }
-    const match = BEARER.exec(header);
+    const match = API_KEY_HEADER.exec(header);
     const entry = match ? this.byKey.get(match[1]) : undefined;
     if (!entry) {
       // The key itself is never repeated back, not even masked: it may be someone's real key sent to the wrong host.

@@ -1,10 +1,11 @@
 // The emulator's configuration: options for startEmulator() and their reading from the environment,
 // checked with zod. API keys are only ever shown masked (maskKey) outside this process's memory.
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { describeZodError, formatIssues } from '../platform/validation';
+import { formatIssues, parseOrThrow, type ValidationIssue } from '../platform/validation';
 import { FaultConfigSchema, type FaultConfig } from './faults';
 import { FixturesInputSchema, type FixturesInput } from './fixtures';
+import { readJsonFile } from './json-file';
+import { ScenarioSchema, type ScenarioInput } from './scenario/schema';
 
 /** The one key a default emulator accepts (documented in docs/emulator.md). Not a secret. */
 export const DEV_API_KEY = 'emu-dev-key-0000000000000000';
@@ -30,6 +31,10 @@ export interface EmulatorOptions {
   adminToken?: string;
   /** Fastify's request logger; off by default so tests stay quiet. */
   logger: boolean;
+  /** A scenario started with the emulator (same shape as POST /_emulator/scenario); t = 0 is the start. */
+  scenario?: ScenarioInput;
+  /** A file every request and answer is appended to, one JSON line each (the Authorization header redacted). */
+  recordFile?: string;
 }
 
 export const DEFAULT_OPTIONS: EmulatorOptions = {
@@ -83,41 +88,76 @@ const EnvSchema = z.object({
     .optional(),
   EMULATOR_ADMIN_TOKEN: z.string().min(8).optional(),
   EMULATOR_LOG: z.enum(['0', '1', 'true', 'false']).optional(),
+  EMULATOR_SCENARIO: z.string().min(1).optional(),
+  EMULATOR_RECORD: z.string().min(1).optional(),
 });
+type EnvName = keyof typeof EnvSchema.shape;
 
-/** Reads EMULATOR_* variables. Throws an EmulatorConfigError naming each bad variable and rule. */
-export function loadEmulatorConfig(env: NodeJS.ProcessEnv = process.env): EmulatorOptions {
+/** CLI flags (`platform-ops emulator --port 0`): each stands for one variable and wins over it. */
+export const EMULATOR_FLAGS = {
+  port: 'EMULATOR_PORT',
+  host: 'EMULATOR_HOST',
+  clockSpeed: 'EMULATOR_CLOCK_SPEED',
+  fixtures: 'EMULATOR_FIXTURES',
+  scenario: 'EMULATOR_SCENARIO',
+  record: 'EMULATOR_RECORD',
+} as const satisfies Record<string, EnvName>;
+export type EmulatorFlags = Partial<Record<keyof typeof EMULATOR_FLAGS, string>>;
+
+const flagName = (flag: string) => `--${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+
+/**
+ * Reads EMULATOR_* variables, and the CLI's flags over them. Throws an EmulatorConfigError naming each
+ * bad variable (or flag) and rule.
+ */
+export function loadEmulatorConfig(env: NodeJS.ProcessEnv = process.env, flags: EmulatorFlags = {}): EmulatorOptions {
   // Empty variables count as unset, as shells and .env files often leave them.
-  const present = Object.fromEntries(Object.entries(env).filter(([k, v]) => k.startsWith('EMULATOR_') && v !== ''));
-  const parsed = EnvSchema.safeParse(present);
+  const present: Record<string, string> = Object.fromEntries(
+    Object.entries(env).filter(
+      (e): e is [string, string] => e[0].startsWith('EMULATOR_') && e[1] !== undefined && e[1] !== '',
+    ),
+  );
+  // An error names what the user typed: the flag when a flag gave the value.
+  const label = new Map<string, string>();
+  for (const [flag, name] of Object.entries(EMULATOR_FLAGS)) {
+    const value = flags[flag as keyof EmulatorFlags];
+    if (value === undefined) continue;
+    present[name] = value;
+    label.set(name, flagName(flag));
+  }
+  const relabel = (issues: ValidationIssue[]) =>
+    issues.map((i) => {
+      const [head, ...rest] = i.field.split(/(?=[.[])/);
+      return { ...i, field: [label.get(head) ?? head, ...rest].join('') };
+    });
   // zod issues never carry the input value, so a key cannot leak through this message.
-  if (!parsed.success)
-    throw new EmulatorConfigError(`Emulator configuration: ${formatIssues(describeZodError(parsed.error))}`);
-  const e = parsed.data;
+  const e = parseOrThrow(
+    EnvSchema,
+    present,
+    (issues) => new EmulatorConfigError(`Emulator configuration: ${formatIssues(relabel(issues))}`),
+  );
+  const source = (name: EnvName) => label.get(name) ?? name;
   return {
     port: e.EMULATOR_PORT,
     host: e.EMULATOR_HOST,
     apiKeys: e.EMULATOR_API_KEYS,
     clockSpeed: e.EMULATOR_CLOCK_SPEED,
     faults: e.EMULATOR_FAULTS ?? { routes: {} },
-    fixtures: e.EMULATOR_FIXTURES ? readFixturesFile(e.EMULATOR_FIXTURES) : undefined,
+    fixtures: e.EMULATOR_FIXTURES
+      ? readCheckedFile(source('EMULATOR_FIXTURES'), e.EMULATOR_FIXTURES, FixturesInputSchema)
+      : undefined,
     publicUrl: e.EMULATOR_PUBLIC_URL?.replace(/\/+$/, ''),
     adminToken: e.EMULATOR_ADMIN_TOKEN,
     logger: e.EMULATOR_LOG === '1' || e.EMULATOR_LOG === 'true',
+    scenario: e.EMULATOR_SCENARIO
+      ? readCheckedFile(source('EMULATOR_SCENARIO'), e.EMULATOR_SCENARIO, ScenarioSchema)
+      : undefined,
+    recordFile: e.EMULATOR_RECORD,
   };
 }
 
-/** Reads and checks a fixtures JSON file (EMULATOR_FIXTURES). */
-function readFixturesFile(path: string): FixturesInput {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (err) {
-    throw new EmulatorConfigError(`EMULATOR_FIXTURES: cannot read ${path} as JSON (${(err as Error).message})`);
-  }
-  const parsed = FixturesInputSchema.safeParse(raw);
-  if (!parsed.success) {
-    throw new EmulatorConfigError(`EMULATOR_FIXTURES ${path}: ${formatIssues(describeZodError(parsed.error))}`);
-  }
-  return parsed.data;
+/** Reads and checks a JSON file a variable or flag names (fixtures, a scenario). */
+function readCheckedFile<S extends z.ZodType>(source: string, path: string, schema: S): z.output<S> {
+  const raw = readJsonFile(path, (why) => new EmulatorConfigError(`${source}: ${why}`));
+  return parseOrThrow(schema, raw, (issues) => new EmulatorConfigError(`${source} ${path}: ${formatIssues(issues)}`));
 }

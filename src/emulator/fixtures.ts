@@ -53,6 +53,8 @@ export const InstanceFixture = z
     endTime: z.number().int().min(-1).optional(),
     expiresInDays: z.number().optional(),
     statusError: z.strictObject({ state: z.string(), message: z.string() }).nullable().default(null),
+    /** The team member who owns it (the list's `memberId` filter); the demo member when absent. */
+    memberId: Id.optional(),
   })
   .superRefine((inst, ctx) => {
     if (inst.billingMode === 'subscription' && inst.endTime === undefined && inst.expiresInDays === undefined) {
@@ -92,6 +94,8 @@ export const InstanceSettingsSchema = z.strictObject({
   toRestartMs: z.number().int().min(0).max(86_400_000),
   /** Emulated ms in `restarting` before `running`. */
   restartingMs: z.number().int().min(0).max(86_400_000),
+  /** Emulated ms each step of create, start, stop and delete takes (toCreate → creating → pulling …). */
+  lifecycleStepMs: z.number().int().min(0).max(86_400_000).default(2_000),
 });
 export type InstanceSettings = z.infer<typeof InstanceSettingsSchema>;
 
@@ -336,7 +340,7 @@ export function defaultFixtures(apiKeys: readonly string[]): Fixtures {
       decisionEvaluation: [{ quotaObject: DECISION_MODEL, quotaType: 'RPM' }],
     },
     tasks: DEFAULT_TASK_SETTINGS,
-    instanceSettings: { toRestartMs: 1_000, restartingMs: 5_000 },
+    instanceSettings: { toRestartMs: 1_000, restartingMs: 5_000, lifecycleStepMs: 2_000 },
     decision: { baseLatencyMs: 60, msPerThinkToken: 2 },
     historicalCharges: defaultHistory(),
   };

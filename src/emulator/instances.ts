@@ -1,37 +1,69 @@
-// GPU instances: known instances with a status; renew extends a subscription's expiry, restart passes
-// through toRestart and restarting to running. A restart's phases are derived from its start time on
-// the emulated clock, like tasks.
+// GPU instances: known instances with a status; renew extends a subscription's expiry; restart, create,
+// start, stop and delete pass through the platform's intermediate statuses (platform-notes) to their
+// end status. A transition's phases are derived from its start time on the emulated clock, like tasks.
 import type { FastifyInstance } from 'fastify';
 import type { PlatformPaths } from '../platform/paths';
 import { GetInstanceRequest, InstanceId, RenewInstanceBody, RestartInstanceRequest } from '../platform/schemas/gpu';
+import {
+  CreateInstanceRequest,
+  InstanceActionRequest,
+  ListInstancesRequest,
+  type CreateInstanceRequest as CreateRequest,
+} from '../platform/schemas/instance-lifecycle';
 import type { EmulatorClock } from './clock';
-import type { InstanceFixture, InstanceSettings } from './fixtures';
+import { DEMO_MEMBER_ID, type InstanceFixture, type InstanceSettings } from './fixtures';
+import { hash32 } from './hash';
 import { parseOr400, sendInvalid, sendPlatformError } from './http';
 
 const DAY_MS = 86_400_000;
 /** A renewal month, as the spec's billing treats it. */
 const RENEW_MONTH_MS = 30 * DAY_MS;
+const DEFAULT_PAGE = 20;
+
+interface Transition {
+  startedAt: number;
+  /** Statuses passed through, each for its ms, before `final`. */
+  phases: { status: string; ms: number }[];
+  final: string;
+}
 
 interface InstanceState {
   fixture: InstanceFixture;
-  /** Status when no restart is under way. */
+  memberId: string;
+  /** Status when no transition is under way. */
   status: string;
   /** Expiry in emulated Unix ms; undefined for pay-as-you-go. */
   endAtMs?: number;
-  restart?: { startedAt: number; toRestartMs: number; restartingMs: number };
+  transition?: Transition;
 }
 
-/** Statuses a restart is accepted from (a restart of a restarting instance is a no-op). */
-const RESTARTABLE = new Set(['running']);
+type Refusal = { error?: { reason: string; message: string } };
+
+/** What each action accepts, the statuses it passes through and where it ends (platform-notes names). */
+const ACTIONS = {
+  restart: { from: ['running'], phases: ['toRestart', 'restarting'], final: 'running' },
+  start: { from: ['exited'], phases: ['toStart', 'starting'], final: 'running' },
+  stop: { from: ['running'], phases: ['toStop', 'stopping'], final: 'exited' },
+  delete: {
+    from: ['running', 'exited', 'toCreate', 'creating', 'pulling'],
+    phases: ['toRemove', 'removing'],
+    final: 'removed',
+  },
+} as const;
+type Action = keyof typeof ACTIONS;
+
+const GONE = new Set(['removed', 'removing', 'toRemove']);
 
 export class InstanceStore {
   private readonly byId = new Map<string, InstanceState>();
-  settings: InstanceSettings = { toRestartMs: 1_000, restartingMs: 5_000 };
+  settings: InstanceSettings = { toRestartMs: 1_000, restartingMs: 5_000, lifecycleStepMs: 2_000 };
+  private created = 0;
 
   constructor(private readonly clock: EmulatorClock) {}
 
   load(instances: readonly InstanceFixture[], settings: InstanceSettings): void {
     this.byId.clear();
+    this.created = 0;
     this.settings = { ...settings };
     const now = this.clock.now();
     for (const f of instances) {
@@ -39,20 +71,22 @@ export class InstanceStore {
       if (f.billingMode === 'subscription') {
         endAtMs = f.endTime !== undefined ? f.endTime * 1000 : now + (f.expiresInDays ?? 0) * DAY_MS;
       }
-      this.byId.set(f.id, { fixture: f, status: f.status, endAtMs });
+      this.byId.set(f.id, { fixture: f, memberId: f.memberId ?? DEMO_MEMBER_ID, status: f.status, endAtMs });
     }
   }
 
   private statusOf(inst: InstanceState, now: number): string {
-    const r = inst.restart;
-    if (!r) return inst.status;
-    const t = now - r.startedAt;
-    if (t < r.toRestartMs) return 'toRestart';
-    if (t < r.toRestartMs + r.restartingMs) return 'restarting';
-    // Done: fold the restart into the base status, so later reads skip the arithmetic.
-    inst.restart = undefined;
-    inst.status = 'running';
-    return 'running';
+    const t = inst.transition;
+    if (!t) return inst.status;
+    let at = t.startedAt;
+    for (const phase of t.phases) {
+      at += phase.ms;
+      if (now < at) return phase.status;
+    }
+    // Done: fold the transition into the base status, so later reads skip the arithmetic.
+    inst.transition = undefined;
+    inst.status = t.final;
+    return t.final;
   }
 
   /** The record the get-instance route answers (fields from the platform notes). */
@@ -71,11 +105,12 @@ export class InstanceStore {
       // Unix seconds; -1 for pay-as-you-go (platform notes).
       endTime: inst.endAtMs === undefined ? -1 : Math.floor(inst.endAtMs / 1000),
       statusError: f.statusError,
+      memberId: inst.memberId,
     };
   }
 
   /** Renews by whole 30-day months from the later of the expiry and now; an error text if refused. */
-  renew(id: string, months: number): { error?: { reason: string; message: string } } {
+  renew(id: string, months: number): Refusal {
     const inst = this.byId.get(id);
     if (!inst) return { error: notFound(id) };
     if (inst.endAtMs === undefined) {
@@ -87,7 +122,7 @@ export class InstanceStore {
       };
     }
     const status = this.statusOf(inst, this.clock.now());
-    if (status === 'removed' || status === 'removing' || status === 'toRemove') {
+    if (GONE.has(status)) {
       return {
         error: { reason: 'INSTANCE_STATE_INVALID', message: `instance ${id} is ${status}: it cannot be renewed` },
       };
@@ -97,23 +132,86 @@ export class InstanceStore {
     return {};
   }
 
-  restart(id: string): { error?: { reason: string; message: string } } {
+  restart(id: string): Refusal {
+    return this.act(id, 'restart');
+  }
+
+  /**
+   * Starts, stops, deletes or restarts. A repeat of the same action while it is under way (the first
+   * answer got lost) neither fails nor starts the sequence again; nor does one whose end is reached.
+   */
+  act(id: string, action: Action): Refusal {
     const inst = this.byId.get(id);
     if (!inst) return { error: notFound(id) };
+    const spec = ACTIONS[action];
     const now = this.clock.now();
     const status = this.statusOf(inst, now);
-    // A retried restart (the first answer got lost) must not fail nor start the sequence again.
-    if (status === 'toRestart' || status === 'restarting') return {};
-    if (!RESTARTABLE.has(status)) {
+    const phases: readonly string[] = spec.phases;
+    if (phases.includes(status)) return {};
+    if (status === spec.final && action !== 'restart') return {};
+    if (!(spec.from as readonly string[]).includes(status)) {
       return {
         error: {
           reason: 'INSTANCE_STATE_INVALID',
-          message: `instance ${id} is ${status}: only a running instance can be restarted`,
+          message: `instance ${id} is ${status}: ${action} needs it ${spec.from.join(' or ')}`,
         },
       };
     }
-    inst.restart = { startedAt: now, ...this.settings };
+    const ms = (i: number) =>
+      action === 'restart' ? [this.settings.toRestartMs, this.settings.restartingMs][i] : this.settings.lifecycleStepMs;
+    inst.transition = {
+      startedAt: now,
+      phases: spec.phases.map((p, i) => ({ status: p, ms: ms(i) })),
+      final: spec.final,
+    };
     return {};
+  }
+
+  /** A new instance, owned by the calling key's member; it goes toCreate → creating → pulling → running. */
+  create(req: CreateRequest, memberId: string): { instanceId: string } {
+    const now = this.clock.now();
+    const id = `inst-${(hash32(`${req.name}\u0000${now}\u0000${++this.created}`) >>> 0).toString(16)}-${this.created}`;
+    const fixture: InstanceFixture = {
+      id,
+      name: req.name,
+      status: 'toCreate',
+      productId: req.productId,
+      productName: req.productId,
+      gpuNum: req.gpuNum,
+      billingMode: req.billingMode,
+      statusError: null,
+      memberId,
+    };
+    const step = this.settings.lifecycleStepMs;
+    this.byId.set(id, {
+      fixture,
+      memberId,
+      status: 'toCreate',
+      endAtMs: req.billingMode === 'subscription' ? now + (req.months ?? 1) * RENEW_MONTH_MS : undefined,
+      transition: {
+        startedAt: now,
+        phases: ['toCreate', 'creating', 'pulling'].map((status) => ({ status, ms: step })),
+        final: 'running',
+      },
+    });
+    return { instanceId: id };
+  }
+
+  /** One page of records in id order, optionally one member's; the cursor is the last id of the page. */
+  page(opts: { memberId?: string; limit?: number; cursor?: string }): {
+    data: Record<string, unknown>[];
+    next_cursor: string;
+    has_more: boolean;
+  } {
+    const ids = [...this.byId.values()]
+      .filter((i) => opts.memberId === undefined || i.memberId === opts.memberId)
+      .map((i) => i.fixture.id)
+      .sort()
+      .filter((id) => !opts.cursor || id > opts.cursor);
+    const limit = opts.limit ?? DEFAULT_PAGE;
+    const data = ids.slice(0, limit).map((id) => this.record(id)!);
+    const hasMore = ids.length > limit;
+    return { data, has_more: hasMore, next_cursor: hasMore ? String(data[data.length - 1].id) : '' };
   }
 
   list(): Record<string, unknown>[] {
@@ -122,6 +220,10 @@ export class InstanceStore {
 }
 
 const notFound = (id: string) => ({ reason: 'RESOURCE_NOT_FOUND', message: `instance ${id} not found` });
+
+/** Query strings are strings: the list's `limit` as the number its schema wants. */
+const numericLimit = (query: Record<string, unknown>) =>
+  typeof query.limit === 'string' && /^\d+$/.test(query.limit) ? { ...query, limit: Number(query.limit) } : query;
 
 export function registerInstanceRoutes(
   app: FastifyInstance,
@@ -157,6 +259,31 @@ export function registerInstanceRoutes(
     const record = instances.record(query.instanceId);
     return record ? reply.send(record) : refuse(reply, notFound(query.instanceId));
   });
+
+  app.post(paths.createInstance, (request, reply) => {
+    const body = parseOr400(reply, CreateInstanceRequest, request.body);
+    if (!body) return reply;
+    return reply.send(instances.create(body, request.caller.memberId));
+  });
+
+  app.get(paths.listInstances, (request, reply) => {
+    const query = parseOr400(reply, ListInstancesRequest, numericLimit(request.query as Record<string, unknown>));
+    if (!query) return reply;
+    return reply.send(instances.page(query));
+  });
+
+  for (const [action, path] of [
+    ['start', paths.startInstance],
+    ['stop', paths.stopInstance],
+    ['delete', paths.deleteInstance],
+  ] as const) {
+    app.post(path, (request, reply) => {
+      const body = parseOr400(reply, InstanceActionRequest, request.body);
+      if (!body) return reply;
+      const { error } = instances.act(body.instanceId, action);
+      return error ? refuse(reply, error) : reply.send({});
+    });
+  }
 }
 
 function idRule(id: string): string {

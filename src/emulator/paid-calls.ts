@@ -20,6 +20,9 @@ function paidSubject(routeKey: string, request: FastifyRequest): string {
     case 'renewInstance':
       subject = params?.instance_id;
       break;
+    case 'createInstance':
+      subject = body?.name;
+      break;
     case 'submitImageToVideo':
     case 'submitTextToVideo':
       subject = body?.prompt ?? body?.multi_prompt;

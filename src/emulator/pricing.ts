@@ -45,6 +45,14 @@ export function videoCharge(operation: VideoOperation, seconds: number, sound: b
   };
 }
 
+/** A registry model's task without a price of its own, in 1/10000 USD. */
+const DEFAULT_MODEL_TASK_PRICE = 100;
+
+/** A registry model's task: its registry price (or the default) per task. billNum0 counts tasks. */
+export function modelTaskCharge(perTask: number | undefined): VideoCharge {
+  return { amount: perTask ?? DEFAULT_MODEL_TASK_PRICE, usage: { billNum0: '1' } };
+}
+
 export function decisionAmount(promptTokens: number): number {
   // Rounded up: a call is never free, so it always shows in the bill.
   return Math.max(1, Math.ceil((promptTokens * DECISION_PRICE_PER_M_INPUT) / 1_000_000));

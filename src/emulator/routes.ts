@@ -47,6 +47,12 @@ function entries(paths: PlatformPaths): Entry[] {
     { method: 'PUT', path: paths.renewInstance, key: 'renewInstance', aliases: [PAID] },
     { method: 'POST', path: paths.restartInstance, key: 'restartInstance' },
     { method: 'GET', path: paths.getInstance, key: 'getInstance' },
+    // A subscription's create pays for its months up front.
+    { method: 'POST', path: paths.createInstance, key: 'createInstance', aliases: [PAID] },
+    { method: 'GET', path: paths.listInstances, key: 'listInstances' },
+    { method: 'POST', path: paths.startInstance, key: 'startInstance' },
+    { method: 'POST', path: paths.stopInstance, key: 'stopInstance' },
+    { method: 'POST', path: paths.deleteInstance, key: 'deleteInstance' },
     // DEFAULT_PATHS names the submits by their model segment, which is no operation: the client's names win.
     {
       method: 'POST',
@@ -60,11 +66,15 @@ function entries(paths: PlatformPaths): Entry[] {
       key: 'submitTextToVideo',
       aliases: ['textToVideoModel', PAID],
     },
+    // Every other model (POST /v3/async/<model>, the registry's): one key, whatever the model.
+    { method: 'POST', path: asyncSubmitPath(':model'), key: 'submitAsyncTask', aliases: [PAID] },
     { method: 'GET', path: paths.taskResult, key: 'taskResult', aliases: ['getTaskResult'] },
     { method: 'POST', path: paths.decisionEvaluation, key: 'decisionEvaluation', aliases: ['evaluateDecision', PAID] },
     { method: 'POST', path: paths.checkMemberBudget, key: 'checkMemberBudget' },
     { method: 'GET', path: paths.billList, key: 'billList', aliases: ['listBills'] },
     { method: 'GET', path: paths.quotaList, key: 'quotaList', aliases: ['listQuotas'] },
+    { method: 'GET', path: paths.listModels, key: 'listModels' },
+    { method: 'GET', path: paths.balanceDetail, key: 'balanceDetail', aliases: ['getBalance'] },
     // Batch and file routes (registered by ./batches): one key per operation, plus the DEFAULT_PATHS group key.
     { method: 'POST', path: paths.files, key: 'uploadBatchInputFile', aliases: ['files'] },
     { method: 'GET', path: paths.files, key: 'listFiles', aliases: ['files'] },

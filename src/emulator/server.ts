@@ -1,13 +1,14 @@
 // Builds and starts the platform emulator: one fastify server with the platform routes (at
 // DEFAULT_PATHS), the batch routes, output files, the admin API and the health check.
 //
-// Per request, in order: the route's info (set once per route by the onRoute hook) → request counter
-// → fault injection → bearer auth → body parsing → added latency (faults) → the handler (validation,
-// quotas, work).
+// Per request, in order: the route's info (set once per route by the onRoute hook) → the scenario's
+// due events → request counter → fault injection → key auth → body parsing → added latency (faults)
+// → the handler (validation, quotas, work).
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { registerAccountRoutes } from './account-routes';
 import { registerAdminRoutes } from './admin';
+import { EmulatorAdmin } from './admin-client';
 import { registerBatchRoutes } from './batches';
 import { registerCatalogRoutes } from './catalog';
 import type { EmulatorClock } from './clock';
@@ -16,6 +17,7 @@ import { registerDecisionRoute } from './decision';
 import { sendInvalid, sendPlatformError } from './http';
 import { registerInstanceRoutes } from './instances';
 import { HEALTH_PATH, UNKNOWN_ROUTE } from './routes';
+import { Recorder } from './record';
 import { EmulatorState } from './state';
 import { registerTaskRoutes } from './tasks/routes';
 import type { Caller } from './types';
@@ -29,6 +31,10 @@ export interface RunningEmulator {
   /** http://host:port, no trailing slash. */
   url: string;
   port: number;
+  /** The first accepted API key (DEV_API_KEY unless `apiKeys` says otherwise). */
+  apiKey: string;
+  /** The admin API over HTTP: fixtures, faults, scenarios, clock, counters. */
+  admin: EmulatorAdmin;
   clock: EmulatorClock;
   state: EmulatorState;
   app: FastifyInstance;
@@ -38,7 +44,7 @@ export interface RunningEmulator {
 }
 
 /** Builds the fastify app over a state, without listening (tests may inject requests into it). */
-function buildEmulatorApp(state: EmulatorState): FastifyInstance {
+function buildEmulatorApp(state: EmulatorState, recorder?: Recorder): FastifyInstance {
   const app = Fastify({
     logger: state.options.logger
       ? // Never the Authorization header: keys must not reach a log line.
@@ -68,7 +74,11 @@ function buildEmulatorApp(state: EmulatorState): FastifyInstance {
   app.decorateRequest('caller', null as unknown as Caller);
   // Before any route, so every route (the batch helper's included) gets its info.
   app.addHook('onRoute', state.routes.onRoute);
+  // Before every other hook: refused and faulted requests are recorded too.
+  recorder?.register(app);
 
+  // First: a scenario event due by now (an outage starting) applies to this very request.
+  app.addHook('onRequest', state.scenario.onRequest);
   app.addHook('onRequest', (request, _reply, done) => {
     const route = request.routeOptions.config.emulatorRoute ?? UNKNOWN_ROUTE;
     // Admin calls and health probes are not traffic: counting them would blur the figures tests read.
@@ -135,16 +145,21 @@ export async function startEmulator(opts: Partial<EmulatorOptions> = {}): Promis
   const options: EmulatorOptions = { ...DEFAULT_OPTIONS, ...opts };
   const state = new EmulatorState(options);
   state.applyStartFaults();
-  const app = buildEmulatorApp(state);
+  const recorder = options.recordFile ? new Recorder(options.recordFile, state.clock) : undefined;
+  const app = buildEmulatorApp(state, recorder);
   await app.listen({ port: options.port, host: options.host });
   const port = (app.server.address() as AddressInfo).port;
   const url = `http://${urlHost(options.host)}:${port}`;
   state.publicUrl = options.publicUrl ?? url;
   state.tasks.start();
+  // Once listening: the scenario's t = 0 is the moment the emulator can be reached.
+  state.applyStartScenario();
   let closed: Promise<void> | undefined;
   return {
     url,
     port,
+    apiKey: options.apiKeys[0],
+    admin: new EmulatorAdmin(url, options.adminToken),
     clock: state.clock,
     state,
     app,
@@ -155,6 +170,7 @@ export async function startEmulator(opts: Partial<EmulatorOptions> = {}): Promis
         state.callbacks.reset();
         state.faults.releaseHung();
         await app.close();
+        await recorder?.close();
       })();
       return closed;
     },

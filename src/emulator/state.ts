@@ -1,7 +1,7 @@
 // Everything the emulator holds, in one place, with the one operation that touches all of it: reset
 // to the current fixtures (POST /_emulator/reset, POST /_emulator/fixtures).
 import { DEFAULT_PATHS, type PlatformPaths } from '../platform/paths';
-import { describeZodError, type ValidationIssue } from '../platform/validation';
+import { formatIssues, tryParse, type ValidationIssue } from '../platform/validation';
 import { KeyRing } from './auth';
 import { BatchStore, type BatchEnv } from './batches';
 import { EmulatorClock } from './clock';
@@ -23,6 +23,8 @@ import { InstanceStore } from './instances';
 import { Ledger, type ChargeRecord } from './ledger';
 import { RateLimiter } from './rate-limit';
 import { RouteTable } from './routes';
+import { ScenarioRunner } from './scenario/runner';
+import { ScenarioSchema, type Scenario } from './scenario/schema';
 import { CallbackSender } from './tasks/callbacks';
 import { TaskStore } from './tasks/store';
 
@@ -41,6 +43,9 @@ export class EmulatorState {
   readonly instances: InstanceStore;
   readonly batchEnv: BatchEnv;
   readonly batches: BatchStore;
+  readonly scenario: ScenarioRunner;
+  /** The scenario of the options, checked; started by applyStartScenario. */
+  private readonly startScenario?: Scenario;
   /** The built-in fixtures (with this run's API keys): DELETE /_emulator/fixtures goes back to them. */
   readonly builtIn: Fixtures;
   fixtures: Fixtures;
@@ -64,17 +69,21 @@ export class EmulatorState {
       },
     };
     this.batches = new BatchStore(this.batchEnv);
+    this.scenario = new ScenarioRunner(this);
     this.builtIn = defaultFixtures(options.apiKeys);
     this.fixtures = this.builtIn;
     this.decision = this.builtIn.decision;
     if (options.fixtures) {
       const issues = this.setFixtures(options.fixtures);
-      if (issues.length > 0)
-        throw new EmulatorConfigError(`fixtures: ${issues.map((i) => `${i.field}: ${i.rule}`).join('; ')}`);
+      if (issues.length > 0) throw new EmulatorConfigError(`fixtures: ${formatIssues(issues)}`);
     }
     const unknown = this.faults.unknownKeys(options.faults);
-    if (unknown.length > 0)
-      throw new EmulatorConfigError(`faults: ${unknown.map((i) => `${i.field}: ${i.rule}`).join('; ')}`);
+    if (unknown.length > 0) throw new EmulatorConfigError(`faults: ${formatIssues(unknown)}`);
+    if (options.scenario) {
+      const checked = this.checkScenario(options.scenario);
+      if (!checked.ok) throw new EmulatorConfigError(`scenario: ${formatIssues(checked.issues)}`);
+      this.startScenario = checked.value;
+    }
     this.reset();
   }
 
@@ -83,9 +92,9 @@ export class EmulatorState {
    * returns the problems instead, each naming its field. The caller resets to apply it.
    */
   setFixtures(input: unknown): ValidationIssue[] {
-    const parsed = FixturesInputSchema.safeParse(input);
-    if (!parsed.success) return describeZodError(parsed.error);
-    const next = applyFixtures(this.builtIn, parsed.data);
+    const parsed = tryParse(FixturesInputSchema, input);
+    if (!parsed.ok) return parsed.issues;
+    const next = applyFixtures(this.builtIn, parsed.value);
     const problems = fixtureProblems(next);
     if (problems.length > 0) return problems;
     this.fixtures = next;
@@ -99,6 +108,7 @@ export class EmulatorState {
    */
   reset(): void {
     const f = this.fixtures;
+    this.scenario.stop();
     this.faults.releaseHung();
     this.faults.clear();
     if (this.clock.speed !== this.options.clockSpeed) this.clock.setSpeed(this.options.clockSpeed);
@@ -123,6 +133,19 @@ export class EmulatorState {
   /** Applies the start-up faults (EMULATOR_FAULTS); only at start: reset clears faults. */
   applyStartFaults(): void {
     this.faults.set(this.options.faults);
+  }
+
+  /** Starts the start-up scenario (EMULATOR_SCENARIO, --scenario); only at start: reset stops it. */
+  applyStartScenario(): void {
+    if (this.startScenario) this.scenario.load(this.startScenario);
+  }
+
+  /** A scenario document checked against its schema and this emulator's route keys. */
+  checkScenario(input: unknown): { ok: true; value: Scenario } | { ok: false; issues: ValidationIssue[] } {
+    const parsed = tryParse(ScenarioSchema, input);
+    if (!parsed.ok) return parsed;
+    const issues = this.scenario.problems(parsed.value);
+    return issues.length > 0 ? { ok: false, issues } : parsed;
   }
 
   private historyRecord(h: Fixtures['historicalCharges'][number]): ChargeRecord {

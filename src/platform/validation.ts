@@ -88,7 +88,11 @@ function describeIssue(issue: z.core.$ZodIssue): ValidationIssue[] {
 }
 
 export function describeZodError(error: z.ZodError): ValidationIssue[] {
-  return error.issues.flatMap((issue) => describeIssue(issue));
+  return describeZodIssues(error.issues);
+}
+
+export function describeZodIssues(issues: readonly z.core.$ZodIssue[]): ValidationIssue[] {
+  return issues.flatMap((issue) => describeIssue(issue));
 }
 
 function formatIssue(issue: ValidationIssue, opts: { platformWording?: boolean } = {}): string {

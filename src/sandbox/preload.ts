@@ -10,10 +10,15 @@ import * as billingSchemas from '../api/schemas/billing';
 import * as budgetSchemas from '../api/schemas/budget';
 import * as decisionSchemas from '../api/schemas/decision';
 import * as instanceSchemas from '../api/schemas/instances';
+import * as instanceLifecycleSchemas from '../api/schemas/instance-lifecycle';
+import * as autoRenewSchemas from '../api/schemas/auto-renew';
 import * as mediaSchemas from '../api/schemas/media';
 import * as platformBatches from '../platform/schemas/batches';
 import * as platformDecision from '../platform/schemas/decision';
 import * as platformMedia from '../platform/schemas/media';
+// The model registry, its JSON Schemas compiled to zod here, once per context.
+import * as platformModels from '../platform/models';
+import * as platformInstanceLifecycle from '../platform/schemas/instance-lifecycle';
 import { materialize } from './materialize';
 
 materialize([
@@ -22,8 +27,12 @@ materialize([
   budgetSchemas,
   decisionSchemas,
   instanceSchemas,
+  instanceLifecycleSchemas,
+  autoRenewSchemas,
   mediaSchemas,
   platformBatches,
   platformDecision,
   platformMedia,
+  platformModels,
+  platformInstanceLifecycle,
 ]);

@@ -22,6 +22,8 @@ export function addInputOptions(
     .option('--options <a,b,c>', 'decision options')
     .option('--thinking', 'decision: enable a reasoning round')
     .option('--operation <op>', 'media: image-to-video or text-to-video (default: image-to-video with --image)')
+    .option('--model <name>', 'media: any model of the registry (`models` lists them), with --body or --prompt')
+    .option('--body <request.json>', "media: the model's request body, from a JSON file (with --model)")
     .option('--prompt <text>', 'media: what the video shows')
     .option('--end-image <url>', 'media: the last frame (image-to-video)')
     .option('--duration <n>', 'media: video length in seconds')
@@ -56,5 +58,15 @@ export function addInputOptions(
     .option('--gate-threshold <p>', 'budgetGatedJob: the least probability of the passing option, 0 to 1')
     .option('--gate-pass-option <o>', 'budgetGatedJob: the option that lets the job through (default the first)')
     .option('--gate-kind <kind>', 'budgetGatedJob: the gate question kind (yes_no)')
-    .option('--gate-options <a,b>', 'budgetGatedJob: the gate question options');
+    .option('--gate-options <a,b>', 'budgetGatedJob: the gate question options')
+    .option('--member <id>', 'autoRenew: the member whose instances are renewed and whose budget pays')
+    .option('--before <duration>', 'autoRenew: renew what expires within this (72h, 3d …)')
+    .option('--cost-per-month <n>', 'autoRenew: one instance-month in 1/10000 USD (default: the worker price table)')
+    .option('--name <name>', 'createInstance: the instance name (no live instance may have it)')
+    .option('--product-id <id>', 'createInstance: the GPU product')
+    .option('--gpus <n>', 'createInstance: GPUs (1)')
+    .option('--billing-mode <mode>', 'createInstance: subscription (with --months) or payAsYouGo')
+    .option('--image-url <url>', 'createInstance: the container image')
+    .option('--template-id <id>', 'createInstance: a template to take the image from')
+    .option('--region-id <id>', 'createInstance: the region');
 }

@@ -61,6 +61,17 @@ export type RunState =
 export function renderRunState(run: RunState): string {
   if (run.status === 'NOT_FOUND') return 'no longer found (its history may have been removed)';
   if ('failure' in run) return run.failure;
-  if ('result' in run) return renderBudgetJobSummary(run.result) ?? 'Completed';
+  if ('result' in run) return renderBudgetJobSummary(run.result) ?? renderAutoRenewSummary(run.result) ?? 'Completed';
   return 'progressStatus' in run && run.progressStatus ? `Running (${run.progressStatus})` : 'Running';
+}
+
+/** An autoRenew run's result in one line: `Completed: renewed 1, skipped 2, refused by budget 0, failed 0`. */
+function renderAutoRenewSummary(result: unknown): string | undefined {
+  const r = result as Partial<Record<'renewed' | 'skipped' | 'refusedByBudget' | 'failed', unknown[]>> | undefined;
+  if (!Array.isArray(r?.renewed)) return undefined;
+  const n = (list: unknown[] | undefined) => list?.length ?? 0;
+  return (
+    `Completed: renewed ${n(r.renewed)}, skipped ${n(r.skipped)}, refused by budget ${n(r.refusedByBudget)}, ` +
+    `failed ${n(r.failed)}`
+  );
 }

@@ -13,8 +13,9 @@ import {
 import { describeZodError, formatIssues } from '../platform/validation';
 import { batchEndpoint, batchFileInput } from './batch-file';
 import { CliError, ExitCode } from './exit-codes';
+import { INSTANCE_FLAG_HELP, instanceFlagInputs, type InstanceFlags } from './instance-inputs';
 
-export interface InputFlags {
+export interface InputFlags extends InstanceFlags {
   input?: string;
   inputFile?: string;
   instanceId?: string;
@@ -28,6 +29,8 @@ export interface InputFlags {
   thinking?: boolean;
   // mediaGeneration (`image` above is its start image).
   operation?: string;
+  model?: string;
+  body?: string;
   prompt?: string;
   endImage?: string;
   duration?: string;
@@ -72,6 +75,7 @@ type StartableWorkflowType = Exclude<WorkflowTypeName, typeof WorkflowType.budge
 const FLAG_INPUTS: Record<StartableWorkflowType, (f: InputFlags) => Record<string, unknown>> = {
   renewInstance: (f) => ({ instanceId: f.instanceId, months: num(f.months, '--months') }),
   restartInstance: (f) => ({ instanceId: f.instanceId, timeoutSeconds: num(f.timeoutSeconds, '--timeout-seconds') }),
+  ...instanceFlagInputs(num),
   evaluateDecision: (f) => ({
     state: f.image?.length ? [...(f.state ? [f.state] : []), ...f.image.map((image) => ({ image }))] : f.state,
     questions: (f.question ?? []).map((question) => ({
@@ -82,6 +86,8 @@ const FLAG_INPUTS: Record<StartableWorkflowType, (f: InputFlags) => Record<strin
     thinking: f.thinking,
   }),
   mediaGeneration: (f) => {
+    if (f.model !== undefined || f.operation === 'async') return asyncModelInput(f);
+    if (f.body !== undefined) throw new CliError('--body is the body of a --model; give --model too.', ExitCode.Usage);
     const image = startImage(f.image);
     return {
       operation: mediaOperation(f.operation, image),
@@ -152,6 +158,30 @@ const FLAG_INPUTS: Record<StartableWorkflowType, (f: InputFlags) => Record<strin
   },
 };
 
+/** `--model` with its body: from `--body request.json`, or `{prompt}` from `--prompt`. */
+function asyncModelInput(f: InputFlags): Record<string, unknown> {
+  if (f.model === undefined)
+    throw new CliError('--operation async needs --model <name> (see `models`).', ExitCode.Usage);
+  if ((f.body === undefined) === (f.prompt === undefined)) {
+    throw new CliError(`--model ${f.model} needs its body: --body request.json, or --prompt TEXT.`, ExitCode.Usage);
+  }
+  return {
+    operation: 'async',
+    model: f.model,
+    request: f.body !== undefined ? parseJson(readText(f.body, '--body'), `--body ${f.body}`) : { prompt: f.prompt },
+    submission: f.onAmbiguous === undefined ? undefined : { onAmbiguous: f.onAmbiguous },
+    memberId: f.memberId,
+  };
+}
+
+function readText(file: string, flag: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new CliError(`Cannot read ${flag}: ${(err as Error).message}`, ExitCode.Usage);
+  }
+}
+
 const BUDGET_JOB_TYPES = BudgetJob.options.map((o) => o.shape.workflowType.value);
 
 function budgetJobType(job: string | undefined): BudgetJobType {
@@ -178,12 +208,13 @@ function unixSeconds(value: string | undefined, flag: string): number | undefine
 export const FLAG_HELP: Record<StartableWorkflowType, string> = {
   renewInstance: '--instance-id ID --months N',
   restartInstance: '--instance-id ID [--timeout-seconds N]',
+  ...INSTANCE_FLAG_HELP,
   evaluateDecision:
     '--state TEXT [--image URL]... --question Q [--question Q]... [--kind K] [--options a,b,c] [--thinking]',
   mediaGeneration:
     '--prompt TEXT [--image URL] [--end-image URL] [--operation image-to-video|text-to-video] [--duration N] ' +
     '[--sound] [--aspect-ratio 16:9|9:16|1:1] [--negative-prompt TEXT] [--cfg-scale X] [--nsfw-detection] ' +
-    '[--on-ambiguous fail|resubmit] [--member-id ID]',
+    '[--on-ambiguous fail|resubmit] [--member-id ID]; or --model NAME (--body request.json | --prompt TEXT)',
   batchJob:
     '--endpoint /v1/chat/completions|/v1/completions (--file requests.jsonl | --input-file-id ID) ' +
     '[--window-hours N] [--grace-minutes N] [--member-id ID]',
@@ -224,8 +255,10 @@ function startImage(images: string[] | undefined): string | undefined {
  */
 function mediaOperation(operation: string | undefined, image: string | undefined): string {
   if (operation === undefined) return image !== undefined ? 'image-to-video' : 'text-to-video';
-  if (!(MEDIA_OPERATIONS as readonly string[]).includes(operation)) {
-    throw new CliError(`--operation must be ${MEDIA_OPERATIONS.join(' or ')}, not "${operation}".`, ExitCode.Usage);
+  // "async" never gets here: it goes with --model (asyncModelInput).
+  const detailed = MEDIA_OPERATIONS.filter((o) => o !== 'async');
+  if (!(detailed as readonly string[]).includes(operation)) {
+    throw new CliError(`--operation must be ${detailed.join(' or ')}, not "${operation}".`, ExitCode.Usage);
   }
   return operation;
 }
@@ -267,13 +300,7 @@ export function buildWorkflowInput(
   let input: unknown;
   if (flags.input !== undefined) input = parseJson(flags.input, '--input');
   else if (flags.inputFile !== undefined) {
-    let text: string;
-    try {
-      text = readFileSync(flags.inputFile, 'utf8');
-    } catch (err) {
-      throw new CliError(`Cannot read --input-file: ${(err as Error).message}`, ExitCode.Usage);
-    }
-    input = parseJson(text, `--input-file ${flags.inputFile}`);
+    input = parseJson(readText(flags.inputFile, '--input-file'), `--input-file ${flags.inputFile}`);
   } else {
     input = JSON.parse(JSON.stringify(FLAG_INPUTS[type](flags))) as unknown; // drops undefined fields
   }

@@ -1,6 +1,5 @@
 // GPU instance workflows: renew for months, restart and wait until running.
-import { ApplicationFailure, patched, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import { FailureType } from '../api/failures';
+import { patched, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import { statusQuery, WorkflowType } from '../api/names';
 import {
   RenewInstanceInput,
@@ -13,16 +12,11 @@ import {
 import { parseInput } from '../api/validate';
 import type { z } from 'zod';
 import type { Activities } from '../activities';
-import type { InstanceObservation, WaitForInstanceStatusResult } from '../activities/instances';
+import type { WaitForInstanceStatusResult } from '../activities/instances';
+import { pollUntilStatus, waitSummary, waitTimedOut } from './instance-wait';
 import { Patch } from './patches';
-import {
-  DEFAULT_DEADLINE_MS,
-  pollTimedOut,
-  retryAsPollOptions,
-  TRANSIENT_RETRY,
-  untilDeadline,
-} from './retry-policies';
-import { trackStatus, type StatusTracker } from './status';
+import { DEFAULT_DEADLINE_MS, TRANSIENT_RETRY, untilDeadline } from './retry-policies';
+import { trackStatus } from './status';
 
 /** The platform's calls, retried through any outage until `ms` after the workflow started. */
 const platformFor = (ms: number) => proxyActivities<Activities>(untilDeadline(workflowInfo().startTime.getTime() + ms));
@@ -37,13 +31,31 @@ export async function renewInstance(rawInput: RenewInstanceInput): Promise<Renew
   const platform = platformFor(DEFAULT_DEADLINE_MS.renewInstance);
 
   const before = await platform.getInstance(input.instanceId);
+  // A renewal asked for one expiry (autoRenew's) is done once: if the expiry moved, someone renewed
+  // it already. No patch: a run without expectedEndTime schedules exactly what it did before.
+  if (input.expectedEndTime !== undefined && String(before.endTime) !== String(input.expectedEndTime)) {
+    const notRenewed = `the expiry is ${before.endTime} now, not ${input.expectedEndTime}: already renewed`;
+    status.set('EXPIRY_MOVED', { endTimeBefore: before.endTime, notRenewed });
+    return {
+      instanceId: input.instanceId,
+      months: input.months,
+      endTimeBefore: before.endTime,
+      endTimeAfter: before.endTime,
+      alreadyApplied: false,
+      notRenewed,
+    };
+  }
   status.set('RENEWING', { endTimeBefore: before.endTime });
   // Costs money. Retried while the first attempt may still be in flight? It cannot be: an attempt
   // outlives the client's HTTP timeout (PLATFORM_ATTEMPT_MS), so the server retries only once the
   // attempt's request has ended; and a retry first waits out the time the platform may still act on
   // that request, watching the expiry, and renews only if the expiry never moved from `endTimeBefore`
   // (src/activities/instances.ts). A request the platform applies later still is the residual risk.
-  const { alreadyApplied } = await platform.renewInstance({ ...input, endTimeBefore: before.endTime });
+  const { alreadyApplied } = await platform.renewInstance({
+    instanceId: input.instanceId,
+    months: input.months,
+    endTimeBefore: before.endTime,
+  });
   const after = await platform.getInstance(input.instanceId);
   status.set('RENEWED', { endTimeAfter: after.endTime });
 
@@ -69,74 +81,19 @@ export async function restartInstance(rawInput: RestartInstanceInput): Promise<R
   await platformFor(input.timeoutSeconds * 1000).restartInstance(input.instanceId);
   status.set('WAITING_FOR_RUNNING');
 
+  const wait = { ...input, target: 'running' };
   const waited = patched(Patch.restartRetryAsPoll)
-    ? await pollUntilRunning(input, status)
+    ? await pollUntilStatus(wait, (statuses) => status.detail({ statuses }))
     : await waitWithHeartbeats(input);
   if (!waited.reached) {
     status.set('TIMED_OUT', { statuses: waited.statuses });
-    throw ApplicationFailure.create({
-      type: FailureType.DeadlineExceeded,
-      nonRetryable: true,
-      message: `Instance ${input.instanceId} was not running ${input.timeoutSeconds}s after the restart (statuses seen: ${waited.statuses.join(' → ') || 'none'})`,
-      details: [waited],
-    });
+    throw waitTimedOut(wait, 'restart', waited);
   }
   status.set('RUNNING', { statuses: waited.statuses });
-  return {
-    instanceId: input.instanceId,
-    statuses: waited.statuses,
-    finalStatus: waited.finalStatus,
-    polls: waited.polls,
-    waitedSeconds: Math.round(waited.waitedMs / 100) / 10,
-  };
+  return waitSummary(input.instanceId, waited);
 }
 
 type ParsedRestartInput = z.output<typeof RestartInstanceInput>;
-
-/**
- * Waits by retry-as-poll (src/activities/instances.ts, pollInstanceStatus): the poll activity runs
- * again on its own while the status stays the same, and comes back only when it changes, so a wait
- * of any length is a few activities and holds nothing on the worker between polls.
- */
-async function pollUntilRunning(
-  input: ParsedRestartInput,
-  status: StatusTracker,
-): Promise<WaitForInstanceStatusResult> {
-  // Workflow time: the deadline is the same on every replay.
-  const startedAt = Date.now();
-  const deadlineAt = startedAt + input.timeoutSeconds * 1000;
-  const result = (reached: boolean, last: InstanceObservation | undefined): WaitForInstanceStatusResult => ({
-    reached,
-    statuses: last?.statuses ?? [],
-    finalStatus: last?.statuses[last.statuses.length - 1] ?? 'unknown',
-    polls: last?.polls ?? 0,
-    waitedMs: Date.now() - startedAt,
-  });
-  let since: InstanceObservation | undefined;
-  for (;;) {
-    const { pollInstanceStatus } = proxyActivities<Activities>(retryAsPollOptions(deadlineAt - Date.now()));
-    let checkpoint;
-    try {
-      checkpoint = await pollInstanceStatus({
-        instanceId: input.instanceId,
-        target: 'running',
-        deadlineAt,
-        initialIntervalMs: input.pollInitialSeconds * 1000,
-        maxIntervalMs: input.pollMaxSeconds * 1000,
-        since,
-      });
-    } catch (err) {
-      // The server's bound ran out (a lost worker, or a retry that would land past it): timed out too.
-      if (pollTimedOut(err)) {
-        return result(false, since);
-      }
-      throw err;
-    }
-    since = checkpoint.observation;
-    if (checkpoint.outcome !== 'changed') return result(checkpoint.outcome === 'reached', since);
-    status.detail({ statuses: since.statuses });
-  }
-}
 
 /** The wait before retry-as-poll, kept for runs that were waiting in it when the worker was upgraded. */
 async function waitWithHeartbeats(input: ParsedRestartInput): Promise<WaitForInstanceStatusResult> {

@@ -26,6 +26,11 @@ export const Patch = {
    */
   ledgerVersion1: 'ledger-version-1',
   /**
+   * 2026-11: mediaGeneration sends each submit on its quota's task queue, which the server paces for
+   * every worker (docs/rate-limits.md), instead of on the workflow's own queue.
+   */
+  mediaSubmitQuotaQueue: 'media-submit-quota-queue',
+  /**
    * 2026-11: mediaGeneration whose submit carried a callback URL waits for the callback signal or its
    * (sparse) fallback poll, whichever comes first, and cancels the poll when the callback wins.
    */

@@ -63,6 +63,8 @@ export const DEFAULT_DEADLINE_MS = {
   batchCreate: 6 * HOUR_MS,
   /** Pricing, the gate and admission of a budget-gated job (the ledger answers while the platform is up). */
   budgetAdmission: 6 * HOUR_MS,
+  /** autoRenew's list of the member's instances (each renewal has renewInstance's own). */
+  autoRenewList: HOUR_MS,
   /** Keeping a finished task's or batch's outputs: their URLs expire on their own (OutputExpired ends it). */
   keepOutputs: 6 * HOUR_MS,
 } as const;

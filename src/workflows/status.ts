@@ -1,9 +1,10 @@
 // The workflow's business status, for operators: answered by the `status` query (each workflow
 // registers it at its top with `current`), and mirrored to the PlatformStatus search attribute only
-// when it changes (never once per poll).
+// when it changes (never once per poll), and shown as the run's current details in the Web UI.
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
-import { upsertSearchAttributes } from '@temporalio/workflow';
+import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
 import { SearchAttributes, type WorkflowStatus, type WorkflowTypeName } from '../api/names';
+import { renderCurrentDetails } from './current-details';
 
 /** `S`: the workflow's status union, from its schema file (docs/contributing.md). */
 export interface StatusTracker<S extends string = string> {
@@ -20,6 +21,8 @@ export function trackStatus<S extends string>(
   attributes: { instanceId?: string; taskId?: string; memberId?: string } = {},
 ): StatusTracker<S> {
   let state: WorkflowStatus<S> = { operation, status: initial, detail: {} };
+  const show = () => setCurrentDetails(renderCurrentDetails(state));
+  show();
   upsertSearchAttributes([
     { key: SearchAttributes.operation, value: operation },
     { key: SearchAttributes.status, value: initial },
@@ -33,9 +36,11 @@ export function trackStatus<S extends string>(
         status !== state.status ? [...also, { key: SearchAttributes.status, value: status }] : also;
       if (changes.length > 0) upsertSearchAttributes(changes);
       state = { ...state, status, detail: { ...state.detail, ...detail } };
+      show();
     },
     detail(patch) {
       state = { ...state, detail: { ...state.detail, ...patch } };
+      show();
     },
     get current() {
       return state;

@@ -34,6 +34,9 @@ describe('workflow JSON Schemas', () => {
       true,
     ],
     ['evaluateDecision', { state: 'text', questions: [] }, false],
+    // The async form: the published schema checks the model segment's shape; the registry is the workflow's.
+    ['mediaGeneration', { operation: 'async', model: 'qwen-image', request: { prompt: 'a fox' } }, true],
+    ['mediaGeneration', { operation: 'async', model: '../task-result', request: {} }, false],
   ])('%s input %j valid: %s', (type, input, valid) => {
     const validate = ajv.compile(files[`${type}.input.json`] as object);
     expect(validate(input)).toBe(valid);

@@ -5,6 +5,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { tscAsConsumer } from '../helpers/consumer-tsc';
 
 const run = promisify(execFile);
 const root = path.resolve(__dirname, '../..');
@@ -47,27 +48,7 @@ describe('platform-ops/client', () => {
     );
   });
 
-  const tsc = (file: string) =>
-    run(
-      process.execPath,
-      [
-        require.resolve('typescript/bin/tsc'),
-        '--noEmit',
-        '--strict',
-        '--skipLibCheck',
-        '--module',
-        'node16',
-        '--moduleResolution',
-        'node16',
-        '--types',
-        'node',
-        file,
-      ],
-      { cwd: root },
-    ).then(
-      () => '',
-      (err: { stdout?: string; message?: string }) => err.stdout || (err.message ?? 'tsc failed'),
-    );
+  const tsc = (file: string) => tscAsConsumer(file, { cwd: root });
 
   it('type-checks a consumer with node16 resolution, and refuses a wrong one', async () => {
     const good = path.join(dir, 'good.ts');

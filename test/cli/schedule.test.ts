@@ -92,6 +92,9 @@ describe('schedule CLI', () => {
       expect(third.workflowId.startsWith(`${scheduleId}-`)).toBe(true);
       expect(third.typedSearchAttributes.get(SearchAttributes.operation)).toBe(WorkflowType.budgetGatedJob);
       expect(third.typedSearchAttributes.get(SearchAttributes.memberId)).toBe(memberId);
+      expect(await third.staticSummary()).toBe(
+        `budget-gated mediaGeneration, member ${memberId}, schedule ${scheduleId}`,
+      );
       expect((await emulator.member(memberId)).remaining).toBe(800);
 
       const described = await cli(['schedule', 'describe', scheduleId], taskQueue);

@@ -42,7 +42,7 @@ describe('starter CLI', () => {
   it('starts once per --idempotency-key: a repeat names the run it started and starts nothing', () =>
     withWorker('starter-idem', async ({ taskQueue }) => {
       const key = uniqueId('order');
-      const args = ['start', WorkflowType.renewInstance, '--instance-id', 'inst-cli-3', '--months', '1'];
+      const args = ['start', WorkflowType.renewInstance, '--instance-id', 'inst-cli-4', '--months', '1'];
       const first = await starter([...args, '--idempotency-key', key, '--wait'], taskQueue);
       expect(first.code).toBe(0);
       expect(first.stdout).toContain(`Started renewInstance as workflow renewInstance:${key}.`);
@@ -119,7 +119,7 @@ describe('starter CLI', () => {
     [['start', 'renewInstance', '--input', '{bad'], /--input is not valid JSON/],
     [
       ['start', 'noSuchWorkflow'],
-      /Unknown workflow "noSuchWorkflow"\. Known workflows: renewInstance, restartInstance, evaluateDecision, mediaGeneration, batchJob, billingReport, budgetGatedJob\./,
+      /Unknown workflow "noSuchWorkflow"\. Known workflows: renewInstance, restartInstance, evaluateDecision, mediaGeneration, batchJob, billingReport, budgetGatedJob, autoRenew, createInstance, startInstance, stopInstance, deleteInstance\./,
     ],
     [['start', 'budgetLedger'], /budgetLedger is started by the budget-gated jobs that need it/],
     [

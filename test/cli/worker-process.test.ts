@@ -5,7 +5,7 @@ import { Client, Connection } from '@temporalio/client';
 import { WorkflowType } from '../../src/api';
 import { DEV_API_KEY } from '../../src/emulator/config';
 import { getFreePort } from '../../src/devserver';
-import { cleanEnv, startNode, waitFor } from '../helpers/processes';
+import { cleanEnv, runNode, startNode, waitFor } from '../helpers/processes';
 import { testEnv } from '../setup/shared';
 
 describe('worker process', () => {
@@ -21,6 +21,8 @@ describe('worker process', () => {
         PLATFORM_BASE_URL: testEnv('emulatorUrl'),
         PLATFORM_API_KEY: DEV_API_KEY,
         METRICS_PORT: String(metricsPort),
+        // The shared emulator's minute is 6 real seconds (clock speed 10).
+        RATE_LIMIT_WINDOW_SECONDS: '6',
         WORKER_SHUTDOWN_GRACE_SECONDS: '2',
       }),
     );
@@ -48,10 +50,36 @@ describe('worker process', () => {
       const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
       expect(metrics).toMatch(/temporal_/);
       expect(metrics).toContain(taskQueue);
+      // Our own, on the same endpoint: platform calls by operation and status, their latency, the pace.
+      const series = (name: string, labels: string[]) =>
+        new RegExp(`${name}\\{${labels.map((l) => `(?=[^}]*${l})`).join('')}[^}]*\\} [1-9]`);
+      expect(metrics).toMatch(series('platform_calls(_total)?', ['operation="evaluateDecision"', 'status="200"']));
+      expect(metrics).toMatch(series('platform_calls(_total)?', ['operation="listQuotas"', 'status="200"']));
+      expect(metrics).toMatch(series('platform_call_latency_count', ['operation="evaluateDecision"']));
+      expect(metrics).toMatch(series('platform_pacing_rps', ['operation="text-to-video"']));
     } finally {
       child.kill('SIGTERM');
     }
     expect(await exited).toBe(0);
     expect(output()).not.toContain(DEV_API_KEY);
+  });
+
+  it('refuses to start on a key the platform refuses (the first call), naming no secret', async () => {
+    const badKey = `sk-not-a-key-${randomUUID()}`;
+    const result = await runNode(
+      'worker.js',
+      [],
+      cleanEnv({
+        TEMPORAL_ADDRESS: testEnv('temporalAddress'),
+        TEMPORAL_NAMESPACE: testEnv('temporalNamespace'),
+        PLATFORM_BASE_URL: testEnv('emulatorUrl'),
+        PLATFORM_API_KEY: badKey,
+      }),
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("refused the worker's API key on its first call (GET /v1/models: HTTP 401");
+    expect(result.stderr).toContain('PLATFORM_API_KEY');
+    expect(result.stdout + result.stderr).not.toContain(badKey);
+    expect(result.stdout).not.toContain('Worker started');
   });
 });

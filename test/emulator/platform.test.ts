@@ -28,6 +28,19 @@ describe('auth', () => {
     expect(res.text).not.toContain('sk-not-a-key-12345678');
   });
 
+  it('takes the key with or without the Bearer scheme, as the platform does', async () => {
+    for (const authorization of [`Bearer ${DEV_API_KEY}`, `bearer  ${DEV_API_KEY}`, DEV_API_KEY]) {
+      const res = await fetch(`${emu.url}/openapi/v1/user/quota/list`, { headers: { authorization } });
+      expect(res.status).toBe(200);
+    }
+    const bare = await fetch(`${emu.url}/openapi/v1/user/quota/list`, { headers: { authorization: 'Bearer' } });
+    expect(bare.status).toBe(401);
+    const twoWords = await fetch(`${emu.url}/openapi/v1/user/quota/list`, {
+      headers: { authorization: `Token ${DEV_API_KEY}` },
+    });
+    expect(twoWords.status).toBe(401);
+  });
+
   it('refuses a disabled key with 403', async () => {
     await emu.admin('POST', '/fixtures', {
       apiKeys: [{ key: 'emu-disabled-key-1234', id: 'key-off', disabled: true }],

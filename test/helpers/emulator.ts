@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { PlatformClient, type PlatformConfig } from '../../src/client';
 import { DEFAULT_PATHS } from '../../src/platform';
 import type { TransportOptions } from '../../src/client/transport';
+import { EmulatorAdmin } from '../../src/emulator/admin-client';
 import { DEV_API_KEY } from '../../src/emulator/config';
 import { startEmulator } from '../../src/emulator/server';
 
@@ -26,20 +27,8 @@ export interface TestEmulator {
 }
 
 /** Calls the emulator's admin API and returns its JSON answer; throws on a non-2xx status. */
-export async function emulatorAdmin<T = unknown>(
-  url: string,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<T> {
-  const res = await fetch(`${url}/_emulator${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`admin ${method} ${path}: HTTP ${res.status} ${text}`);
-  return (text ? JSON.parse(text) : undefined) as T;
+export function emulatorAdmin<T = unknown>(url: string, method: string, path: string, body?: unknown): Promise<T> {
+  return new EmulatorAdmin(url).request<T>(method, path, body);
 }
 
 export async function startTestEmulator(options: { clockSpeed?: number } = {}): Promise<TestEmulator> {

@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { testEnv } from '../setup/shared';
 
 export const LIB = path.join(__dirname, '..', '..', 'lib', 'src');
 
@@ -38,8 +39,12 @@ export function runNode(entry: string, args: string[], env: NodeJS.ProcessEnv, t
 }
 
 /** Starts a long-running process, collecting its output. */
-export function startNode(entry: string, env: NodeJS.ProcessEnv): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, [libEntry(entry)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startNode(
+  entry: string,
+  env: NodeJS.ProcessEnv,
+  args: string[] = [],
+): { child: ChildProcess; output: () => string } {
+  const child = spawn(process.execPath, [libEntry(entry), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
@@ -62,4 +67,17 @@ export function cleanEnv(vars: Record<string, string>): NodeJS.ProcessEnv {
     if (!k.startsWith('TEMPORAL_') && !k.startsWith('PLATFORM_') && !k.startsWith('WORKER_')) env[k] = v;
   }
   return { ...env, ...vars };
+}
+
+/** The starter CLI as a user runs it, against the tests' dev server, on `taskQueue`. */
+export function runStarter(args: string[], taskQueue = 'unused-queue'): Promise<RunResult> {
+  return runNode(
+    'starter.js',
+    args,
+    cleanEnv({
+      TEMPORAL_ADDRESS: testEnv('temporalAddress'),
+      TEMPORAL_NAMESPACE: testEnv('temporalNamespace'),
+      TEMPORAL_TASK_QUEUE: taskQueue,
+    }),
+  );
 }

@@ -7,12 +7,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { LocalArtifactStore, type ArtifactStore } from '../../src/artifacts';
 import { PlatformClient, type PlatformConfig } from '../../src/client';
 import { DEFAULT_PATHS } from '../../src/platform';
 import { DEV_API_KEY } from '../../src/emulator/config';
 import { createPlatformWorker } from '../../src/worker';
+import type { RateLimitSettings } from '../../src/config/rate-limit';
+import type { WorkerGroup } from '../../src/ratelimit/worker-group';
 import type { WorkerSettings } from '../../src/config/worker';
 import type { CallbackUrls } from '../../src/webhooks/token';
 import { testEnv } from '../setup/shared';
@@ -43,7 +45,7 @@ export interface TemporalTestContext {
   taskQueue: string;
   namespace: string;
   address: string;
-  worker: Worker;
+  worker: WorkerGroup;
 }
 
 export function emulatorPlatform(
@@ -68,13 +70,16 @@ export async function withWorker<T>(
     platform?: PlatformClient;
     artifacts?: ArtifactStore;
     settings?: Partial<WorkerSettings>;
+    rateLimit?: Partial<RateLimitSettings>;
+    /** The task queue to poll (several workers on one queue); default a fresh one of `prefix`. */
+    taskQueue?: string;
     callbacks?: CallbackUrls;
   } = {},
 ): Promise<T> {
   quietRuntime();
   const address = testEnv('temporalAddress');
   const namespace = testEnv('temporalNamespace');
-  const taskQueue = `${prefix}-${randomUUID().slice(0, 8)}`;
+  const taskQueue = opts.taskQueue ?? `${prefix}-${randomUUID().slice(0, 8)}`;
   const nativeConnection = await NativeConnection.connect({ address });
   const connection = await Connection.connect({ address });
   try {
@@ -89,6 +94,10 @@ export async function withWorker<T>(
       workflowBundle: { codePath: testEnv('workflowBundle') },
       settings: { WORKER_SHUTDOWN_GRACE_SECONDS: 1, ...opts.settings },
       callbacks: opts.callbacks,
+      // Two workers of one test (one queue) tell apart in histories.
+      identity: `${prefix}-worker-${randomUUID().slice(0, 8)}`,
+      // The emulator's minute is 6 real seconds (clock speed 10, test/setup/global-setup.ts).
+      rateLimit: { RATE_LIMIT_WINDOW_SECONDS: 6, ...opts.rateLimit },
     });
     return await worker.runUntil(fn({ client, taskQueue, namespace, address, worker }));
   } finally {

@@ -18,8 +18,9 @@ export default async function globalSetup(): Promise<void> {
   const started = Date.now();
   const cliPath = await findOrBuildTemporalCli({ log });
   const [server, emulator, bundle] = await Promise.all([
-    getFreePort().then((port) =>
-      startDevServer({ cliPath, port, headless: true, searchAttributes: SEARCH_ATTRIBUTE_DEFINITIONS, log: () => {} }),
+    // With its Web UI, for the test that looks at a run as an operator does (test/ui/).
+    Promise.all([getFreePort(), getFreePort()]).then(([port, uiPort]) =>
+      startDevServer({ cliPath, port, uiPort, searchAttributes: SEARCH_ATTRIBUTE_DEFINITIONS, log: () => {} }),
     ),
     // Sped up: restarts and media tasks finish in test time; tests that need another pace start their own.
     startEmulator({ port: 0, host: '127.0.0.1', clockSpeed: 10, fixtures: { instances: testInstances() } }),
@@ -39,6 +40,7 @@ export default async function globalSetup(): Promise<void> {
   process.env[TEST_ENV.emulatorUrl] = emulator.url;
   process.env[TEST_ENV.workflowBundle] = bundlePath;
   process.env[TEST_ENV.temporalCli] = cliPath;
+  process.env[TEST_ENV.temporalUiUrl] = server.uiUrl!;
   const handles: GlobalHandles = { stopServer: () => server.stop(), stopEmulator: () => emulator.close() };
   (globalThis as { __platformOps?: GlobalHandles }).__platformOps = handles;
   log(`Temporal ${server.address}, emulator ${emulator.url}, ready in ${Date.now() - started} ms`);
@@ -48,7 +50,10 @@ export default async function globalSetup(): Promise<void> {
 function testInstances() {
   const builtIn = defaultFixtures([DEV_API_KEY]).instances;
   const template = builtIn.find((i) => i.id === 'inst-demo-1')!;
-  return [...builtIn, ...['inst-cli-1', 'inst-cli-2', 'inst-cli-3'].map((id) => ({ ...template, id, name: id }))];
+  return [
+    ...builtIn,
+    ...['inst-cli-1', 'inst-cli-2', 'inst-cli-3', 'inst-cli-4'].map((id) => ({ ...template, id, name: id })),
+  ];
 }
 
 const quietLogger = {

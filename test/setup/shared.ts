@@ -5,6 +5,7 @@ export const TEST_ENV = {
   emulatorUrl: 'PLATFORM_OPS_TEST_EMULATOR_URL',
   workflowBundle: 'PLATFORM_OPS_TEST_WORKFLOW_BUNDLE',
   temporalCli: 'PLATFORM_OPS_TEST_TEMPORAL_CLI',
+  temporalUiUrl: 'PLATFORM_OPS_TEST_TEMPORAL_UI_URL',
 } as const;
 
 export interface GlobalHandles {

@@ -18,6 +18,7 @@ const BATCH = {
   requests: [{ custom_id: 'a', body: { model: 'deepseek/deepseek-v3', messages: [{ role: 'user', content: 'hi' }] } }],
 };
 const VIDEO = { operation: 'text-to-video', request: { prompt: 'a fox', duration: 5 } };
+const ASYNC = { operation: 'async', model: 'qwen-image', request: { prompt: 'a fox' } };
 const DECISION = { state: 'a cat', questions: [{ kind: 'yes_no', question: 'Is it an animal?' }] };
 const GATED = { memberId: 'member-demo', cost: 10, job: { workflowType: 'billingReport', input: REPORT } };
 
@@ -73,6 +74,54 @@ const ROWS: Row[] = [
     field: 'instanceId',
   },
   {
+    rule: 'renew expectedEndTime longer than 32',
+    type: WorkflowType.renewInstance,
+    input: { ...RENEW, expectedEndTime: '1'.repeat(33) },
+    field: 'expectedEndTime',
+  },
+  {
+    rule: 'autoRenew window over 28 days',
+    type: WorkflowType.autoRenew,
+    input: { memberId: 'member-demo', beforeSeconds: 29 * DAY },
+    field: 'beforeSeconds',
+  },
+  {
+    rule: 'autoRenew memberId with a colon (it is part of workflow ids)',
+    type: WorkflowType.autoRenew,
+    input: { memberId: 'a:b', beforeSeconds: DAY },
+    field: 'memberId',
+  },
+  {
+    rule: 'autoRenew costPerMonth beyond a safe integer',
+    type: WorkflowType.autoRenew,
+    input: { memberId: 'member-demo', beforeSeconds: DAY, costPerMonth: 2 ** 60 },
+    field: 'costPerMonth',
+  },
+  {
+    rule: 'createInstance name longer than 255',
+    type: WorkflowType.createInstance,
+    input: { request: { name: 'n'.repeat(256), productId: 'p', gpuNum: 1, billingMode: 'payAsYouGo' } },
+    field: 'request.name',
+  },
+  {
+    rule: 'createInstance more than 8 GPUs',
+    type: WorkflowType.createInstance,
+    input: { request: { name: 'n', productId: 'p', gpuNum: 64, billingMode: 'payAsYouGo' } },
+    field: 'request.gpuNum',
+  },
+  {
+    rule: 'createInstance subscription without months',
+    type: WorkflowType.createInstance,
+    input: { request: { name: 'n', productId: 'p', gpuNum: 1, billingMode: 'subscription' } },
+    field: 'request.months',
+  },
+  {
+    rule: 'stopInstance wait longer than a day',
+    type: WorkflowType.stopInstance,
+    input: { instanceId: 'inst-demo-1', timeoutSeconds: 2 * DAY },
+    field: 'timeoutSeconds',
+  },
+  {
     rule: 'batch inputFileId longer than 255',
     type: WorkflowType.batchJob,
     input: { endpoint: BATCH.endpoint, inputFileId: 'f'.repeat(256) },
@@ -101,6 +150,30 @@ const ROWS: Row[] = [
     type: WorkflowType.mediaGeneration,
     input: { ...VIDEO, regeneration: { nonRetryableReasons: Array.from({ length: 101 }, (_, i) => `R${i}`) } },
     field: 'regeneration.nonRetryableReasons',
+  },
+  {
+    rule: 'async model that is not one path segment',
+    type: WorkflowType.mediaGeneration,
+    input: { ...ASYNC, model: '../v3/async/task-result' },
+    field: 'model',
+  },
+  {
+    rule: 'async model not in the registry, nor passed through',
+    type: WorkflowType.mediaGeneration,
+    input: { ...ASYNC, model: 'not-registered' },
+    field: 'model',
+  },
+  {
+    rule: 'async body over 256 KiB',
+    type: WorkflowType.mediaGeneration,
+    input: { ...ASYNC, model: 'custom-x', request: { prompt: 'p'.repeat(300_000) } },
+    field: 'request',
+  },
+  {
+    rule: 'async body its registry schema refuses',
+    type: WorkflowType.mediaGeneration,
+    input: { ...ASYNC, request: { prompt: 'p'.repeat(2_501) } },
+    field: 'request.prompt',
   },
   {
     rule: 'decision question longer than 10000',
@@ -151,6 +224,12 @@ const ROWS: Row[] = [
     type: WorkflowType.mediaGeneration,
     input: { ...VIDEO, request: { ...VIDEO.request, extra: withOwnKey('__proto__', { polluted: true }) } },
     field: 'request.extra.__proto__',
+  },
+  {
+    rule: '__proto__ key in an async body',
+    type: WorkflowType.mediaGeneration,
+    input: { ...ASYNC, model: 'custom-x', request: withOwnKey('__proto__', { polluted: true }) },
+    field: 'request.__proto__',
   },
   {
     rule: '__proto__ as a decision option',

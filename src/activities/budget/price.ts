@@ -4,6 +4,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../../api/failures';
 import type { JobQuantities } from '../../budget/quantities';
 import type { PriceTable } from '../../config/prices';
+import { MODEL_REGISTRY } from '../../platform/models';
 
 export interface PriceBudgetJobInput {
   /** Absent when the input gives `cost`: only the gate is priced then. */
@@ -34,6 +35,7 @@ const noPrice = (what: string, hint: string) =>
 export function priceQuantities(table: PriceTable, q: JobQuantities): Priced {
   switch (q.workflowType) {
     case 'mediaGeneration': {
+      if (q.operation === 'async') return modelPrice(q.model);
       const m = table.mediaGeneration;
       const perSecond = q.operation === 'image-to-video' ? m.imageToVideoPerSecond : m.textToVideoPerSecond;
       const parts = [`${q.seconds} s × ${perSecond} (${q.operation})`];
@@ -68,6 +70,21 @@ export function priceQuantities(table: PriceTable, q: JobQuantities): Priced {
     case 'billingReport':
       return { amount: table.billingReport.perReport, breakdown: `report ${table.billingReport.perReport}` };
   }
+}
+
+/** A registry model's price per task; none (or a pass-through model) needs an explicit cost. */
+function modelPrice(model: string): Priced {
+  const perTask = MODEL_REGISTRY.resolve(model)?.pricePerTask;
+  if (perTask === undefined) {
+    throw ApplicationFailure.create({
+      type: FailureType.InvalidInput,
+      nonRetryable: true,
+      message:
+        `cost: is required here: the model registry has no price for model "${model}"; give cost, or set ` +
+        `models.${model}.price.perTask in src/platform/model-registry.json`,
+    });
+  }
+  return { amount: perTask, breakdown: `1 task × ${perTask} (${model})` };
 }
 
 function decisionPrice(table: PriceTable, questions: number, images: number): Priced {

@@ -8,8 +8,10 @@ import { FailureType } from '../../api/failures';
 import type { ParsedPollingOptions, TaskObservation } from '../../api/schemas/media';
 import type { PlatformClient } from '../../client/client';
 import { PlatformError, redact } from '../../client/errors';
+import type { AsyncBody } from '../../platform/models';
 import type { ImageToVideoRequest, TextToVideoRequest } from '../../platform/schemas/media';
 import { classifySubmitFailure, type SubmitFailureClass } from '../../client/submission';
+import type { SubmitPacing } from '../../ratelimit/shared-pacing';
 import { toApplicationFailure } from '../failures';
 import type { CallbackUrls } from '../../webhooks/token';
 import { firstLook } from './first-look';
@@ -24,7 +26,9 @@ interface SubmitAttempt {
 
 export type SubmitMediaTaskInput =
   | ({ operation: 'image-to-video'; request: ImageToVideoRequest } & SubmitAttempt)
-  | ({ operation: 'text-to-video'; request: TextToVideoRequest } & SubmitAttempt);
+  | ({ operation: 'text-to-video'; request: TextToVideoRequest } & SubmitAttempt)
+  /** Any model: `path` is the segment the workflow resolved from the registry (for logs: `model`). */
+  | ({ operation: 'async'; model: string; path: string; request: AsyncBody } & SubmitAttempt);
 
 export interface SubmitMediaTaskResult {
   taskId: string;
@@ -76,16 +80,23 @@ function submitFailure(err: PlatformError, outcome: SubmitFailureClass): Applica
 
 /**
  * The request with our callback URL in `extra.webhook`, unless the caller set a webhook of their own
- * (theirs is kept, and the task is polled as without callbacks).
+ * (theirs is kept, and the task is polled as without callbacks). A generic model's body is the
+ * model's own: it gets the same `extra.webhook` (the platform's async API takes it on every model),
+ * unless its `extra` is not an object we could add to.
  */
 function withCallback(
   input: SubmitMediaTaskInput,
   callbacks: CallbackUrls | undefined,
   workflowId: string | undefined,
 ): { request: SubmitMediaTaskInput['request']; url?: string } {
-  if (!callbacks || !workflowId || input.request.extra?.webhook) return { request: input.request };
+  if (!callbacks || !workflowId) return { request: input.request };
+  const extra: unknown = input.request.extra;
+  if (extra !== undefined && (typeof extra !== 'object' || extra === null || Array.isArray(extra))) {
+    return { request: input.request };
+  }
+  if ((extra as { webhook?: unknown } | undefined)?.webhook !== undefined) return { request: input.request };
   const url = callbacks.urlFor({ workflowId, generation: input.generation });
-  return { request: { ...input.request, extra: { ...input.request.extra, webhook: { url } } }, url };
+  return { request: { ...input.request, extra: { ...extra, webhook: { url } } }, url };
 }
 
 /** A platform error with the callback URL (its token) cut out: the error reaches logs and the history. */
@@ -98,17 +109,36 @@ function withoutUrl(err: PlatformError, url: string | undefined): PlatformError 
   });
 }
 
-export function createMediaSubmitActivities(platform: PlatformClient, callbacks?: CallbackUrls) {
-  const submit = (input: SubmitMediaTaskInput, request: SubmitMediaTaskInput['request'], signal: AbortSignal) =>
-    input.operation === 'image-to-video'
-      ? platform.submitImageToVideo(request as ImageToVideoRequest, { signal })
-      : platform.submitTextToVideo(request, { signal });
+/** A refusal of our own: another worker met the quota's 429 and its Retry-After is not over. Nothing is sent. */
+function heldBack(operation: string, holdMs: number): ApplicationFailure {
+  const details: SubmitFailureDetails = { outcome: 'refused', at: Date.now(), retryAfterMs: holdMs, status: 429 };
+  return ApplicationFailure.create({
+    type: FailureType.RateLimited,
+    message: `${operation} not sent: the shared rate limit holds every submit for ${Math.ceil(holdMs / 1000)} s more`,
+    nonRetryable: false,
+    details: [details],
+  });
+}
+
+export function createMediaSubmitActivities(platform: PlatformClient, pacing?: SubmitPacing, callbacks?: CallbackUrls) {
+  const submit = (input: SubmitMediaTaskInput, request: SubmitMediaTaskInput['request'], signal: AbortSignal) => {
+    switch (input.operation) {
+      case 'image-to-video':
+        return platform.submitImageToVideo(request as ImageToVideoRequest, { signal });
+      case 'text-to-video':
+        return platform.submitTextToVideo(request, { signal });
+      case 'async':
+        return platform.submitAsyncTask({ path: input.path, body: request }, { signal });
+    }
+  };
 
   return {
     async submitMediaTask(input: SubmitMediaTaskInput): Promise<SubmitMediaTaskResult> {
       const { workflowExecution } = Context.current().info;
       const where = { workflowId: workflowExecution?.workflowId, generation: input.generation, attempt: input.attempt };
       const signal = Context.current().cancellationSignal;
+      const holdMs = pacing?.holdRemainingMs(input.operation) ?? 0;
+      if (holdMs > 0) throw heldBack(input.operation, holdMs);
       const { request, url } = withCallback(input, callbacks, workflowExecution?.workflowId);
       let taskId: string;
       try {
@@ -116,12 +146,25 @@ export function createMediaSubmitActivities(platform: PlatformClient, callbacks?
       } catch (caught) {
         if (!(caught instanceof PlatformError)) throw caught;
         const err = withoutUrl(caught, url);
+        // Everyone slows down, not only this attempt (a failure to tell the server is only logged).
+        if (err.status === 429 && pacing) {
+          await pacing.rateLimited(input.operation, err.retryAfterMs).catch((e: unknown) => {
+            log.warn('Could not slow the shared rate limit', { ...where, error: String(e) });
+          });
+        }
         const outcome = classifySubmitFailure(err);
         log.warn('Submit attempt failed', { ...where, outcome, error: err.message });
         throw submitFailure(err, outcome);
       }
       const submittedAt = Date.now();
-      log.info('Submitted generation', { ...where, operation: input.operation, taskId, callback: url !== undefined });
+      const model = input.operation === 'async' ? { model: input.model, path: input.path } : {};
+      log.info('Submitted generation', {
+        ...where,
+        operation: input.operation,
+        ...model,
+        taskId,
+        callback: url !== undefined,
+      });
       if (url && callbacks) {
         // No first look: a callback makes the read it would cost unnecessary (calls per task ~1).
         const callback = {

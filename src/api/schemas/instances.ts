@@ -2,7 +2,15 @@
 import { z } from 'zod';
 import { InstanceId, RenewInstanceRequest } from '../../platform/schemas/gpu';
 
-export const RenewInstanceInput = RenewInstanceRequest.meta({
+export const RenewInstanceInput = RenewInstanceRequest.extend({
+  /**
+   * Renew only if the instance still expires at this (Unix seconds, as the platform sent it): a
+   * renewal for one expiry is never paid twice, however many runs ask for it (autoRenew sends it).
+   */
+  expectedEndTime: z
+    .union([z.string().max(32), z.number().int()])
+    .optional(),
+}).meta({
   title: 'renewInstance input',
   description: 'Renews a subscription GPU instance for a number of months.',
 });
@@ -19,43 +27,60 @@ export const RenewInstanceResult = z
     endTimeAfter: EndTime,
     /** True when a retried renew found the first attempt had already been applied (no double renewal). */
     alreadyApplied: z.boolean(),
+    /** Set when nothing was renewed: the expiry was no longer `expectedEndTime`. */
+    notRenewed: z.string().optional(),
   })
   .meta({ title: 'renewInstance result' });
 export type RenewInstanceResult = z.infer<typeof RenewInstanceResult>;
 
-export const RestartInstanceInput = z
-  .strictObject({
-    instanceId: InstanceId,
-    /** How long to wait for `running` after the restart request. */
-    timeoutSeconds: z.number().int().min(10).max(86_400).default(900),
-    /** First gap between two get-instance polls; doubles up to pollMaxSeconds. */
-    pollInitialSeconds: z.number().min(0.1).max(300).default(2),
-    pollMaxSeconds: z.number().min(0.1).max(3600).default(30),
-  })
-  .refine((i) => i.pollMaxSeconds >= i.pollInitialSeconds, {
-    path: ['pollMaxSeconds'],
-    error: 'must be at least pollInitialSeconds',
-  })
-  .meta({
-    title: 'restartInstance input',
-    description: 'Restarts a GPU instance and waits until it is running again.',
-  });
+/** How long and how often a workflow waits for an instance's status after acting on it. */
+export const INSTANCE_WAIT_FIELDS = {
+  /** How long to wait for the target status after the request. */
+  timeoutSeconds: z.number().int().min(10).max(86_400).default(900),
+  /** First gap between two get-instance polls; doubles up to pollMaxSeconds. */
+  pollInitialSeconds: z.number().min(0.1).max(300).default(2),
+  pollMaxSeconds: z.number().min(0.1).max(3600).default(30),
+};
+
+/** The poll gaps must not shrink. */
+export const pollGapsGrow: [
+  (i: { pollInitialSeconds: number; pollMaxSeconds: number }) => boolean,
+  { path: PropertyKey[]; error: string },
+] = [
+  (i) => i.pollMaxSeconds >= i.pollInitialSeconds,
+  { path: ['pollMaxSeconds'], error: 'must be at least pollInitialSeconds' },
+];
+
+/** `{instanceId, timeoutSeconds, pollInitialSeconds, pollMaxSeconds}`: restart, start, stop, delete. */
+export const instanceActionInput = (title: string, description: string) =>
+  z
+    .strictObject({ instanceId: InstanceId, ...INSTANCE_WAIT_FIELDS })
+    .refine(...pollGapsGrow)
+    .meta({ title, description });
+
+export const RestartInstanceInput = instanceActionInput(
+  'restartInstance input',
+  'Restarts a GPU instance and waits until it is running again.',
+);
 export type RestartInstanceInput = z.input<typeof RestartInstanceInput>;
 
-export const RestartInstanceResult = z
-  .object({
-    instanceId: z.string(),
-    /** Every status seen while waiting, in order, without repeats of the same status in a row. */
-    statuses: z.array(z.string()),
-    finalStatus: z.string(),
-    polls: z.number().int(),
-    waitedSeconds: z.number(),
-  })
-  .meta({ title: 'restartInstance result' });
+/** What waiting for an instance's status saw. */
+export const InstanceWaitResult = z.object({
+  instanceId: z.string(),
+  /** Every status seen while waiting, in order, without repeats of the same status in a row. */
+  statuses: z.array(z.string()),
+  finalStatus: z.string(),
+  polls: z.number().int(),
+  waitedSeconds: z.number(),
+});
+
+export type InstanceWaitResult = z.infer<typeof InstanceWaitResult>;
+
+export const RestartInstanceResult = InstanceWaitResult.meta({ title: 'restartInstance result' });
 export type RestartInstanceResult = z.infer<typeof RestartInstanceResult>;
 
 /** renewInstance's business status (the `status` query and the PlatformStatus search attribute). */
-export const RENEW_INSTANCE_STATUSES = ['READING_INSTANCE', 'RENEWING', 'RENEWED'] as const;
+export const RENEW_INSTANCE_STATUSES = ['READING_INSTANCE', 'RENEWING', 'RENEWED', 'EXPIRY_MOVED'] as const;
 export type RenewInstanceStatus = (typeof RENEW_INSTANCE_STATUSES)[number];
 
 /** restartInstance's business status. */

@@ -1,10 +1,12 @@
-// Input, progress and result of the mediaGeneration workflow: one image-to-video or text-to-video
-// task, from submit to outputs kept in the artifact store.
+// Input, progress and result of the mediaGeneration workflow: one v3 async task (image-to-video,
+// text-to-video, or any model of the registry through the "async" form), from submit to outputs kept
+// in the artifact store.
 import { z } from 'zod';
+import { AsyncBody, MODEL_REGISTRY, ModelName, OUTPUT_KINDS } from '../../platform/models';
 import { ImageToVideoRequest, TextToVideoRequest } from '../../platform/schemas/media';
 import type { PlatformReportedStatus } from './status';
 
-export const MEDIA_OPERATIONS = ['image-to-video', 'text-to-video'] as const;
+export const MEDIA_OPERATIONS = ['image-to-video', 'text-to-video', 'async'] as const;
 export type MediaOperation = (typeof MEDIA_OPERATIONS)[number];
 
 /**
@@ -86,16 +88,37 @@ const CommonOptions = {
   costEstimate: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
 };
 
+/**
+ * Any v3 async model by its registry name (src/platform/model-registry.json): an unknown model is refused
+ * unless the registry's pass-through rule takes it, and the body is checked with the model's schema
+ * where the registry has one (size and shape bounds always).
+ */
+const AsyncModelInput = z
+  .strictObject({ operation: z.literal('async'), model: ModelName, request: AsyncBody, ...CommonOptions })
+  .superRefine((input, ctx) => {
+    // A model that is no path segment has its issue already.
+    if (!ModelName.safeParse(input.model).success) return;
+    if (!MODEL_REGISTRY.resolve(input.model)) {
+      ctx.addIssue({ code: 'custom', path: ['model'], message: MODEL_REGISTRY.unknownRule(input.model) });
+      return;
+    }
+    for (const issue of MODEL_REGISTRY.bodyIssues(input.model, input.request)) {
+      ctx.addIssue({ ...issue, path: ['request', ...issue.path] });
+    }
+  });
+
 export const MediaGenerationInput = z
   .discriminatedUnion('operation', [
     z.strictObject({ operation: z.literal('image-to-video'), request: ImageToVideoRequest, ...CommonOptions }),
     z.strictObject({ operation: z.literal('text-to-video'), request: TextToVideoRequest, ...CommonOptions }),
+    AsyncModelInput,
   ])
   .meta({
     title: 'mediaGeneration input',
     description:
-      'Runs one v3 image-to-video or text-to-video generation: submit once, poll by the eta, generate again on ' +
-      'retryable failures, and keep the outputs before their URLs expire. `request` is the platform body.',
+      'Runs one v3 async generation: submit once, poll by the eta, generate again on retryable failures, and keep ' +
+      'the outputs before their URLs expire. `request` is the platform body: image-to-video and text-to-video ' +
+      'are the spec\'s two detailed models; "async" submits to any model of the registry by its name (`model`).',
   });
 export type MediaGenerationInput = z.input<typeof MediaGenerationInput>;
 export type ParsedMediaGenerationInput = z.output<typeof MediaGenerationInput>;
@@ -135,7 +158,7 @@ export type TaskObservation = z.infer<typeof TaskObservation>;
 
 /** An output URL of a finished task, as task-result lists it (TTL in seconds, parsed leniently). */
 export const TaskOutputRef = z.object({
-  kind: z.enum(['video', 'image', 'audio']),
+  kind: z.enum(OUTPUT_KINDS),
   url: z.string(),
   ttlSeconds: z.number().optional(),
   /** The platform's video_type / image_type / audio_type (mp4, jpeg, wav …). */
@@ -144,7 +167,7 @@ export const TaskOutputRef = z.object({
 export type TaskOutputRef = z.infer<typeof TaskOutputRef>;
 
 export const KeptOutput = z.object({
-  kind: z.enum(['video', 'image', 'audio']),
+  kind: z.enum(OUTPUT_KINDS),
   originalUrl: z.string(),
   ttlSeconds: z.number().optional(),
   /** ISO time after which the original URL stops working (from the TTL and when the task was seen done). */
@@ -164,6 +187,17 @@ export const GenerationAttempt = z.object({
 export const MediaGenerationResult = z
   .object({
     operation: z.enum(MEDIA_OPERATIONS),
+    /** The "async" form: the model asked for, the path submitted to, and the output kinds it expects. */
+    model: z
+      .object({
+        name: z.string(),
+        path: z.string(),
+        passThrough: z.boolean(),
+        expectedOutputs: z.array(z.enum(OUTPUT_KINDS)),
+        /** Expected kinds the finished task did not produce (a registry entry to check). */
+        missingOutputs: z.array(z.enum(OUTPUT_KINDS)),
+      })
+      .optional(),
     taskId: z.string(),
     outputs: z.array(KeptOutput),
     /** Outputs reported but not copied (keepOutputs false). */

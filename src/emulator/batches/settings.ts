@@ -2,8 +2,7 @@
 // duration is in emulated milliseconds, so EMULATOR_CLOCK_SPEED shortens all of them at once.
 import { z } from 'zod';
 import { BATCH_WINDOW_HOURS } from '../../platform/schemas/batches';
-import type { ValidationIssue } from '../../platform/validation';
-import { describeZodError } from '../../platform/validation';
+import { formatIssues, parseOrThrow, type ValidationIssue } from '../../platform/validation';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -51,14 +50,12 @@ export const DEFAULT_BATCH_SETTINGS: Readonly<BatchSettings> = Object.freeze({
 
 /** Merges `partial` over `base`, throwing a RangeError that names every bad field. */
 export function mergeSettings(base: Readonly<BatchSettings>, partial: unknown): BatchSettings {
-  const parsed = BatchSettingsUpdate.safeParse(partial ?? {});
-  if (!parsed.success) {
-    const text = describeZodError(parsed.error)
-      .map((i) => `${i.field}: ${i.rule}`)
-      .join('; ');
-    throw new RangeError(`invalid batch settings: ${text}`);
-  }
-  const defined = Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined));
+  const parsed = parseOrThrow(
+    BatchSettingsUpdate,
+    partial ?? {},
+    (issues) => new RangeError(`invalid batch settings: ${formatIssues(issues)}`),
+  );
+  const defined = Object.fromEntries(Object.entries(parsed).filter(([, v]) => v !== undefined));
   return { ...base, ...defined };
 }
 

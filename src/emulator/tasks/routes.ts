@@ -1,7 +1,8 @@
-// HTTP routes of async media generation: the two video submits, task-result, and the output files
-// their results point at.
+// HTTP routes of async media generation: the two video submits, any model of the registry
+// (/v3/async/<model>), task-result, and the output files their results point at.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
+import { AsyncBody, MODEL_REGISTRY, type OutputKind as MediaKind } from '../../platform/models';
 import { asyncSubmitPath, type PlatformPaths } from '../../platform/paths';
 import {
   ImageToVideoRequest,
@@ -12,13 +13,14 @@ import {
 import type { Counters } from '../counters';
 import { parseOr400, sendInvalid, sendPlatformError } from '../http';
 import type { Ledger } from '../ledger';
-import { videoCharge, type VideoOperation } from '../pricing';
+import { modelTaskCharge, videoCharge, type VideoCharge, type VideoOperation } from '../pricing';
 import type { RateLimiter } from '../rate-limit';
 import { OUTPUT_FILES_PREFIX } from '../routes';
 import { parseTaskMarkers } from './markers';
-import { OUTPUT_KINDS, OUTPUT_NAME, mp4Bytes, wavBytes, type OutputKind } from './outputs';
+import { FILE_OF_KIND, OUTPUT_KINDS, OUTPUT_NAME, outputBytes, type OutputKind } from './outputs';
 import type { CallbackSender } from './callbacks';
-import type { TaskStore } from './store';
+import type { ModelTask, TaskStore } from './store';
+import { describeZodIssues } from '../../platform/validation';
 
 interface TaskRouteDeps {
   tasks: TaskStore;
@@ -59,44 +61,73 @@ interface SubmitBody {
   extra?: { enable_nsfw_detection?: boolean; webhook?: { url: string } };
 }
 
+/** The task type a model's task reports, by its first output kind. */
+const TASK_TYPE_OF_KIND: Record<MediaKind, string> = {
+  image: 'TXT_TO_IMG',
+  video: 'TXT_TO_VIDEO',
+  audio: 'TXT_TO_SPEECH',
+};
+
+interface Accepted {
+  operation: VideoOperation | 'submitAsyncTask';
+  texts: { field: string; text: string }[];
+  charge: VideoCharge;
+  videoSeconds: number;
+  sound: boolean;
+  nsfwDetection: boolean;
+  model?: ModelTask;
+  /** `extra.webhook.url`: where the task's end is called back (./callbacks.ts). */
+  webhookUrl?: string;
+}
+
+/** A generic model's `extra.webhook.url`, when its body carries one that is a string. */
+function webhookUrlOf(body: Record<string, unknown>): string | undefined {
+  const url = (body.extra as { webhook?: { url?: unknown } } | undefined)?.webhook?.url;
+  return typeof url === 'string' ? url : undefined;
+}
+
 export function registerTaskRoutes(app: FastifyInstance, deps: TaskRouteDeps): void {
   const { tasks, ledger, limiter, counters, paths, callbacks } = deps;
+
+  /** Markers, quota, balance, then the task: the same for every model. */
+  const accept = async (request: FastifyRequest, reply: FastifyReply, a: Accepted): Promise<FastifyReply> => {
+    const { markers, issues } = parseTaskMarkers(a.texts);
+    if (issues.length > 0) return sendInvalid(reply, issues);
+    if (!limiter.take(reply, a.operation, request.caller.userId)) return reply;
+    // Refused up front, like a platform that checks the balance before queueing paid work.
+    if (!ledger.canAfford(request.caller.memberId, a.charge.amount)) {
+      return sendPlatformError(
+        reply,
+        400,
+        'BILLING_BALANCE_NOT_ENOUGH',
+        `the budget of member ${request.caller.memberId} does not cover this task (${a.charge.amount} in 1/10000 USD)`,
+      );
+    }
+    const { texts: _texts, ...task } = a;
+    const created = tasks.submit({ ...task, caller: request.caller, markers });
+    counters.submission(a.operation);
+    // The "early" callback fault holds the answer back until the callback has gone.
+    await callbacks.submitted(created);
+    return reply.send({ task_id: created.id });
+  };
 
   const submit =
     (operation: VideoOperation, schema: z.ZodType<SubmitBody>) =>
     async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
       const body = parseOr400(reply, schema, request.body);
       if (!body) return reply;
-      const { markers, issues } = parseTaskMarkers(markerTexts(body.prompt, body.multi_prompt));
-      if (issues.length > 0) return sendInvalid(reply, issues);
-      if (!limiter.take(reply, operation, request.caller.userId)) return reply;
       const seconds = requestedVideoSeconds(body);
       const sound = body.sound ?? false;
       const nsfw = body.extra?.enable_nsfw_detection ?? false;
-      const charge = videoCharge(operation, seconds, sound, nsfw);
-      // Refused up front, like a platform that checks the balance before queueing paid work.
-      if (!ledger.canAfford(request.caller.memberId, charge.amount)) {
-        return sendPlatformError(
-          reply,
-          400,
-          'BILLING_BALANCE_NOT_ENOUGH',
-          `the budget of member ${request.caller.memberId} does not cover this task (${charge.amount} in 1/10000 USD)`,
-        );
-      }
-      const task = tasks.submit({
+      return accept(request, reply, {
         operation,
-        caller: request.caller,
+        texts: markerTexts(body.prompt, body.multi_prompt),
+        charge: videoCharge(operation, seconds, sound, nsfw),
         videoSeconds: seconds,
         sound,
         nsfwDetection: nsfw,
-        markers,
-        charge,
         webhookUrl: body.extra?.webhook?.url,
       });
-      counters.submission(operation);
-      // The "early" callback fault holds the answer back until the callback has gone.
-      await callbacks.submitted(task);
-      return reply.send({ task_id: task.id });
     };
 
   app.post(
@@ -108,6 +139,37 @@ export function registerTaskRoutes(app: FastifyInstance, deps: TaskRouteDeps): v
     asyncSubmitPath(paths.textToVideoModel),
     { bodyLimit: SUBMIT_BODY_LIMIT },
     submit('submitTextToVideo', TextToVideoRequest as z.ZodType<SubmitBody>),
+  );
+
+  // Any other model: the registry's, or one its pass-through rule takes, checked by its schema.
+  app.post<{ Params: { model: string } }>(
+    asyncSubmitPath(':model'),
+    { bodyLimit: SUBMIT_BODY_LIMIT },
+    async (request, reply) => {
+      const model = MODEL_REGISTRY.forPath(request.params.model);
+      if (!model) {
+        return sendPlatformError(reply, 404, 'MODEL_NOT_FOUND', `no async model ${request.params.model}`);
+      }
+      const body = parseOr400(reply, AsyncBody, request.body);
+      if (!body) return reply;
+      const bodyIssues = MODEL_REGISTRY.bodyIssues(model.model, body);
+      if (bodyIssues.length > 0) return sendInvalid(reply, describeZodIssues(bodyIssues));
+      return accept(request, reply, {
+        operation: 'submitAsyncTask',
+        // Markers may sit in any top-level text (prompt, text …).
+        texts: Object.entries(body).flatMap(([field, v]) => (typeof v === 'string' ? [{ field, text: v }] : [])),
+        charge: modelTaskCharge(model.pricePerTask),
+        videoSeconds: 5,
+        sound: false,
+        nsfwDetection: (body.extra as { enable_nsfw_detection?: unknown } | undefined)?.enable_nsfw_detection === true,
+        model: {
+          product: { productId: model.path, productName: model.path },
+          taskType: TASK_TYPE_OF_KIND[model.outputs[0]],
+          files: model.outputs.map((k) => FILE_OF_KIND[k]),
+        },
+        webhookUrl: webhookUrlOf(body),
+      });
+    },
   );
 
   // The hot route: benchmarks poll it thousands of times a second. The common, valid query skips zod.
@@ -135,7 +197,7 @@ export function registerTaskRoutes(app: FastifyInstance, deps: TaskRouteDeps): v
       return sendPlatformError(reply, 410, 'FILE_EXPIRED', 'this output URL has expired (its TTL passed)');
     }
     const kind = match[2] as OutputKind;
-    const bytes = kind === 'mp4' ? mp4Bytes(found.task.token, found.task.videoSeconds) : wavBytes(found.task.token);
+    const bytes = outputBytes(kind, found.task.token, found.task.videoSeconds);
     return reply.type(OUTPUT_KINDS[kind]).header('cache-control', 'private, max-age=0').send(bytes);
   });
 }

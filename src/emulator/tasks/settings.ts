@@ -1,12 +1,18 @@
 // Per-operation settings of the async task emulation: how long a task queues and runs (emulated ms),
-// how often it fails and why, how long its output URLs live, and how honest its ETA is.
+// how often it fails and why, how long its output URLs live, and how honest its ETA is. Every model
+// of the registry (POST /v3/async/<model>) shares the `submitAsyncTask` settings.
 import { z } from 'zod';
 import type { VideoOperation } from '../pricing';
 
-const TASK_OPERATIONS = ['submitImageToVideo', 'submitTextToVideo'] as const satisfies readonly VideoOperation[];
+export const TASK_OPERATIONS = [
+  'submitImageToVideo',
+  'submitTextToVideo',
+  'submitAsyncTask',
+] as const satisfies readonly (VideoOperation | 'submitAsyncTask')[];
+export type TaskOperation = (typeof TASK_OPERATIONS)[number];
 
 /** A failure reason as the platform writes them: an upper-case name. */
-const FailureReason = z.string().regex(/^[A-Z][A-Z0-9_]*$/, { error: 'must be an UPPER_CASE reason name' });
+export const FailureReason = z.string().regex(/^[A-Z][A-Z0-9_]*$/, { error: 'must be an UPPER_CASE reason name' });
 
 const TaskSettingsSchema = z.strictObject({
   queuedMs: z
@@ -36,7 +42,7 @@ export type TaskSettings = z.infer<typeof TaskSettingsSchema>;
 
 export const TaskSettingsUpdateSchema = z.partialRecord(z.enum(TASK_OPERATIONS), TaskSettingsSchema.partial());
 type TaskSettingsUpdate = z.infer<typeof TaskSettingsUpdateSchema>;
-export type TaskSettingsByOperation = Record<VideoOperation, TaskSettings>;
+export type TaskSettingsByOperation = Record<TaskOperation, TaskSettings>;
 
 /**
  * Defaults: tens of emulated seconds, like a short video render, and no random failures, so a run is
@@ -54,6 +60,15 @@ export const DEFAULT_TASK_SETTINGS: TaskSettingsByOperation = {
   submitTextToVideo: {
     queuedMs: 3_000,
     processingMs: 30_000,
+    failureRate: 0,
+    failureReasons: ['INTERNAL_ERROR', 'GENERATION_TIMEOUT'],
+    outputTtlSeconds: 3_600,
+    etaAccuracy: 1,
+  },
+  // Images and speech take seconds, not tens of them.
+  submitAsyncTask: {
+    queuedMs: 1_000,
+    processingMs: 8_000,
     failureRate: 0,
     failureReasons: ['INTERNAL_ERROR', 'GENERATION_TIMEOUT'],
     outputTtlSeconds: 3_600,

@@ -9,7 +9,7 @@ import { GEN_API_CATEGORY, VIDEO_PRODUCTS, type VideoCharge, type VideoOperation
 import type { Caller } from '../types';
 import type { TaskMarkers } from './markers';
 import type { OutputKind } from './outputs';
-import { DEFAULT_TASK_SETTINGS, type TaskSettings, type TaskSettingsByOperation } from './settings';
+import { DEFAULT_TASK_SETTINGS, type TaskOperation, type TaskSettings, type TaskSettingsByOperation } from './settings';
 
 const SWEEP_INTERVAL_MS = 250;
 
@@ -20,8 +20,17 @@ const TASK_TYPES: Record<VideoOperation, string> = {
   submitTextToVideo: 'TXT_TO_VIDEO',
 };
 
+/** A registry model's task (POST /v3/async/<model>): what it is billed as and the files it produces. */
+export interface ModelTask {
+  product: { productId: string; productName: string };
+  taskType: string;
+  files: OutputKind[];
+}
+
 interface SubmitInput {
-  operation: VideoOperation;
+  operation: TaskOperation;
+  /** For submitAsyncTask: the model's product, task type and files. */
+  model?: ModelTask;
   caller: Caller;
   /** Seconds of video asked for. */
   videoSeconds: number;
@@ -46,7 +55,11 @@ export interface TaskRecord {
   id: string;
   /** Numeric salt of the id for cheap per-read jitter. */
   salt: number;
-  operation: VideoOperation;
+  operation: TaskOperation;
+  product: ModelTask['product'];
+  taskType: string;
+  /** The output files a success produces, in the result's order. */
+  files: OutputKind[];
   caller: Caller;
   /** Emulated ms. */
   createdAt: number;
@@ -85,7 +98,7 @@ interface TaskResultBody {
     eta: number;
     progress_percent: number;
   };
-  images: unknown[];
+  images: { image_url: string; image_url_ttl: number; image_type: string; nsfw_detection_result: null }[];
   videos: { video_url: string; video_url_ttl: string; video_type: string }[];
   audios: {
     audio_url: string;
@@ -101,6 +114,8 @@ export class TaskStore {
   private readonly failFirstSeen = new Map<string, number>();
   private readonly byToken = new Map<string, TaskRecord>();
   private readonly unsettled = new Set<TaskRecord>();
+  /** Failures a scenario scheduled for the next submits (`failTasks`), used up in order. */
+  private readonly forcedFailures: { reason: string; left: number; operation?: TaskOperation }[] = [];
   private settingsByOp: TaskSettingsByOperation = DEFAULT_TASK_SETTINGS;
   private timer?: NodeJS.Timeout;
   /** Told once per task, when its end is settled (the callback sender listens). */
@@ -141,6 +156,20 @@ export class TaskStore {
     this.failFirstSeen.clear();
     this.byToken.clear();
     this.unsettled.clear();
+    this.forcedFailures.length = 0;
+  }
+
+  /** The next `count` tasks submitted (of `operation`, or any) fail with `reason`, unless a marker decides. */
+  failNext(reason: string, count: number, operation?: TaskOperation): void {
+    this.forcedFailures.push({ reason, left: count, operation });
+  }
+
+  private takeForcedFailure(operation: TaskOperation): string | undefined {
+    const i = this.forcedFailures.findIndex((f) => f.operation === undefined || f.operation === operation);
+    if (i < 0) return undefined;
+    const f = this.forcedFailures[i];
+    if (--f.left <= 0) this.forcedFailures.splice(i, 1);
+    return f.reason;
   }
 
   submit(input: SubmitInput): TaskRecord {
@@ -151,7 +180,10 @@ export class TaskStore {
     const queuedMs = m.queuedMs ?? (m.durationMs !== undefined ? 0 : settings.queuedMs);
     const processingMs = m.durationMs ?? settings.processingMs;
     let failReason: string | undefined;
+    // A prompt marker decides first; then a failure a scenario scheduled.
+    const forced = m.fail === undefined && !m.succeed ? this.takeForcedFailure(input.operation) : undefined;
     if (m.fail !== undefined) failReason = m.fail === true ? settings.failureReasons[0] : m.fail;
+    else if (forced !== undefined) failReason = forced;
     else if (m.failFirst) {
       const seen = this.failFirstSeen.get(m.failFirst.key) ?? 0;
       this.failFirstSeen.set(m.failFirst.key, seen + 1);
@@ -160,10 +192,14 @@ export class TaskStore {
       failReason = settings.failureReasons[Math.floor(Math.random() * settings.failureReasons.length)];
     }
     const id = this.ids.next('task');
+    const video = input.operation === 'submitAsyncTask' ? undefined : input.operation;
     const task: TaskRecord = {
       id,
       salt: Math.floor(Math.random() * 2 ** 31),
       operation: input.operation,
+      product: input.model?.product ?? VIDEO_PRODUCTS[video!],
+      taskType: input.model?.taskType ?? TASK_TYPES[video!],
+      files: input.model?.files ?? (input.sound ? ['mp4', 'wav'] : ['mp4']),
       caller: input.caller,
       createdAt: now,
       createdAtReal: Date.now(),
@@ -237,7 +273,7 @@ export class TaskStore {
         task_id: task.id,
         status,
         reason: status === 'TASK_STATUS_FAILED' ? (task.failReason ?? '') : '',
-        task_type: TASK_TYPES[task.operation],
+        task_type: task.taskType,
         eta: terminal ? 0 : this.eta(task, now),
         progress_percent: this.progress(task, status, now),
       },
@@ -248,14 +284,24 @@ export class TaskStore {
     if (status === 'TASK_STATUS_SUCCEED') {
       const base = `${this.publicUrl()}/_files/outputs/${task.token}`;
       const ttl = String(task.outputTtlSeconds);
-      body.videos.push({ video_url: `${base}.mp4`, video_url_ttl: ttl, video_type: 'mp4' });
-      if (task.sound) {
-        body.audios.push({
-          audio_url: `${base}.wav`,
-          audio_url_ttl: ttl,
-          audio_type: 'wav',
-          audio_metadata: { text: '', start_time: 0, end_time: task.videoSeconds },
-        });
+      for (const file of task.files) {
+        if (file === 'mp4') body.videos.push({ video_url: `${base}.mp4`, video_url_ttl: ttl, video_type: 'mp4' });
+        else if (file === 'wav') {
+          body.audios.push({
+            audio_url: `${base}.wav`,
+            audio_url_ttl: ttl,
+            audio_type: 'wav',
+            audio_metadata: { text: '', start_time: 0, end_time: task.videoSeconds },
+          });
+        } else {
+          // An integer TTL for images, as task-result shows it (platform-notes).
+          body.images.push({
+            image_url: `${base}.png`,
+            image_url_ttl: task.outputTtlSeconds,
+            image_type: 'png',
+            nsfw_detection_result: null,
+          });
+        }
       }
     }
     return body;
@@ -294,7 +340,7 @@ export class TaskStore {
     const finishedAtReal = Math.max(task.createdAtReal, Date.now() - this.clock.realDelay(now - task.endAt));
     const settlement: Settlement = { finishedAt: task.endAt, finishedAtReal };
     if (!task.failReason) {
-      const product = VIDEO_PRODUCTS[task.operation];
+      const product = task.product;
       try {
         settlement.charge = this.ledger.charge({
           caller: task.caller,
@@ -333,7 +379,7 @@ export class TaskStore {
     if (!task) return undefined;
     const now = this.clock.now();
     if (this.statusAt(task, now) !== 'TASK_STATUS_SUCCEED') return undefined;
-    if (kind === 'wav' && !task.sound) return undefined;
+    if (!task.files.includes(kind)) return undefined;
     if (now > task.endAt + task.outputTtlSeconds * 1000) return 'expired';
     return { task };
   }

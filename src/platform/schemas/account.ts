@@ -104,3 +104,17 @@ export type Quota = z.infer<typeof Quota>;
 
 export const QuotaListResponse = z.looseObject({ data: z.array(Quota), total: z.number().int() });
 export type QuotaListResponse = z.infer<typeof QuotaListResponse>;
+
+/** `GET /v1/models` (spec: "used as the first call"): the OpenAI-style list; only the ids are read. */
+export const ListModelsResponse = z.looseObject({
+  data: z.array(z.looseObject({ id: z.string().max(256) })).max(10_000),
+});
+export type ListModelsResponse = z.infer<typeof ListModelsResponse>;
+
+/** The balance (platform-notes: `GET /openapi/v1/billing/balance/detail`), amounts as strings. */
+export const BalanceDetail = z.looseObject({
+  availableBalance: NumericString.optional(),
+  cashBalance: NumericString.optional(),
+  creditLimit: NumericString.optional(),
+});
+export type BalanceDetail = z.infer<typeof BalanceDetail>;

@@ -5,3 +5,4 @@ export * from './media';
 export * from './decision';
 export * from './batches';
 export * from './account';
+export * from './instance-lifecycle';

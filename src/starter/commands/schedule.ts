@@ -3,7 +3,7 @@
 // default instead of failing. The schedule lives on the server: no process of ours has to stay up.
 import type { Client, ScheduleExecutionResult } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { budgetJobProgressQuery, SearchAttributes, WorkflowType, type BudgetGatedJobInput } from '../../api';
+import { budgetJobProgressQuery, WorkflowType, type BudgetGatedJobInput } from '../../api';
 import { withStarter } from '../connect';
 import { formatDuration } from '../durations';
 import { rootCause } from '../failures';
@@ -11,6 +11,8 @@ import { toScheduleCliError } from '../schedule-failures';
 import { overlapName, overlapPolicy, scheduleSpec, schedulePolicies, type ScheduleFlags } from '../schedule-options';
 import { describeScheduleSpec, isoSeconds, renderRunState, type RunState } from '../schedule-view';
 import { buildWorkflowInput, type InputFlags } from '../workflow-inputs';
+import { scheduleAutoRenewCommand } from './schedule-auto-renew';
+import { createMemberSchedule } from '../schedule-create';
 
 type Out = (line: string) => void;
 
@@ -30,45 +32,28 @@ async function withSchedules(scheduleId: string, fn: (client: Client) => Promise
 }
 
 export async function scheduleCreateCommand(scheduleId: string, opts: ScheduleCreateOptions, out: Out): Promise<void> {
+  // `schedule create autoRenew --member M --before 72h`: runs autoRenew itself, not a budgetGatedJob.
+  if (scheduleId === WorkflowType.autoRenew) return scheduleAutoRenewCommand(opts, out);
   // Everything is checked before connecting: nothing is created from a bad command line.
   const spec = scheduleSpec(opts);
   const policies = schedulePolicies(opts);
   const input = buildWorkflowInput(WorkflowType.budgetGatedJob, opts, {
     onInsufficient: 'skip',
   }) as BudgetGatedJobInput;
-  await withStarter(async ({ client, settings }) => {
-    const taskQueue = opts.taskQueue ?? settings.taskQueue;
-    const handle = await client.schedule
-      .create({
-        scheduleId,
-        spec,
-        policies,
-        state: { paused: opts.paused, note: opts.note },
-        action: {
-          type: 'startWorkflow',
-          workflowType: WorkflowType.budgetGatedJob,
-          // The server appends each run's time: `<scheduleId>-2026-03-01T10:00:00Z`.
-          workflowId: scheduleId,
-          taskQueue,
-          args: [input],
-          typedSearchAttributes: [
-            { key: SearchAttributes.operation, value: WorkflowType.budgetGatedJob },
-            { key: SearchAttributes.memberId, value: input.memberId },
-          ],
-        },
-      })
-      .catch((err: unknown) => {
-        throw toScheduleCliError(err, scheduleId, { cron: opts.cron });
-      });
-    const created = await handle.describe();
-    out(
-      `Created schedule ${scheduleId}: ${describeScheduleSpec(created.spec)}, ` +
-        `overlap ${overlapName(policies.overlap)}. Each run is a budgetGatedJob (${input.job.workflowType}) ` +
-        `for member ${input.memberId} on task queue ${taskQueue}, ${input.onInsufficient ?? 'fail'} without budget.`,
-    );
-    const next = created.info.nextActionTimes[0];
-    out(opts.paused ? 'It is paused: `schedule unpause` starts it.' : `Next run: ${next ? isoSeconds(next) : 'none'}.`);
-  });
+  await createMemberSchedule(
+    {
+      scheduleId,
+      spec,
+      policies,
+      workflowType: WorkflowType.budgetGatedJob,
+      input,
+      flags: opts,
+      eachRun: (taskQueue) =>
+        `Each run is a budgetGatedJob (${input.job.workflowType}) for member ${input.memberId} on task queue ` +
+        `${taskQueue}, ${input.onInsufficient ?? 'fail'} without budget.`,
+    },
+    out,
+  );
 }
 
 export async function scheduleListCommand(out: Out): Promise<void> {
@@ -121,7 +106,7 @@ export async function scheduleDescribeCommand(scheduleId: string, out: Out): Pro
     out(`  state:      ${d.state.paused ? 'paused' : 'active'}${d.state.note ? ` ("${d.state.note}")` : ''}`);
     out(
       `  action:     ${d.action.workflowType} on task queue ${d.action.taskQueue}` +
-        (input?.memberId ? `, member ${input.memberId}, job ${input.job?.workflowType ?? '?'}` : '') +
+        (input?.memberId ? `, member ${input.memberId}${input.job ? `, job ${input.job.workflowType}` : ''}` : '') +
         (input?.onInsufficient ? `, ${input.onInsufficient} without budget` : ''),
     );
     out(

@@ -12,13 +12,15 @@ import { DEFAULT_DEADLINE_MS, untilDeadline } from '../retry-policies';
 /** Image sources the decision API takes (https or data URLs); others are left out of the judged content. */
 const JUDGEABLE_IMAGE = /^(https:\/\/\S+|data:image\/[a-z0-9.+-]+;base64,)/i;
 
-/** The content the job would submit: a video's prompt and images, or a decision's own state. */
+/** The content the job would submit: a generation's prompt and images, or a decision's own state. */
 function contentOf(job: ParsedBudgetGatedJobInput['job']): DecisionState | undefined {
   if (job.workflowType === 'evaluateDecision') return job.input.state;
   if (job.workflowType !== 'mediaGeneration') return undefined;
   const req = job.input.request;
   const shots = (req.multi_prompt ?? []) as ReadonlyArray<string | { prompt: string }>;
-  const text = [req.prompt, ...shots.map((s) => (typeof s === 'string' ? s : s.prompt))]
+  // An async model's body may hold its text elsewhere (a speech model's `text`).
+  const spoken = 'text' in req ? req.text : undefined;
+  const text = [req.prompt, spoken, ...shots.map((s) => (typeof s === 'string' ? s : s.prompt))]
     .filter((t): t is string => typeof t === 'string' && t.length > 0)
     .join('\n');
   const images = ('image' in req ? [req.image, req.end_image] : [])

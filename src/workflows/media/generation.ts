@@ -1,4 +1,5 @@
-// mediaGeneration: one image-to-video or text-to-video generation, from submit to kept outputs.
+// mediaGeneration: one v3 async generation (image-to-video, text-to-video, or any registry model
+// through the "async" form), from submit to kept outputs.
 import { ApplicationFailure, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import { FailureType } from '../../api/failures';
 import { mediaProgressQuery, statusQuery, taskCallbackSignal, WorkflowType } from '../../api/names';
@@ -12,6 +13,7 @@ import { parseInput } from '../../api/validate';
 import type { Activities } from '../../activities';
 import { TaskCallbackInbox } from './callback-inbox';
 import { costFacts } from './cost';
+import { modelFacts } from './model';
 import { trackMediaProgress } from './progress';
 import { submitGeneration } from './submit';
 import { waitForTaskEnd } from './wait';
@@ -112,6 +114,7 @@ export async function mediaGeneration(rawInput: MediaGenerationInput): Promise<M
 
     return {
       operation: input.operation,
+      model: modelFacts(input, end.outputs),
       taskId,
       outputs,
       outputUrls: input.keepOutputs

@@ -12,19 +12,36 @@ import {
   proxyActivities,
   sleep,
   TimeoutFailure,
+  workflowInfo,
 } from '@temporalio/workflow';
+import { TimeoutType } from '@temporalio/common';
+import { quotaTaskQueue } from '../../api/names';
 import { FailureType } from '../../api/failures';
 import type { ParsedMediaGenerationInput, SubmissionAttempt } from '../../api/schemas/media';
 import type { Activities, SubmitFailureDetails, SubmitMediaTaskInput } from '../../activities';
 import type { SubmitMediaTaskResult } from '../../activities/media';
 import { isoTime } from '../../shared/time';
 import { Patch } from '../patches';
+import { submitTarget } from './model';
 import { SUBMIT_ONCE } from '../retry-policies';
 
 // Costs money. Retried while the first attempt may still be in flight? Never by the server (one
 // attempt per run, SUBMIT_ONCE); the workflow sends again only what the platform clearly refused, or,
 // with onAmbiguous "resubmit", knowingly risks a duplicate and counts it (possibleDuplicates).
 const { submitMediaTask } = proxyActivities<Activities>(SUBMIT_ONCE);
+
+/**
+ * The same submit on its quota's task queue, which the server paces for every worker
+ * (docs/rate-limits.md). It may wait there for its turn, until the deadline: a schedule-to-start
+ * timeout means no worker ever took it, so nothing was sent.
+ */
+function submitOnQuotaQueue(operation: string, deadlineAt: number) {
+  return proxyActivities<Activities>({
+    ...SUBMIT_ONCE,
+    taskQueue: quotaTaskQueue(workflowInfo().taskQueue, operation),
+    scheduleToStartTimeout: Math.max(1_000, deadlineAt - Date.now()),
+  }).submitMediaTask;
+}
 
 type AttemptOutcome = NonNullable<SubmitFailureDetails['outcome']>;
 const OUTCOMES: readonly AttemptOutcome[] = ['refused', 'ambiguous', 'rejected'];
@@ -57,6 +74,10 @@ function describeFailure(err: unknown): AttemptFailure {
     const outcome = decided && OUTCOMES.includes(decided) ? decided : outcomeNotDecided(cause);
     return { outcome, type: cause.type ?? 'Error', message: cause.message, details, cause };
   }
+  if (cause instanceof TimeoutFailure && cause.timeoutType === TimeoutType.SCHEDULE_TO_START) {
+    // Still waiting for its turn on the quota's queue at the deadline: never sent.
+    return { outcome: 'refused', type: 'ActivityTimeout', message: 'no turn on the quota before the deadline', cause };
+  }
   if (cause instanceof TimeoutFailure) {
     // The worker running the attempt was lost: it may have sent the request before it went.
     return { outcome: 'ambiguous', type: 'ActivityTimeout', message: 'the submit attempt timed out', cause };
@@ -79,9 +100,11 @@ export async function submitGeneration(
     const possibleDuplicate = mayExistAlready || undefined;
     try {
       // operation and request were parsed together, so they match.
-      const res = await submitMediaTask({
-        operation: input.operation,
-        request: input.request,
+      const submit = patched(Patch.mediaSubmitQuotaQueue)
+        ? submitOnQuotaQueue(input.operation, deadlineAt)
+        : submitMediaTask;
+      const res = await submit({
+        ...submitTarget(input),
         generation,
         attempt,
         // The activity reads the accepted task once: the wait starts from its status and eta.

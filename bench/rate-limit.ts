@@ -1,0 +1,187 @@
+// Rate limit benchmark: N mediaGeneration submits started at once from 2 worker processes against an
+// emulator quota of Q RPM, first with pacing off (each 429 backs off alone: the baseline), then with
+// the shared limit (docs/rate-limits.md), on a real dev server and emulator. The emulator's clock runs
+// `speed` times faster, so its minute is 60 / speed real seconds and the run fits on a small machine;
+// the quota per emulated minute and the ratio of submits to quota stay those of the issue.
+//
+//   npm run bench -- --only=rate-limit [--submits=500] [--quota=60] [--speed=4]
+import { randomUUID } from 'node:crypto';
+import { WorkflowType } from '../src/api/names';
+import type { MediaGenerationResult } from '../src/api/schemas/media';
+import type { mediaGeneration } from '../src/workflows';
+import { atMost, formatChecks, isTrue, type Check } from './support/checks';
+import { withBenchStack, type BenchStack } from './support/stack';
+import { busiestWindow, round } from './support/stats';
+
+export interface RateLimitBenchOptions {
+  submits: number;
+  /** Requests per emulated minute the emulator allows text-to-video. */
+  quota: number;
+  /** The emulator's clock speed. */
+  speed: number;
+}
+
+export interface RateLimitPhase {
+  pacing: 'on' | 'off';
+  completed: number;
+  failed: number;
+  /** Submit requests that reached the emulator (accepted or answered 429). */
+  requests: number;
+  rateLimited: number;
+  rateLimitedShare: number;
+  /** Attempts a worker held back without sending (another worker's 429 was still in its Retry-After). */
+  heldBack: number;
+  /** The most submit requests sent in any one emulated minute (sliding), and accepted. */
+  maxSentPerWindow: number;
+  maxAcceptedPerWindow: number;
+  /** Accepted submits per emulated minute from the first to the last, over the quota. */
+  utilisation: number;
+  /** Real seconds from the start to the last accepted submit. */
+  submitSpanS: number;
+}
+
+export interface RateLimitBenchResult {
+  options: RateLimitBenchOptions;
+  workers: number;
+  windowRealMs: number;
+  baseline: RateLimitPhase;
+  paced: RateLimitPhase;
+  /** Baseline 429s per paced 429 (paced 0: the baseline's count). */
+  rateLimitedRatio: number;
+  checks: Check[];
+  passed: boolean;
+}
+
+const WORKERS = 2;
+const T2V_MODEL = 'vendor-v3.0-pro-t2v';
+
+export async function runRateLimitBench(opts: Partial<RateLimitBenchOptions> = {}): Promise<RateLimitBenchResult> {
+  const o: RateLimitBenchOptions = { submits: opts.submits ?? 500, quota: opts.quota ?? 60, speed: opts.speed ?? 4 };
+  const windowRealMs = 60_000 / o.speed;
+  const fixtures = {
+    // Nobody runs out of budget: the benchmark measures the quota, not money.
+    members: [{ id: 'member-demo', name: 'Bench', remaining: null }],
+    quotas: [
+      {
+        modal: 'video',
+        quotaObject: T2V_MODEL,
+        quotaType: 'RPM',
+        currentQuota: o.quota,
+        defaultQuota: 2,
+        quotaItems: [{ tier: 'T5', quota: o.quota }],
+      },
+    ],
+    rateLimits: { submitTextToVideo: [{ quotaObject: T2V_MODEL, quotaType: 'RPM' }] },
+  };
+  return withBenchStack(
+    'rate-limit',
+    fixtures,
+    async (stack) => {
+      const baseline = await phase(stack, o, 'off', windowRealMs);
+      const paced = await phase(stack, o, 'on', windowRealMs);
+      const checks: Check[] = [
+        isTrue('paced: every generation completed', paced.failed === 0, paced.completed, String(o.submits)),
+        atMost('paced: 429s per submit request', round(paced.rateLimitedShare * 100, 2), 1, ' %'),
+        atMost('paced: most requests sent in any quota window', paced.maxSentPerWindow, o.quota),
+        isTrue(
+          'paced: utilisation of the quota while submits wait',
+          paced.utilisation >= 0.9,
+          `${round(paced.utilisation * 100, 1)} %`,
+          '>= 90 %',
+        ),
+      ];
+      return {
+        options: o,
+        workers: WORKERS,
+        windowRealMs,
+        baseline,
+        paced,
+        rateLimitedRatio: round(baseline.rateLimited / Math.max(1, paced.rateLimited), 1),
+        checks,
+        passed: checks.every((c) => c.ok),
+      };
+    },
+    { emulatorEnv: { EMULATOR_CLOCK_SPEED: String(o.speed) } },
+  );
+}
+
+async function phase(
+  stack: BenchStack,
+  o: RateLimitBenchOptions,
+  pacing: 'on' | 'off',
+  windowRealMs: number,
+): Promise<RateLimitPhase> {
+  const log = (msg: string) => process.stderr.write(`[rate-limit] ${msg}\n`);
+  // A fresh minute and fresh counters for each phase.
+  await stack.admin('POST', '/reset');
+  await stack.admin('POST', '/counters/reset');
+  const env = { RATE_LIMIT_PACING: pacing, RATE_LIMIT_WINDOW_SECONDS: String(windowRealMs / 1000) };
+  return stack.worker.runUntilAll(
+    WORKERS,
+    async () => {
+      log(`pacing ${pacing}: ${o.submits} text-to-video submits at once, quota ${o.quota} RPM, ${WORKERS} workers…`);
+      const started = Date.now();
+      const outcomes = await Promise.all(
+        Array.from({ length: o.submits }, async (_, i) => {
+          const handle = await stack.client.workflow.start<typeof mediaGeneration>(WorkflowType.mediaGeneration, {
+            taskQueue: stack.taskQueue,
+            workflowId: `bench-rate-${pacing}-${i}-${randomUUID().slice(0, 6)}`,
+            args: [
+              {
+                operation: 'text-to-video',
+                request: { prompt: `bench ${i} [emulator:duration=2000]`, duration: 5 },
+                regeneration: { maxRegenerations: 0 },
+                polling: { minIntervalMs: 1_000, maxIntervalMs: 5_000 },
+                keepOutputs: false,
+              },
+            ],
+          });
+          return handle.result().then(
+            (r): MediaGenerationResult | undefined => r,
+            () => undefined,
+          );
+        }),
+      );
+      const results = outcomes.filter((r): r is MediaGenerationResult => r !== undefined);
+      const attempts = results.flatMap((r) => r.submissions);
+      const accepted = attempts.filter((a) => a.outcome === 'accepted').map((a) => Date.parse(a.at!));
+      const heldBack = attempts.filter((a) => a.error?.message.includes('not sent:')).length;
+      const sent = attempts
+        .filter((a) => a.at !== undefined && !a.error?.message.includes('not sent:'))
+        .map((a) => Date.parse(a.at!));
+      const counters = await stack.admin<{ rateLimited: number; requests: Record<string, number> }>('GET', '/counters');
+      const requests = counters.requests.submitTextToVideo ?? 0;
+      const first = Math.min(...accepted);
+      const last = Math.max(...accepted);
+      return {
+        pacing,
+        completed: results.length,
+        failed: o.submits - results.length,
+        requests,
+        rateLimited: counters.rateLimited,
+        rateLimitedShare: requests > 0 ? counters.rateLimited / requests : 0,
+        heldBack,
+        maxSentPerWindow: busiestWindow(sent, windowRealMs),
+        maxAcceptedPerWindow: busiestWindow(accepted, windowRealMs),
+        utilisation: last > first ? round(((accepted.length - 1) * windowRealMs) / (last - first) / o.quota, 3) : 0,
+        submitSpanS: round((last - started) / 1000),
+      };
+    },
+    env,
+  );
+}
+
+export function formatRateLimitSummary(r: RateLimitBenchResult): string {
+  const line = (p: RateLimitPhase) =>
+    `pacing ${p.pacing.padEnd(3)}: ${p.completed}/${r.options.submits} completed, ${p.requests} submit requests, ` +
+    `${p.rateLimited} answered 429 (${round(p.rateLimitedShare * 100, 2)} %), ${p.heldBack} held back unsent; ` +
+    `most sent in a quota window ${p.maxSentPerWindow} (accepted ${p.maxAcceptedPerWindow}); ` +
+    `utilisation ${round(p.utilisation * 100, 1)} %; last submit after ${p.submitSpanS} s`;
+  return `${[
+    `${r.options.submits} submits, ${r.workers} workers, quota ${r.options.quota} RPM on an emulated clock ` +
+      `${r.options.speed}× (its minute = ${r.windowRealMs / 1000} s real)`,
+    line(r.baseline),
+    line(r.paced),
+    `429s: baseline ${r.baseline.rateLimited}, paced ${r.paced.rateLimited} (ratio ${r.rateLimitedRatio}×)`,
+  ].join('\n      ')}\n${formatChecks(r.checks)}`;
+}

@@ -1,0 +1,80 @@
+// Which of a member's instances are due for renewal: pure (workflow code, unit-tested without a
+// server). An instance is due when it is a live subscription whose expiry falls within the window;
+// everything else is skipped with the reason, so a run's result accounts for every instance it saw.
+
+/** What the plan needs of an instance (the list activity's summary). */
+export interface RenewalCandidate {
+  id: string;
+  status: string;
+  billingMode?: string;
+  /** Unix seconds, as the platform sent it (string or number); -1 for pay-as-you-go. */
+  endTime?: string | number;
+  memberId?: string;
+}
+
+export interface DueRenewal {
+  instanceId: string;
+  /** The expiry as the platform sent it: the renewal renews exactly this one (see autoRenew). */
+  endTime: string | number;
+  /** The same, in Unix ms. */
+  endsAtMs: number;
+}
+
+export interface SkippedRenewal {
+  instanceId: string;
+  reason: string;
+}
+
+export interface RenewalPlan {
+  due: DueRenewal[];
+  skipped: SkippedRenewal[];
+}
+
+/** Statuses of an instance on its way out: renewing it would pay for nothing. */
+const GOING = new Set(['toRemove', 'removing', 'removed']);
+
+const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
+
+/** Unix seconds from the platform's string-or-number expiry, or undefined when it is none. */
+export function expiryMs(endTime: string | number | undefined): number | undefined {
+  if (endTime === undefined || endTime === '') return undefined;
+  const seconds = Number(endTime);
+  return Number.isSafeInteger(seconds) ? seconds * 1000 : undefined;
+}
+
+export function planRenewals(
+  instances: readonly RenewalCandidate[],
+  opts: { memberId: string; nowMs: number; beforeMs: number },
+): RenewalPlan {
+  const plan: RenewalPlan = { due: [], skipped: [] };
+  const windowEnd = opts.nowMs + opts.beforeMs;
+  for (const inst of instances) {
+    const skip = (reason: string) => plan.skipped.push({ instanceId: inst.id, reason });
+    // The list is asked for the member's instances; one that says it is another's is not paid for here.
+    if (inst.memberId !== undefined && inst.memberId !== opts.memberId) {
+      skip(`belongs to member ${inst.memberId}`);
+      continue;
+    }
+    if (GOING.has(inst.status)) {
+      skip(`is ${inst.status}`);
+      continue;
+    }
+    const endsAt = expiryMs(inst.endTime);
+    if (inst.billingMode === 'payAsYouGo' || endsAt === -1000) {
+      skip('is pay-as-you-go: it has no expiry to renew');
+      continue;
+    }
+    if (endsAt === undefined || endsAt < 0) {
+      skip(`has no readable expiry (endTime ${JSON.stringify(inst.endTime ?? null)})`);
+      continue;
+    }
+    if (endsAt > windowEnd) {
+      skip(`not due: expires ${iso(endsAt)}, after the window ends ${iso(windowEnd)}`);
+      continue;
+    }
+    plan.due.push({ instanceId: inst.id, endTime: inst.endTime!, endsAtMs: endsAt });
+  }
+  // Soonest expiry first: with a budget that covers only some, those closest to lapsing go first.
+  plan.due.sort((a, b) => a.endsAtMs - b.endsAtMs || (a.instanceId < b.instanceId ? -1 : 1));
+  return plan;
+}

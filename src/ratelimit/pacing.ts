@@ -1,0 +1,109 @@
+// The adaptive part of a shared rate limit, as plain data and arithmetic (no Temporal, no I/O): the
+// pace a quota allows, how a 429 slows it (multiplicative decrease and a hold for its Retry-After),
+// and how it recovers (additive increase). Every worker computes the same thing from the same state,
+// which lives on the Temporal server with the task queue's rate limit (./shared-pacing.ts).
+import { z } from 'zod';
+
+/** What all workers share about one quota's pace. Times are epoch ms. */
+export interface PacingState {
+  /** The share of the quota's pace in use, from `minFactor` to 1. */
+  factor: number;
+  /** No request of this quota is sent before this (the latest Retry-After any worker met). */
+  holdUntil: number;
+  /** When the factor last changed: recovery waits `recoverEveryMs` after it. */
+  changedAt: number;
+}
+
+export interface PacingPolicy {
+  /** A 429 multiplies the factor by this. */
+  decrease: number;
+  /** The factor never goes below this. */
+  minFactor: number;
+  /** Added to the factor after each `recoverEveryMs` without a 429. */
+  recoverStep: number;
+  recoverEveryMs: number;
+}
+
+export const DEFAULT_PACING_POLICY: PacingPolicy = {
+  decrease: 0.8,
+  minFactor: 0.25,
+  recoverStep: 0.05,
+  recoverEveryMs: 30_000,
+};
+
+export const FULL_PACE: PacingState = { factor: 1, holdUntil: 0, changedAt: 0 };
+
+/** The longest hold a 429 may set: a bad Retry-After must not park a quota for ever. */
+const MAX_HOLD_MS = 15 * 60_000;
+
+export class AdaptivePacing {
+  constructor(readonly policy: PacingPolicy = DEFAULT_PACING_POLICY) {}
+
+  /**
+   * Tasks per second for a quota of `perWindow` requests per `windowMs`. The server splits a queue's
+   * rate over its partitions, and each partition's token bucket lets ceil(its rate) tasks through at
+   * once on top of the rate: that burst is kept out of the window. A little margin (2 %) covers the
+   * time between dispatch and the request reaching the platform. Never below half the quota.
+   */
+  static targetRps(perWindow: number, windowMs: number, partitions: number): number {
+    const seconds = windowMs / 1000;
+    const burstAt = (r: number) => partitions * Math.max(1, Math.ceil(r / partitions));
+    let rps = (perWindow * 0.98) / seconds;
+    // Lower the rate until it and its own burst fit the window (the burst shrinks with the rate).
+    for (let i = 0; i < 8; i++) {
+      const fits = (perWindow - burstAt(rps)) / seconds;
+      if (fits >= rps) break;
+      rps = fits;
+    }
+    return Math.max((perWindow * 0.5) / seconds, rps);
+  }
+
+  /**
+   * A 429 met at `now` with `retryAfterMs` (if the platform said): held until then, and slower. One
+   * decrease per hold: the 429s of requests already on their way when the first came add nothing.
+   */
+  rateLimited(state: PacingState, now: number, retryAfterMs: number | undefined): PacingState {
+    const hold = Math.min(Math.max(0, retryAfterMs ?? 0), MAX_HOLD_MS);
+    const holdUntil = Math.max(state.holdUntil, now + hold);
+    if (now < state.holdUntil) return { ...state, holdUntil };
+    return { factor: Math.max(this.policy.minFactor, state.factor * this.policy.decrease), holdUntil, changedAt: now };
+  }
+
+  /** One step back up when no 429 came for `recoverEveryMs` (and the hold is over). */
+  recover(state: PacingState, now: number): PacingState {
+    if (state.factor >= 1 || now < state.holdUntil || now - state.changedAt < this.policy.recoverEveryMs) return state;
+    return { ...state, factor: Math.min(1, state.factor + this.policy.recoverStep), changedAt: now };
+  }
+
+  static holdRemainingMs(state: PacingState, now: number): number {
+    return Math.max(0, state.holdUntil - now);
+  }
+}
+
+// ── The state as the reason of the task queue's rate limit ─────────────────
+// The server keeps a free-text reason with each rate limit it is given; ours carries the state, so
+// workers share it without a store of their own. A reason that is not ours was set by an operator
+// (`temporal task-queue config set`), and workers leave that limit alone.
+
+const REASON_PREFIX = 'platform-ops pacing ';
+
+const EncodedState = z.strictObject({
+  f: z.number().min(0).max(1),
+  h: z.number().int().min(0).max(8.64e15),
+  c: z.number().int().min(0).max(8.64e15),
+});
+
+export function encodePacingReason(state: PacingState): string {
+  return REASON_PREFIX + JSON.stringify({ f: Number(state.factor.toFixed(4)), h: state.holdUntil, c: state.changedAt });
+}
+
+/** The state in a reason we wrote; undefined for any other reason (an operator's, or none). */
+export function decodePacingReason(reason: string | null | undefined): PacingState | undefined {
+  if (!reason?.startsWith(REASON_PREFIX) || reason.length > 200) return undefined;
+  try {
+    const parsed = EncodedState.safeParse(JSON.parse(reason.slice(REASON_PREFIX.length)));
+    return parsed.success ? { factor: parsed.data.f, holdUntil: parsed.data.h, changedAt: parsed.data.c } : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,275 @@
+// One rate limit per platform quota, shared by every worker, kept by the Temporal server: each paced
+// operation's submits run on a task queue of their own (quotaTaskQueue), and the queue's rate limit
+// (UpdateTaskQueueConfig, the API behind `temporal task-queue config set --queue-rps-limit`) makes
+// the server dispatch them at the quota's pace, whichever worker polls. The adaptive state (./pacing.ts)
+// travels in that limit's reason, so a 429 one worker meets slows all of them. docs/rate-limits.md.
+import type { Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import type { MediaOperation } from '../api/schemas/media';
+import { quotaTaskQueue } from '../api/names';
+import type { PlatformClient } from '../client/client';
+import type { RateLimitSettings } from '../config/rate-limit';
+import { resolveLimits, type QuotaLimit } from './limits';
+import { AdaptivePacing, decodePacingReason, encodePacingReason, FULL_PACE, type PacingState } from './pacing';
+
+const ACTIVITY_QUEUE = temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY;
+/** gRPC UNIMPLEMENTED: a server older than the task queue config API (1.28). */
+const UNIMPLEMENTED = 12;
+
+/** A quota task queue's rate limit as the server holds it. */
+export interface ServerPace {
+  /** Undefined: no limit set through the API (the worker-set one, if any, applies). */
+  rps?: number;
+  /** Ours: the shared state in the limit's reason. */
+  state?: PacingState;
+  /** A limit with a reason not ours: an operator set it by hand. */
+  setByOperator: boolean;
+  /** Tasks waiting for their turn, when the server reports it. */
+  backlog?: number;
+}
+
+/** Reads a quota task queue's limit from the server, and with `stats` its backlog (a costlier read). */
+export async function describeQuotaQueue(
+  client: Client,
+  namespace: string,
+  taskQueue: string,
+  stats = false,
+): Promise<ServerPace> {
+  const res = await client.workflowService.describeTaskQueue({
+    namespace,
+    taskQueue: { name: taskQueue },
+    taskQueueType: ACTIVITY_QUEUE,
+    reportConfig: true,
+    reportStats: stats,
+  });
+  const limit = res.config?.queueRateLimit;
+  const rps = limit?.rateLimit ? (limit.rateLimit.requestsPerSecond ?? 0) : undefined;
+  const state = decodePacingReason(limit?.metadata?.reason);
+  const backlog = res.stats?.approximateBacklogCount;
+  return {
+    rps,
+    state,
+    setByOperator: rps !== undefined && state === undefined,
+    ...(backlog !== undefined && backlog !== null ? { backlog: Number(backlog) } : {}),
+  };
+}
+
+/** What one operation's pace is, as this worker last saw it. */
+export interface QuotaPace {
+  operation: MediaOperation;
+  taskQueue: string;
+  limit: QuotaLimit;
+  /** The pace the quota allows (tasks per second), before any slow-down; undefined: not paced. */
+  targetRps?: number;
+  state: PacingState;
+  /** The queue's rate limit on the server, as last read or written. */
+  serverRps?: number;
+  /** The server's limit was set by someone else (an operator): left alone. */
+  setByOperator?: boolean;
+}
+
+/** What a submit activity asks of the shared pace. */
+export interface SubmitPacing {
+  holdRemainingMs(operation: MediaOperation): number;
+  rateLimited(operation: MediaOperation, retryAfterMs: number | undefined): Promise<void>;
+}
+
+export interface SharedPacingDeps {
+  client: Client;
+  namespace: string;
+  /** The workflows' task queue; each operation's queue is derived from it. */
+  taskQueue: string;
+  platform: PlatformClient;
+  settings: RateLimitSettings;
+  log: (level: 'info' | 'warn', message: string, meta?: Record<string, unknown>) => void;
+  /** Told after every change this worker sees (the metrics' gauge). */
+  onPace?: (pace: QuotaPace) => void;
+  identity?: string;
+}
+
+export class SharedPacing implements SubmitPacing {
+  private readonly paces = new Map<MediaOperation, QuotaPace>();
+  private readonly pacing = new AdaptivePacing();
+  private timers: NodeJS.Timeout[] = [];
+  /** The server has no task queue config API: the worker-set limit alone paces, holds stay local. */
+  private apiMissing = false;
+
+  constructor(private readonly deps: SharedPacingDeps) {}
+
+  get enabled(): boolean {
+    return this.deps.settings.RATE_LIMIT_PACING === 'on';
+  }
+
+  /** Every paced operation's task queue: each worker polls them all. */
+  taskQueues(): Array<{ operation: MediaOperation; taskQueue: string }> {
+    return [...this.paces.values()].map(({ operation, taskQueue }) => ({ operation, taskQueue }));
+  }
+
+  /** Reads the quota list, sets each queue's limit, and keeps both fresh until stop(). */
+  async start(): Promise<void> {
+    await this.refreshLimits();
+    await this.syncAll();
+    const { RATE_LIMIT_REFRESH_SECONDS, RATE_LIMIT_SYNC_SECONDS } = this.deps.settings;
+    this.timers = [
+      setInterval(() => void this.refreshLimits().then(() => this.syncAll()), RATE_LIMIT_REFRESH_SECONDS * 1000),
+      setInterval(() => void this.syncAll(), RATE_LIMIT_SYNC_SECONDS * 1000),
+    ];
+    for (const t of this.timers) t.unref();
+  }
+
+  stop(): void {
+    for (const t of this.timers) clearInterval(t);
+    this.timers = [];
+  }
+
+  view(): QuotaPace[] {
+    return [...this.paces.values()];
+  }
+
+  /** The worker-set rate (maxTaskQueueActivitiesPerSecond): what paces a queue the API has not set. */
+  workerRps(operation: MediaOperation): number | undefined {
+    return this.enabled ? this.paces.get(operation)?.targetRps : undefined;
+  }
+
+  /** How long no submit of `operation` may be sent: a Retry-After some worker met, not over yet. */
+  holdRemainingMs(operation: MediaOperation): number {
+    const pace = this.paces.get(operation);
+    return this.enabled && pace ? AdaptivePacing.holdRemainingMs(pace.state, Date.now()) : 0;
+  }
+
+  /** A submit met a 429: slow the shared pace and hold everyone for its Retry-After. */
+  async rateLimited(operation: MediaOperation, retryAfterMs: number | undefined): Promise<void> {
+    const pace = this.paces.get(operation);
+    if (!this.enabled || !pace) return;
+    // The freshest shared state first, so a decrease another worker just made is not undone.
+    const server = await this.read(pace);
+    const current = server?.state ?? pace.state;
+    const next = this.pacing.rateLimited(current, Date.now(), retryAfterMs);
+    pace.state = next;
+    this.deps.log('warn', 'Platform rate limit met: slowing the shared pace', {
+      operation,
+      factor: next.factor,
+      holdUntil: new Date(next.holdUntil).toISOString(),
+    });
+    if (!pace.setByOperator) await this.write(pace);
+    this.deps.onPace?.(pace);
+  }
+
+  async refreshLimits(): Promise<void> {
+    let quotas;
+    try {
+      quotas = (await this.deps.platform.listQuotas({})).data;
+    } catch (err) {
+      // Keep the limits known so far; the next refresh tries again.
+      this.deps.log('warn', 'Could not read the quota list', {
+        error: err instanceof Error ? err.message : String(err),
+      });
+      if (this.paces.size > 0) return;
+    }
+    const { settings } = this.deps;
+    const windowMs = settings.RATE_LIMIT_WINDOW_SECONDS * 1000;
+    for (const limit of resolveLimits(quotas, settings.RATE_LIMIT_QUOTAS, this.deps.platform.config.paths)) {
+      const previous = this.paces.get(limit.operation);
+      const targetRps =
+        limit.perWindow === undefined
+          ? undefined
+          : AdaptivePacing.targetRps(limit.perWindow, windowMs, settings.RATE_LIMIT_QUEUE_PARTITIONS);
+      if (limit.note) this.deps.log('warn', `No pace for ${limit.operation}: ${limit.note}`);
+      this.paces.set(limit.operation, {
+        operation: limit.operation,
+        taskQueue: quotaTaskQueue(this.deps.taskQueue, limit.operation),
+        limit,
+        targetRps,
+        state: previous?.state ?? FULL_PACE,
+        serverRps: previous?.serverRps,
+      });
+    }
+  }
+
+  async syncAll(): Promise<void> {
+    await Promise.all(
+      [...this.paces.values()].map((pace) =>
+        this.sync(pace).catch((err: unknown) => {
+          this.deps.log('warn', 'Could not sync the shared pace', {
+            operation: pace.operation,
+            error: err instanceof Error ? err.message : String(err),
+          });
+        }),
+      ),
+    );
+  }
+
+  /** Reads the shared state, recovers a step when due, and writes the pace if it changed. */
+  private async sync(pace: QuotaPace): Promise<void> {
+    const server = await this.read(pace);
+    if (!this.enabled) {
+      // Pacing off: a limit we set earlier is removed; an operator's stays.
+      if (server?.state) await this.write(pace, true);
+      return;
+    }
+    if (server?.state) pace.state = server.state;
+    const next = this.pacing.recover(pace.state, Date.now());
+    const changed = next !== pace.state;
+    pace.state = next;
+    const want = this.desiredRps(pace);
+    if (!pace.setByOperator && (changed || !sameRps(pace.serverRps, want))) await this.write(pace);
+    this.deps.onPace?.(pace);
+  }
+
+  private desiredRps(pace: QuotaPace): number | undefined {
+    return pace.targetRps === undefined ? undefined : pace.targetRps * pace.state.factor;
+  }
+
+  /** The queue's limit on the server, and our state in its reason (none if the limit is not ours). */
+  private async read(pace: QuotaPace): Promise<{ state?: PacingState } | undefined> {
+    if (this.apiMissing) return undefined;
+    try {
+      const server = await describeQuotaQueue(this.deps.client, this.deps.namespace, pace.taskQueue);
+      pace.serverRps = server.rps;
+      pace.setByOperator = server.setByOperator;
+      return server;
+    } catch (err) {
+      this.noteApiMissing(err);
+      return undefined;
+    }
+  }
+
+  /** Sets the queue's limit to the current pace (or removes ours: `remove`, or nothing to pace by). */
+  private async write(pace: QuotaPace, remove = false): Promise<void> {
+    if (this.apiMissing) return;
+    const rps = remove ? undefined : this.desiredRps(pace);
+    try {
+      await this.deps.client.workflowService.updateTaskQueueConfig({
+        namespace: this.deps.namespace,
+        identity: this.deps.identity ?? 'platform-ops worker',
+        taskQueue: pace.taskQueue,
+        taskQueueType: ACTIVITY_QUEUE,
+        updateQueueRateLimit:
+          rps === undefined
+            ? { reason: 'platform-ops pacing off' }
+            : { rateLimit: { requestsPerSecond: rps }, reason: encodePacingReason(pace.state) },
+      });
+      pace.serverRps = rps;
+    } catch (err) {
+      this.noteApiMissing(err);
+      if (!this.apiMissing) throw err;
+    }
+  }
+
+  private noteApiMissing(err: unknown): void {
+    if ((err as { code?: unknown }).code !== UNIMPLEMENTED) throw err;
+    if (!this.apiMissing) {
+      this.deps.log(
+        'warn',
+        'The Temporal server has no task queue config API: each worker sets the pace when it polls',
+      );
+    }
+    this.apiMissing = true;
+  }
+}
+
+function sameRps(a: number | undefined, b: number | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  // The server keeps a float32.
+  return Math.abs(a - b) <= Math.max(1e-6, b * 1e-4);
+}

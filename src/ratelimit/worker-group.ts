@@ -1,0 +1,56 @@
+// The worker of the workflows' task queue and the workers of the quota task queues (./shared-pacing.ts),
+// run and stopped as one: a process that polls the one polls the others, so no paced submit waits
+// for a worker that is not there.
+import type { Worker } from '@temporalio/worker';
+
+export class WorkerGroup {
+  constructor(
+    /** The workflows' own task queue (workflows and every activity). */
+    readonly main: Worker,
+    /** One per quota task queue (the paced submits). */
+    readonly quotaWorkers: Worker[],
+    private readonly onStopped: () => void = () => {},
+  ) {}
+
+  /** Runs every worker until shutdown() or a signal (the SDK's), then drains them; fails if one fails. */
+  async run(): Promise<void> {
+    const all = [this.main, ...this.quotaWorkers];
+    try {
+      const results = await Promise.allSettled(
+        all.map((w) =>
+          w.run().catch((err: unknown) => {
+            // One failed: stop the others too, as a single worker would stop.
+            this.shutdown();
+            throw err;
+          }),
+        ),
+      );
+      const failed = results.find((r) => r.status === 'rejected');
+      if (failed) throw failed.reason;
+    } finally {
+      this.onStopped();
+    }
+  }
+
+  /** As Worker.runUntil: runs until `promise` settles, then shuts down and returns its outcome. */
+  async runUntil<R>(promise: Promise<R>): Promise<R> {
+    const running = this.run();
+    const stoppedEarly = running.then(() => {
+      throw new Error('The workers stopped before the work they ran for ended');
+    });
+    // Once `promise` wins, the workers stopping is expected: no unhandled rejection for it.
+    stoppedEarly.catch(() => {});
+    try {
+      return await Promise.race([promise, stoppedEarly]);
+    } finally {
+      this.shutdown();
+      await running;
+    }
+  }
+
+  shutdown(): void {
+    for (const w of [this.main, ...this.quotaWorkers]) {
+      if (w.getState() === 'RUNNING') w.shutdown();
+    }
+  }
+}

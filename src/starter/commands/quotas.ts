@@ -1,0 +1,54 @@
+// `quotas`: the platform's quotas of the paid submits and the pace the workers share for each
+// (docs/rate-limits.md), as the quota list and the Temporal server say now.
+import { quotaTaskQueue } from '../../api/names';
+import { PlatformClient } from '../../client/client';
+import { loadRateLimitSettings } from '../../config/rate-limit';
+import { resolveLimits, type QuotaLimit } from '../../ratelimit/limits';
+import { AdaptivePacing } from '../../ratelimit/pacing';
+import { describeQuotaQueue, type ServerPace } from '../../ratelimit/shared-pacing';
+import { withStarter } from '../connect';
+
+type Out = (line: string) => void;
+
+function quotaLine(limit: QuotaLimit): string {
+  const what = `${limit.quotaType} of ${limit.quotaObject}`;
+  if (limit.perWindow === undefined) return `${what}: no limit known (${limit.note ?? 'none'})`;
+  const tier = limit.tier ? `, tier ${limit.tier}` : '';
+  return `${what}: ${limit.perWindow} per minute (${limit.source}${tier})`;
+}
+
+function paceLine(server: ServerPace, windowSeconds: number): string {
+  const backlog = server.backlog === undefined ? '' : `; ${server.backlog} waiting`;
+  if (server.rps === undefined) return `no limit on the server (pacing off, or no worker started yet)${backlog}`;
+  const perMinute = (server.rps * windowSeconds).toFixed(1);
+  const rate = `${server.rps.toFixed(3)} submits/s (${perMinute} per quota window)`;
+  if (server.setByOperator) return `${rate}, set by an operator (workers leave it alone)${backlog}`;
+  const state = server.state!;
+  const hold = AdaptivePacing.holdRemainingMs(state, Date.now());
+  const slowed = state.factor < 1 ? `slowed to ${Math.round(state.factor * 100)} % after 429s` : 'full pace';
+  const held = hold > 0 ? `, every submit held ${Math.ceil(hold / 1000)} s more (Retry-After)` : '';
+  return `${rate}, ${slowed}${held}${backlog}`;
+}
+
+export async function quotasCommand(out: Out, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  // The same settings and quota list the workers read, so the figures match theirs.
+  const settings = loadRateLimitSettings(env);
+  const platform = PlatformClient.fromEnv(env);
+  const quotas = await platform.listQuotas({}).then(
+    (r) => r.data,
+    (err: unknown) => {
+      out(`The quota list could not be read: ${err instanceof Error ? err.message : String(err)}`);
+      return undefined;
+    },
+  );
+  await withStarter(async ({ client, settings: temporal }) => {
+    out(`Paid submits on task queue ${temporal.taskQueue}, platform ${platform.config.baseUrl}:`);
+    for (const limit of resolveLimits(quotas, settings.RATE_LIMIT_QUOTAS, platform.config.paths)) {
+      const queue = quotaTaskQueue(temporal.taskQueue, limit.operation);
+      const server = await describeQuotaQueue(client, temporal.namespace, queue, true);
+      out(`  ${limit.operation}`);
+      out(`    quota: ${quotaLine(limit)}`);
+      out(`    pace:  ${paceLine(server, settings.RATE_LIMIT_WINDOW_SECONDS)}  [queue ${queue}]`);
+    }
+  });
+}

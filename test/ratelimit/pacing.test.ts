@@ -1,0 +1,152 @@
+// The adaptive pace of a shared rate limit and the limits a quota list gives: pure, no server.
+import { loadRateLimitSettings } from '../../src/config/rate-limit';
+import { DEFAULT_PATHS } from '../../src/platform';
+import { resolveLimits } from '../../src/ratelimit/limits';
+import { AdaptivePacing, decodePacingReason, encodePacingReason, FULL_PACE } from '../../src/ratelimit/pacing';
+
+describe('AdaptivePacing', () => {
+  const pacing = new AdaptivePacing();
+
+  it('paces 60 RPM below the quota by the burst the server allows per partition, and no further', () => {
+    // 4 partitions may each let one task through at once: 56 per minute + 4 ≤ 60.
+    expect(AdaptivePacing.targetRps(60, 60_000, 4)).toBeCloseTo(56 / 60);
+    // A large quota keeps 98 % (the burst is noise there).
+    expect(AdaptivePacing.targetRps(6_000, 60_000, 4)).toBeCloseTo(98);
+    // A tiny one is never paced below half.
+    expect(AdaptivePacing.targetRps(2, 60_000, 4)).toBeCloseTo(1 / 60);
+    // A fast rate has a bigger burst: 2 per partition at 8/s (48 + 8 ≤ 60 in 6 s).
+    expect(AdaptivePacing.targetRps(60, 6_000, 4)).toBeCloseTo(8);
+    expect(AdaptivePacing.targetRps(60, 15_000, 4)).toBeCloseTo(56 / 15);
+  });
+
+  it('a 429 slows the pace and holds until its Retry-After; a bad Retry-After holds at most 15 minutes', () => {
+    const slowed = pacing.rateLimited(FULL_PACE, 1_000, 5_000);
+    expect(slowed).toEqual({ factor: 0.8, holdUntil: 6_000, changedAt: 1_000 });
+    expect(AdaptivePacing.holdRemainingMs(slowed, 2_000)).toBe(4_000);
+    expect(AdaptivePacing.holdRemainingMs(slowed, 7_000)).toBe(0);
+    expect(pacing.rateLimited(FULL_PACE, 0, 10 ** 12).holdUntil).toBe(15 * 60_000);
+    // During a hold, more 429s (requests already on their way) extend it but slow nothing further;
+    // a shorter Retry-After never shortens it.
+    expect(pacing.rateLimited(slowed, 2_000, 1_000)).toEqual(slowed);
+    expect(pacing.rateLimited(slowed, 2_000, 9_000)).toEqual({ ...slowed, holdUntil: 11_000 });
+    expect(pacing.rateLimited(slowed, 6_000, 1_000).factor).toBeCloseTo(0.64);
+  });
+
+  it('never goes below the floor, and recovers a step per quiet period once the hold is over', () => {
+    let s = FULL_PACE;
+    for (let i = 0; i < 20; i++) s = pacing.rateLimited(s, 0, 0);
+    expect(s.factor).toBe(0.25);
+    expect(pacing.recover(s, 29_999)).toBe(s);
+    const up = pacing.recover(s, 30_000);
+    expect(up.factor).toBeCloseTo(0.3);
+    expect(pacing.recover(up, 30_001)).toBe(up);
+    const held = pacing.rateLimited(FULL_PACE, 0, 60_000);
+    expect(pacing.recover(held, 45_000)).toBe(held);
+    expect(pacing.recover(held, 60_000).factor).toBeCloseTo(0.85);
+    expect(pacing.recover(FULL_PACE, 10 ** 9)).toBe(FULL_PACE);
+  });
+
+  it('the state travels in the rate limit reason; any other reason is an operator’s', () => {
+    const s = { factor: 0.64, holdUntil: 1_763_900_000_000, changedAt: 1_763_899_000_000 };
+    expect(decodePacingReason(encodePacingReason(s))).toEqual(s);
+    expect(encodePacingReason(s).length).toBeLessThan(120);
+    for (const other of [
+      undefined,
+      '',
+      'set by hand',
+      'platform-ops pacing {bad',
+      'platform-ops pacing {"f":2,"h":0,"c":0}',
+    ]) {
+      expect(decodePacingReason(other)).toBeUndefined();
+    }
+  });
+});
+
+describe('limits from the quota list', () => {
+  const quota = (quotaObject: string, currentQuota: number, quotaType = 'RPM') => ({
+    quotaObject,
+    quotaType,
+    currentQuota,
+    quotaItems: [
+      { tier: 'T1', quota: 2 },
+      { tier: 'T5', quota: 60 },
+    ],
+  });
+
+  it("takes each submit's model RPM, names the tier, and lets configuration win", () => {
+    const limits = resolveLimits(
+      [quota(DEFAULT_PATHS.imageToVideoModel, 60), quota(DEFAULT_PATHS.textToVideoModel, 2)],
+      { 'text-to-video': { perMinute: 30 } },
+      DEFAULT_PATHS,
+    );
+    expect(limits).toEqual([
+      {
+        operation: 'image-to-video',
+        quotaObject: DEFAULT_PATHS.imageToVideoModel,
+        quotaType: 'RPM',
+        perWindow: 60,
+        source: 'quota list',
+        tier: 'T5',
+      },
+      {
+        operation: 'text-to-video',
+        quotaObject: DEFAULT_PATHS.textToVideoModel,
+        quotaType: 'RPM',
+        perWindow: 30,
+        source: 'configuration',
+      },
+      // The registry's other models share one queue, unpaced until configuration names its quota.
+      {
+        operation: 'async',
+        quotaObject: 'async models',
+        quotaType: 'RPM',
+        source: 'none',
+        note: 'no RPM quota for async models in the quota list',
+      },
+    ]);
+  });
+
+  it('paces nothing it has no sound figure for, and says why', () => {
+    const [missing, bad] = resolveLimits(
+      [quota(DEFAULT_PATHS.textToVideoModel, -1), quota(DEFAULT_PATHS.imageToVideoModel, 60, 'TPM')],
+      {},
+      DEFAULT_PATHS,
+    );
+    expect(missing).toMatchObject({ source: 'none', note: expect.stringContaining('no RPM quota') });
+    expect(bad).toMatchObject({ source: 'none', note: expect.stringContaining('currentQuota -1') });
+    expect(resolveLimits(undefined, {}, DEFAULT_PATHS)[0]).toMatchObject({
+      source: 'none',
+      note: 'the quota list could not be read',
+    });
+  });
+});
+
+describe('rate limit configuration', () => {
+  it('has defaults for the live platform', () => {
+    expect(loadRateLimitSettings({})).toEqual({
+      RATE_LIMIT_PACING: 'on',
+      RATE_LIMIT_QUOTAS: {},
+      RATE_LIMIT_REFRESH_SECONDS: 300,
+      RATE_LIMIT_SYNC_SECONDS: 2,
+      RATE_LIMIT_WINDOW_SECONDS: 60,
+      RATE_LIMIT_QUEUE_PARTITIONS: 4,
+    });
+    expect(
+      loadRateLimitSettings({ RATE_LIMIT_QUOTAS: '{"text-to-video":{"quotaObject":"m","quotaType":"IPM"}}' })
+        .RATE_LIMIT_QUOTAS,
+    ).toEqual({ 'text-to-video': { quotaObject: 'm', quotaType: 'IPM' } });
+  });
+
+  it.each([
+    [{ RATE_LIMIT_QUOTAS: 'not json' }, 'RATE_LIMIT_QUOTAS: must be a JSON object'],
+    [{ RATE_LIMIT_QUOTAS: '{"text-to-video":{"perMinute":0}}' }, 'RATE_LIMIT_QUOTAS.text-to-video.perMinute'],
+    [{ RATE_LIMIT_QUOTAS: '{"video":{"perMinute":10}}' }, 'RATE_LIMIT_QUOTAS'],
+    [{ RATE_LIMIT_QUOTAS: '{"text-to-video":{"perMinut":10}}' }, 'perMinut'],
+    [{ RATE_LIMIT_PACING: 'maybe' }, 'RATE_LIMIT_PACING'],
+    [{ RATE_LIMIT_WINDOW_SECONDS: '0' }, 'RATE_LIMIT_WINDOW_SECONDS'],
+    [{ RATE_LIMIT_SYNC_SECONDS: '600' }, 'RATE_LIMIT_SYNC_SECONDS'],
+  ])('refuses %j naming the field', (env, field) => {
+    expect(() => loadRateLimitSettings(env)).toThrow(/^Rate limit configuration: /);
+    expect(() => loadRateLimitSettings(env)).toThrow(field);
+  });
+});
