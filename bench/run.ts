@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { formatBudgetSummary, runBudgetAdmissionBench } from './budget-admission';
 import { runEmulatorThroughputBench } from './emulator-throughput';
-import { numberArg } from './support/args';
+import { numberArg, stringArg } from './support/args';
 import { formatMediaTable, runMediaPollingBench } from './media-polling';
 import { formatRateLimitSummary, runRateLimitBench } from './rate-limit';
 import { formatWebhookTable, runWebhookBench } from './webhooks';
@@ -66,7 +66,11 @@ const benches: Bench[] = [
       'the same mediaGeneration tasks polled only, with webhooks, and with 20 % of callbacks lost ' +
       '(--tasks=100, --duration=10000 ms)',
     run: async () => {
-      const r = await runWebhookBench({ tasks: numberArg('tasks'), durationMs: numberArg('duration') });
+      const r = await runWebhookBench({
+        tasks: numberArg('tasks'),
+        durationMs: numberArg('duration'),
+        logDir: stringArg('log-dir'),
+      });
       return { passed: r.passed, figures: r, summary: `\n${formatWebhookTable(r)}` };
     },
   },

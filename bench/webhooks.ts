@@ -4,19 +4,24 @@
 // find those). For each: platform calls per task (the emulator's own count of submits and task-result
 // reads), detection delay (task end on the emulator → the workflow noticing), completions, makespan.
 //
-//   npm run bench -- --only=webhooks [--tasks=100] [--duration=10000]
+//   npm run bench -- --only=webhooks [--tasks=100] [--duration=10000] [--log-dir=<dir>]
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { getFreePort } from '../src/devserver';
 import { mediaTaskRuns, textToVideoLoad } from './media/temporal-run';
 import { formatTable } from './media-polling';
 import { atMost, formatChecks, isTrue, type Check } from './support/checks';
 import { withBenchStack, type BenchStack } from './support/stack';
+import type { LoadRun } from './support/workflow-load';
 import { percentile, round } from './support/stats';
 
 export interface WebhookBenchOptions {
   tasks: number;
   /** Mean task duration (emulated = real ms at clock speed 1); each within ±20 % of it. */
   durationMs: number;
+  /** Set: the worker (at INFO), emulator and server logs go there. */
+  logDir?: string;
 }
 
 export interface WebhookModeFigures {
@@ -46,67 +51,94 @@ export const WEBHOOK_TARGETS = { callsPerTask: 1.2, detectionP95Ms: 300, lostSha
 const FIRST_POLL_SECONDS = 30;
 
 export async function runWebhookBench(opts: Partial<WebhookBenchOptions> = {}): Promise<WebhookBenchResult> {
-  const o: WebhookBenchOptions = { tasks: opts.tasks ?? 100, durationMs: opts.durationMs ?? 10_000 };
+  const o: WebhookBenchOptions = {
+    tasks: opts.tasks ?? 100,
+    durationMs: opts.durationMs ?? 10_000,
+    logDir: opts.logDir,
+  };
   const log = (msg: string) => process.stderr.write(`[webhooks] ${msg}\n`);
   const durationOf = (i: number) => Math.round(o.durationMs * (0.8 + 0.4 * ((i * 0.618034) % 1)));
   const fixtures = { rateLimits: {}, members: [{ id: 'member-demo', name: 'Demo', remaining: null }] };
   const closeTimeoutMs = 5 * 60_000 + o.durationMs * 5;
 
-  return withBenchStack('webhooks', fixtures, async (stack) => {
-    const port = await getFreePort();
-    const webhookEnv = {
-      WEBHOOK_LISTEN: `127.0.0.1:${port}`,
-      WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${port}`,
-      WEBHOOK_SECRET: randomBytes(32).toString('base64url'),
-      WEBHOOK_FIRST_POLL_SECONDS: String(FIRST_POLL_SECONDS),
-    };
-    const modes: WebhookModeFigures[] = [];
-    const phase = async (mode: string, env: Record<string, string>, lostRate: number) => {
-      log(`${mode}: ${o.tasks} tasks of ~${o.durationMs} ms…`);
-      await stack.admin('POST', '/counters/reset');
-      await stack.admin('PUT', '/callbacks', { lostRate });
-      const started = Date.now();
-      const load = await stack.worker.runUntil(
-        (proc) =>
-          textToVideoLoad({
-            client: stack.client,
-            taskQueue: stack.taskQueue,
-            idPrefix: `bench-${stack.taskQueue}-${modes.length}`,
-            count: o.tasks,
-            closeTimeoutMs,
-            log,
-            lost: () => proc.lost(),
-            prompt: (i) => `bench webhooks ${i} [emulator:duration=${durationOf(i)}]`,
-          }),
-        env,
+  return withBenchStack(
+    'webhooks',
+    fixtures,
+    async (stack) => {
+      const port = await getFreePort();
+      const webhookEnv = {
+        WEBHOOK_LISTEN: `127.0.0.1:${port}`,
+        WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${port}`,
+        WEBHOOK_SECRET: randomBytes(32).toString('base64url'),
+        WEBHOOK_FIRST_POLL_SECONDS: String(FIRST_POLL_SECONDS),
+      };
+      const modes: WebhookModeFigures[] = [];
+      const phase = async (mode: string, env: Record<string, string>, lostRate: number) => {
+        log(`${mode}: ${o.tasks} tasks of ~${o.durationMs} ms…`);
+        await stack.admin('POST', '/counters/reset');
+        await stack.admin('PUT', '/callbacks', { lostRate });
+        const started = Date.now();
+        const load = await stack.worker.runUntil(
+          (proc) =>
+            textToVideoLoad({
+              client: stack.client,
+              taskQueue: stack.taskQueue,
+              idPrefix: `bench-${stack.taskQueue}-${modes.length}`,
+              count: o.tasks,
+              closeTimeoutMs,
+              log,
+              lost: () => proc.lost(),
+              prompt: (i) => `bench webhooks ${i} [emulator:duration=${durationOf(i)}]`,
+            }),
+          env,
+        );
+        if (o.logDir) await keepUnfinished(stack, load, path.join(o.logDir, `histories-${modes.length}`), log);
+        modes.push(await figures(stack, mode, o.tasks, mediaTaskRuns(load), Date.now() - started));
+      };
+
+      await phase('polling only', {}, 0);
+      await phase('webhooks', webhookEnv, 0);
+      await phase(
+        `webhooks, ${WEBHOOK_TARGETS.lostShare * 100} % of callbacks lost`,
+        webhookEnv,
+        WEBHOOK_TARGETS.lostShare,
       );
-      modes.push(await figures(stack, mode, o.tasks, mediaTaskRuns(load), Date.now() - started));
-    };
 
-    await phase('polling only', {}, 0);
-    await phase('webhooks', webhookEnv, 0);
-    await phase(
-      `webhooks, ${WEBHOOK_TARGETS.lostShare * 100} % of callbacks lost`,
-      webhookEnv,
-      WEBHOOK_TARGETS.lostShare,
-    );
+      const [polling, hooks, lossy] = modes;
+      const checks: Check[] = [
+        isTrue('every task completed, polling only', polling.completed === o.tasks, polling.completed, `${o.tasks}`),
+        isTrue('every task completed, webhooks', hooks.completed === o.tasks, hooks.completed, `${o.tasks}`),
+        isTrue(
+          'every task completed, 20 % of callbacks lost',
+          lossy.completed === o.tasks,
+          lossy.completed,
+          `${o.tasks}`,
+        ),
+        atMost('platform calls per task, webhooks', hooks.callsPerTask, WEBHOOK_TARGETS.callsPerTask),
+        atMost('detection p95, webhooks', hooks.detectionP95Ms, WEBHOOK_TARGETS.detectionP95Ms, ' ms'),
+        atMost('platform calls per task, webhooks vs polling only', hooks.callsPerTask, polling.callsPerTask),
+      ];
+      return { options: o, modes, checks, passed: checks.every((c) => c.ok) };
+    },
+    o.logDir ? { logDir: o.logDir, workerLogLevel: 'INFO' } : {},
+  );
+}
 
-    const [polling, hooks, lossy] = modes;
-    const checks: Check[] = [
-      isTrue('every task completed, polling only', polling.completed === o.tasks, polling.completed, `${o.tasks}`),
-      isTrue('every task completed, webhooks', hooks.completed === o.tasks, hooks.completed, `${o.tasks}`),
-      isTrue(
-        'every task completed, 20 % of callbacks lost',
-        lossy.completed === o.tasks,
-        lossy.completed,
-        `${o.tasks}`,
-      ),
-      atMost('platform calls per task, webhooks', hooks.callsPerTask, WEBHOOK_TARGETS.callsPerTask),
-      atMost('detection p95, webhooks', hooks.detectionP95Ms, WEBHOOK_TARGETS.detectionP95Ms, ' ms'),
-      atMost('platform calls per task, webhooks vs polling only', hooks.callsPerTask, polling.callsPerTask),
-    ];
-    return { options: o, modes, checks, passed: checks.every((c) => c.ok) };
-  });
+/** The histories of up to 5 workflows that did not complete, for `temporal workflow show` or the replayer. */
+async function keepUnfinished(
+  stack: Pick<BenchStack, 'client'>,
+  load: LoadRun,
+  dir: string,
+  log: (msg: string) => void,
+): Promise<void> {
+  const unfinished = load.workflows.filter((w) => w.status !== 'COMPLETED').slice(0, 5);
+  if (unfinished.length === 0) return;
+  mkdirSync(dir, { recursive: true });
+  for (const w of unfinished) {
+    const history = await stack.client.workflow.getHandle(w.workflowId).fetchHistory();
+    writeFileSync(path.join(dir, `${w.workflowId}.json`), JSON.stringify(history));
+  }
+  log(`${unfinished.length} unfinished workflow histories in ${dir}`);
 }
 
 async function figures(

@@ -8,3 +8,9 @@ export function numberArg(name: string): number | undefined {
   if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} must be a positive number, not "${arg}"`);
   return n;
 }
+
+/** `--name=<text>`, or undefined when absent. */
+export function stringArg(name: string): string | undefined {
+  const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
+  return arg?.slice(name.length + 3) || undefined;
+}
