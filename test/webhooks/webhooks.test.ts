@@ -116,6 +116,35 @@ describe('webhook-first mediaGeneration', () => {
     );
   });
 
+  it('a generic async model ends on its callback too (the same wait, the quota queue submit)', () =>
+    withWorker(
+      'webhook-model',
+      async (ctx) => {
+        const handle = await ctx.client.workflow.start<typeof mediaGeneration>(WorkflowType.mediaGeneration, {
+          taskQueue: ctx.taskQueue,
+          workflowId: uniqueId('webhook-model'),
+          args: [
+            {
+              operation: 'async',
+              model: 'qwen-image',
+              request: { prompt: 'a fox [emulator:duration=800]' },
+              polling: FAST,
+              keepOutputs: false,
+            },
+          ],
+        });
+        const result = await handle.result();
+        expect(result.generations).toEqual([expect.objectContaining({ status: 'TASK_STATUS_SUCCEED', polls: 0 })]);
+        expect(result.outputUrls.map((o) => o.kind)).toEqual(['image']);
+        expect(await pollsOf(result.taskId)).toBe(0);
+        const history = JSON.stringify(await handle.fetchHistory());
+        expect(history).not.toContain(SECRET);
+        expect(history).not.toContain('token=');
+        await recordHistory(handle, 'mediaGeneration-webhook-first-async-model');
+      },
+      { platform: emu.client(), callbacks: urls() },
+    ));
+
   it('a lost callback: the safety-net poll finds the end', () =>
     withWorker(
       'webhook-lost',

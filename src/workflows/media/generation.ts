@@ -16,6 +16,7 @@ import { costFacts } from './cost';
 import { modelFacts } from './model';
 import { trackMediaProgress } from './progress';
 import { submitGeneration } from './submit';
+import { recordTaskPolls } from './task-metrics';
 import { waitForTaskEnd } from './wait';
 import { isoTime } from '../../shared/time';
 import { DEFAULT_DEADLINE_MS, untilDeadline } from '../retry-policies';
@@ -72,6 +73,11 @@ export async function mediaGeneration(rawInput: MediaGenerationInput): Promise<M
     );
     const done = end.observation;
     polls = pollsBefore + done.polls;
+    recordTaskPolls(uncountedPolls + done.polls, {
+      operation: input.operation,
+      webhook: callback !== undefined,
+      endedBy: callbacks.endOf(taskId) ? 'callback' : 'poll',
+    });
     generations.push({
       generation,
       taskId,
