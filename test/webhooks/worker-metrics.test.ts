@@ -5,10 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { WorkflowType } from '../../src/api';
-import { DEV_API_KEY } from '../../src/emulator/config';
 import { getFreePort } from '../../src/devserver';
 import type { mediaGeneration } from '../../src/workflows';
-import { cleanEnv, startNode, waitFor } from '../helpers/processes';
+import { startNode, waitFor, workerProcessEnv } from '../helpers/processes';
 import { testEnv } from '../setup/shared';
 
 const SECRET = 'worker-metrics-test-secret-of-32-characters';
@@ -19,19 +18,10 @@ describe('worker process with webhooks', () => {
     const taskQueue = `webhook-metrics-${randomUUID().slice(0, 8)}`;
     const { child, output } = startNode(
       'worker.js',
-      cleanEnv({
-        TEMPORAL_ADDRESS: testEnv('temporalAddress'),
-        TEMPORAL_NAMESPACE: testEnv('temporalNamespace'),
-        TEMPORAL_TASK_QUEUE: taskQueue,
-        PLATFORM_BASE_URL: testEnv('emulatorUrl'),
-        PLATFORM_API_KEY: DEV_API_KEY,
-        METRICS_PORT: String(metricsPort),
+      workerProcessEnv(taskQueue, metricsPort, {
         WEBHOOK_LISTEN: `127.0.0.1:${port}`,
         WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${port}`,
         WEBHOOK_SECRET: SECRET,
-        // The shared emulator's minute is 6 real seconds (clock speed 10).
-        RATE_LIMIT_WINDOW_SECONDS: '6',
-        WORKER_SHUTDOWN_GRACE_SECONDS: '2',
       }),
     );
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
