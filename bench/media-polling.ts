@@ -10,9 +10,8 @@
 // Pass/fail is the targets table of issue 10.
 //
 //   npm run bench -- --only=media-polling [--tasks=200] [--duration=10000]
-import type { MediaGenerationInput } from '../src/api/schemas/media';
 import { etaAwareRun, fixedIntervalRun, type TaskRun } from './media/plain-runs';
-import { mediaLoad, mediaTaskRuns, submitPhases } from './media/temporal-run';
+import { mediaTaskRuns, submitPhases, textToVideoLoad } from './media/temporal-run';
 import { formatPhases, type PhaseFigures } from './support/history-phases';
 import { atMost, formatChecks, isTrue, type Check } from './support/checks';
 import {
@@ -146,20 +145,15 @@ export async function runMediaPollingBench(opts: Partial<MediaBenchOptions> = {}
     await emu.admin('POST', '/counters/reset');
     const media = await worker.runUntil(async (proc) => {
       const idle = await readIdle(proc);
-      const load = await mediaLoad({
+      const load = await textToVideoLoad({
         client,
         taskQueue,
         idPrefix: `bench-${taskQueue}-media`,
         count: o.tasks,
-        startWindowMs: 0,
         closeTimeoutMs,
         log,
         lost: () => proc.lost(),
-        input: (i): MediaGenerationInput => ({
-          operation: 'text-to-video',
-          request: { prompt: prompt('wf', i) },
-          keepOutputs: false,
-        }),
+        prompt: (i) => prompt('wf', i),
       });
       return { load, worker: workerFigures('mediaGeneration', proc, idle, load) };
     });

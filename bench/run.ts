@@ -6,9 +6,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { formatBudgetSummary, runBudgetAdmissionBench } from './budget-admission';
 import { runEmulatorThroughputBench } from './emulator-throughput';
-import { numberArg } from './support/args';
+import { numberArg, stringArg } from './support/args';
 import { formatMediaTable, runMediaPollingBench } from './media-polling';
 import { formatRateLimitSummary, runRateLimitBench } from './rate-limit';
+import { formatWebhookTable, runWebhookBench } from './webhooks';
 import {
   formatSideBySide,
   formatWaitingSummary,
@@ -57,6 +58,20 @@ const benches: Bench[] = [
           formatSideBySide(r, JSON.parse(readFileSync(devFile, 'utf8')) as StoredWaitingResult)
         : `\n\n(no ${path.relative(process.cwd(), devFile)} to compare with: run without --cluster first)`;
       return { passed: r.passed, figures: r, summary: summary + beside, file: 'waiting-at-scale-cluster.json' };
+    },
+  },
+  {
+    name: 'webhooks',
+    what:
+      'the same mediaGeneration tasks polled only, with webhooks, and with 20 % of callbacks lost ' +
+      '(--tasks=100, --duration=10000 ms)',
+    run: async () => {
+      const r = await runWebhookBench({
+        tasks: numberArg('tasks'),
+        durationMs: numberArg('duration'),
+        logDir: stringArg('log-dir'),
+      });
+      return { passed: r.passed, figures: r, summary: `\n${formatWebhookTable(r)}` };
     },
   },
   {

@@ -23,6 +23,9 @@ import { loadRateLimitSettings, type RateLimitSettings } from './config/rate-lim
 import { platformCallMetrics, pacingGauge } from './metrics/platform-calls';
 import { SharedPacing } from './ratelimit/shared-pacing';
 import { WorkerGroup } from './ratelimit/worker-group';
+import { loadWebhookSettings } from './config/webhooks';
+import { serveCallbacks } from './webhooks/serve';
+import { callbackUrls, type CallbackUrls } from './webhooks/token';
 
 export interface PlatformWorkerOptions {
   connection: NativeConnection;
@@ -48,6 +51,8 @@ export interface PlatformWorkerOptions {
   rateLimit?: Partial<RateLimitSettings>;
   /** The worker's identity in histories; by default the SDK's (process id and host). */
   identity?: string;
+  /** Set: media submits ask for callbacks (WEBHOOK_PUBLIC_URL, src/webhooks). */
+  callbacks?: CallbackUrls;
 }
 
 /**
@@ -83,6 +88,7 @@ export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise
     prices: opts.prices ?? loadPriceTable(),
     fetchPolicy: opts.fetchPolicy ?? loadFetchPolicy(process.env, opts.platform.config.baseUrl),
     pacing,
+    callbacks: opts.callbacks,
   });
   const common: Omit<WorkerOptions, 'taskQueue'> = {
     connection: opts.connection,
@@ -201,9 +207,11 @@ export async function runWorker(
   const artifacts = createArtifactStore(env);
   const prices = loadPriceTable(env);
   const fetchPolicy = loadFetchPolicy(env, platform.config.baseUrl);
+  const webhooks = loadWebhookSettings(env);
   // Before connecting: a refused key stops the worker here, with a message naming no secret.
   const firstCall = await checkFirstCall(platform);
   const { connection, client, close } = await connectWorker(temporal);
+  let receiver: Awaited<ReturnType<typeof serveCallbacks>>;
   try {
     await checkNamespace(client, temporal, settings, (msg) => {
       Runtime.instance().logger.info(msg);
@@ -220,7 +228,9 @@ export async function runWorker(
       settings,
       rateLimit,
       workflowBundle: opts.workflowBundle,
+      callbacks: callbackUrls(webhooks, temporal.namespace),
     });
+    receiver = await serveCallbacks(webhooks, client, temporal.namespace);
     const running = worker.run();
     opts.onRunning?.();
     Runtime.instance().logger.info('Worker started', {
@@ -234,10 +244,13 @@ export async function runWorker(
       metricsPort: settings.METRICS_PORT,
       platformModels: firstCall.models,
       availableBalance: firstCall.availableBalance,
+      webhookReceiver: receiver?.url,
+      callbacks: webhooks.WEBHOOK_PUBLIC_URL !== undefined,
     });
     for (const warning of firstCall.warnings) Runtime.instance().logger.warn(`First call: ${warning}`);
     await running;
   } finally {
+    await receiver?.close();
     await close();
   }
 }

@@ -23,6 +23,17 @@ export function mediaLoad(
   });
 }
 
+/** N text-to-video generations started at once, outputs not kept (what the media benchmarks measure). */
+export function textToVideoLoad(
+  o: Omit<LoadOptions, 'workflowType' | 'args' | 'withResults' | 'startWindowMs'> & { prompt: (i: number) => string },
+): Promise<LoadRun> {
+  return mediaLoad({
+    ...o,
+    startWindowMs: 0,
+    input: (i) => ({ operation: 'text-to-video', request: { prompt: o.prompt(i) }, keepOutputs: false }),
+  });
+}
+
 /** One TaskRun per completed workflow. */
 export function mediaTaskRuns(load: LoadRun): TaskRun[] {
   return load.workflows.flatMap((w) => {

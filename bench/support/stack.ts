@@ -27,7 +27,7 @@ export interface BenchWorker {
    * Starts a fresh worker process, runs `fn` while it polls, then stops it (drained) however `fn`
    * ends. Each call is a new process, so each phase of a benchmark starts from the same memory.
    */
-  runUntil<R>(fn: (proc: WorkerProcess) => Promise<R>): Promise<R>;
+  runUntil<R>(fn: (proc: WorkerProcess) => Promise<R>, env?: Record<string, string>): Promise<R>;
   /** As runUntil, with `count` worker processes on the same task queue, started together, `env` added. */
   runUntilAll<R>(count: number, fn: (procs: WorkerProcess[]) => Promise<R>, env?: Record<string, string>): Promise<R>;
   /** Starts a worker process the caller stops (or kills); the stack stops it at the end if still up. */
@@ -185,7 +185,7 @@ export async function withBenchStack<T>(
       }
     };
     const worker: BenchWorker = {
-      runUntil: (run) => runUntilAll(1, ([proc]) => run(proc)),
+      runUntil: (run, env) => runUntilAll(1, ([proc]) => run(proc), env),
       runUntilAll,
       start: async () => {
         const proc = await startWorkerProcess(workerEnv, log, workerLog);

@@ -82,7 +82,12 @@ export async function runWorkflowLoad(o: LoadOptions): Promise<LoadRun> {
   if (accepted < o.count)
     o.log(`${o.count - accepted} starts failed, e.g. ${workflows.find((w) => w.startError)?.startError}`);
 
-  const closedQuery = `TaskQueue="${o.taskQueue}" AND WorkflowType="${o.workflowType}" AND ExecutionStatus!="Running"`;
+  // This load's own workflows only (by id): a benchmark may run several phases on one task queue, and
+  // counting the closes of an earlier phase ended the wait of the next one at once (its workers were
+  // stopped with every workflow still open).
+  const closedQuery =
+    `TaskQueue="${o.taskQueue}" AND WorkflowType="${o.workflowType}" AND ` +
+    `WorkflowId STARTS_WITH "${o.idPrefix}-" AND ExecutionStatus!="Running"`;
   const deadline = lastStartAt + o.closeTimeoutMs;
   let closed = 0;
   let lastReport = Date.now();

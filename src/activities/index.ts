@@ -6,6 +6,7 @@ import type { PriceTable } from '../config/prices';
 import type { FetchPolicy } from '../fetching/policy';
 import type { PlatformClient } from '../client/client';
 import type { SubmitPacing } from '../ratelimit/shared-pacing';
+import type { CallbackUrls } from '../webhooks/token';
 import { createDecisionActivities } from './decision';
 import { withPlatformFailures } from './failures';
 import { createInstanceActivities } from './instances';
@@ -35,6 +36,8 @@ interface ActivityDeps {
   fetchPolicy: FetchPolicy;
   /** The shared rate limit of paid submits (src/ratelimit); without it, a 429 slows only its own attempt. */
   pacing?: SubmitPacing;
+  /** Set (WEBHOOK_PUBLIC_URL): media submits ask for a callback (src/webhooks). */
+  callbacks?: CallbackUrls;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -42,7 +45,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createInstanceActivities(deps.platform),
     ...createInstanceLifecycleActivities(deps.platform),
     ...createDecisionActivities(deps.platform),
-    ...createMediaSubmitActivities(deps.platform, deps.pacing),
+    ...createMediaSubmitActivities(deps.platform, deps.pacing, deps.callbacks),
     ...createMediaPollActivities(deps.platform),
     ...createMediaWaitActivities(deps.platform),
     ...createOutputActivities(deps.artifacts, deps.fetchPolicy),
@@ -64,6 +67,7 @@ export type { InstanceSnapshot, WaitForInstanceStatusResult } from './instances'
 export type { CreateInstanceResult, InstanceSummary, ListInstancesResult } from './instance-lifecycle';
 export type { EvaluateQuestionInput } from './decision';
 export type {
+  CallbackFallback,
   PollTaskInput,
   SubmitFailureDetails,
   SubmitMediaTaskInput,

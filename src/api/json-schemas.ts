@@ -15,6 +15,7 @@ import {
   reserveBudgetUpdate,
   SEARCH_ATTRIBUTE_DEFINITIONS,
   statusQuery,
+  taskCallbackSignal,
   WORKFLOW_TYPES,
 } from './names';
 import { WorkflowSchemas } from './schemas';
@@ -43,7 +44,7 @@ export function workflowJsonSchemas(): JsonSchemaFiles {
       budgetLedgerStateQuery.name,
     ],
     updates: [cancelBatchUpdate.name, reserveBudgetUpdate.name, releaseBudgetUpdate.name],
-    signals: [recheckBudgetSignal.name],
+    signals: [recheckBudgetSignal.name, taskCallbackSignal.name],
     budgetLedgerWorkflowId: budgetLedgerWorkflowId('<memberId>'),
     searchAttributes: SEARCH_ATTRIBUTE_DEFINITIONS,
     failureTypes: Object.values(FailureType),

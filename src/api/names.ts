@@ -14,6 +14,7 @@ import type {
   ReserveBudgetResult,
 } from './schemas/budget';
 import type { MediaProgress } from './schemas/media';
+import type { TaskCallback } from './schemas/task-callback';
 import type { ReserveBudgetBatch, ReserveBudgetBatchResult } from './schemas/reserve-batch';
 
 /** The default task queue; TEMPORAL_TASK_QUEUE overrides it (see src/config/temporal.ts). */
@@ -97,6 +98,12 @@ export const statusQuery = defineQuery<WorkflowStatus>('status');
 
 /** mediaGeneration's live progress: status, progress, eta, poll count and next poll time. */
 export const mediaProgressQuery = defineQuery<MediaProgress>('mediaProgress');
+
+/**
+ * The end of a mediaGeneration's task, told by the platform's callback (sent by the webhook
+ * receiver, src/webhooks): the workflow stops waiting for its next poll. Repeats are ignored.
+ */
+export const taskCallbackSignal = defineSignal<[TaskCallback]>('taskCallback');
 
 /** batchJob's progress: status, request counts, polls, next poll time and the window's end. */
 export const batchProgressQuery = defineQuery<BatchProgress>('batchProgress');

@@ -164,6 +164,8 @@ function routes(app: FastifyInstance, state: EmulatorState): void {
     return json(reply, state.tasks.view(task, state.counters.pollsOf(task.id)));
   });
 
+  state.callbacks.registerAdmin(app);
+
   // ── Instances, decision, batches ─────────────────────────────────────────
   app.get('/instances', (_request, reply) =>
     json(reply, { instances: state.instances.list(), settings: state.instances.settings }),

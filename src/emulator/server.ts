@@ -118,6 +118,7 @@ function buildEmulatorApp(state: EmulatorState, recorder?: Recorder): FastifyIns
     limiter: state.limiter,
     counters: state.counters,
     paths: state.paths,
+    callbacks: state.callbacks,
   });
   registerDecisionRoute(app, {
     ledger: state.ledger,
@@ -166,6 +167,7 @@ export async function startEmulator(opts: Partial<EmulatorOptions> = {}): Promis
     close: () => {
       closed ??= (async () => {
         state.tasks.stop();
+        state.callbacks.reset();
         state.faults.releaseHung();
         await app.close();
         await recorder?.close();

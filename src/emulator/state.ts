@@ -25,6 +25,7 @@ import { RateLimiter } from './rate-limit';
 import { RouteTable } from './routes';
 import { ScenarioRunner } from './scenario/runner';
 import { ScenarioSchema, type Scenario } from './scenario/schema';
+import { CallbackSender } from './tasks/callbacks';
 import { TaskStore } from './tasks/store';
 
 export class EmulatorState {
@@ -38,6 +39,7 @@ export class EmulatorState {
   readonly ledger: Ledger;
   readonly limiter: RateLimiter;
   readonly tasks: TaskStore;
+  readonly callbacks: CallbackSender;
   readonly instances: InstanceStore;
   readonly batchEnv: BatchEnv;
   readonly batches: BatchStore;
@@ -57,6 +59,7 @@ export class EmulatorState {
     this.ledger = new Ledger(() => this.clock.now());
     this.limiter = new RateLimiter(this.clock, this.counters);
     this.tasks = new TaskStore(this.clock, this.ledger, this.ids, () => this.publicUrl);
+    this.callbacks = new CallbackSender(this.clock, this.tasks);
     this.instances = new InstanceStore(this.clock);
     this.batchEnv = {
       now: () => this.clock.now(),
@@ -120,6 +123,7 @@ export class EmulatorState {
     );
     this.instances.load(f.instances, f.instanceSettings);
     this.tasks.clear();
+    this.callbacks.reset();
     this.tasks.settings = f.tasks;
     this.decision = { ...f.decision };
     this.batches.reset();

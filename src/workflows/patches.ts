@@ -30,4 +30,9 @@ export const Patch = {
    * every worker (docs/rate-limits.md), instead of on the workflow's own queue.
    */
   mediaSubmitQuotaQueue: 'media-submit-quota-queue',
+  /**
+   * 2026-11: mediaGeneration whose submit carried a callback URL waits for the callback signal or its
+   * (sparse) fallback poll, whichever comes first, and cancels the poll when the callback wins.
+   */
+  mediaWebhookFirst: 'media-webhook-first',
 } as const;

@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { DEV_API_KEY } from '../../src/emulator/config';
 import { testEnv } from '../setup/shared';
 
 export const LIB = path.join(__dirname, '..', '..', 'lib', 'src');
@@ -67,6 +68,29 @@ export function cleanEnv(vars: Record<string, string>): NodeJS.ProcessEnv {
     if (!k.startsWith('TEMPORAL_') && !k.startsWith('PLATFORM_') && !k.startsWith('WORKER_')) env[k] = v;
   }
   return { ...env, ...vars };
+}
+
+/**
+ * The worker process's environment against the tests' dev server and shared emulator, on `taskQueue`,
+ * its metrics on `metricsPort`, `extra` added.
+ */
+export function workerProcessEnv(
+  taskQueue: string,
+  metricsPort: number,
+  extra: Record<string, string> = {},
+): NodeJS.ProcessEnv {
+  return cleanEnv({
+    TEMPORAL_ADDRESS: testEnv('temporalAddress'),
+    TEMPORAL_NAMESPACE: testEnv('temporalNamespace'),
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    PLATFORM_BASE_URL: testEnv('emulatorUrl'),
+    PLATFORM_API_KEY: DEV_API_KEY,
+    METRICS_PORT: String(metricsPort),
+    // The shared emulator's minute is 6 real seconds (clock speed 10).
+    RATE_LIMIT_WINDOW_SECONDS: '6',
+    WORKER_SHUTDOWN_GRACE_SECONDS: '2',
+    ...extra,
+  });
 }
 
 /** The starter CLI as a user runs it, against the tests' dev server, on `taskQueue`. */

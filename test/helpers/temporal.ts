@@ -16,6 +16,7 @@ import { createPlatformWorker } from '../../src/worker';
 import type { RateLimitSettings } from '../../src/config/rate-limit';
 import type { WorkerGroup } from '../../src/ratelimit/worker-group';
 import type { WorkerSettings } from '../../src/config/worker';
+import type { CallbackUrls } from '../../src/webhooks/token';
 import { testEnv } from '../setup/shared';
 
 const execFileAsync = promisify(execFile);
@@ -72,6 +73,7 @@ export async function withWorker<T>(
     rateLimit?: Partial<RateLimitSettings>;
     /** The task queue to poll (several workers on one queue); default a fresh one of `prefix`. */
     taskQueue?: string;
+    callbacks?: CallbackUrls;
   } = {},
 ): Promise<T> {
   quietRuntime();
@@ -91,6 +93,7 @@ export async function withWorker<T>(
       artifacts: opts.artifacts ?? testArtifacts(),
       workflowBundle: { codePath: testEnv('workflowBundle') },
       settings: { WORKER_SHUTDOWN_GRACE_SECONDS: 1, ...opts.settings },
+      callbacks: opts.callbacks,
       // Two workers of one test (one queue) tell apart in histories.
       identity: `${prefix}-worker-${randomUUID().slice(0, 8)}`,
       // The emulator's minute is 6 real seconds (clock speed 10, test/setup/global-setup.ts).

@@ -6,5 +6,5 @@ export {
   type SubmitMediaTaskResult,
   type SubmitFailureDetails,
 } from './submit';
-export { createMediaPollActivities, type PollTaskInput, type TaskCheckpoint } from './poll';
+export { createMediaPollActivities, type CallbackFallback, type PollTaskInput, type TaskCheckpoint } from './poll';
 export { createMediaWaitActivities, type WaitForTaskInput } from './wait';

@@ -31,6 +31,18 @@ export interface PollTaskInput {
   since?: TaskObservation;
   /** Report back each time progress_percent crosses a multiple of this (0: status changes only). */
   progressStep: number;
+  /** A callback is expected (the submit carried its URL): polls are a sparse safety net. */
+  fallback?: CallbackFallback;
+}
+
+/**
+ * Polling while a callback is expected: a lost callback delays the result, never loses it. The first
+ * poll at `firstPollAt` (the submit answers no eta, and reading one would cost the call a callback
+ * saves), then no two polls closer than `pollIntervalMs`.
+ */
+export interface CallbackFallback {
+  firstPollAt: number;
+  pollIntervalMs: number;
 }
 
 export interface TaskCheckpoint {
@@ -57,7 +69,8 @@ export function createMediaPollActivities(platform: PlatformClient) {
       const ctx = Context.current();
       const { attempt } = ctx.info;
       const { since, deadlineAt, polling, taskId } = input;
-      const polls = (since?.polls ?? 0) + (await awaitPollTurn(ctx, taskId, since, deadlineAt));
+      const planned = since ?? (input.fallback && { nextPollAt: input.fallback.firstPollAt });
+      const polls = (since?.polls ?? 0) + (await awaitPollTurn(ctx, taskId, planned, deadlineAt));
       const now = Date.now();
       if (now >= deadlineAt) throw taskDeadlineExceeded(input, since);
       const untilDeadline = (ms: number) => Math.max(1, Math.min(ms, deadlineAt - now));
@@ -102,7 +115,8 @@ export function createMediaPollActivities(platform: PlatformClient) {
       const sample = sampleOf(observation);
       const hinted = (sample.eta !== undefined && sample.eta > 0) || sample.progressPercent !== undefined;
       // The checkpoint is the earlier sample of this phase: the progress rate is measured from it.
-      const delay = untilDeadline(nextPollDelayMs(polling, sample, since && sampleOf(since), hinted ? 0 : attempt));
+      const hintedDelay = nextPollDelayMs(polling, sample, since && sampleOf(since), hinted ? 0 : attempt);
+      const delay = untilDeadline(Math.max(hintedDelay, input.fallback?.pollIntervalMs ?? 0));
       const next: TaskObservation = { ...observation, nextPollAt: observedAt + delay };
       const movedOn =
         task.status !== since?.status ||

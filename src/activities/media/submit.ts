@@ -7,13 +7,15 @@ import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../../api/failures';
 import type { ParsedPollingOptions, TaskObservation } from '../../api/schemas/media';
 import type { PlatformClient } from '../../client/client';
-import { PlatformError } from '../../client/errors';
+import { PlatformError, redact } from '../../client/errors';
 import type { AsyncBody } from '../../platform/models';
 import type { ImageToVideoRequest, TextToVideoRequest } from '../../platform/schemas/media';
 import { classifySubmitFailure, type SubmitFailureClass } from '../../client/submission';
 import type { SubmitPacing } from '../../ratelimit/shared-pacing';
 import { toApplicationFailure } from '../failures';
+import type { CallbackUrls } from '../../webhooks/token';
 import { firstLook } from './first-look';
+import type { CallbackFallback } from './poll';
 
 interface SubmitAttempt {
   generation: number;
@@ -36,6 +38,8 @@ export interface SubmitMediaTaskResult {
   firstLook?: TaskObservation;
   /** A first-look read that firstLook does not carry (it failed, or saw the task ended): one more poll. */
   uncountedPolls?: number;
+  /** The submit carried our callback URL: the end is expected by callback, polls are a safety net. */
+  callback?: CallbackFallback;
 }
 
 /** What the workflow reads from a failed attempt's details. */
@@ -74,6 +78,37 @@ function submitFailure(err: PlatformError, outcome: SubmitFailureClass): Applica
   return ApplicationFailure.create({ type, message: err.message, nonRetryable: false, details: [details] });
 }
 
+/**
+ * The request with our callback URL in `extra.webhook`, unless the caller set a webhook of their own
+ * (theirs is kept, and the task is polled as without callbacks). A generic model's body is the
+ * model's own: it gets the same `extra.webhook` (the platform's async API takes it on every model),
+ * unless its `extra` is not an object we could add to.
+ */
+function withCallback(
+  input: SubmitMediaTaskInput,
+  callbacks: CallbackUrls | undefined,
+  workflowId: string | undefined,
+): { request: SubmitMediaTaskInput['request']; url?: string } {
+  if (!callbacks || !workflowId) return { request: input.request };
+  const extra: unknown = input.request.extra;
+  if (extra !== undefined && (typeof extra !== 'object' || extra === null || Array.isArray(extra))) {
+    return { request: input.request };
+  }
+  if ((extra as { webhook?: unknown } | undefined)?.webhook !== undefined) return { request: input.request };
+  const url = callbacks.urlFor({ workflowId, generation: input.generation });
+  return { request: { ...input.request, extra: { ...extra, webhook: { url } } }, url };
+}
+
+/** A platform error with the callback URL (its token) cut out: the error reaches logs and the history. */
+function withoutUrl(err: PlatformError, url: string | undefined): PlatformError {
+  if (!url || !(err.message.includes(url) || err.platformMessage?.includes(url))) return err;
+  return new PlatformError({
+    ...err,
+    message: redact(err.message, [url]),
+    platformMessage: err.platformMessage && redact(err.platformMessage, [url]),
+  });
+}
+
 /** A refusal of our own: another worker met the quota's 429 and its Retry-After is not over. Nothing is sent. */
 function heldBack(operation: string, holdMs: number): ApplicationFailure {
   const details: SubmitFailureDetails = { outcome: 'refused', at: Date.now(), retryAfterMs: holdMs, status: 429 };
@@ -85,15 +120,15 @@ function heldBack(operation: string, holdMs: number): ApplicationFailure {
   });
 }
 
-export function createMediaSubmitActivities(platform: PlatformClient, pacing?: SubmitPacing) {
-  const submit = (input: SubmitMediaTaskInput, signal: AbortSignal) => {
+export function createMediaSubmitActivities(platform: PlatformClient, pacing?: SubmitPacing, callbacks?: CallbackUrls) {
+  const submit = (input: SubmitMediaTaskInput, request: SubmitMediaTaskInput['request'], signal: AbortSignal) => {
     switch (input.operation) {
       case 'image-to-video':
-        return platform.submitImageToVideo(input.request, { signal });
+        return platform.submitImageToVideo(request as ImageToVideoRequest, { signal });
       case 'text-to-video':
-        return platform.submitTextToVideo(input.request, { signal });
+        return platform.submitTextToVideo(request, { signal });
       case 'async':
-        return platform.submitAsyncTask({ path: input.path, body: input.request }, { signal });
+        return platform.submitAsyncTask({ path: input.path, body: request }, { signal });
     }
   };
 
@@ -104,11 +139,13 @@ export function createMediaSubmitActivities(platform: PlatformClient, pacing?: S
       const signal = Context.current().cancellationSignal;
       const holdMs = pacing?.holdRemainingMs(input.operation) ?? 0;
       if (holdMs > 0) throw heldBack(input.operation, holdMs);
+      const { request, url } = withCallback(input, callbacks, workflowExecution?.workflowId);
       let taskId: string;
       try {
-        ({ task_id: taskId } = await submit(input, signal));
-      } catch (err) {
-        if (!(err instanceof PlatformError)) throw err;
+        ({ task_id: taskId } = await submit(input, request, signal));
+      } catch (caught) {
+        if (!(caught instanceof PlatformError)) throw caught;
+        const err = withoutUrl(caught, url);
         // Everyone slows down, not only this attempt (a failure to tell the server is only logged).
         if (err.status === 429 && pacing) {
           await pacing.rateLimited(input.operation, err.retryAfterMs).catch((e: unknown) => {
@@ -121,7 +158,21 @@ export function createMediaSubmitActivities(platform: PlatformClient, pacing?: S
       }
       const submittedAt = Date.now();
       const model = input.operation === 'async' ? { model: input.model, path: input.path } : {};
-      log.info('Submitted generation', { ...where, operation: input.operation, ...model, taskId });
+      log.info('Submitted generation', {
+        ...where,
+        operation: input.operation,
+        ...model,
+        taskId,
+        callback: url !== undefined,
+      });
+      if (url && callbacks) {
+        // No first look: a callback makes the read it would cost unnecessary (calls per task ~1).
+        const callback = {
+          firstPollAt: submittedAt + callbacks.firstPollAfterMs,
+          pollIntervalMs: callbacks.pollIntervalMs,
+        };
+        return { taskId, submittedAt, callback };
+      }
       if (!input.polling) return { taskId, submittedAt };
       const { observation, reads } = await firstLook(platform, taskId, input.polling, signal);
       if (observation) return { taskId, submittedAt, firstLook: observation };

@@ -18,6 +18,7 @@ import type { RateLimiter } from '../rate-limit';
 import { OUTPUT_FILES_PREFIX } from '../routes';
 import { parseTaskMarkers } from './markers';
 import { FILE_OF_KIND, OUTPUT_KINDS, OUTPUT_NAME, outputBytes, type OutputKind } from './outputs';
+import type { CallbackSender } from './callbacks';
 import type { ModelTask, TaskStore } from './store';
 import { describeZodIssues } from '../../platform/validation';
 
@@ -27,6 +28,7 @@ interface TaskRouteDeps {
   limiter: RateLimiter;
   counters: Counters;
   paths: PlatformPaths;
+  callbacks: CallbackSender;
 }
 
 /** Two 10 MB images as base64 data URLs plus the rest of the body. */
@@ -56,7 +58,7 @@ interface SubmitBody {
   multi_prompt?: Shot[];
   duration?: number;
   sound?: boolean;
-  extra?: { enable_nsfw_detection?: boolean };
+  extra?: { enable_nsfw_detection?: boolean; webhook?: { url: string } };
 }
 
 /** The task type a model's task reports, by its first output kind. */
@@ -74,13 +76,21 @@ interface Accepted {
   sound: boolean;
   nsfwDetection: boolean;
   model?: ModelTask;
+  /** `extra.webhook.url`: where the task's end is called back (./callbacks.ts). */
+  webhookUrl?: string;
+}
+
+/** A generic model's `extra.webhook.url`, when its body carries one that is a string. */
+function webhookUrlOf(body: Record<string, unknown>): string | undefined {
+  const url = (body.extra as { webhook?: { url?: unknown } } | undefined)?.webhook?.url;
+  return typeof url === 'string' ? url : undefined;
 }
 
 export function registerTaskRoutes(app: FastifyInstance, deps: TaskRouteDeps): void {
-  const { tasks, ledger, limiter, counters, paths } = deps;
+  const { tasks, ledger, limiter, counters, paths, callbacks } = deps;
 
   /** Markers, quota, balance, then the task: the same for every model. */
-  const accept = (request: FastifyRequest, reply: FastifyReply, a: Accepted): FastifyReply => {
+  const accept = async (request: FastifyRequest, reply: FastifyReply, a: Accepted): Promise<FastifyReply> => {
     const { markers, issues } = parseTaskMarkers(a.texts);
     if (issues.length > 0) return sendInvalid(reply, issues);
     if (!limiter.take(reply, a.operation, request.caller.userId)) return reply;
@@ -96,12 +106,14 @@ export function registerTaskRoutes(app: FastifyInstance, deps: TaskRouteDeps): v
     const { texts: _texts, ...task } = a;
     const created = tasks.submit({ ...task, caller: request.caller, markers });
     counters.submission(a.operation);
+    // The "early" callback fault holds the answer back until the callback has gone.
+    await callbacks.submitted(created);
     return reply.send({ task_id: created.id });
   };
 
   const submit =
     (operation: VideoOperation, schema: z.ZodType<SubmitBody>) =>
-    (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
       const body = parseOr400(reply, schema, request.body);
       if (!body) return reply;
       const seconds = requestedVideoSeconds(body);
@@ -114,6 +126,7 @@ export function registerTaskRoutes(app: FastifyInstance, deps: TaskRouteDeps): v
         videoSeconds: seconds,
         sound,
         nsfwDetection: nsfw,
+        webhookUrl: body.extra?.webhook?.url,
       });
     };
 
@@ -132,7 +145,7 @@ export function registerTaskRoutes(app: FastifyInstance, deps: TaskRouteDeps): v
   app.post<{ Params: { model: string } }>(
     asyncSubmitPath(':model'),
     { bodyLimit: SUBMIT_BODY_LIMIT },
-    (request, reply) => {
+    async (request, reply) => {
       const model = MODEL_REGISTRY.forPath(request.params.model);
       if (!model) {
         return sendPlatformError(reply, 404, 'MODEL_NOT_FOUND', `no async model ${request.params.model}`);
@@ -154,6 +167,7 @@ export function registerTaskRoutes(app: FastifyInstance, deps: TaskRouteDeps): v
           taskType: TASK_TYPE_OF_KIND[model.outputs[0]],
           files: model.outputs.map((k) => FILE_OF_KIND[k]),
         },
+        webhookUrl: webhookUrlOf(body),
       });
     },
   );

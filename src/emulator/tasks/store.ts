@@ -38,6 +38,8 @@ interface SubmitInput {
   nsfwDetection: boolean;
   markers: TaskMarkers;
   charge: VideoCharge;
+  /** `extra.webhook.url` of the submit: where the end is called back (./callbacks.ts). */
+  webhookUrl?: string;
 }
 
 interface Settlement {
@@ -49,7 +51,7 @@ interface Settlement {
   chargeError?: string;
 }
 
-interface TaskRecord {
+export interface TaskRecord {
   id: string;
   /** Numeric salt of the id for cheap per-read jitter. */
   salt: number;
@@ -79,6 +81,7 @@ interface TaskRecord {
   settlement?: Settlement;
   /** The terminal answer, serialised once: polls of finished tasks send it as is. */
   terminalJson?: string;
+  webhookUrl?: string;
 }
 
 interface TaskResultBody {
@@ -115,6 +118,8 @@ export class TaskStore {
   private readonly forcedFailures: { reason: string; left: number; operation?: TaskOperation }[] = [];
   private settingsByOp: TaskSettingsByOperation = DEFAULT_TASK_SETTINGS;
   private timer?: NodeJS.Timeout;
+  /** Told once per task, when its end is settled (the callback sender listens). */
+  onEnd?: (task: TaskRecord) => void;
 
   constructor(
     private readonly clock: EmulatorClock,
@@ -210,6 +215,7 @@ export class TaskStore {
       seed: String(Math.floor(Math.random() * 2 ** 31)),
       token: this.ids.token(),
       charge: input.charge,
+      webhookUrl: input.webhookUrl,
     };
     this.tasks.set(id, task);
     this.byToken.set(task.token, task);
@@ -351,6 +357,7 @@ export class TaskStore {
     }
     task.settlement = settlement;
     this.unsettled.delete(task);
+    this.onEnd?.(task);
   }
 
   /** Settles every task whose end has come; returns how many. */

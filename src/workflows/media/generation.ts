@@ -2,7 +2,7 @@
 // through the "async" form), from submit to kept outputs.
 import { ApplicationFailure, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import { FailureType } from '../../api/failures';
-import { mediaProgressQuery, statusQuery, WorkflowType } from '../../api/names';
+import { mediaProgressQuery, statusQuery, taskCallbackSignal, WorkflowType } from '../../api/names';
 import {
   MediaGenerationInput,
   type MediaGenerationResult,
@@ -11,10 +11,12 @@ import {
 } from '../../api/schemas/media';
 import { parseInput } from '../../api/validate';
 import type { Activities } from '../../activities';
+import { TaskCallbackInbox } from './callback-inbox';
 import { costFacts } from './cost';
 import { modelFacts } from './model';
 import { trackMediaProgress } from './progress';
 import { submitGeneration } from './submit';
+import { recordTaskPolls } from './task-metrics';
 import { waitForTaskEnd } from './wait';
 import { isoTime } from '../../shared/time';
 import { DEFAULT_DEADLINE_MS, untilDeadline } from '../retry-policies';
@@ -30,6 +32,9 @@ export async function mediaGeneration(rawInput: MediaGenerationInput): Promise<M
   const progress = trackMediaProgress(input);
   setHandler(statusQuery, () => progress.status.current);
   setHandler(mediaProgressQuery, () => progress.current);
+  // Task ends told by the platform's callback (webhook receiver); the wait below wakes on them.
+  const callbacks = new TaskCallbackInbox();
+  setHandler(taskCallbackSignal, (end) => void callbacks.add(end));
   const deadlineAt = workflowInfo().startTime.getTime() + input.deadlineSeconds * 1000;
   const submissions: SubmissionAttempt[] = [];
   const generations: MediaGenerationResult['generations'] = [];
@@ -43,6 +48,7 @@ export async function mediaGeneration(rawInput: MediaGenerationInput): Promise<M
       submittedAt,
       firstLook,
       uncountedPolls = 0,
+      callback,
     } = await submitGeneration(
       input,
       generation,
@@ -54,7 +60,8 @@ export async function mediaGeneration(rawInput: MediaGenerationInput): Promise<M
     const pollsBefore = polls + uncountedPolls;
     progress.submitted(taskId, submissions.length, firstLook, pollsBefore);
 
-    // 2. Wait for the end, polling by the platform's eta and progress, from the submit's first look.
+    // 2. Wait for the end, polling by the platform's eta and progress, from the submit's first look;
+    // with a callback URL on the submit, for the callback, polling only as a safety net.
     const end = await waitForTaskEnd(
       taskId,
       input.polling,
@@ -62,9 +69,15 @@ export async function mediaGeneration(rawInput: MediaGenerationInput): Promise<M
       input.deadlineSeconds,
       (o) => progress.observed(o, pollsBefore),
       firstLook,
+      callback && { inbox: callbacks, fallback: callback },
     );
     const done = end.observation;
     polls = pollsBefore + done.polls;
+    recordTaskPolls(uncountedPolls + done.polls, {
+      operation: input.operation,
+      webhook: callback !== undefined,
+      endedBy: callbacks.endOf(taskId) ? 'callback' : 'poll',
+    });
     generations.push({
       generation,
       taskId,

@@ -5,14 +5,17 @@
 import {
   ActivityCancellationType,
   ApplicationFailure,
+  CancellationScope,
+  condition,
   patched,
   proxyActivities,
   workflowInfo,
 } from '@temporalio/workflow';
 import { FailureType } from '../../api/failures';
 import type { ParsedPollingOptions, TaskObservation } from '../../api/schemas/media';
-import type { Activities, TaskCheckpoint } from '../../activities';
+import type { Activities, CallbackFallback, TaskCheckpoint } from '../../activities';
 import { Patch } from '../patches';
+import type { TaskCallbackInbox } from './callback-inbox';
 import { pollTimedOut, retryAsPollOptions } from '../retry-policies';
 
 /** The heartbeating wait checkpoints every 25 % (each checkpoint is a workflow task). */
@@ -35,22 +38,28 @@ export async function waitForTaskEnd(
   onCheckpoint: (observation: TaskObservation) => void,
   /** The submit's first look at the task (not ended): the wait starts from it. */
   first?: TaskObservation,
+  /** The submit carried a callback URL: the end may come as a signal, and polls are only a safety net. */
+  callbacks?: { inbox: TaskCallbackInbox; fallback: CallbackFallback },
 ): Promise<TaskCheckpoint> {
   if (!patched(Patch.mediaRetryAsPoll)) {
     return waitWithHeartbeats(taskId, polling, deadlineAt, deadlineSeconds, onCheckpoint, first);
   }
+  const webhookFirst = callbacks !== undefined && patched(Patch.mediaWebhookFirst);
   let since: TaskObservation | undefined = first;
   for (;;) {
     const { pollTaskResult } = proxyActivities<Activities>(retryAsPollOptions(deadlineAt - Date.now()));
-    let checkpoint: TaskCheckpoint;
-    try {
-      checkpoint = await pollTaskResult({
+    const poll = () =>
+      pollTaskResult({
         taskId,
         polling,
         deadlineAt,
         since,
         progressStep: RETRY_AS_POLL_PROGRESS_STEP,
+        fallback: webhookFirst ? callbacks.fallback : undefined,
       });
+    let checkpoint: TaskCheckpoint;
+    try {
+      checkpoint = webhookFirst ? await pollOrCallback(poll, taskId, callbacks.inbox, since) : await poll();
     } catch (err) {
       throw pollTimedOut(err) ? deadlineExceeded(taskId, deadlineAt, since) : err;
     }
@@ -58,6 +67,50 @@ export async function waitForTaskEnd(
     if (checkpoint.terminal) return checkpoint;
     since = checkpoint.observation;
   }
+}
+
+/**
+ * The next checkpoint: the poll's, or the callback's if it comes first (or came already, even before
+ * the submit answered). The losing poll is cancelled, so a callback costs no platform call; a lost
+ * callback only means the poll, planned far apart, finds the end.
+ */
+async function pollOrCallback(
+  poll: () => Promise<TaskCheckpoint>,
+  taskId: string,
+  inbox: TaskCallbackInbox,
+  since: TaskObservation | undefined,
+): Promise<TaskCheckpoint> {
+  const told = () => inbox.endOf(taskId);
+  if (!told()) {
+    const polled = await CancellationScope.cancellable(async () => {
+      const pending = poll();
+      const called = condition(() => told() !== undefined);
+      // The loser is cancelled below; its rejection is expected, not unhandled.
+      pending.catch(() => undefined);
+      called.catch(() => undefined);
+      try {
+        return await Promise.race([pending, called.then(() => undefined)]);
+      } finally {
+        CancellationScope.current().cancel();
+      }
+    });
+    if (polled) return polled;
+  }
+  const end = told()!;
+  return {
+    observation: {
+      taskId,
+      status: end.status,
+      reason: end.reason || undefined,
+      polls: since?.polls ?? 0,
+      // When the workflow heard of it: what a caller waits for.
+      observedAt: Date.now(),
+      firstProcessingAt: since?.firstProcessingAt,
+    },
+    terminal: true,
+    outputs: end.outputs,
+    nsfwDetection: end.nsfwDetection,
+  };
 }
 
 function deadlineExceeded(taskId: string, deadlineAt: number, last: TaskObservation | undefined) {

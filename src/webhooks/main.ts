@@ -1,0 +1,45 @@
+// `npm run webhooks`: the webhook receiver as a process of its own, for when the worker should not
+// take traffic from the internet. Reads WEBHOOK_LISTEN and WEBHOOK_SECRET, the Temporal connection
+// settings, and METRICS_PORT for its counters (docs/configuration.md#webhooks).
+import { Client, Connection } from '@temporalio/client';
+import { Runtime } from '@temporalio/worker';
+import { loadWebhookSettings } from '../config/webhooks';
+import { clientConnectionOptions, loadTemporalSettings } from '../config/temporal';
+import { loadWorkerSettings } from '../config/worker';
+import { installRuntime } from '../worker';
+import { serveCallbacks } from './serve';
+
+export async function runReceiver(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const settings = loadWebhookSettings(env);
+  if (!settings.WEBHOOK_LISTEN)
+    throw new Error('Webhook configuration: WEBHOOK_LISTEN: is required to run the receiver');
+  installRuntime(loadWorkerSettings(env));
+  const temporal = loadTemporalSettings(env);
+  const connection = await Connection.connect(clientConnectionOptions(temporal));
+  const receiver = await serveCallbacks(
+    settings,
+    new Client({ connection, namespace: temporal.namespace }),
+    temporal.namespace,
+  );
+  Runtime.instance().logger.info('Webhook receiver started', { url: receiver?.url, namespace: temporal.namespace });
+  // Ready for whoever started it (tests, a supervisor): the URL on a line of its own.
+  process.send?.({ ready: true, url: receiver?.url });
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await receiver?.close();
+  await connection.close();
+  // The Runtime (its metrics endpoint) keeps the event loop alive on its own.
+  await Runtime.instance().shutdown();
+}
+
+if (require.main === module) {
+  runReceiver().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error(`Webhook receiver stopped: ${err instanceof Error ? err.message : String(err)}`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,72 @@
+// Per-task callback URLs and their check. The token is an HMAC of the namespace, workflow id and
+// generation under WEBHOOK_SECRET: unguessable without the secret, and checked by recomputing it, so
+// the receiver keeps no state and any receiver with the secret can check any worker's URL. The
+// secret and the URL never reach the workflow (the submit activity adds the URL to the request it
+// sends; the workflow's history holds the request without it).
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/** The receiver's route, under WEBHOOK_PUBLIC_URL. */
+export const TASK_CALLBACK_PATH = '/task-callback';
+
+/** Where a callback is addressed: which workflow, which of its generations. */
+export interface CallbackTarget {
+  workflowId: string;
+  generation: number;
+}
+
+export class CallbackSigner {
+  constructor(
+    private readonly secret: string,
+    private readonly namespace: string,
+  ) {}
+
+  token(t: CallbackTarget): string {
+    return createHmac('sha256', this.secret)
+      .update(`mediaGeneration\n${this.namespace}\n${t.workflowId}\n${t.generation}`)
+      .digest('base64url');
+  }
+
+  /** Constant-time: a wrong token says nothing about the right one. */
+  verify(t: CallbackTarget, token: string): boolean {
+    const expected = Buffer.from(this.token(t));
+    const given = Buffer.from(token);
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  }
+
+  /** The URL a submit carries: the public base, the route, the target and its token. */
+  url(publicUrl: string, t: CallbackTarget): string {
+    const query = new URLSearchParams({
+      workflow: t.workflowId,
+      generation: String(t.generation),
+      token: this.token(t),
+    });
+    return `${publicUrl.replace(/\/+$/, '')}${TASK_CALLBACK_PATH}?${query.toString()}`;
+  }
+}
+
+/** What the submit activity needs to ask for callbacks. */
+export interface CallbackUrls {
+  urlFor(t: CallbackTarget): string;
+  /** The safety-net polls while a callback is expected. */
+  firstPollAfterMs: number;
+  pollIntervalMs: number;
+}
+
+export function callbackUrls(
+  settings: {
+    WEBHOOK_PUBLIC_URL?: string;
+    WEBHOOK_SECRET?: string;
+    WEBHOOK_FIRST_POLL_SECONDS: number;
+    WEBHOOK_POLL_INTERVAL_SECONDS: number;
+  },
+  namespace: string,
+): CallbackUrls | undefined {
+  const { WEBHOOK_PUBLIC_URL: publicUrl, WEBHOOK_SECRET: secret } = settings;
+  if (!publicUrl || !secret) return undefined;
+  const signer = new CallbackSigner(secret, namespace);
+  return {
+    urlFor: (t) => signer.url(publicUrl, t),
+    firstPollAfterMs: settings.WEBHOOK_FIRST_POLL_SECONDS * 1000,
+    pollIntervalMs: settings.WEBHOOK_POLL_INTERVAL_SECONDS * 1000,
+  };
+}
