@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The starter CLI: `up` runs the local stack (npm start), `emulator` the platform emulator alone;
-// `start`, `describe`, `cancel` and `list` drive workflows; `schedule` runs budget-gated jobs on
+// `start`, `attach`, `describe`, `cancel` and `list` drive workflows; `schedule` runs budget-gated jobs on
 // Temporal Schedules, `budget` works a member's ledger, `quotas` shows the shared pace of paid
 // submits. Errors read as sentences, and the exit status says what happened (exit-codes.ts).
 import { Command, CommanderError } from 'commander';
@@ -24,6 +24,7 @@ import {
 import { quotasCommand } from './starter/commands/quotas';
 import { addEmulatorCommand } from './starter/commands/emulator';
 import { startCommand, type StartOptions } from './starter/commands/start';
+import { attachCommand, type AttachOptions } from './starter/commands/attach';
 import { modelsCommand } from './starter/commands/models';
 import { upCommand } from './starter/commands/up';
 import {
@@ -74,6 +75,18 @@ export function buildProgram(): Command {
       .option('--wait', 'wait for the result and print it'),
   ).action((workflow: string, opts: StartOptions) => startCommand(workflow, opts, out));
 
+  program
+    .command('attach')
+    .argument('<kind>', 'task (a mediaGeneration) or batch (a batchJob)')
+    .argument('<id>', 'the platform task id or batch id, made elsewhere')
+    .description(
+      'follow an existing task or batch to its end and keep its outputs; nothing paid is sent. ' +
+        'Attaching to the same id again answers with the first run (workflow id <workflow>:attach-<kind>:<id>)',
+    )
+    .option('--member-id <id>', 'who paid, for the search attributes')
+    .option('--task-queue <name>', 'task queue (default: TEMPORAL_TASK_QUEUE or platform-ops)')
+    .option('--wait', 'wait for the result and print it')
+    .action((kind: string, id: string, opts: AttachOptions) => attachCommand(kind, id, opts, out));
   program
     .command('describe')
     .argument('<workflowId>')

@@ -43,7 +43,7 @@ export function mediaTaskRuns(load: LoadRun): TaskRun[] {
       {
         taskId: result.taskId,
         startedAt: w.startedAt,
-        submittedAt: Date.parse(result.timings.submittedAt),
+        submittedAt: Date.parse(result.timings.submittedAt!),
         detectedAt: Date.parse(result.timings.doneAt),
         resolvedAt: w.closedAt,
         polls: result.polls,
@@ -70,7 +70,7 @@ export async function submitPhases(client: Client, load: LoadRun): Promise<Phase
         ...workflowMoments(events),
         submitScheduled: submit.scheduled,
         submitStarted: submit.started,
-        submitted: result ? Date.parse(result.timings.submittedAt) : undefined,
+        submitted: result ? Date.parse(result.timings.submittedAt!) : undefined,
       };
     },
   );

@@ -13,15 +13,20 @@ const member = (id: string | undefined) => (id ? `member ${id}` : undefined);
 const SUMMARIES: { [T in WorkflowTypeName]: (input: Parsed<T>) => Array<string | undefined> } = {
   // A generic model's body is the model's own: only the two video operations have seconds to show.
   [WorkflowType.mediaGeneration]: (i) =>
-    i.operation === 'async'
-      ? [i.model, member(i.memberId)]
-      : [i.operation, `${requestedVideoSeconds(i.request)} s`, member(i.memberId)],
-  [WorkflowType.batchJob]: (i) => [
-    `batch to ${i.endpoint}`,
-    i.requests ? `${i.requests.length} requests` : undefined,
-    `${i.windowHours} h window`,
-    member(i.memberId),
-  ],
+    'attach' in i
+      ? [`attach task ${i.attach.taskId}`, member(i.memberId)]
+      : i.operation === 'async'
+        ? [i.model, member(i.memberId)]
+        : [i.operation, `${requestedVideoSeconds(i.request)} s`, member(i.memberId)],
+  [WorkflowType.batchJob]: (i) =>
+    'attach' in i
+      ? [`attach batch ${i.attach.batchId}`, member(i.memberId)]
+      : [
+          `batch to ${i.endpoint}`,
+          i.requests ? `${i.requests.length} requests` : undefined,
+          `${i.windowHours} h window`,
+          member(i.memberId),
+        ],
   [WorkflowType.renewInstance]: (i) => [`renew ${i.instanceId}`, `${i.months} month${i.months === 1 ? '' : 's'}`],
   [WorkflowType.restartInstance]: (i) => [`restart ${i.instanceId}`],
   [WorkflowType.evaluateDecision]: (i) => [`${i.questions.length} question${i.questions.length === 1 ? '' : 's'}`],

@@ -8,6 +8,8 @@ import {
   type BillingReportInput,
   type BudgetGatedJobInput,
   type EvaluateDecisionInput,
+  type MediaAttachInput,
+  type BatchAttachInput,
   type MediaGenerationInput,
   type RenewInstanceInput,
   type RestartInstanceInput,
@@ -66,4 +68,40 @@ export function mediaGenerationHandle(
   idempotencyKey: string,
 ): WorkflowHandle<typeof workflows.mediaGeneration> {
   return client.workflow.getHandle(idempotentWorkflowId(WorkflowType.mediaGeneration, idempotencyKey));
+}
+
+/**
+ * Start options of an attach. Without an idempotency key or a workflow id, the key is
+ * `attach-task:<taskId>` (`attach-batch:<batchId>`): attaching to the same task twice answers with the
+ * run the first attach started (workflow id `mediaGeneration:attach-task:<taskId>`), running or closed.
+ */
+export interface AttachOptions<I> extends StartOptions {
+  /** The attach form's own options (polling, deadlineSeconds, keepOutputs, memberId …). */
+  options?: Omit<I, 'attach'>;
+}
+
+/** The default idempotency key of an attach: one run per task or batch. */
+export const attachKey = (what: 'task' | 'batch', id: string): string => `attach-${what}:${id}`;
+
+const attachStart = (what: 'task' | 'batch', id: string, opts: StartOptions): StartOptions => ({
+  ...opts,
+  idempotencyKey: opts.idempotencyKey ?? (opts.workflowId === undefined ? attachKey(what, id) : undefined),
+});
+
+/** Follows a task submitted elsewhere to its end and keeps its outputs (mediaGeneration's attach form). */
+export function attachTask(
+  client: Client,
+  taskId: string,
+  { options, ...opts }: AttachOptions<MediaAttachInput> = {},
+): Promise<Started<typeof workflows.mediaGeneration>> {
+  return startMediaGeneration(client, { ...options, attach: { taskId } }, attachStart('task', taskId, opts));
+}
+
+/** Follows a batch created elsewhere to its end and keeps its files (batchJob's attach form). */
+export function attachBatch(
+  client: Client,
+  batchId: string,
+  { options, ...opts }: AttachOptions<BatchAttachInput> = {},
+): Promise<Started<typeof workflows.batchJob>> {
+  return startBatchJob(client, { ...options, attach: { batchId } }, attachStart('batch', batchId, opts));
 }

@@ -47,7 +47,7 @@ describe('mediaGeneration', () => {
       expect(video.kept.bytes).toBeGreaterThan(0);
       expect(sha256Of(video.kept.uri)).toBe(video.kept.sha256);
       expect(Date.parse(video.expiresAt!)).toBeGreaterThan(Date.parse(result.timings.doneAt));
-      expect(Date.parse(result.timings.doneAt)).toBeGreaterThanOrEqual(Date.parse(result.timings.submittedAt));
+      expect(Date.parse(result.timings.doneAt)).toBeGreaterThanOrEqual(Date.parse(result.timings.submittedAt!));
       expect(result.polls).toBeGreaterThanOrEqual(1);
 
       const { typedSearchAttributes } = await handle.describe();

@@ -9,6 +9,7 @@ import {
   type BatchStatus,
 } from '../../platform/schemas/batches';
 import { utf8Length } from '../../platform/schemas/decision';
+import { PlatformObjectId, requestOrAttach } from './attach';
 import type { PlatformReportedStatus } from './status';
 
 /**
@@ -45,7 +46,21 @@ export const BatchPollingOptions = z
   });
 export type ParsedBatchPollingOptions = z.output<typeof BatchPollingOptions>;
 
-export const BatchJobInput = z
+/** What following a batch takes, created here or attached. */
+const FollowOptions = {
+  /** The completion window, 48 h on the platform; shorter only for tests and demos. */
+  windowHours: z.number().gt(0).max(BATCH_WINDOW_HOURS).default(BATCH_WINDOW_HOURS),
+  /** After the window, how long the platform gets to reach a final state before we cancel. */
+  graceMinutes: z.number().min(0).max(24 * 60).default(15),
+  polling: BatchPollingOptions.default(BatchPollingOptions.parse({})),
+  /** Download the output and error files to the artifact store (default). */
+  keepOutputs: z.boolean().default(true),
+  memberId: z.string().min(1).max(255).optional(),
+  costEstimate: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+};
+
+/** The request form: upload and create a new batch (and pay for it). budgetGatedJob's jobs take only this. */
+export const BatchJobRequestInput = z
   .strictObject({
     endpoint: BatchEndpointSchema,
     /** The batch's lines, `{custom_id, body}`; or `inputFileId`, or `inputFileUri`. */
@@ -57,17 +72,9 @@ export const BatchJobInput = z
      * https URL on a host of FETCH_ALLOWED_HOSTS (checked by the worker, which holds those settings).
      */
     inputFileUri: InputFileUri.optional(),
-    /** The completion window, 48 h on the platform; shorter only for tests and demos. */
-    windowHours: z.number().gt(0).max(BATCH_WINDOW_HOURS).default(BATCH_WINDOW_HOURS),
-    /** After the window, how long the platform gets to reach a final state before we cancel. */
-    graceMinutes: z.number().min(0).max(24 * 60).default(15),
-    polling: BatchPollingOptions.default(BatchPollingOptions.parse({})),
     /** Passed to the platform's batch metadata (OpenAI's bounds: 16 pairs, keys of 64, values of 512). */
     metadata: BatchMetadata.optional(),
-    /** Download the output and error files to the artifact store (default). */
-    keepOutputs: z.boolean().default(true),
-    memberId: z.string().min(1).max(255).optional(),
-    costEstimate: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+    ...FollowOptions,
   })
   .superRefine((input, ctx) => {
     const sources = [input.requests, input.inputFileId, input.inputFileUri].filter((s) => s !== undefined).length;
@@ -89,14 +96,36 @@ export const BatchJobInput = z
       ctx.addIssue({ code: 'custom', path: ['requests'], message: `${issue.field}: ${issue.rule}` });
     }
   })
-  .meta({
-    title: 'batchJob input',
-    description:
-      'Runs one LLM batch (/v1/chat/completions or /v1/completions) within its 48-hour window: upload, create once, ' +
-      'follow, cancel at the end of the window, and keep the output and error files.',
-  });
-export type BatchJobInput = z.input<typeof BatchJobInput>;
+;
+export type BatchJobRequestInput = z.input<typeof BatchJobRequestInput>;
+
+/**
+ * The attach form: follow a batch created elsewhere (its id) to its end and keep its output and error
+ * files. Nothing is uploaded or created; the window is timed from the batch's created_at.
+ */
+export const BatchAttachInput = z.strictObject({
+  attach: z.strictObject({ batchId: PlatformObjectId }),
+  ...FollowOptions,
+});
+export type BatchAttachInput = z.input<typeof BatchAttachInput>;
+export type ParsedBatchAttachInput = z.output<typeof BatchAttachInput>;
+
+export const BatchJobInput = requestOrAttach(BatchJobRequestInput, BatchAttachInput, {
+  requestKeys: ['endpoint', 'requests', 'inputFileId', 'inputFileUri', 'metadata'],
+  attaches: 'batch',
+}).meta({
+  title: 'batchJob input',
+  description:
+    'Runs one LLM batch (/v1/chat/completions or /v1/completions) within its 48-hour window: upload, create once, ' +
+    'follow, cancel at the end of the window, and keep the output and error files. Or `attach: {batchId}` ' +
+    'instead of a request: follow a batch created elsewhere the same way.',
+});
+export type BatchJobInput = BatchJobRequestInput | BatchAttachInput;
+export type ParsedBatchJobRequestInput = z.output<typeof BatchJobRequestInput>;
 export type ParsedBatchJobInput = z.output<typeof BatchJobInput>;
+
+/** Whether a parsed input is the attach form. */
+export const isBatchAttach = (input: ParsedBatchJobInput): input is ParsedBatchAttachInput => 'attach' in input;
 
 /** A batch the platform fails makes the workflow fail (BatchFailed); these end it successfully. */
 export const BATCH_OUTCOMES = ['Completed', 'Expired', 'Cancelled'] as const;
@@ -132,6 +161,8 @@ export type BatchRequestSummary = z.infer<typeof BatchRequestSummary>;
 export const BatchJobResult = z
   .object({
     batchId: z.string(),
+    /** True when the run followed a batch created elsewhere (input `attach`) instead of creating one. */
+    attached: z.literal(true).optional(),
     inputFileId: z.string(),
     outcome: z.enum(BATCH_OUTCOMES),
     /** The platform's final status. */
@@ -148,7 +179,10 @@ export const BatchJobResult = z
     windowEndsAt: z.string(),
     endedAt: z.string(),
     polls: z.number().int(),
-    /** Create attempts: more than one means an ambiguous failure was resolved by looking up the batch. */
+    /**
+     * Create attempts: more than one means an ambiguous failure was resolved by looking up the batch.
+     * 0 for an attached batch.
+     */
     createAttempts: z.number().int(),
   })
   .meta({ title: 'batchJob result' });
@@ -162,6 +196,7 @@ export type BatchJobResult = z.infer<typeof BatchJobResult>;
  */
 export const BATCH_JOB_STATUSES = [
   'STARTING',
+  'ATTACHING',
   'UPLOADING',
   'CREATING',
   'CANCELLING',

@@ -2,19 +2,23 @@
 // through. Money is in 1/10000 USD, as on the platform.
 import { z } from 'zod';
 import { DecisionOption, DecisionOptions, DecisionState } from '../../platform/schemas/decision';
-import { BatchJobInput } from './batch';
+import { BatchJobRequestInput } from './batch';
 import { BillingReportInput } from './billing';
 import { EvaluateDecisionInput } from './decision';
 import { RenewInstanceInput, RestartInstanceInput } from './instances';
-import { MediaGenerationInput } from './media';
+import { MediaGenerationRequestInput } from './media';
 
 const Amount = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 const MemberId = z.string().min(1).max(255);
 
-/** The job a budget-gated run starts as a child workflow: any of the project's job workflows. */
+/**
+ * The job a budget-gated run starts as a child workflow: any of the project's job workflows. A
+ * mediaGeneration or batchJob job is a request: attaching to existing work sends nothing paid (it was
+ * paid where it was submitted), so there is nothing for a budget to admit.
+ */
 export const BudgetJob = z.discriminatedUnion('workflowType', [
-  z.strictObject({ workflowType: z.literal('mediaGeneration'), input: MediaGenerationInput }),
-  z.strictObject({ workflowType: z.literal('batchJob'), input: BatchJobInput }),
+  z.strictObject({ workflowType: z.literal('mediaGeneration'), input: MediaGenerationRequestInput }),
+  z.strictObject({ workflowType: z.literal('batchJob'), input: BatchJobRequestInput }),
   z.strictObject({ workflowType: z.literal('evaluateDecision'), input: EvaluateDecisionInput }),
   z.strictObject({ workflowType: z.literal('renewInstance'), input: RenewInstanceInput }),
   z.strictObject({ workflowType: z.literal('restartInstance'), input: RestartInstanceInput }),

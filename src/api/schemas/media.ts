@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { AsyncBody, MODEL_REGISTRY, ModelName, OUTPUT_KINDS } from '../../platform/models';
 import { ImageToVideoRequest, TextToVideoRequest } from '../../platform/schemas/media';
+import { PlatformObjectId, requestOrAttach } from './attach';
 import type { PlatformReportedStatus } from './status';
 
 export const MEDIA_OPERATIONS = ['image-to-video', 'text-to-video', 'async'] as const;
@@ -107,21 +108,47 @@ const AsyncModelInput = z
     }
   });
 
-export const MediaGenerationInput = z
-  .discriminatedUnion('operation', [
-    z.strictObject({ operation: z.literal('image-to-video'), request: ImageToVideoRequest, ...CommonOptions }),
-    z.strictObject({ operation: z.literal('text-to-video'), request: TextToVideoRequest, ...CommonOptions }),
-    AsyncModelInput,
-  ])
-  .meta({
-    title: 'mediaGeneration input',
-    description:
-      'Runs one v3 async generation: submit once, poll by the eta, generate again on retryable failures, and keep ' +
-      'the outputs before their URLs expire. `request` is the platform body: image-to-video and text-to-video ' +
-      'are the spec\'s two detailed models; "async" submits to any model of the registry by its name (`model`).',
-  });
-export type MediaGenerationInput = z.input<typeof MediaGenerationInput>;
+/** The request forms: submit a new task (and pay for it). budgetGatedJob's jobs take only these. */
+export const MediaGenerationRequestInput = z.discriminatedUnion('operation', [
+  z.strictObject({ operation: z.literal('image-to-video'), request: ImageToVideoRequest, ...CommonOptions }),
+  z.strictObject({ operation: z.literal('text-to-video'), request: TextToVideoRequest, ...CommonOptions }),
+  AsyncModelInput,
+]);
+export type MediaGenerationRequestInput = z.input<typeof MediaGenerationRequestInput>;
+
+/**
+ * The attach form: follow a task submitted elsewhere (its id) to its end and keep its outputs.
+ * Nothing is submitted, so there are no submission or regeneration options: a failed attached task
+ * cannot be generated again, its request is not known here.
+ */
+export const MediaAttachInput = z.strictObject({
+  attach: z.strictObject({ taskId: PlatformObjectId }),
+  polling: CommonOptions.polling,
+  deadlineSeconds: CommonOptions.deadlineSeconds,
+  keepOutputs: CommonOptions.keepOutputs,
+  memberId: CommonOptions.memberId,
+  costEstimate: CommonOptions.costEstimate,
+});
+export type MediaAttachInput = z.input<typeof MediaAttachInput>;
+export type ParsedMediaAttachInput = z.output<typeof MediaAttachInput>;
+
+export const MediaGenerationInput = requestOrAttach(MediaGenerationRequestInput, MediaAttachInput, {
+  requestKeys: ['operation', 'model', 'request', 'submission', 'regeneration'],
+  attaches: 'task',
+}).meta({
+  title: 'mediaGeneration input',
+  description:
+    'Runs one v3 async generation: submit once, poll by the eta, generate again on retryable failures, and keep ' +
+    'the outputs before their URLs expire. `request` is the platform body: image-to-video and text-to-video ' +
+    'are the spec\'s two detailed models; "async" submits to any model of the registry by its name (`model`). ' +
+    'Or `attach: {taskId}` instead of a request: follow a task submitted elsewhere to its end and keep its outputs.',
+});
+export type MediaGenerationInput = MediaGenerationRequestInput | MediaAttachInput;
 export type ParsedMediaGenerationInput = z.output<typeof MediaGenerationInput>;
+export type ParsedMediaGenerationRequestInput = z.output<typeof MediaGenerationRequestInput>;
+
+/** Whether a parsed input is the attach form. */
+export const isMediaAttach = (input: ParsedMediaGenerationInput): input is ParsedMediaAttachInput => 'attach' in input;
 
 /** One submit attempt, as recorded by the workflow (every attempt, so duplicates can be seen). */
 export const SubmissionAttempt = z.object({
@@ -186,7 +213,10 @@ export const GenerationAttempt = z.object({
 
 export const MediaGenerationResult = z
   .object({
-    operation: z.enum(MEDIA_OPERATIONS),
+    /** The form submitted; absent when the run attached to an existing task. */
+    operation: z.enum(MEDIA_OPERATIONS).optional(),
+    /** True when the run followed a task submitted elsewhere (input `attach`) instead of submitting one. */
+    attached: z.literal(true).optional(),
     /** The "async" form: the model asked for, the path submitted to, and the output kinds it expects. */
     model: z
       .object({
@@ -203,7 +233,10 @@ export const MediaGenerationResult = z
     /** Outputs reported but not copied (keepOutputs false). */
     outputUrls: z.array(z.object({ kind: z.string(), url: z.string(), ttlSeconds: z.number().optional() })),
     timings: z.object({
-      submittedAt: z.string(),
+      /** Absent for an attached task: it was submitted elsewhere. */
+      submittedAt: z.string().optional(),
+      /** When an attached task was first seen. */
+      attachedAt: z.string().optional(),
       firstProcessingAt: z.string().optional(),
       doneAt: z.string(),
     }),
@@ -231,6 +264,7 @@ export type MediaGenerationResult = z.infer<typeof MediaGenerationResult>;
  */
 export const MEDIA_GENERATION_STATUSES = [
   'SUBMITTING',
+  'ATTACHING',
   'REGENERATING',
   'SUBMITTED',
   'QUEUED',

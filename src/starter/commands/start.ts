@@ -85,16 +85,26 @@ export async function startCommand(
         ? `Started ${workflowType} as workflow ${workflowId}.`
         : `Already started for this idempotency key: workflow ${workflowId} (nothing new was started).`,
     );
-    if (!opts.wait) return;
-    const result: unknown = await waitWithWatch(workflowType, handle, progress).catch((err: unknown) => {
-      throw toCliError(err, workflowId);
-    });
-    out(JSON.stringify(result, null, 2));
-    if (workflowType === WorkflowType.mediaGeneration) renderMediaSummary(result).forEach((line) => out(line));
-    if (workflowType === WorkflowType.batchJob) renderBatchSummary(result).forEach((line) => out(line));
-    if (workflowType === WorkflowType.budgetGatedJob) {
-      const summary = renderBudgetJobSummary(result);
-      if (summary) out(summary);
-    }
+    if (opts.wait) await waitAndPrint(workflowType, handle, workflowId, out, progress);
   });
+}
+
+/** Waits for the run (with its live progress on `progress`), then prints the result and its summary. */
+export async function waitAndPrint(
+  workflowType: string,
+  handle: WorkflowHandle,
+  workflowId: string,
+  out: (line: string) => void,
+  progress: ProgressStream,
+): Promise<void> {
+  const result: unknown = await waitWithWatch(workflowType, handle, progress).catch((err: unknown) => {
+    throw toCliError(err, workflowId);
+  });
+  out(JSON.stringify(result, null, 2));
+  if (workflowType === WorkflowType.mediaGeneration) renderMediaSummary(result).forEach((line) => out(line));
+  if (workflowType === WorkflowType.batchJob) renderBatchSummary(result).forEach((line) => out(line));
+  if (workflowType === WorkflowType.budgetGatedJob) {
+    const summary = renderBudgetJobSummary(result);
+    if (summary) out(summary);
+  }
 }

@@ -14,17 +14,21 @@ import { FailureType } from '../../api/failures';
 import { batchProgressQuery, cancelBatchUpdate, statusQuery, WorkflowType } from '../../api/names';
 import {
   BatchJobInput,
+  isBatchAttach,
   type BatchJobResult,
   BATCH_JOB_STATUS_BY_OUTCOME,
   type BatchObservation,
   type BatchOutcome,
   type ParsedBatchJobInput,
+  type ParsedBatchJobRequestInput,
 } from '../../api/schemas/batch';
 import { parseInput } from '../../api/validate';
 import type { Activities } from '../../activities';
+import type { BatchSnapshot } from '../../activities/batch';
 import { isTerminalBatchStatus } from '../../platform/schemas/batches';
 import { batchFollower } from './follow';
-import { trackBatchProgress } from './progress';
+import { trackBatchProgress, type BatchProgressTracker } from './progress';
+import { attachedNotFound } from '../attach';
 import { isoTime } from '../../shared/time';
 import { Patch } from '../patches';
 import { DEFAULT_DEADLINE_MS, UNTIL_DONE, untilDeadline } from '../retry-policies';
@@ -88,39 +92,20 @@ export async function batchJob(rawInput: BatchJobInput): Promise<BatchJobResult>
     },
   );
 
-  // 1. The input file: given, or uploaded now.
-  progress.set('UPLOADING');
-  const platform = creating();
-  const inputFileId =
-    input.inputFileId ??
-    (
-      await platform.uploadBatchInput(
-        input.requests
-          ? { endpoint: input.endpoint, requests: input.requests }
-          : { endpoint: input.endpoint, inputFileUri: input.inputFileUri! },
-      )
-    ).fileId;
-
-  // 2. The batch, created once. Costs money. Retried while the first attempt may still be in flight?
-  // Never by the server: an attempt outlives the client's timeout. A retry looks for the batch an
-  // earlier attempt made until no create it sent can still land, and creates only if there is none
-  // (src/activities/batch/create.ts).
-  progress.set('CREATING', { inputFileId });
-  const create = () =>
-    platform.createBatchOnce({ workflowId, inputFileId, endpoint: input.endpoint, metadata: input.metadata });
-  // A cancel while creating waits for the create to answer, then cancels the batch it made (below):
-  // cancelling the create itself would leave a batch the platform made running, unowned and paid.
-  const created = await (patched(Patch.batchCreateThenCancel) ? CancellationScope.nonCancellable(create) : create());
-  const batchId = created.batch.id;
-  const windowEndsAt = created.windowStartAt + input.windowHours * HOUR_MS;
+  // 1–2. The batch: created here (upload, then create once), or created elsewhere and attached to.
+  const started = isBatchAttach(input)
+    ? await attachBatch(input.attach.batchId, progress)
+    : await createBatch(input, workflowId, progress);
+  const { batchId, inputFileId } = started;
+  const windowEndsAt = started.windowStartAt + input.windowHours * HOUR_MS;
   progress.created(batchId, inputFileId, windowEndsAt);
   let last: BatchObservation = {
     batchId,
-    status: created.batch.status,
-    requestCounts: created.batch.requestCounts,
+    status: started.batch.status,
+    requestCounts: started.batch.requestCounts,
     polls: 0,
-    observedAt: created.at,
-    nextPollAt: created.at + input.polling.initialIntervalMs,
+    observedAt: started.at,
+    nextPollAt: started.at + input.polling.initialIntervalMs,
     intervalMs: input.polling.initialIntervalMs,
   };
   progress.observed(last, 0);
@@ -148,7 +133,7 @@ export async function batchJob(rawInput: BatchJobInput): Promise<BatchJobResult>
       if (!settled.ok) throw settled.error; // the workflow itself is being cancelled, or a real failure
       return why;
     };
-    let why = await race(windowEndsAt - created.at);
+    let why = await race(windowEndsAt - started.at);
     if (why === 'window') why = await race(input.graceMinutes * 60_000);
     waits.cancel();
 
@@ -203,12 +188,13 @@ export async function batchJob(rawInput: BatchJobInput): Promise<BatchJobResult>
       outputFileId: final.outputFileId,
       errorFileId: final.errorFileId,
       // Inline requests are already in the history; their ids let a request with no line count as failed.
-      customIds: input.requests?.map((r) => r.custom_id),
+      customIds: isBatchAttach(input) ? undefined : input.requests?.map((r) => r.custom_id),
     });
   }
   progress.set(BATCH_JOB_STATUS_BY_OUTCOME[outcome], { outcome });
   return {
     batchId,
+    ...(isBatchAttach(input) ? { attached: true as const } : {}),
     inputFileId,
     outcome,
     status: final.status,
@@ -218,10 +204,85 @@ export async function batchJob(rawInput: BatchJobInput): Promise<BatchJobResult>
     output: kept?.output,
     errors: kept?.errors,
     summary: kept?.summary,
-    createdAt: isoTime(created.batch.createdAtMs),
+    createdAt: isoTime(started.batch.createdAtMs),
     windowEndsAt: isoTime(windowEndsAt),
     endedAt: isoTime(final.observedAt),
     polls: final.polls,
-    createAttempts: created.attempt,
+    createAttempts: started.attempt,
+  };
+}
+
+/** Where the batch stands when the run starts following it, and when its window started on our clock. */
+interface StartedBatch {
+  batchId: string;
+  inputFileId: string;
+  batch: BatchSnapshot;
+  /** Real epoch ms of the answer the batch came with. */
+  at: number;
+  windowStartAt: number;
+  /** Create attempts (0 for an attached batch). */
+  attempt: number;
+}
+
+async function createBatch(
+  input: ParsedBatchJobRequestInput,
+  workflowId: string,
+  progress: BatchProgressTracker,
+): Promise<StartedBatch> {
+  // 1. The input file: given, or uploaded now.
+  progress.set('UPLOADING');
+  const platform = creating();
+  const inputFileId =
+    input.inputFileId ??
+    (
+      await platform.uploadBatchInput(
+        input.requests
+          ? { endpoint: input.endpoint, requests: input.requests }
+          : { endpoint: input.endpoint, inputFileUri: input.inputFileUri! },
+      )
+    ).fileId;
+
+  // 2. The batch, created once. Costs money. Retried while the first attempt may still be in flight?
+  // Never by the server: an attempt outlives the client's timeout. A retry looks for the batch an
+  // earlier attempt made until no create it sent can still land, and creates only if there is none
+  // (src/activities/batch/create.ts).
+  progress.set('CREATING', { inputFileId });
+  const create = () =>
+    platform.createBatchOnce({ workflowId, inputFileId, endpoint: input.endpoint, metadata: input.metadata });
+  // A cancel while creating waits for the create to answer, then cancels the batch it made (below):
+  // cancelling the create itself would leave a batch the platform made running, unowned and paid.
+  const created = await (patched(Patch.batchCreateThenCancel) ? CancellationScope.nonCancellable(create) : create());
+  return {
+    batchId: created.batch.id,
+    inputFileId,
+    batch: created.batch,
+    at: created.at,
+    windowStartAt: created.windowStartAt,
+    attempt: created.attempt,
+  };
+}
+
+/**
+ * A batch created elsewhere: read once (nothing is uploaded or created, nothing paid is sent), then
+ * followed, windowed and kept as one created here. Its window runs from its created_at, but never
+ * from later than now: the platform's clock may run ahead of ours (an emulator's does).
+ */
+async function attachBatch(batchId: string, progress: BatchProgressTracker): Promise<StartedBatch> {
+  progress.set('ATTACHING', { batchId });
+  let got;
+  try {
+    got = await creating().getPlatformBatch(batchId);
+  } catch (err) {
+    const missing = attachedNotFound(err, 'batch', batchId);
+    if (missing) progress.set('FAILED');
+    throw missing ?? err;
+  }
+  return {
+    batchId,
+    inputFileId: got.batch.inputFileId,
+    batch: got.batch,
+    at: got.at,
+    windowStartAt: Math.min(got.batch.createdAtMs, got.at),
+    attempt: 0,
   };
 }

@@ -63,3 +63,5 @@ export function trackBatchProgress(input: ParsedBatchJobInput) {
     },
   };
 }
+
+export type BatchProgressTracker = ReturnType<typeof trackBatchProgress>;

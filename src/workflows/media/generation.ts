@@ -1,31 +1,27 @@
 // mediaGeneration: one v3 async generation (image-to-video, text-to-video, or any registry model
 // through the "async" form), from submit to kept outputs.
-import { ApplicationFailure, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, setHandler, workflowInfo } from '@temporalio/workflow';
 import { FailureType } from '../../api/failures';
 import { mediaProgressQuery, statusQuery, taskCallbackSignal, WorkflowType } from '../../api/names';
 import {
+  isMediaAttach,
   MediaGenerationInput,
   type MediaGenerationResult,
   type ParsedMediaGenerationInput,
+  type ParsedMediaGenerationRequestInput,
   type SubmissionAttempt,
 } from '../../api/schemas/media';
 import { parseInput } from '../../api/validate';
-import type { Activities } from '../../activities';
+import { followAttachedTask } from './attach';
 import { TaskCallbackInbox } from './callback-inbox';
 import { costFacts } from './cost';
 import { modelFacts } from './model';
-import { trackMediaProgress } from './progress';
+import { keepOutputs, outputUrlsOf } from './outputs';
+import { trackMediaProgress, type MediaProgressTracker } from './progress';
 import { submitGeneration } from './submit';
 import { recordTaskPolls } from './task-metrics';
 import { waitForTaskEnd } from './wait';
 import { isoTime } from '../../shared/time';
-import { DEFAULT_DEADLINE_MS, untilDeadline } from '../retry-policies';
-
-/** Keeping outputs: retried until they are kept or their URLs expire (OutputExpired ends it). */
-const keeper = () =>
-  proxyActivities<Activities>(
-    untilDeadline(Date.now() + DEFAULT_DEADLINE_MS.keepOutputs, { attemptMs: 10 * 60_000, heartbeatMs: 60_000 }),
-  );
 
 export async function mediaGeneration(rawInput: MediaGenerationInput): Promise<MediaGenerationResult> {
   const input: ParsedMediaGenerationInput = parseInput(MediaGenerationInput, rawInput, WorkflowType.mediaGeneration);
@@ -36,6 +32,18 @@ export async function mediaGeneration(rawInput: MediaGenerationInput): Promise<M
   const callbacks = new TaskCallbackInbox();
   setHandler(taskCallbackSignal, (end) => void callbacks.add(end));
   const deadlineAt = workflowInfo().startTime.getTime() + input.deadlineSeconds * 1000;
+  // A task submitted elsewhere: no submit, the same wait and keep. (Only new inputs take this branch:
+  // no recorded run has an `attach`, so the request path's commands are unchanged.)
+  if (isMediaAttach(input)) return followAttachedTask(input, progress, deadlineAt);
+  return generate(input, progress, callbacks, deadlineAt);
+}
+
+async function generate(
+  input: ParsedMediaGenerationRequestInput,
+  progress: MediaProgressTracker,
+  callbacks: TaskCallbackInbox,
+  deadlineAt: number,
+): Promise<MediaGenerationResult> {
   const submissions: SubmissionAttempt[] = [];
   const generations: MediaGenerationResult['generations'] = [];
   let polls = 0;
@@ -105,17 +113,7 @@ export async function mediaGeneration(rawInput: MediaGenerationInput): Promise<M
     }
 
     // 4. Keep the outputs before their URLs expire.
-    let outputs: MediaGenerationResult['outputs'] = [];
-    if (input.keepOutputs && end.outputs.length > 0) {
-      progress.set('KEEPING_OUTPUTS');
-      outputs = await keeper().keepTaskOutputs({
-        workflowId: workflowInfo().workflowId,
-        taskId,
-        outputs: end.outputs,
-        seenDoneAt: done.observedAt,
-      });
-      progress.kept(outputs.map((o) => ({ kind: o.kind, uri: o.kept.uri })));
-    }
+    const outputs = await keepOutputs(input, taskId, end, progress);
     progress.set('SUCCEEDED');
 
     return {
@@ -123,9 +121,7 @@ export async function mediaGeneration(rawInput: MediaGenerationInput): Promise<M
       model: modelFacts(input, end.outputs),
       taskId,
       outputs,
-      outputUrls: input.keepOutputs
-        ? []
-        : end.outputs.map((o) => ({ kind: o.kind, url: o.url, ttlSeconds: o.ttlSeconds })),
+      outputUrls: outputUrlsOf(input, end),
       timings: {
         submittedAt: isoTime(submittedAt),
         firstProcessingAt: done.firstProcessingAt === undefined ? undefined : isoTime(done.firstProcessingAt),

@@ -1,27 +1,27 @@
 // What mediaGeneration submits, and what it expects back, for each form of its input: the two
 // detailed operations by their own names, the "async" form through the model registry (resolved from
 // the bundled registry: the input was checked against it, so the model is known).
-import type { MediaGenerationResult, ParsedMediaGenerationInput, TaskOutputRef } from '../../api/schemas/media';
+import type { MediaGenerationResult, ParsedMediaGenerationRequestInput, TaskOutputRef } from '../../api/schemas/media';
 import type { SubmitMediaTaskInput } from '../../activities';
 import { MODEL_REGISTRY, type ResolvedModel } from '../../platform/models';
 
 type SubmitTarget = Pick<SubmitMediaTaskInput, 'operation' | 'request'> & { model?: string; path?: string };
 
-function resolved(input: ParsedMediaGenerationInput & { operation: 'async' }): ResolvedModel {
+function resolved(input: ParsedMediaGenerationRequestInput & { operation: 'async' }): ResolvedModel {
   const model = MODEL_REGISTRY.resolve(input.model);
   // Unreachable: the input schema refuses a model the registry does not resolve.
   if (!model) throw new Error(`model ${input.model} is not in the registry`);
   return model;
 }
 
-export function submitTarget(input: ParsedMediaGenerationInput): SubmitTarget {
+export function submitTarget(input: ParsedMediaGenerationRequestInput): SubmitTarget {
   if (input.operation !== 'async') return { operation: input.operation, request: input.request };
   return { operation: 'async', model: input.model, path: resolved(input).path, request: input.request };
 }
 
 /** The result's `model` facts: the path submitted to and the output kinds expected but not produced. */
 export function modelFacts(
-  input: ParsedMediaGenerationInput,
+  input: ParsedMediaGenerationRequestInput,
   outputs: readonly Pick<TaskOutputRef, 'kind'>[],
 ): MediaGenerationResult['model'] {
   if (input.operation !== 'async') return undefined;

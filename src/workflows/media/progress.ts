@@ -5,6 +5,7 @@ import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import { upsertSearchAttributes } from '@temporalio/workflow';
 import { SearchAttributes, WorkflowType } from '../../api/names';
 import {
+  isMediaAttach,
   MEDIA_STATUS_BY_TASK_STATUS,
   type MediaGenerationOwnStatus,
   type MediaGenerationStatus,
@@ -16,13 +17,23 @@ import { trackStatus } from '../status';
 import { isoTime } from '../../shared/time';
 
 export function trackMediaProgress(input: ParsedMediaGenerationInput) {
-  const status = trackStatus<MediaGenerationStatus>(WorkflowType.mediaGeneration, 'SUBMITTING', {
+  // An attached task is known from the start: its id goes in the first upsert, with ATTACHING.
+  const attachedTaskId = isMediaAttach(input) ? input.attach.taskId : undefined;
+  const initial: MediaGenerationOwnStatus = attachedTaskId === undefined ? 'SUBMITTING' : 'ATTACHING';
+  const status = trackStatus<MediaGenerationStatus>(WorkflowType.mediaGeneration, initial, {
     memberId: input.memberId,
+    taskId: attachedTaskId,
   });
   if (input.costEstimate !== undefined) {
     upsertSearchAttributes([{ key: SearchAttributes.costEstimate, value: input.costEstimate }]);
   }
-  let progress: MediaProgress = { generation: 1, polls: 0, submissions: 0, status: 'SUBMITTING' };
+  let progress: MediaProgress = {
+    generation: 1,
+    polls: 0,
+    submissions: 0,
+    status: initial,
+    ...(attachedTaskId === undefined ? {} : { taskId: attachedTaskId }),
+  };
 
   const update = (patch: Partial<MediaProgress>, also?: SearchAttributeUpdatePair[]) => {
     progress = { ...progress, ...patch };
@@ -73,3 +84,5 @@ export function trackMediaProgress(input: ParsedMediaGenerationInput) {
     },
   };
 }
+
+export type MediaProgressTracker = ReturnType<typeof trackMediaProgress>;

@@ -17,7 +17,7 @@ import {
 import { TimeoutType } from '@temporalio/common';
 import { quotaTaskQueue } from '../../api/names';
 import { FailureType } from '../../api/failures';
-import type { ParsedMediaGenerationInput, SubmissionAttempt } from '../../api/schemas/media';
+import type { ParsedMediaGenerationRequestInput, SubmissionAttempt } from '../../api/schemas/media';
 import type { Activities, SubmitFailureDetails, SubmitMediaTaskInput } from '../../activities';
 import type { SubmitMediaTaskResult } from '../../activities/media';
 import { isoTime } from '../../shared/time';
@@ -87,7 +87,7 @@ function describeFailure(err: unknown): AttemptFailure {
 }
 
 export async function submitGeneration(
-  input: ParsedMediaGenerationInput,
+  input: ParsedMediaGenerationRequestInput,
   generation: number,
   attempts: SubmissionAttempt[],
   onAttempt: () => void,
