@@ -57,10 +57,12 @@ export class AdaptivePacing {
   static targetRps(perWindow: number, windowMs: number, partitions: number): number {
     const seconds = windowMs / 1000;
     const burstAt = (r: number) => partitions * Math.max(1, Math.ceil(r / partitions));
-    let rps = (perWindow * 0.98) / seconds;
-    // Lower the rate until it and its own burst fit the window (the burst shrinks with the rate).
+    const usable = perWindow * 0.98;
+    let rps = usable / seconds;
+    // Lower the rate until it and its own burst fit the window with the margin (the burst shrinks with
+    // the rate): the first window of a busy spell gets the whole burst on top of the rate.
     for (let i = 0; i < 8; i++) {
-      const fits = (perWindow - burstAt(rps)) / seconds;
+      const fits = (usable - burstAt(rps)) / seconds;
       if (fits >= rps) break;
       rps = fits;
     }

@@ -8,15 +8,17 @@ describe('AdaptivePacing', () => {
   const pacing = new AdaptivePacing();
 
   it('paces 60 RPM below the quota by the burst the server allows per partition, and no further', () => {
-    // 4 partitions may each let one task through at once: 56 per minute + 4 ≤ 60.
-    expect(AdaptivePacing.targetRps(60, 60_000, 4)).toBeCloseTo(56 / 60);
-    // A large quota keeps 98 % (the burst is noise there).
-    expect(AdaptivePacing.targetRps(6_000, 60_000, 4)).toBeCloseTo(98);
+    // 4 partitions may each let one task through at once: 54.8 per minute + 4 ≤ 98 % of 60.
+    expect(AdaptivePacing.targetRps(60, 60_000, 4)).toBeCloseTo(54.8 / 60);
+    // A large quota keeps nearly 98 % (the burst, 100, is noise there).
+    expect(AdaptivePacing.targetRps(6_000, 60_000, 4)).toBeCloseTo((5_880 - 100) / 60);
     // A tiny one is never paced below half.
     expect(AdaptivePacing.targetRps(2, 60_000, 4)).toBeCloseTo(1 / 60);
-    // A fast rate has a bigger burst: 2 per partition at 8/s (48 + 8 ≤ 60 in 6 s).
-    expect(AdaptivePacing.targetRps(60, 6_000, 4)).toBeCloseTo(8);
-    expect(AdaptivePacing.targetRps(60, 15_000, 4)).toBeCloseTo(56 / 15);
+    // A fast rate has a bigger burst: 2 per partition at 7.8/s (46.8 + 8 ≤ 58.8 in 6 s).
+    expect(AdaptivePacing.targetRps(60, 6_000, 4)).toBeCloseTo(7.8);
+    expect(AdaptivePacing.targetRps(60, 15_000, 4)).toBeCloseTo(54.8 / 15);
+    // One partition: its bucket's burst is ceil(rate).
+    expect(AdaptivePacing.targetRps(60, 60_000, 1)).toBeCloseTo(57.8 / 60);
   });
 
   it('a lone 429 only holds until its Retry-After; a bad Retry-After holds at most 15 minutes', () => {
