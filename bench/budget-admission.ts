@@ -24,6 +24,7 @@ import {
 } from './support/history-phases';
 import { withBenchStack } from './support/stack';
 import { percentile, round } from './support/stats';
+import { NO_QUOTAS } from './support/fixtures';
 
 export interface BudgetBenchOptions {
   jobs: number;
@@ -67,7 +68,7 @@ export async function runBudgetAdmissionBench(opts: Partial<BudgetBenchOptions> 
   const budget = o.covered * COST + COST / 2;
   // No quotas: the benchmark measures admission, not the platform's rate limits.
   const fixtures = {
-    rateLimits: {},
+    ...NO_QUOTAS,
     members: [{ id: MEMBER, name: 'Bench', remaining: budget }],
     apiKeys: [{ key: DEV_API_KEY, id: 'key-bench', name: 'Bench', userId: 'user-bench', memberId: MEMBER }],
   };

@@ -26,6 +26,7 @@ import { RequestsRecorder } from './support/server-metrics';
 import { withBenchStack, type BenchStack } from './support/stack';
 import { mean, percentile, round } from './support/stats';
 import { runWorkflowLoad, timerWaits } from './support/workflow-load';
+import { NO_QUOTAS } from './support/fixtures';
 
 export interface MediaBenchOptions {
   tasks: number;
@@ -133,7 +134,7 @@ export async function runMediaPollingBench(opts: Partial<MediaBenchOptions> = {}
   const durationOf = (i: number) => Math.round(o.durationMs * (0.8 + 0.4 * ((i * 0.618034) % 1)));
   const prompt = (mode: string, i: number) => `bench ${mode} ${i} [emulator:duration=${durationOf(i)}]`;
   // No quotas and no budget limit: the benchmark measures polling, not the platform's refusals.
-  const fixtures = { rateLimits: {}, members: [{ id: 'member-demo', name: 'Demo', remaining: null }] };
+  const fixtures = { ...NO_QUOTAS, members: [{ id: 'member-demo', name: 'Demo', remaining: null }] };
   const closeTimeoutMs = 10 * 60_000 + o.durationMs * 5;
 
   return withBenchStack('media-polling', fixtures, async ({ admin, platform, client, taskQueue, worker, server }) => {

@@ -27,6 +27,7 @@ import { RequestsRecorder } from './support/server-metrics';
 import { withBenchStack, type BenchStack } from './support/stack';
 import { percentile, round } from './support/stats';
 import { mapBounded } from '../src/shared/lanes';
+import { NO_QUOTAS } from './support/fixtures';
 
 export interface WaitingBenchOptions {
   tasks: number;
@@ -81,7 +82,7 @@ export function waitingOptions(opts: Partial<WaitingBenchOptions>): WaitingBench
 export async function runWaitingAtScaleBench(opts: Partial<WaitingBenchOptions> = {}): Promise<WaitingBenchResult> {
   const o = waitingOptions(opts);
   const log = (msg: string) => process.stderr.write(`[waiting-at-scale] ${msg}\n`);
-  const fixtures = { rateLimits: {}, members: [{ id: 'member-demo', name: 'Demo', remaining: null }] };
+  const fixtures = { ...NO_QUOTAS, members: [{ id: 'member-demo', name: 'Demo', remaining: null }] };
   const input = (i: number): MediaGenerationInput => ({
     operation: 'text-to-video',
     request: { prompt: `bench wait ${i} [emulator:duration=${o.durationMs}]` },

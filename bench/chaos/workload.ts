@@ -3,6 +3,7 @@
 // duplicate of one workflow's call from another workflow's call. Timings are chosen, on the emulator's
 // sped-up clock, so that a wave is still at work when its fault strikes.
 import { STARTABLE_WORKFLOW_TYPES, type WorkflowTypeName } from '../../src/api/names';
+import { NO_QUOTAS } from '../support/fixtures';
 
 export const CHAOS_MEMBER = 'member-chaos';
 /** Emulated ms per real ms: a 2 min generation takes 12 s, a batch's 48 h window 4.8 h. */
@@ -58,7 +59,7 @@ export function chaosFixtures(apiKey: string, waves: readonly string[], perType:
   const indexes = Array.from({ length: perType }, (_, i) => i);
   const budget = (id: string, name: string) => ({ id, name, remaining: 1_000_000_000_000 });
   return {
-    rateLimits: {},
+    ...NO_QUOTAS,
     members: [
       { id: 'member-demo', name: 'Demo', remaining: null },
       budget(CHAOS_MEMBER, 'Chaos'),
