@@ -15,6 +15,7 @@ import { atMost, formatChecks, isTrue, type Check } from './support/checks';
 import { withBenchStack, type BenchStack } from './support/stack';
 import type { LoadRun } from './support/workflow-load';
 import { percentile, round } from './support/stats';
+import { NO_QUOTAS } from './support/fixtures';
 
 export interface WebhookBenchOptions {
   tasks: number;
@@ -58,7 +59,7 @@ export async function runWebhookBench(opts: Partial<WebhookBenchOptions> = {}): 
   };
   const log = (msg: string) => process.stderr.write(`[webhooks] ${msg}\n`);
   const durationOf = (i: number) => Math.round(o.durationMs * (0.8 + 0.4 * ((i * 0.618034) % 1)));
-  const fixtures = { rateLimits: {}, members: [{ id: 'member-demo', name: 'Demo', remaining: null }] };
+  const fixtures = { ...NO_QUOTAS, members: [{ id: 'member-demo', name: 'Demo', remaining: null }] };
   const closeTimeoutMs = 5 * 60_000 + o.durationMs * 5;
 
   return withBenchStack(
