@@ -22,6 +22,7 @@ import { checkFirstCall } from './client/first-call';
 import { loadRateLimitSettings, type RateLimitSettings } from './config/rate-limit';
 import { platformCallMetrics, pacingGauge } from './metrics/platform-calls';
 import { SharedPacing } from './ratelimit/shared-pacing';
+import { startTracing, tracingClientInterceptors, tracingWorkerOptions, type Tracing } from './tracing';
 import { WorkerGroup } from './ratelimit/worker-group';
 
 export interface PlatformWorkerOptions {
@@ -48,6 +49,12 @@ export interface PlatformWorkerOptions {
   rateLimit?: Partial<RateLimitSettings>;
   /** The worker's identity in histories; by default the SDK's (process id and host). */
   identity?: string;
+  /**
+   * Tracing (src/tracing), when on: workflows and activities get the OpenTelemetry interceptors. The
+   * workflow interceptors are bundled only when the worker bundles src/workflows itself (not with a
+   * prebuilt `workflowBundle`).
+   */
+  tracing?: Tracing;
 }
 
 /**
@@ -85,6 +92,7 @@ export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise
     pacing,
   });
   const common: Omit<WorkerOptions, 'taskQueue'> = {
+    ...(opts.tracing ? tracingWorkerOptions(opts.tracing) : {}),
     connection: opts.connection,
     namespace: opts.namespace,
     // Only when given: an explicit undefined fails the SDK's option check.
@@ -124,13 +132,19 @@ export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise
 /** The worker's connections to Temporal: the native one it polls on, and a client one for its activities. */
 export async function connectWorker(
   temporal: TemporalSettings,
+  tracing?: Tracing,
 ): Promise<{ connection: NativeConnection; client: Client; close: () => Promise<void> }> {
   const connection = await NativeConnection.connect(temporal.connectionOptions);
   try {
     const clientConnection = await Connection.connect(clientConnectionOptions(temporal));
     return {
       connection,
-      client: new Client({ connection: clientConnection, namespace: temporal.namespace }),
+      client: new Client({
+        connection: clientConnection,
+        namespace: temporal.namespace,
+        // A traced activity's Updates to a budget ledger carry its trace on.
+        ...(tracing ? { interceptors: tracingClientInterceptors() } : {}),
+      }),
       close: async () => {
         await clientConnection.close();
         await connection.close();
@@ -196,6 +210,7 @@ export async function runWorker(
   const settings = loadWorkerSettings(env);
   const rateLimit = loadRateLimitSettings(env);
   installRuntime(settings);
+  const tracing = startTracing(env, 'platform-ops-worker');
   const temporal = loadTemporalSettings(env);
   const platform = PlatformClient.fromEnv(env, { onCall: platformCallMetrics() });
   const artifacts = createArtifactStore(env);
@@ -203,7 +218,7 @@ export async function runWorker(
   const fetchPolicy = loadFetchPolicy(env, platform.config.baseUrl);
   // Before connecting: a refused key stops the worker here, with a message naming no secret.
   const firstCall = await checkFirstCall(platform);
-  const { connection, client, close } = await connectWorker(temporal);
+  const { connection, client, close } = await connectWorker(temporal, tracing);
   try {
     await checkNamespace(client, temporal, settings, (msg) => {
       Runtime.instance().logger.info(msg);
@@ -220,6 +235,7 @@ export async function runWorker(
       settings,
       rateLimit,
       workflowBundle: opts.workflowBundle,
+      tracing,
     });
     const running = worker.run();
     opts.onRunning?.();
@@ -232,6 +248,7 @@ export async function runWorker(
       fetchAllowedHosts: fetchPolicy.allowedHosts.join(','),
       inputFileDir: fetchPolicy.inputFileDir,
       metricsPort: settings.METRICS_PORT,
+      tracing: tracing ? 'on' : 'off',
       platformModels: firstCall.models,
       availableBalance: firstCall.availableBalance,
     });
@@ -239,6 +256,8 @@ export async function runWorker(
     await running;
   } finally {
     await close();
+    // The spans of the last tasks, before the process ends.
+    await tracing?.shutdown();
   }
 }
 
