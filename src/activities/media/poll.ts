@@ -21,6 +21,7 @@ import { toApplicationFailure } from '../failures';
 import { awaitPollTurn, errorBackoffMs, POLL_TIMEOUT_MS, pollAgainIn, retryDelayFor } from '../poll-again';
 import { nextPollDelayMs, type PollSample } from './poll-schedule';
 import { outputsOf } from './task-outputs';
+import { recordTaskEnded } from '../../metrics/work';
 
 export interface PollTaskInput {
   taskId: string;
@@ -91,6 +92,7 @@ export function createMediaPollActivities(platform: PlatformClient) {
           since?.firstProcessingAt ?? (task.status === 'TASK_STATUS_PROCESSING' ? observedAt : undefined),
       };
       if (isTerminalTaskStatus(task.status)) {
+        recordTaskEnded(task.status, polls);
         return {
           observation,
           terminal: true,

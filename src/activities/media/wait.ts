@@ -20,6 +20,7 @@ import { toApplicationFailure } from '../failures';
 import { nextPollDelayMs, type PollSample } from './poll-schedule';
 import { outputsOf } from './task-outputs';
 import { taskDeadlineExceeded, type TaskCheckpoint } from './poll';
+import { recordTaskEnded } from '../../metrics/work';
 
 export { outputsOf, type TaskCheckpoint };
 
@@ -99,6 +100,7 @@ export function createMediaWaitActivities(platform: PlatformClient) {
           };
 
           if (isTerminalTaskStatus(task.status)) {
+            recordTaskEnded(task.status, polls);
             current = { ...current, nextPollAt: undefined };
             beat();
             return {
