@@ -18,6 +18,7 @@ import { submitGeneration } from './submit';
 import { waitForTaskEnd } from './wait';
 import { isoTime } from '../../shared/time';
 import { DEFAULT_DEADLINE_MS, untilDeadline } from '../retry-policies';
+import { summarized } from '../activity-summary';
 
 /** Keeping outputs: retried until they are kept or their URLs expire (OutputExpired ends it). */
 const keeper = () =>
@@ -95,7 +96,10 @@ export async function mediaGeneration(rawInput: MediaGenerationInput): Promise<M
     let outputs: MediaGenerationResult['outputs'] = [];
     if (input.keepOutputs && end.outputs.length > 0) {
       progress.set('KEEPING_OUTPUTS');
-      outputs = await keeper().keepTaskOutputs({
+      outputs = await summarized(
+        keeper().keepTaskOutputs,
+        `keep ${end.outputs.length} outputs of task ${taskId}`,
+      )({
         workflowId: workflowInfo().workflowId,
         taskId,
         outputs: end.outputs,

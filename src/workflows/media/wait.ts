@@ -14,6 +14,7 @@ import type { ParsedPollingOptions, TaskObservation } from '../../api/schemas/me
 import type { Activities, TaskCheckpoint } from '../../activities';
 import { Patch } from '../patches';
 import { pollTimedOut, retryAsPollOptions } from '../retry-policies';
+import { summarized } from '../activity-summary';
 
 /** The heartbeating wait checkpoints every 25 % (each checkpoint is a workflow task). */
 const PROGRESS_STEP = 25;
@@ -44,7 +45,10 @@ export async function waitForTaskEnd(
     const { pollTaskResult } = proxyActivities<Activities>(retryAsPollOptions(deadlineAt - Date.now()));
     let checkpoint: TaskCheckpoint;
     try {
-      checkpoint = await pollTaskResult({
+      checkpoint = await summarized(
+        pollTaskResult,
+        `poll task ${taskId}`,
+      )({
         taskId,
         polling,
         deadlineAt,
@@ -88,7 +92,10 @@ async function waitWithHeartbeats(
   });
   let resume: TaskObservation | undefined = first;
   for (;;) {
-    const checkpoint = await waitForTaskResult({ taskId, polling, deadlineAt, resume, progressStep: PROGRESS_STEP });
+    const checkpoint = await summarized(
+      waitForTaskResult,
+      `wait for task ${taskId}`,
+    )({ taskId, polling, deadlineAt, resume, progressStep: PROGRESS_STEP });
     onCheckpoint(checkpoint.observation);
     if (checkpoint.terminal) return checkpoint;
     resume = checkpoint.observation;
