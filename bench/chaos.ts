@@ -2,9 +2,10 @@
 // bench-results/chaos.json, and exits non-zero when a target is missed.
 //
 //   npm run chaos -- [--per-type=35] [--outage=300] [--storm=60] [--latency=90] [--cut=60]  (seconds)
+//                    [--scenarios=file.json,…]  (default: the three in examples/scenarios; empty: none)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { numberArg } from './support/args';
+import { listArg, numberArg } from './support/args';
 import { formatChecks } from './support/checks';
 import { runChaosSuite, type ChaosResult } from './chaos/suite';
 
@@ -43,6 +44,7 @@ async function main(): Promise<void> {
     stormS: numberArg('storm'),
     latencyS: numberArg('latency'),
     cutS: numberArg('cut'),
+    scenarios: listArg('scenarios')?.map((file) => path.resolve(file)),
   });
   console.log(`\n${formatFigures(result)}\n\n${formatChecks(result.checks)}`);
   const outDir = path.resolve(__dirname, '..', '..', 'bench-results');

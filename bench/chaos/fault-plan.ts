@@ -21,6 +21,8 @@ export interface ChaosFault {
   /** An event strikes a wave at work; a state is set before its wave starts. */
   kind: 'event' | 'state';
   justifies: readonly string[];
+  /** Failures this fault causes on purpose, by type: at most that many are justified (a scripted refusal). */
+  allowances?: Readonly<Record<string, number>>;
   /** Real ms the fault lasts once struck (an event: until it is healed). */
   holdMs: number;
   strike(ctx: FaultContext): Promise<void>;

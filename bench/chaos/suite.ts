@@ -2,6 +2,7 @@
 // per fault, the faults in turn (worker SIGKILL, dev server restart, outage, 429 storm, slow paid
 // calls, cut downloads); then it waits for every workflow to end and gathers what the targets need.
 import { randomUUID } from 'node:crypto';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,6 +11,7 @@ import type { CountersView } from '../../src/emulator/counters';
 import { withBenchStack, type BenchStack } from '../support/stack';
 import { mapBounded } from '../../src/shared/lanes';
 import { chaosFaults, type ChaosFault, type FaultContext, type FaultDurations } from './fault-plan';
+import { EXAMPLE_SCENARIOS, exampleScenarioPath, scenarioFault } from './scenario-faults';
 import { keyInFiles, keyInHistories } from './key-scan';
 import { gatherOutcomes, type Started } from './outcomes';
 import { chaosChecks, tally, type ChaosFigures, type FaultWindow, type Reservation } from './tally';
@@ -17,6 +19,7 @@ import type { Check } from '../support/checks';
 import {
   BATCH_PER_REQUEST_MS,
   CHAOS_CLOCK_SPEED,
+  autoRenewMember,
   CHAOS_MEMBER,
   CHAOS_TYPES,
   chaosFixtures,
@@ -30,16 +33,19 @@ export interface ChaosOptions extends FaultDurations {
   minInFlight: number;
   /** The whole suite, at most (the target); the wait for the last workflows ends in time for it. */
   maxElapsedS: number;
+  /** Scenario files played after the suite's own faults, a wave each (default: the shipped examples). */
+  scenarios: readonly string[];
 }
 
 export const DEFAULT_CHAOS_OPTIONS: ChaosOptions = {
-  perType: 35,
+  perType: 20,
   outageS: 300,
   stormS: 60,
   latencyS: 90,
   cutS: 60,
   minInFlight: 200,
   maxElapsedS: 1_200,
+  scenarios: EXAMPLE_SCENARIOS.map(exampleScenarioPath),
 };
 
 export interface ChaosResult {
@@ -74,7 +80,7 @@ export async function runChaosSuite(opts: Partial<ChaosOptions> = {}): Promise<C
   const log = (msg: string) => process.stderr.write(`[chaos ${Math.round((Date.now() - began) / 1000)} s] ${msg}\n`);
   // A key of this run only: any occurrence found later can only have come from the run.
   const apiKey = `chaos-key-${randomUUID()}`;
-  const faults = chaosFaults(o);
+  const faults = [...chaosFaults(o), ...o.scenarios.map((file) => scenarioFault(file, CHAOS_CLOCK_SPEED))];
   const logDir = mkdtempSync(path.join(tmpdir(), 'chaos-logs-'));
   const fixtures = chaosFixtures(
     apiKey,
@@ -97,7 +103,8 @@ export async function runChaosSuite(opts: Partial<ChaosOptions> = {}): Promise<C
       log(running ? `${running} workflows still running at the deadline` : 'every workflow has ended');
       log('reading the ledger, every outcome and every history…');
       // The ledger answers queries through the worker: read it before the worker goes.
-      const reservations = await heldReservations(stack, log);
+      const members = [CHAOS_MEMBER, ...faults.map((f) => autoRenewMember(f.name))];
+      const reservations = await heldReservations(stack, members, log);
       await ctx.worker.stop();
       const outcomes = await gatherOutcomes(stack.client, started);
       const counters = await stack.admin<CountersView>('GET', '/counters');
@@ -170,7 +177,7 @@ async function runFault(
     `WorkflowId STARTS_WITH "chaos-${fault.name}-"`,
   );
   if (running > 0) ctx.log(`${running} workflows of the ${fault.name} wave still running; on to the next fault`);
-  return { name: fault.name, from, to, justifies: fault.justifies };
+  return { name: fault.name, from, to, justifies: fault.justifies, allowances: fault.allowances };
 }
 
 /**
@@ -222,21 +229,36 @@ async function waitForAll(
 }
 
 /**
- * The reservations the chaos member's ledger still holds (it exists: every wave has budget-gated jobs),
- * or null when it does not answer the query, three times 10 s apart (a busy or stuck ledger): the leak
- * target then fails as not measured.
+ * The reservations the suite's members' ledgers still hold (the chaos member's, whose budget-gated
+ * jobs every wave has, and each wave's auto-renew member's), or null when a ledger does not answer its
+ * query, three times 10 s apart (a busy or stuck ledger): the leak target then fails as not measured.
+ * A member with no ledger never reserved anything.
  */
-async function heldReservations(stack: BenchStack, log: (msg: string) => void): Promise<Reservation[] | null> {
-  const ledger = stack.client.workflow.getHandle(budgetLedgerWorkflowId(CHAOS_MEMBER));
-  for (let attempt = 1; attempt <= 3; attempt++) {
-    try {
-      return (await ledger.query(budgetLedgerStateQuery)).reservations;
-    } catch (err) {
-      log(
-        `the ledger did not answer its state query (attempt ${attempt}): ${err instanceof Error ? err.message : String(err)}`,
-      );
-      if (attempt < 3) await sleep(10_000);
+async function heldReservations(
+  stack: BenchStack,
+  members: readonly string[],
+  log: (msg: string) => void,
+): Promise<Reservation[] | null> {
+  const held: Reservation[] = [];
+  for (const member of members) {
+    const ledger = stack.client.workflow.getHandle(budgetLedgerWorkflowId(member));
+    let answered = false;
+    for (let attempt = 1; attempt <= 3 && !answered; attempt++) {
+      try {
+        held.push(...(await ledger.query(budgetLedgerStateQuery)).reservations);
+        answered = true;
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) {
+          answered = true;
+          break;
+        }
+        log(
+          `${member}'s ledger did not answer its state query (attempt ${attempt}): ${err instanceof Error ? err.message : String(err)}`,
+        );
+        if (attempt < 3) await sleep(10_000);
+      }
     }
+    if (!answered) return null;
   }
-  return null;
+  return held;
 }

@@ -10,6 +10,8 @@ export interface FaultWindow {
   to: number;
   /** Non-retryable failure types this fault can justify (a call that may have been carried out unheard). */
   justifies: readonly string[];
+  /** Failures the fault causes on purpose, by type (a scenario's scripted refusal): at most that many are justified. */
+  allowances?: Readonly<Record<string, number>>;
 }
 
 export interface Outcome {
@@ -74,6 +76,7 @@ export interface ChaosFigures {
     inFlight: number;
     inFlightByType: ByType;
     justifies: readonly string[];
+    allowances: Readonly<Record<string, number>>;
   }>;
   elapsedS: number;
 }
@@ -88,6 +91,24 @@ const livedThrough = (o: Outcome, f: FaultWindow) => o.startedAt <= f.to && (o.c
 /** Failure types the faults a workflow lived through justify. */
 export function justifiedFor(o: Outcome, faults: readonly FaultWindow[]): Set<string> {
   return new Set(faults.filter((f) => livedThrough(o, f)).flatMap((f) => f.justifies));
+}
+
+/**
+ * Whether a failure is justified: by a fault it lived through that justifies its type outright, or
+ * else by one that causes that many on purpose and has some left (`left`, consumed as they are used).
+ */
+function justify(o: Outcome, why: string, faults: readonly FaultWindow[], left: Map<FaultWindow, ByType>): boolean {
+  if (justifiedFor(o, faults).has(why)) return true;
+  for (const f of faults) {
+    if (!livedThrough(o, f) || !f.allowances?.[why]) continue;
+    const remaining = left.get(f) ?? { ...f.allowances };
+    left.set(f, remaining);
+    if ((remaining[why] ?? 0) > 0) {
+      remaining[why]--;
+      return true;
+    }
+  }
+  return false;
 }
 
 /** Workflows of each type open at some moment of the fault. */
@@ -122,6 +143,7 @@ export function tally(input: ChaosInput): ChaosFigures {
   const unfinishedExamples: string[] = [];
   let startFailures = 0;
   const open = new Set<string>();
+  const allowancesLeft = new Map<FaultWindow, ByType>();
   for (const o of input.outcomes) {
     if (o.status === undefined) {
       startFailures++;
@@ -137,7 +159,7 @@ export function tally(input: ChaosInput): ChaosFigures {
       const why = o.failureType ?? o.status;
       bump((failed[o.type] ??= {}), why);
       bump((failedByWave[o.wave] ??= {}), why);
-      if (!justifiedFor(o, input.faults).has(why)) {
+      if (!justify(o, why, input.faults, allowancesLeft)) {
         bump((unjustified[o.type] ??= {}), why);
         if (unjustifiedExamples.length < EXAMPLES) unjustifiedExamples.push(`${o.workflowId}: ${why}`);
       }
@@ -166,6 +188,7 @@ export function tally(input: ChaosInput): ChaosFigures {
         inFlight: sum(byType),
         inFlightByType: byType,
         justifies: f.justifies,
+        allowances: f.allowances ?? {},
       };
     }),
     elapsedS: input.elapsedS,

@@ -17,9 +17,27 @@ const DAY_S = 86_400;
 export type ChaosType = Exclude<WorkflowTypeName, 'budgetLedger'>;
 export const CHAOS_TYPES = STARTABLE_WORKFLOW_TYPES as readonly ChaosType[];
 
-/** Instance ids of a wave: one to renew and one to restart per workflow. */
-const renewInstanceId = (wave: string, i: number) => `chaos-renew-${wave}-${i}`;
-const restartInstanceId = (wave: string, i: number) => `chaos-restart-${wave}-${i}`;
+/** Instance ids of a wave: one per workflow of each type that acts on an instance it is given. */
+const instanceId = (action: string, wave: string, i: number) => `chaos-${action}-${wave}-${i}`;
+/** Actions on an instance the fixtures hold, and the status it must be in for the action. */
+const INSTANCE_ACTIONS = {
+  renew: 'running',
+  restart: 'running',
+  start: 'exited',
+  stop: 'running',
+  delete: 'running',
+} as const;
+
+/**
+ * autoRenew's wave: a member of its own per wave, owning a few instances that expire within the
+ * window, so every autoRenew of the wave races the others for the same renewals (each must be paid
+ * once: the duplicate check counts renewals per instance), under that wave's fault.
+ */
+export const autoRenewMember = (wave: string) => `member-chaos-auto-${wave}`;
+const AUTO_RENEW_INSTANCES = 3;
+const AUTO_RENEW_BEFORE_S = 3 * DAY_S;
+/** What one instance-month costs in the suite (1/10000 USD): the worker's price table has no renewal price. */
+const AUTO_RENEW_COST_PER_MONTH = 10_000;
 
 /**
  * The emulator's starting state: the chaos member (a budget far above what the suite spends, so the
@@ -28,25 +46,33 @@ const restartInstanceId = (wave: string, i: number) => `chaos-restart-${wave}-${
  * outlive every fault (an expired URL would be the suite's doing, not the service's).
  */
 export function chaosFixtures(apiKey: string, waves: readonly string[], perType: number): Record<string, unknown> {
-  const instance = (id: string) => ({
+  const instance = (id: string, status: string, extra: Record<string, unknown> = {}) => ({
     id,
-    status: 'running',
+    status,
     productId: 'gpu-rtx4090-24g',
     productName: 'RTX 4090 24GB',
     billingMode: 'subscription',
     expiresInDays: 30,
+    ...extra,
   });
   const indexes = Array.from({ length: perType }, (_, i) => i);
+  const budget = (id: string, name: string) => ({ id, name, remaining: 1_000_000_000_000 });
   return {
     rateLimits: {},
     members: [
       { id: 'member-demo', name: 'Demo', remaining: null },
-      { id: CHAOS_MEMBER, name: 'Chaos', remaining: 1_000_000_000_000 },
+      budget(CHAOS_MEMBER, 'Chaos'),
+      ...waves.map((w) => budget(autoRenewMember(w), `Chaos auto-renew ${w}`)),
     ],
     apiKeys: [{ key: apiKey, id: 'key-chaos', name: 'Chaos', userId: 'user-chaos', memberId: CHAOS_MEMBER }],
-    instances: waves.flatMap((w) =>
-      indexes.flatMap((i) => [instance(renewInstanceId(w, i)), instance(restartInstanceId(w, i))]),
-    ),
+    instances: waves.flatMap((w) => [
+      ...indexes.flatMap((i) =>
+        Object.entries(INSTANCE_ACTIONS).map(([action, status]) => instance(instanceId(action, w, i), status)),
+      ),
+      ...Array.from({ length: AUTO_RENEW_INSTANCES }, (_, k) =>
+        instance(`chaos-auto-${w}-${k}`, 'running', { memberId: autoRenewMember(w), expiresInDays: 1 }),
+      ),
+    ]),
     instanceSettings: { restartingMs: RESTARTING_MS },
     tasks: {
       submitTextToVideo: { outputTtlSeconds: 30 * DAY_S, failureRate: 0 },
@@ -69,9 +95,32 @@ const chat = (id: string, content: string) => ({
 export function chaosInput(type: ChaosType, wave: string, i: number, workflowId: string): unknown {
   switch (type) {
     case 'renewInstance':
-      return { instanceId: renewInstanceId(wave, i), months: 1 };
+      return { instanceId: instanceId('renew', wave, i), months: 1 };
     case 'restartInstance':
-      return { instanceId: restartInstanceId(wave, i) };
+      return { instanceId: instanceId('restart', wave, i) };
+    case 'startInstance':
+      return { instanceId: instanceId('start', wave, i) };
+    case 'stopInstance':
+      return { instanceId: instanceId('stop', wave, i) };
+    case 'deleteInstance':
+      return { instanceId: instanceId('delete', wave, i) };
+    case 'createInstance':
+      // The name is what a retried create finds its instance by, and the emulator's paid-call subject.
+      return {
+        request: {
+          name: `chaos-create-${wave}-${i}`,
+          productId: 'gpu-rtx4090-24g',
+          gpuNum: 1,
+          billingMode: 'payAsYouGo',
+          imageUrl: 'docker.io/library/ubuntu:24.04',
+        },
+      };
+    case 'autoRenew':
+      return {
+        memberId: autoRenewMember(wave),
+        beforeSeconds: AUTO_RENEW_BEFORE_S,
+        costPerMonth: AUTO_RENEW_COST_PER_MONTH,
+      };
     case 'evaluateDecision':
       return {
         state: `chaos ${workflowId}`,
@@ -99,5 +148,10 @@ export function chaosInput(type: ChaosType, wave: string, i: number, workflowId:
         onInsufficient: 'fail',
         job: { workflowType: 'mediaGeneration', input: video(workflowId) },
       };
+    default: {
+      // A new workflow type must get its input here, or every one of its runs fails InvalidInput.
+      const unknownType: never = type;
+      throw new Error(`no chaos input for ${String(unknownType)}`);
+    }
   }
 }

@@ -77,6 +77,39 @@ describe('chaos tally', () => {
     ]);
   });
 
+  it("justifies a scenario's scripted failures up to their count, and one more is the service's", () => {
+    const storm: FaultWindow = {
+      name: 'scenario-storm',
+      from: 3_000,
+      to: 4_000,
+      justifies: [],
+      allowances: { GenerationFailed: 1 },
+    };
+    const refused = (workflowId: string) =>
+      outcome({
+        workflowId,
+        wave: storm.name,
+        status: 'FAILED',
+        failureType: 'GenerationFailed',
+        startedAt: 3_100,
+        closedAt: 3_500,
+      });
+    const one = tally(input({ faults: [storm], outcomes: [refused('a')] }));
+    expect(one.unjustifiedFailures.total).toBe(0);
+    const two = tally(input({ faults: [storm], outcomes: [refused('a'), refused('b')] }));
+    expect(two.unjustifiedFailures).toMatchObject({ total: 1, examples: ['b: GenerationFailed'] });
+    // The allowance covers only its own type, and only for workflows open during the scenario.
+    const other = outcome({
+      workflowId: 'c',
+      status: 'FAILED',
+      failureType: 'BatchFailed',
+      startedAt: 3_100,
+      closedAt: 3_500,
+    });
+    const before = { ...refused('d'), startedAt: 1_000, closedAt: 2_000 };
+    expect(tally(input({ faults: [storm], outcomes: [other, before] })).unjustifiedFailures.total).toBe(2);
+  });
+
   it('counts every extra paid call of one subject as a duplicate', () => {
     expect(
       duplicatePaid({
