@@ -5,7 +5,7 @@ import { Client, Connection } from '@temporalio/client';
 import { WorkflowType } from '../../src/api';
 import { DEV_API_KEY } from '../../src/emulator/config';
 import { getFreePort } from '../../src/devserver';
-import { cleanEnv, runNode, startNode, waitFor } from '../helpers/processes';
+import { cleanEnv, runNode, startNode, waitFor, workerEnv } from '../helpers/processes';
 import { testEnv } from '../setup/shared';
 
 describe('worker process', () => {
@@ -14,17 +14,16 @@ describe('worker process', () => {
     const taskQueue = `worker-process-${randomUUID().slice(0, 8)}`;
     const { child, output } = startNode(
       'worker.js',
-      cleanEnv({
-        TEMPORAL_ADDRESS: testEnv('temporalAddress'),
-        TEMPORAL_NAMESPACE: testEnv('temporalNamespace'),
-        TEMPORAL_TASK_QUEUE: taskQueue,
-        PLATFORM_BASE_URL: testEnv('emulatorUrl'),
-        PLATFORM_API_KEY: DEV_API_KEY,
-        METRICS_PORT: String(metricsPort),
-        // The shared emulator's minute is 6 real seconds (clock speed 10).
-        RATE_LIMIT_WINDOW_SECONDS: '6',
-        WORKER_SHUTDOWN_GRACE_SECONDS: '2',
-      }),
+      workerEnv(
+        taskQueue,
+        { url: testEnv('emulatorUrl'), key: DEV_API_KEY },
+        {
+          METRICS_PORT: String(metricsPort),
+          // The shared emulator's minute is 6 real seconds (clock speed 10).
+          RATE_LIMIT_WINDOW_SECONDS: '6',
+          WORKER_SHUTDOWN_GRACE_SECONDS: '2',
+        },
+      ),
     );
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     try {

@@ -81,3 +81,19 @@ export function runStarter(args: string[], taskQueue = 'unused-queue'): Promise<
     }),
   );
 }
+
+/** The worker process's environment: the tests' dev server, `taskQueue`, a platform and its key, and `extra`. */
+export function workerEnv(
+  taskQueue: string,
+  platform: { url: string; key: string },
+  extra: Record<string, string> = {},
+): NodeJS.ProcessEnv {
+  return cleanEnv({
+    TEMPORAL_ADDRESS: testEnv('temporalAddress'),
+    TEMPORAL_NAMESPACE: testEnv('temporalNamespace'),
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    PLATFORM_BASE_URL: platform.url,
+    PLATFORM_API_KEY: platform.key,
+    ...extra,
+  });
+}

@@ -15,7 +15,7 @@ import type { budgetGatedJob } from '../../src/workflows';
 import { getFreePort } from '../../src/devserver';
 import { startTracing, tracesExporterName, type Tracing } from '../../src/tracing';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
-import { cleanEnv, startNode, waitFor } from '../helpers/processes';
+import { startNode, waitFor, workerEnv } from '../helpers/processes';
 import { testEnv } from '../setup/shared';
 
 interface ExportedSpan {
@@ -125,12 +125,7 @@ describe('the worker process with tracing and metrics', () => {
     const memberId = await emulator.freshMember(100 * VIDEO_COST);
     const { child, output } = startNode(
       'worker.js',
-      cleanEnv({
-        TEMPORAL_ADDRESS: testEnv('temporalAddress'),
-        TEMPORAL_NAMESPACE: testEnv('temporalNamespace'),
-        TEMPORAL_TASK_QUEUE: taskQueue,
-        PLATFORM_BASE_URL: emulator.url,
-        PLATFORM_API_KEY: emulator.key,
+      workerEnv(taskQueue, emulator, {
         METRICS_PORT: String(metricsPort),
         LOG_LEVEL: 'DEBUG',
         OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
