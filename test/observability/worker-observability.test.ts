@@ -57,7 +57,11 @@ async function startCollector(): Promise<{ url: string; spans: ExportedSpan[]; b
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     spans,
     bodies,
-    close: () => server.close(),
+    close: () => {
+      // The exporters keep their connections alive: without this the server (and jest) would wait on them.
+      server.closeAllConnections();
+      server.close();
+    },
   };
 }
 
