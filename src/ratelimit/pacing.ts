@@ -10,7 +10,10 @@ export interface PacingState {
   factor: number;
   /** No request of this quota is sent before this (the latest Retry-After any worker met). */
   holdUntil: number;
-  /** When the factor last changed: recovery waits `recoverEveryMs` after it. */
+  /**
+   * When the factor last changed, or a lone 429 was met: recovery waits `recoverEveryMs` after it, and
+   * a 429 within `loneAfterMs` of it is not lone.
+   */
   changedAt: number;
 }
 
@@ -22,6 +25,11 @@ export interface PacingPolicy {
   /** Added to the factor after each `recoverEveryMs` without a 429. */
   recoverStep: number;
   recoverEveryMs: number;
+  /**
+   * A 429 this long after the last change (a quota window of quiet) is lone: a straggler that crossed
+   * a window's edge, or the start-up burst. The hold alone answers it; the pace stays.
+   */
+  loneAfterMs: number;
 }
 
 export const DEFAULT_PACING_POLICY: PacingPolicy = {
@@ -29,6 +37,7 @@ export const DEFAULT_PACING_POLICY: PacingPolicy = {
   minFactor: 0.25,
   recoverStep: 0.05,
   recoverEveryMs: 30_000,
+  loneAfterMs: 60_000,
 };
 
 export const FULL_PACE: PacingState = { factor: 1, holdUntil: 0, changedAt: 0 };
@@ -48,10 +57,12 @@ export class AdaptivePacing {
   static targetRps(perWindow: number, windowMs: number, partitions: number): number {
     const seconds = windowMs / 1000;
     const burstAt = (r: number) => partitions * Math.max(1, Math.ceil(r / partitions));
-    let rps = (perWindow * 0.98) / seconds;
-    // Lower the rate until it and its own burst fit the window (the burst shrinks with the rate).
+    const usable = perWindow * 0.98;
+    let rps = usable / seconds;
+    // Lower the rate until it and its own burst fit the window with the margin (the burst shrinks with
+    // the rate): the first window of a busy spell gets the whole burst on top of the rate.
     for (let i = 0; i < 8; i++) {
-      const fits = (perWindow - burstAt(rps)) / seconds;
+      const fits = (usable - burstAt(rps)) / seconds;
       if (fits >= rps) break;
       rps = fits;
     }
@@ -61,11 +72,15 @@ export class AdaptivePacing {
   /**
    * A 429 met at `now` with `retryAfterMs` (if the platform said): held until then, and slower. One
    * decrease per hold: the 429s of requests already on their way when the first came add nothing.
+   * A lone 429 after a quiet window only holds: cutting everyone's pace for minutes over one
+   * straggler costs far more of the quota than the straggler did. A second one within the window
+   * shows the pace itself is too fast, and slows it.
    */
   rateLimited(state: PacingState, now: number, retryAfterMs: number | undefined): PacingState {
     const hold = Math.min(Math.max(0, retryAfterMs ?? 0), MAX_HOLD_MS);
     const holdUntil = Math.max(state.holdUntil, now + hold);
     if (now < state.holdUntil) return { ...state, holdUntil };
+    if (now - state.changedAt >= this.policy.loneAfterMs) return { ...state, holdUntil, changedAt: now };
     return { factor: Math.max(this.policy.minFactor, state.factor * this.policy.decrease), holdUntil, changedAt: now };
   }
 

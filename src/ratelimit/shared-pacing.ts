@@ -10,7 +10,14 @@ import { quotaTaskQueue } from '../api/names';
 import type { PlatformClient } from '../client/client';
 import type { RateLimitSettings } from '../config/rate-limit';
 import { resolveLimits, type QuotaLimit } from './limits';
-import { AdaptivePacing, decodePacingReason, encodePacingReason, FULL_PACE, type PacingState } from './pacing';
+import {
+  AdaptivePacing,
+  decodePacingReason,
+  DEFAULT_PACING_POLICY,
+  encodePacingReason,
+  FULL_PACE,
+  type PacingState,
+} from './pacing';
 
 const ACTIVITY_QUEUE = temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY;
 /** gRPC UNIMPLEMENTED: a server older than the task queue config API (1.28). */
@@ -89,12 +96,16 @@ export interface SharedPacingDeps {
 
 export class SharedPacing implements SubmitPacing {
   private readonly paces = new Map<MediaOperation, QuotaPace>();
-  private readonly pacing = new AdaptivePacing();
+  private readonly pacing: AdaptivePacing;
   private timers: NodeJS.Timeout[] = [];
   /** The server has no task queue config API: the worker-set limit alone paces, holds stay local. */
   private apiMissing = false;
 
-  constructor(private readonly deps: SharedPacingDeps) {}
+  constructor(private readonly deps: SharedPacingDeps) {
+    // A quiet quota window is what makes a 429 lone.
+    const loneAfterMs = deps.settings.RATE_LIMIT_WINDOW_SECONDS * 1000;
+    this.pacing = new AdaptivePacing({ ...DEFAULT_PACING_POLICY, loneAfterMs });
+  }
 
   get enabled(): boolean {
     return this.deps.settings.RATE_LIMIT_PACING === 'on';

@@ -156,6 +156,14 @@ describe('startDevServer', () => {
     // Eager activity dispatch is on, as on the production cluster's server (DEV_SERVER_DYNAMIC_CONFIG).
     const cmdline = (await fs.readFile(`/proc/${server.pid}/cmdline`, 'utf8')).split('\0');
     expect(cmdline).toContain('system.enableActivityEagerExecution=true');
+    // One partition per task queue, so a queue's rate limit is one bucket (docs/rate-limits.md).
+    const partitions = await execFileAsync(cliPath, [
+      ...['task-queue', 'list-partition', '--task-queue', 'any-queue', '--output', 'json'],
+      ...['--address', server.address, '--namespace', server.namespace],
+    ]);
+    const listedPartitions = JSON.parse(partitions.stdout) as Record<string, unknown[]>;
+    expect(listedPartitions.activityTaskQueuePartitions).toHaveLength(1);
+    expect(listedPartitions.workflowTaskQueuePartitions).toHaveLength(1);
 
     const { pid } = server;
     await server.stop();

@@ -8,39 +8,53 @@ describe('AdaptivePacing', () => {
   const pacing = new AdaptivePacing();
 
   it('paces 60 RPM below the quota by the burst the server allows per partition, and no further', () => {
-    // 4 partitions may each let one task through at once: 56 per minute + 4 ≤ 60.
-    expect(AdaptivePacing.targetRps(60, 60_000, 4)).toBeCloseTo(56 / 60);
-    // A large quota keeps 98 % (the burst is noise there).
-    expect(AdaptivePacing.targetRps(6_000, 60_000, 4)).toBeCloseTo(98);
+    // 4 partitions may each let one task through at once: 54.8 per minute + 4 ≤ 98 % of 60.
+    expect(AdaptivePacing.targetRps(60, 60_000, 4)).toBeCloseTo(54.8 / 60);
+    // A large quota keeps nearly 98 % (the burst, 100, is noise there).
+    expect(AdaptivePacing.targetRps(6_000, 60_000, 4)).toBeCloseTo((5_880 - 100) / 60);
     // A tiny one is never paced below half.
     expect(AdaptivePacing.targetRps(2, 60_000, 4)).toBeCloseTo(1 / 60);
-    // A fast rate has a bigger burst: 2 per partition at 8/s (48 + 8 ≤ 60 in 6 s).
-    expect(AdaptivePacing.targetRps(60, 6_000, 4)).toBeCloseTo(8);
-    expect(AdaptivePacing.targetRps(60, 15_000, 4)).toBeCloseTo(56 / 15);
+    // A fast rate has a bigger burst: 2 per partition at 7.8/s (46.8 + 8 ≤ 58.8 in 6 s).
+    expect(AdaptivePacing.targetRps(60, 6_000, 4)).toBeCloseTo(7.8);
+    expect(AdaptivePacing.targetRps(60, 15_000, 4)).toBeCloseTo(54.8 / 15);
+    // One partition: its bucket's burst is ceil(rate).
+    expect(AdaptivePacing.targetRps(60, 60_000, 1)).toBeCloseTo(57.8 / 60);
   });
 
-  it('a 429 slows the pace and holds until its Retry-After; a bad Retry-After holds at most 15 minutes', () => {
-    const slowed = pacing.rateLimited(FULL_PACE, 1_000, 5_000);
-    expect(slowed).toEqual({ factor: 0.8, holdUntil: 6_000, changedAt: 1_000 });
-    expect(AdaptivePacing.holdRemainingMs(slowed, 2_000)).toBe(4_000);
-    expect(AdaptivePacing.holdRemainingMs(slowed, 7_000)).toBe(0);
-    expect(pacing.rateLimited(FULL_PACE, 0, 10 ** 12).holdUntil).toBe(15 * 60_000);
+  it('a lone 429 only holds until its Retry-After; a bad Retry-After holds at most 15 minutes', () => {
+    // The first 429 after a quiet quota window (60 s) is a straggler: held, not slowed.
+    const lone = pacing.rateLimited(FULL_PACE, 61_000, 5_000);
+    expect(lone).toEqual({ factor: 1, holdUntil: 66_000, changedAt: 61_000 });
+    expect(AdaptivePacing.holdRemainingMs(lone, 62_000)).toBe(4_000);
+    expect(AdaptivePacing.holdRemainingMs(lone, 67_000)).toBe(0);
+    expect(pacing.rateLimited(FULL_PACE, 60_000, 10 ** 12).holdUntil).toBe(60_000 + 15 * 60_000);
+    // Another lone one, a quiet window later, still only holds.
+    expect(pacing.rateLimited(lone, 121_000, 1_000)).toEqual({ factor: 1, holdUntil: 122_000, changedAt: 121_000 });
+  });
+
+  it('a second 429 within the window slows the pace, once per hold', () => {
+    const lone = pacing.rateLimited(FULL_PACE, 61_000, 5_000);
+    const slowed = pacing.rateLimited(lone, 70_000, 5_000);
+    expect(slowed).toEqual({ factor: 0.8, holdUntil: 75_000, changedAt: 70_000 });
     // During a hold, more 429s (requests already on their way) extend it but slow nothing further;
     // a shorter Retry-After never shortens it.
-    expect(pacing.rateLimited(slowed, 2_000, 1_000)).toEqual(slowed);
-    expect(pacing.rateLimited(slowed, 2_000, 9_000)).toEqual({ ...slowed, holdUntil: 11_000 });
-    expect(pacing.rateLimited(slowed, 6_000, 1_000).factor).toBeCloseTo(0.64);
+    expect(pacing.rateLimited(slowed, 71_000, 1_000)).toEqual(slowed);
+    expect(pacing.rateLimited(slowed, 71_000, 9_000)).toEqual({ ...slowed, holdUntil: 80_000 });
+    expect(pacing.rateLimited(slowed, 75_000, 1_000).factor).toBeCloseTo(0.64);
+    // The quiet window is the policy's: the worker sets it to the quota window.
+    const short = new AdaptivePacing({ ...pacing.policy, loneAfterMs: 15_000 });
+    expect(short.rateLimited(slowed, 85_000, 1_000).factor).toBe(0.8);
   });
 
   it('never goes below the floor, and recovers a step per quiet period once the hold is over', () => {
-    let s = FULL_PACE;
+    let s = { ...FULL_PACE, changedAt: 1 };
     for (let i = 0; i < 20; i++) s = pacing.rateLimited(s, 0, 0);
     expect(s.factor).toBe(0.25);
     expect(pacing.recover(s, 29_999)).toBe(s);
     const up = pacing.recover(s, 30_000);
     expect(up.factor).toBeCloseTo(0.3);
     expect(pacing.recover(up, 30_001)).toBe(up);
-    const held = pacing.rateLimited(FULL_PACE, 0, 60_000);
+    const held = pacing.rateLimited({ ...FULL_PACE, changedAt: 1 }, 0, 60_000);
     expect(pacing.recover(held, 45_000)).toBe(held);
     expect(pacing.recover(held, 60_000).factor).toBeCloseTo(0.85);
     expect(pacing.recover(FULL_PACE, 10 ** 9)).toBe(FULL_PACE);

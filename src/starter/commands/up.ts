@@ -1,11 +1,19 @@
 // `npm start`: the whole local stack from one command. A Temporal dev server with its Web UI (unless
 // TEMPORAL_ADDRESS names one), the platform emulator (unless PLATFORM_BASE_URL and PLATFORM_API_KEY
 // name a platform), and the worker. Ctrl-C drains the worker, then stops the rest.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { SEARCH_ATTRIBUTE_DEFINITIONS, SearchAttributes } from '../../api';
 import { loadTemporalSettings } from '../../config/temporal';
 import { loadWorkerSettings } from '../../config/worker';
-import { findOrBuildTemporalCli, findProjectRoot, startDevServer, TemporalCliNotFoundError } from '../../devserver';
+import {
+  findOrBuildTemporalCli,
+  findProjectRoot,
+  SERVER_DEFAULT_PARTITIONS,
+  singlePartitionTaskQueues,
+  startDevServer,
+  TemporalCliNotFoundError,
+} from '../../devserver';
 import { PlatformClient } from '../../client/client';
 import { checkNamespace, connectWorker, createPlatformWorker, installRuntime } from '../../worker';
 import { startLocalPlatform } from '../local-platform';
@@ -17,6 +25,25 @@ interface LocalTemporal {
   address: string;
   uiUrl?: string;
   stop: Stop;
+}
+
+/**
+ * The task queue partitions the data in `dbFile` was written with. A new database gets the dev
+ * server's one, noted beside it; a database from before that note keeps the server's default, since
+ * fewer read partitions would strand the tasks already queued in the others.
+ */
+export function partitionsForData(dbFile: string, out: Out): Record<string, number> {
+  const note = `${dbFile}.partitions`;
+  if (!existsSync(dbFile)) {
+    mkdirSync(path.dirname(dbFile), { recursive: true });
+    writeFileSync(note, '1\n');
+  }
+  if (existsSync(note) && readFileSync(note, 'utf8').trim() === '1') return singlePartitionTaskQueues(1);
+  out(
+    `Keeping ${SERVER_DEFAULT_PARTITIONS} partitions per task queue for the data in ${dbFile} (written before the ` +
+      'dev server used one); paced submits use a little less of their quota. Remove .data/ for a fresh start.',
+  );
+  return singlePartitionTaskQueues(SERVER_DEFAULT_PARTITIONS);
 }
 
 async function startLocalTemporal(out: Out): Promise<LocalTemporal> {
@@ -33,6 +60,7 @@ async function startLocalTemporal(out: Out): Promise<LocalTemporal> {
       uiPort,
       dbFile,
       searchAttributes: SEARCH_ATTRIBUTE_DEFINITIONS,
+      dynamicConfig: partitionsForData(dbFile, out),
     });
     return { address: server.address, uiUrl: server.uiUrl, stop: () => server.stop() };
   } catch (err) {
