@@ -22,6 +22,7 @@ import { checkFirstCall } from './client/first-call';
 import { loadRateLimitSettings, type RateLimitSettings } from './config/rate-limit';
 import { platformCallMetrics, pacingGauge } from './metrics/platform-calls';
 import { SharedPacing } from './ratelimit/shared-pacing';
+import { startTracing, tracingClientInterceptors, tracingWorkerOptions, type Tracing } from './tracing';
 import { WorkerGroup } from './ratelimit/worker-group';
 import { loadWebhookSettings } from './config/webhooks';
 import { serveCallbacks } from './webhooks/serve';
@@ -53,6 +54,12 @@ export interface PlatformWorkerOptions {
   identity?: string;
   /** Set: media submits ask for callbacks (WEBHOOK_PUBLIC_URL, src/webhooks). */
   callbacks?: CallbackUrls;
+  /**
+   * Tracing (src/tracing), when on: workflows and activities get the OpenTelemetry interceptors. The
+   * workflow interceptors are bundled only when the worker bundles src/workflows itself (not with a
+   * prebuilt `workflowBundle`).
+   */
+  tracing?: Tracing;
 }
 
 /**
@@ -91,6 +98,7 @@ export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise
     callbacks: opts.callbacks,
   });
   const common: Omit<WorkerOptions, 'taskQueue'> = {
+    ...(opts.tracing ? tracingWorkerOptions(opts.tracing) : {}),
     connection: opts.connection,
     namespace: opts.namespace,
     // Only when given: an explicit undefined fails the SDK's option check.
@@ -130,13 +138,19 @@ export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise
 /** The worker's connections to Temporal: the native one it polls on, and a client one for its activities. */
 export async function connectWorker(
   temporal: TemporalSettings,
+  tracing?: Tracing,
 ): Promise<{ connection: NativeConnection; client: Client; close: () => Promise<void> }> {
   const connection = await NativeConnection.connect(temporal.connectionOptions);
   try {
     const clientConnection = await Connection.connect(clientConnectionOptions(temporal));
     return {
       connection,
-      client: new Client({ connection: clientConnection, namespace: temporal.namespace }),
+      client: new Client({
+        connection: clientConnection,
+        namespace: temporal.namespace,
+        // A traced activity's Updates to a budget ledger carry its trace on.
+        ...(tracing ? { interceptors: tracingClientInterceptors() } : {}),
+      }),
       close: async () => {
         await clientConnection.close();
         await connection.close();
@@ -202,6 +216,7 @@ export async function runWorker(
   const settings = loadWorkerSettings(env);
   const rateLimit = loadRateLimitSettings(env);
   installRuntime(settings);
+  const tracing = startTracing(env, 'platform-ops-worker');
   const temporal = loadTemporalSettings(env);
   const platform = PlatformClient.fromEnv(env, { onCall: platformCallMetrics() });
   const artifacts = createArtifactStore(env);
@@ -210,7 +225,7 @@ export async function runWorker(
   const webhooks = loadWebhookSettings(env);
   // Before connecting: a refused key stops the worker here, with a message naming no secret.
   const firstCall = await checkFirstCall(platform);
-  const { connection, client, close } = await connectWorker(temporal);
+  const { connection, client, close } = await connectWorker(temporal, tracing);
   let receiver: Awaited<ReturnType<typeof serveCallbacks>>;
   try {
     await checkNamespace(client, temporal, settings, (msg) => {
@@ -229,6 +244,7 @@ export async function runWorker(
       rateLimit,
       workflowBundle: opts.workflowBundle,
       callbacks: callbackUrls(webhooks, temporal.namespace),
+      tracing,
     });
     receiver = await serveCallbacks(webhooks, client, temporal.namespace);
     const running = worker.run();
@@ -242,6 +258,7 @@ export async function runWorker(
       fetchAllowedHosts: fetchPolicy.allowedHosts.join(','),
       inputFileDir: fetchPolicy.inputFileDir,
       metricsPort: settings.METRICS_PORT,
+      tracing: tracing ? 'on' : 'off',
       platformModels: firstCall.models,
       availableBalance: firstCall.availableBalance,
       webhookReceiver: receiver?.url,
@@ -252,6 +269,8 @@ export async function runWorker(
   } finally {
     await receiver?.close();
     await close();
+    // The spans of the last tasks, before the process ends.
+    await tracing?.shutdown();
   }
 }
 

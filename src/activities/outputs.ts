@@ -12,6 +12,7 @@ import { safeSegment } from '../artifacts/segment';
 import { guardedFetch } from '../fetching/guarded-fetch';
 import { FetchRefusedError, type FetchPolicy } from '../fetching/policy';
 import { isoTime } from '../shared/time';
+import { recordOutputKept } from '../metrics/work';
 
 export interface KeepTaskOutputsInput {
   workflowId: string;
@@ -59,6 +60,7 @@ export function createOutputActivities(store: ArtifactStore, policy: FetchPolicy
         const job = outputJob(input, index);
         ctx.heartbeat({ file: index, bytes: 0, kept } satisfies KeepOutputsProgress);
         kept.push(await keepOne(ctx, { store, policy }, job, kept));
+        recordOutputKept(job.ref.kind, kept[index].kept.bytes);
         ctx.heartbeat({ file: index, bytes: kept[index].kept.bytes, kept } satisfies KeepOutputsProgress);
       }
       return kept;

@@ -6,3 +6,5 @@ export { startWorkflow, type StartOptions, type Started } from './start';
 export { IdempotencyKey, IdempotencyKeyReusedError, idempotentWorkflowId, inputFingerprint } from './idempotency';
 export { workflowSummary } from './summary';
 export * from '../api';
+// With tracing: `new Client({ connection, interceptors: tracingClientInterceptors() })` (docs/observability.md).
+export { tracingClientInterceptors } from '../tracing/client';

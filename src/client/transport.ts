@@ -1,6 +1,7 @@
 // The one place that talks HTTP to the platform: builds requests with ky, maps every failure to a
 // PlatformError, and parses answers with zod. It never retries (retrying is the workflows' job) and
 // never lets the API key reach an error or a log line.
+import { context, propagation, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import ky, { HTTPError, TimeoutError, type KyInstance } from 'ky';
 import type { z } from 'zod';
 import type { PlatformConfig } from './config';
@@ -56,13 +57,19 @@ function causeCode(err: unknown): string | undefined {
   return undefined;
 }
 
+/** The tracer of the platform calls: the API's no-op unless a provider is registered (src/tracing). */
+const TRACER = trace.getTracer('platform-ops');
+
 export class Transport {
   private readonly ky: KyInstance;
+  /** The platform's host name for the spans: never the whole base URL, which could carry credentials. */
+  private readonly host: string;
 
   constructor(
     private readonly config: PlatformConfig,
     private readonly options: TransportOptions = {},
   ) {
+    this.host = URL.canParse(config.baseUrl) ? new URL(config.baseUrl).hostname : '';
     this.ky = ky.create({
       prefixUrl: config.baseUrl,
       retry: 0,
@@ -85,10 +92,33 @@ export class Transport {
     return parseOrThrow(schema, raw, (issues) => this.malformed(spec, formatIssues(issues)));
   }
 
-  /** Sends the request and returns the raw 2xx body (file content is JSONL, not JSON). */
+  /**
+   * Sends the request and returns the raw 2xx body (file content is JSONL, not JSON). With tracing on
+   * (src/tracing), the call is a client span, child of the activity's, and its context goes to the
+   * platform as a W3C `traceparent` header. The span's attributes are the call's operation, method,
+   * path and status: never a header, a query string or a body (the key is in a header).
+   */
   async text(spec: RequestSpec, call: CallOptions = {}): Promise<string> {
+    return TRACER.startActiveSpan(
+      `${spec.method} ${spec.operation}`,
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          'http.request.method': spec.method,
+          'url.path': spec.path,
+          'server.address': this.host,
+          'platform.operation': spec.operation,
+        },
+      },
+      (span) => this.traced(span, spec, call).finally(() => span.end()),
+    );
+  }
+
+  private async traced(span: Span, spec: RequestSpec, call: CallOptions): Promise<string> {
     const started = Date.now();
-    const event = (extra: Partial<CallEvent>) =>
+    const event = (extra: Partial<CallEvent>) => {
+      if (extra.status !== undefined) span.setAttribute('http.response.status_code', extra.status);
+      if (extra.error !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: extra.error });
       this.options.onCall?.({
         operation: spec.operation,
         method: spec.method,
@@ -96,6 +126,14 @@ export class Transport {
         durationMs: Date.now() - started,
         ...extra,
       });
+    };
+    // Empty when tracing is off (the API's no-op propagator).
+    const traceHeaders: Record<string, string> = {};
+    propagation.inject(context.active(), traceHeaders);
+    const headers = {
+      ...traceHeaders,
+      ...(spec.jsonContentType ? { 'content-type': 'application/json' } : {}),
+    };
     const timeoutMs = call.timeoutMs ?? this.config.timeoutMs;
     let response: Response;
     try {
@@ -107,7 +145,7 @@ export class Transport {
         signal: call.signal,
         timeout: timeoutMs,
         // Only when needed: an explicit `headers: undefined` would drop the instance's headers.
-        ...(spec.jsonContentType ? { headers: { 'content-type': 'application/json' } } : {}),
+        ...(Object.keys(headers).length > 0 ? { headers } : {}),
       });
     } catch (err) {
       // A cancelled activity must see its own abort, not a platform failure.

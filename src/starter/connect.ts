@@ -1,6 +1,7 @@
 // A Temporal client for the starter, configured like the worker (envconfig).
 import { Client, Connection } from '@temporalio/client';
 import { clientConnectionOptions, loadTemporalSettings, type TemporalSettings } from '../config/temporal';
+import { startTracing, tracingClientInterceptors } from '../tracing';
 import { CliError, ExitCode } from './exit-codes';
 
 interface StarterClient {
@@ -22,10 +23,19 @@ async function connectStarter(env: NodeJS.ProcessEnv = process.env): Promise<Sta
       ExitCode.Unavailable,
     );
   }
+  // With OTEL_* set, the workflow's trace starts at the starter's start call (docs/observability.md).
+  const tracing = startTracing(env, 'platform-ops-starter');
   return {
-    client: new Client({ connection, namespace: settings.namespace }),
+    client: new Client({
+      connection,
+      namespace: settings.namespace,
+      ...(tracing ? { interceptors: tracingClientInterceptors() } : {}),
+    }),
     settings,
-    close: () => connection.close(),
+    close: async () => {
+      await connection.close();
+      await tracing?.shutdown();
+    },
   };
 }
 

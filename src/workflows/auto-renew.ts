@@ -36,6 +36,7 @@ import { isoTime } from '../shared/time';
 import { DEFAULT_DEADLINE_MS, forUpTo, untilDeadline } from './retry-policies';
 import type { budgetGatedJob } from './budget/job';
 import { trackStatus } from './status';
+import { summarized } from './activity-summary';
 
 type Outcome =
   | { kind: 'renewed'; entry: AutoRenewResult['renewed'][number] }
@@ -57,7 +58,10 @@ export async function autoRenew(rawInput: AutoRenewInput): Promise<AutoRenewResu
   const { listInstances } = proxyActivities<Activities>(
     untilDeadline(workflowInfo().startTime.getTime() + DEFAULT_DEADLINE_MS.autoRenewList),
   );
-  const listed = await listInstances({ memberId: input.memberId });
+  const listed = await summarized(
+    listInstances,
+    `list the instances of ${input.memberId}`,
+  )({ memberId: input.memberId });
   const nowMs = Date.now();
   const plan = planRenewals(listed.instances, {
     memberId: input.memberId,
@@ -96,7 +100,10 @@ async function priceRenewal(input: ParsedAutoRenewInput): Promise<number> {
   const { priceBudgetJob } = proxyLocalActivities<Activities>(
     forUpTo(DEFAULT_DEADLINE_MS.budgetAdmission, { attemptMs: 30_000 }),
   );
-  const priced = await priceBudgetJob({ job: { workflowType: 'renewInstance', months: input.months } });
+  const priced = await summarized(
+    priceBudgetJob,
+    'price the renewals',
+  )({ job: { workflowType: 'renewInstance', months: input.months } });
   return priced.cost!;
 }
 

@@ -13,6 +13,7 @@ import { tryParse, type ValidationIssue } from '../platform/validation';
 import { mapBounded } from '../shared/lanes';
 import { DEFAULT_DEADLINE_MS, untilDeadline } from './retry-policies';
 import { trackStatus } from './status';
+import { summarized } from './activity-summary';
 
 export async function evaluateDecision(rawInput: EvaluateDecisionInput): Promise<EvaluateDecisionResult> {
   const input = parseInput(EvaluateDecisionInput, rawInput, WorkflowType.evaluateDecision);
@@ -55,7 +56,7 @@ export async function evaluateDecision(rawInput: EvaluateDecisionInput): Promise
     // been answered and billed, and the platform takes no idempotency key, so the client waits for a
     // paid answer far longer than for a read (PLATFORM_PAID_CALL_TIMEOUT_MS, 100 s): only a call
     // slower than that, then retried, may pay for one more evaluation (a few tokens).
-    const answer = await platform.evaluateDecisionQuestion(req);
+    const answer = await summarized(platform.evaluateDecisionQuestion, `evaluate question ${req.index + 1}`)(req);
     status.detail({ answered: ++answered });
     return answer;
   });

@@ -18,6 +18,7 @@ import type { Activities } from '../activities';
 import { pollUntilStatus, waitSummary, waitTimedOut } from './instance-wait';
 import { forUpTo } from './retry-policies';
 import { trackStatus, type StatusTracker } from './status';
+import { summarized } from './activity-summary';
 
 /** The platform's calls, retried through any outage for up to `seconds` from now. */
 const platformFor = (seconds: number) => proxyActivities<Activities>(forUpTo(seconds * 1000));
@@ -55,7 +56,10 @@ export async function createInstance(rawInput: CreateInstanceInput): Promise<Cre
   // Retried while the first attempt may still be in flight? A retry first waits out the time the
   // platform may still act on an earlier request, looking for the name, and creates only if it never
   // shows up (src/activities/in-flight.ts). An instance the platform creates later still is the residual risk.
-  const created = await platformFor(input.timeoutSeconds).createInstance(input.request);
+  const created = await summarized(
+    platformFor(input.timeoutSeconds).createInstance,
+    'create an instance',
+  )(input.request);
   status.detail({ instanceId: created.instanceId, alreadyApplied: created.alreadyApplied });
   const waited = await waitFor({ ...input, instanceId: created.instanceId }, 'running', 'create', status);
   return { ...waited, alreadyApplied: created.alreadyApplied };
@@ -72,7 +76,10 @@ async function requestThenWait(
   target: string,
   status: StatusTracker<InstanceLifecycleStatus>,
 ): Promise<InstanceWaitResult> {
-  await platformFor(input.timeoutSeconds)[act](input.instanceId);
+  await summarized(
+    platformFor(input.timeoutSeconds)[act],
+    `${act.replace('Instance', '')} instance ${input.instanceId}`,
+  )(input.instanceId);
   return waitFor(input, target, act.replace('Instance', ''), status);
 }
 

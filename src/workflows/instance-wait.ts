@@ -7,6 +7,7 @@ import { FailureType } from '../api/failures';
 import type { Activities } from '../activities';
 import type { InstanceObservation, WaitForInstanceStatusResult } from '../activities/instances';
 import { pollTimedOut, retryAsPollOptions } from './retry-policies';
+import { summarized } from './activity-summary';
 
 export interface InstanceWait {
   instanceId: string;
@@ -36,7 +37,10 @@ export async function pollUntilStatus(
     const { pollInstanceStatus } = proxyActivities<Activities>(retryAsPollOptions(deadlineAt - Date.now()));
     let checkpoint;
     try {
-      checkpoint = await pollInstanceStatus({
+      checkpoint = await summarized(
+        pollInstanceStatus,
+        `poll instance ${wait.instanceId} for ${wait.target}`,
+      )({
         instanceId: wait.instanceId,
         target: wait.target,
         deadlineAt,

@@ -17,6 +17,7 @@ import { pollUntilStatus, waitSummary, waitTimedOut } from './instance-wait';
 import { Patch } from './patches';
 import { DEFAULT_DEADLINE_MS, TRANSIENT_RETRY, untilDeadline } from './retry-policies';
 import { trackStatus } from './status';
+import { summarized } from './activity-summary';
 
 /** The platform's calls, retried through any outage until `ms` after the workflow started. */
 const platformFor = (ms: number) => proxyActivities<Activities>(untilDeadline(workflowInfo().startTime.getTime() + ms));
@@ -30,7 +31,7 @@ export async function renewInstance(rawInput: RenewInstanceInput): Promise<Renew
   setHandler(statusQuery, () => status.current);
   const platform = platformFor(DEFAULT_DEADLINE_MS.renewInstance);
 
-  const before = await platform.getInstance(input.instanceId);
+  const before = await summarized(platform.getInstance, `read instance ${input.instanceId}`)(input.instanceId);
   // A renewal asked for one expiry (autoRenew's) is done once: if the expiry moved, someone renewed
   // it already. No patch: a run without expectedEndTime schedules exactly what it did before.
   if (input.expectedEndTime !== undefined && String(before.endTime) !== String(input.expectedEndTime)) {
@@ -51,12 +52,18 @@ export async function renewInstance(rawInput: RenewInstanceInput): Promise<Renew
   // attempt's request has ended; and a retry first waits out the time the platform may still act on
   // that request, watching the expiry, and renews only if the expiry never moved from `endTimeBefore`
   // (src/activities/instances.ts). A request the platform applies later still is the residual risk.
-  const { alreadyApplied } = await platform.renewInstance({
+  const { alreadyApplied } = await summarized(
+    platform.renewInstance,
+    `renew instance ${input.instanceId} for ${input.months} months`,
+  )({
     instanceId: input.instanceId,
     months: input.months,
     endTimeBefore: before.endTime,
   });
-  const after = await platform.getInstance(input.instanceId);
+  const after = await summarized(
+    platform.getInstance,
+    `read instance ${input.instanceId} after the renewal`,
+  )(input.instanceId);
   status.set('RENEWED', { endTimeAfter: after.endTime });
 
   return {
@@ -78,7 +85,10 @@ export async function restartInstance(rawInput: RestartInstanceInput): Promise<R
 
   // Free, and a second restart of a restarting instance does no harm: retried through any outage
   // within the input's timeout, which then bounds the wait for `running` too.
-  await platformFor(input.timeoutSeconds * 1000).restartInstance(input.instanceId);
+  await summarized(
+    platformFor(input.timeoutSeconds * 1000).restartInstance,
+    `restart instance ${input.instanceId}`,
+  )(input.instanceId);
   status.set('WAITING_FOR_RUNNING');
 
   const wait = { ...input, target: 'running' };
@@ -106,7 +116,10 @@ async function waitWithHeartbeats(input: ParsedRestartInput): Promise<WaitForIns
     heartbeatTimeout: 2 * maxIntervalMs + 30_000,
     retry: TRANSIENT_RETRY,
   });
-  return waiter.waitForInstanceStatus({
+  return summarized(
+    waiter.waitForInstanceStatus,
+    `wait for instance ${input.instanceId} to run`,
+  )({
     instanceId: input.instanceId,
     target: 'running',
     timeoutMs,

@@ -31,8 +31,15 @@ export function emulatorAdmin<T = unknown>(url: string, method: string, path: st
   return new EmulatorAdmin(url).request<T>(method, path, body);
 }
 
-export async function startTestEmulator(options: { clockSpeed?: number } = {}): Promise<TestEmulator> {
-  const emulator = await startEmulator({ port: 0, host: '127.0.0.1', clockSpeed: options.clockSpeed ?? 1 });
+export async function startTestEmulator(
+  options: { clockSpeed?: number; recordFile?: string } = {},
+): Promise<TestEmulator> {
+  const emulator = await startEmulator({
+    port: 0,
+    host: '127.0.0.1',
+    clockSpeed: options.clockSpeed ?? 1,
+    recordFile: options.recordFile,
+  });
   const url = emulator.url;
   const config = (overrides: Partial<PlatformConfig> = {}): PlatformConfig => ({
     baseUrl: url,

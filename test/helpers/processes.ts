@@ -70,6 +70,22 @@ export function cleanEnv(vars: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ...vars };
 }
 
+/** The worker process's environment: the tests' dev server, `taskQueue`, a platform and its key, and `extra`. */
+export function workerEnv(
+  taskQueue: string,
+  platform: { url: string; key: string },
+  extra: Record<string, string> = {},
+): NodeJS.ProcessEnv {
+  return cleanEnv({
+    TEMPORAL_ADDRESS: testEnv('temporalAddress'),
+    TEMPORAL_NAMESPACE: testEnv('temporalNamespace'),
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    PLATFORM_BASE_URL: platform.url,
+    PLATFORM_API_KEY: platform.key,
+    ...extra,
+  });
+}
+
 /**
  * The worker process's environment against the tests' dev server and shared emulator, on `taskQueue`,
  * its metrics on `metricsPort`, `extra` added.
@@ -79,18 +95,17 @@ export function workerProcessEnv(
   metricsPort: number,
   extra: Record<string, string> = {},
 ): NodeJS.ProcessEnv {
-  return cleanEnv({
-    TEMPORAL_ADDRESS: testEnv('temporalAddress'),
-    TEMPORAL_NAMESPACE: testEnv('temporalNamespace'),
-    TEMPORAL_TASK_QUEUE: taskQueue,
-    PLATFORM_BASE_URL: testEnv('emulatorUrl'),
-    PLATFORM_API_KEY: DEV_API_KEY,
-    METRICS_PORT: String(metricsPort),
-    // The shared emulator's minute is 6 real seconds (clock speed 10).
-    RATE_LIMIT_WINDOW_SECONDS: '6',
-    WORKER_SHUTDOWN_GRACE_SECONDS: '2',
-    ...extra,
-  });
+  return workerEnv(
+    taskQueue,
+    { url: testEnv('emulatorUrl'), key: DEV_API_KEY },
+    {
+      METRICS_PORT: String(metricsPort),
+      // The shared emulator's minute is 6 real seconds (clock speed 10).
+      RATE_LIMIT_WINDOW_SECONDS: '6',
+      WORKER_SHUTDOWN_GRACE_SECONDS: '2',
+      ...extra,
+    },
+  );
 }
 
 /** The starter CLI as a user runs it, against the tests' dev server, on `taskQueue`. */

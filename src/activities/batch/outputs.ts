@@ -10,6 +10,7 @@ import type { ArtifactStore } from '../../artifacts';
 import type { PlatformClient } from '../../client/client';
 import { BatchOutputLine, jsonlLines } from '../../platform/schemas/batches';
 import { safeSegment } from '../../artifacts/segment';
+import { recordOutputKept } from '../../metrics/work';
 
 export interface KeepBatchOutputsInput {
   workflowId: string;
@@ -93,6 +94,7 @@ export function createBatchOutputActivities(platform: PlatformClient, store: Art
         const content = await platform.getFileContent(fileId, { signal });
         ctx.heartbeat({ step: 'storing', file, fileId });
         const stored = await store.put(key, bytesOf(content), { contentType: 'application/jsonl', signal });
+        recordOutputKept(`batch_${file}`, stored.bytes);
         const lines = jsonlLines(content);
         const bad: number[] = [];
         for (const { lineNo, text } of lines) {

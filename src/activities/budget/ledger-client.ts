@@ -28,6 +28,7 @@ import {
 import { BatchLanes } from '../../shared/lanes';
 import { MAX_RESERVATIONS_PER_UPDATE, type ReserveBudgetOutcome } from '../../api/schemas/reserve-batch';
 import { LEDGER_VERSION } from '../../budget/ledger-book';
+import { recordBudgetReleased, recordBudgetReserved } from '../../metrics/work';
 
 export interface ReserveMemberBudgetInput {
   memberId: string;
@@ -129,6 +130,7 @@ export function createLedgerClientActivities(temporal: Client) {
     const outcome = await lane.run(request);
     if ('error' in outcome) throw outcome.error;
     if ('failure' in outcome) throw ledgerFailure(memberId, outcome.failure, outcome.failure.message);
+    if (outcome.answer.admitted && !outcome.answer.alreadyHeld) recordBudgetReserved(memberId, outcome.answer.cost);
     return outcome.answer;
   };
 
@@ -249,7 +251,9 @@ export function createLedgerClientActivities(temporal: Client) {
     }): Promise<ReleaseBudgetResult> {
       const ledger = temporal.workflow.getHandle(budgetLedgerWorkflowId(input.memberId));
       try {
-        return await ledger.executeUpdate(releaseBudgetUpdate, { args: [input.request] });
+        const result = await ledger.executeUpdate(releaseBudgetUpdate, { args: [input.request] });
+        if (result.released) recordBudgetReleased(input.memberId, result.cost ?? 0, input.request.reason);
+        return result;
       } catch (err) {
         // No ledger: nothing was ever reserved for this member.
         if (err instanceof WorkflowNotFoundError) return { released: false };

@@ -7,6 +7,7 @@ import type { BatchObservation, ParsedBatchPollingOptions } from '../../api/sche
 import type { Activities } from '../../activities';
 import { Patch } from '../patches';
 import { retryAsPollOptions } from '../retry-policies';
+import { summarized } from '../activity-summary';
 
 /** A checkpoint every 10 % of the requests: the query's counts stay fresh for a few events each. */
 const PROGRESS_STEP = 10;
@@ -27,7 +28,10 @@ export function batchFollower(maxWaitMs: number) {
     if (!patched(Patch.batchRetryAsPoll)) return waitWithHeartbeats(batchId, polling, from, onCheckpoint, progressStep);
     let since = from;
     for (;;) {
-      const checkpoint = await pollBatch({ batchId, polling, since, progressStep });
+      const checkpoint = await summarized(
+        pollBatch,
+        `poll batch ${batchId}`,
+      )({ batchId, polling, since, progressStep });
       onCheckpoint(checkpoint.observation);
       if (checkpoint.terminal) return checkpoint.observation;
       since = checkpoint.observation;
@@ -54,7 +58,10 @@ function heartbeatingFollower(maxWaitMs: number) {
   ): Promise<BatchObservation> {
     let resume = from;
     for (;;) {
-      const checkpoint = await waitForBatch({ batchId, polling, resume, progressStep });
+      const checkpoint = await summarized(
+        waitForBatch,
+        `wait for batch ${batchId}`,
+      )({ batchId, polling, resume, progressStep });
       onCheckpoint(checkpoint.observation);
       if (checkpoint.terminal) return checkpoint.observation;
       resume = checkpoint.observation;

@@ -32,6 +32,7 @@ import { attachedNotFound } from '../attach';
 import { isoTime } from '../../shared/time';
 import { Patch } from '../patches';
 import { DEFAULT_DEADLINE_MS, UNTIL_DONE, untilDeadline } from '../retry-policies';
+import { summarized } from '../activity-summary';
 
 const HOUR_MS = 3_600_000;
 const ATTEMPT = { attemptMs: 5 * 60_000, heartbeatMs: 60_000 };
@@ -146,7 +147,7 @@ export async function batchJob(rawInput: BatchJobInput): Promise<BatchJobResult>
       following.cancel();
       await ended;
       progress.set('CANCELLING');
-      const cancelling = await cancelPlatformBatch(batchId);
+      const cancelling = await summarized(cancelPlatformBatch, `cancel batch ${batchId}`)(batchId);
       last = { ...last, status: cancelling.status, requestCounts: cancelling.requestCounts };
       // Then wait for CANCELLED (or whatever final state the platform reaches instead).
       if (!isTerminalBatchStatus(last.status)) last = await followBatch(batchId, input.polling, last, onCheckpoint, 0);
@@ -156,7 +157,7 @@ export async function batchJob(rawInput: BatchJobInput): Promise<BatchJobResult>
     // The workflow itself was cancelled: the platform batch must not run on, unowned.
     await CancellationScope.nonCancellable(async () => {
       progress.set('CANCELLING');
-      const cancelling = await cancelPlatformBatch(batchId);
+      const cancelling = await summarized(cancelPlatformBatch, `cancel batch ${batchId}`)(batchId);
       last = { ...last, status: cancelling.status, requestCounts: cancelling.requestCounts };
       if (!isTerminalBatchStatus(last.status)) last = await followBatch(batchId, input.polling, last, onCheckpoint, 0);
       final = last;
@@ -182,7 +183,10 @@ export async function batchJob(rawInput: BatchJobInput): Promise<BatchJobResult>
   if (input.keepOutputs && (final.outputFileId || final.errorFileId)) {
     progress.set('KEEPING_OUTPUTS');
     const keeping = proxyActivities<Activities>(untilDeadline(Date.now() + DEFAULT_DEADLINE_MS.keepOutputs, ATTEMPT));
-    kept = await keeping.keepBatchOutputs({
+    kept = await summarized(
+      keeping.keepBatchOutputs,
+      `keep the outputs of batch ${batchId}`,
+    )({
       workflowId,
       batchId,
       outputFileId: final.outputFileId,
@@ -235,7 +239,10 @@ async function createBatch(
   const inputFileId =
     input.inputFileId ??
     (
-      await platform.uploadBatchInput(
+      await summarized(
+        platform.uploadBatchInput,
+        `upload the batch input for ${input.endpoint}`,
+      )(
         input.requests
           ? { endpoint: input.endpoint, requests: input.requests }
           : { endpoint: input.endpoint, inputFileUri: input.inputFileUri! },
@@ -248,7 +255,10 @@ async function createBatch(
   // (src/activities/batch/create.ts).
   progress.set('CREATING', { inputFileId });
   const create = () =>
-    platform.createBatchOnce({ workflowId, inputFileId, endpoint: input.endpoint, metadata: input.metadata });
+    summarized(
+      platform.createBatchOnce,
+      `create a batch for ${input.endpoint}`,
+    )({ workflowId, inputFileId, endpoint: input.endpoint, metadata: input.metadata });
   // A cancel while creating waits for the create to answer, then cancels the batch it made (below):
   // cancelling the create itself would leave a batch the platform made running, unowned and paid.
   const created = await (patched(Patch.batchCreateThenCancel) ? CancellationScope.nonCancellable(create) : create());
@@ -271,7 +281,7 @@ async function attachBatch(batchId: string, progress: BatchProgressTracker): Pro
   progress.set('ATTACHING', { batchId });
   let got;
   try {
-    got = await creating().getPlatformBatch(batchId);
+    got = await summarized(creating().getPlatformBatch, `read batch ${batchId} to attach to it`)(batchId);
   } catch (err) {
     const missing = attachedNotFound(err, 'batch', batchId);
     if (missing) progress.set('FAILED');

@@ -7,6 +7,7 @@ import type { Activities } from '../../activities';
 import { billWindows } from '../../platform/bill-windows';
 import { DEFAULT_DEADLINE_MS, untilDeadline } from '../retry-policies';
 import { trackStatus } from '../status';
+import { summarized } from '../activity-summary';
 
 export async function billingReport(rawInput: BillingReportInput): Promise<BillingReportResult> {
   const input = parseInput(BillingReportInput, rawInput, WorkflowType.billingReport);
@@ -23,7 +24,10 @@ export async function billingReport(rawInput: BillingReportInput): Promise<Billi
   status.detail({ windows: windows.length });
 
   const [report, quotas] = await Promise.all([
-    platform.buildBillingReport({
+    summarized(
+      platform.buildBillingReport,
+      `build the ${input.cycleType} billing report`,
+    )({
       reportId: workflowInfo().workflowId,
       cycleType: input.cycleType,
       windows,
@@ -31,7 +35,7 @@ export async function billingReport(rawInput: BillingReportInput): Promise<Billi
       productName: input.productName,
       maxConcurrency: input.maxConcurrency,
     }),
-    input.includeQuotas ? platform.snapshotQuotas() : Promise.resolve(undefined),
+    input.includeQuotas ? summarized(platform.snapshotQuotas, 'snapshot the quotas')() : Promise.resolve(undefined),
   ]);
   status.set('REPORTED', { bills: report.bills, total: report.total });
   return {

@@ -15,6 +15,7 @@ import type { Activities, AwaitBudgetAdmissionResult } from '../../activities';
 import type { BudgetJobProgressTracker } from './progress';
 import { isoTime } from '../../shared/time';
 import { DEFAULT_DEADLINE_MS, TRANSIENT_RETRY, untilDeadline } from '../retry-policies';
+import { summarized } from '../activity-summary';
 
 // Idempotent by reservation id (the ledger answers a repeat with what it holds): retried through any
 // outage of the ledger or the platform's check, until the admission deadline.
@@ -48,7 +49,10 @@ export async function admitThroughLedger(opts: {
   const { memberId, request, wait, progress, recheck } = opts;
 
   progress.update({ status: 'CHECKING_BUDGET' });
-  const first = await reserving().reserveMemberBudget({
+  const first = await summarized(
+    reserving().reserveMemberBudget,
+    `reserve ${request.cost} of ${memberId}'s budget`,
+  )({
     memberId,
     request: { ...request, waiting: wait !== undefined },
   });
@@ -87,7 +91,10 @@ export async function admitThroughLedger(opts: {
     recheck.asked = false;
     const scope = new CancellationScope();
     const waiting = scope.run(() =>
-      awaitBudgetAdmission({
+      summarized(
+        awaitBudgetAdmission,
+        `wait for ${request.cost} of ${memberId}'s budget`,
+      )({
         memberId,
         request: { ...request, waiting: true },
         deadlineAt,

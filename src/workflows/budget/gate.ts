@@ -8,6 +8,7 @@ import { DECISION_MODEL, DecisionEvaluationRequest, type DecisionState } from '.
 import { parseOrThrow } from '../../platform/validation';
 
 import { DEFAULT_DEADLINE_MS, untilDeadline } from '../retry-policies';
+import { summarized } from '../activity-summary';
 
 /** Image sources the decision API takes (https or data URLs); others are left out of the judged content. */
 const JUDGEABLE_IMAGE = /^(https:\/\/\S+|data:image\/[a-z0-9.+-]+;base64,)/i;
@@ -64,7 +65,10 @@ export async function runGate(gate: PreparedGate): Promise<GateVerdict> {
   const { evaluateDecisionQuestion } = proxyActivities<Activities>(
     untilDeadline(workflowInfo().startTime.getTime() + DEFAULT_DEADLINE_MS.budgetAdmission),
   );
-  const answer = await evaluateDecisionQuestion({ index: 0, request: gate.request });
+  const answer = await summarized(
+    evaluateDecisionQuestion,
+    'evaluate the gate question',
+  )({ index: 0, request: gate.request });
   const probability = answer.probabilities[gate.passOption] ?? 0;
   return {
     question: gate.request.question,

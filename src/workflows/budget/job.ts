@@ -40,6 +40,7 @@ import { trackBudgetJobProgress, type BudgetJobProgressTracker } from './progres
 import { isoTime } from '../../shared/time';
 import { Patch } from '../patches';
 import { DEFAULT_DEADLINE_MS, forUpTo, UNTIL_DONE } from '../retry-policies';
+import { summarized } from '../activity-summary';
 
 // Reads the worker's price table: fails only on a job the table cannot price (InvalidInput).
 const PRICE_OPTIONS = forUpTo(DEFAULT_DEADLINE_MS.budgetAdmission, { attemptMs: 30_000 });
@@ -81,7 +82,10 @@ export async function budgetGatedJob(rawInput: BudgetGatedJobInput): Promise<Bud
   // 1. What to reserve: the job's cost (given, or priced by the worker's table), plus the gate's call.
   const priced: PriceBudgetJobResult =
     input.cost === undefined || gate
-      ? await (patched(Patch.budgetLocalPrice) ? priceBudgetJobLocally : priceBudgetJob)({
+      ? await summarized(
+          patched(Patch.budgetLocalPrice) ? priceBudgetJobLocally : priceBudgetJob,
+          `price the job of ${input.memberId}`,
+        )({
           job: input.cost === undefined ? jobQuantities(input.job) : undefined,
           gate: gate ? { images: imagesIn(gate.request.state) } : undefined,
         })
@@ -135,7 +139,10 @@ export async function budgetGatedJob(rawInput: BudgetGatedJobInput): Promise<Bud
   } finally {
     if (mayHold) {
       ({ released } = await CancellationScope.nonCancellable(() =>
-        releaseMemberBudget({ memberId: input.memberId, request: { reservationId, reason: progress.current.status } }),
+        summarized(
+          releaseMemberBudget,
+          `release the reservation of ${input.memberId}`,
+        )({ memberId: input.memberId, request: { reservationId, reason: progress.current.status } }),
       ));
     }
   }

@@ -61,6 +61,7 @@ import {
   type ReservationFailure,
   type ReserveBudgetBatchResult,
 } from '../../api/schemas/reserve-batch';
+import { summarized } from '../activity-summary';
 
 // A platform that stays down for more than a minute fails the admissions waiting on it (retryably,
 // without ending the ledger), and the jobs' own reserve activities try again until their deadlines:
@@ -222,7 +223,10 @@ export async function budgetLedger(rawInput: BudgetLedgerInput): Promise<BudgetL
     if (check) {
       try {
         const checkBudget = patched(Patch.ledgerLocalCheck) ? checkMemberBudgetLocally : checkMemberBudget;
-        const checked = await checkBudget({ memberId, held: check.held, costs: check.requests.map((r) => r.cost) });
+        const checked = await summarized(
+          checkBudget,
+          `check the budget of ${memberId} for ${check.requests.length} jobs`,
+        )({ memberId, held: check.held, costs: check.requests.map((r) => r.cost) });
         for (const [reservationId, result] of book.admitChecked(check, checked)) results.set(reservationId, result);
       } catch (err) {
         // The platform's own failure (an unknown member, say), with its type, fails these admissions only.
@@ -257,7 +261,10 @@ export async function budgetLedger(rawInput: BudgetLedgerInput): Promise<BudgetL
       if (held.length === 0) continue;
       inFlight++;
       try {
-        const stale = book.reclaim(held, new Set(await findEndedHolders({ holders })));
+        const stale = book.reclaim(
+          held,
+          new Set(await summarized(findEndedHolders, `find which of ${holders.length} holders ended`)({ holders })),
+        );
         for (const r of stale) {
           log.warn('Reclaimed a reservation whose job ended without releasing it', { ...r, memberId });
         }

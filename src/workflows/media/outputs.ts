@@ -5,6 +5,7 @@ import type { MediaGenerationResult } from '../../api/schemas/media';
 import type { Activities, TaskCheckpoint } from '../../activities';
 import type { MediaProgressTracker } from './progress';
 import { DEFAULT_DEADLINE_MS, untilDeadline } from '../retry-policies';
+import { summarized } from '../activity-summary';
 
 /** Keeping outputs: retried until they are kept or their URLs expire (OutputExpired ends it). */
 const keeper = () =>
@@ -20,7 +21,10 @@ export async function keepOutputs(
 ): Promise<MediaGenerationResult['outputs']> {
   if (!input.keepOutputs || end.outputs.length === 0) return [];
   progress.set('KEEPING_OUTPUTS');
-  const outputs = await keeper().keepTaskOutputs({
+  const outputs = await summarized(
+    keeper().keepTaskOutputs,
+    `keep ${end.outputs.length} outputs of task ${taskId}`,
+  )({
     workflowId: workflowInfo().workflowId,
     taskId,
     outputs: end.outputs,

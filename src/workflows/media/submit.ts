@@ -24,6 +24,7 @@ import { isoTime } from '../../shared/time';
 import { Patch } from '../patches';
 import { submitTarget } from './model';
 import { SUBMIT_ONCE } from '../retry-policies';
+import { summarized } from '../activity-summary';
 
 // Costs money. Retried while the first attempt may still be in flight? Never by the server (one
 // attempt per run, SUBMIT_ONCE); the workflow sends again only what the platform clearly refused, or,
@@ -103,7 +104,10 @@ export async function submitGeneration(
       const submit = patched(Patch.mediaSubmitQuotaQueue)
         ? submitOnQuotaQueue(input.operation, deadlineAt)
         : submitMediaTask;
-      const res = await submit({
+      const res = await summarized(
+        submit,
+        `submit ${input.operation}${input.memberId ? ` for ${input.memberId}` : ''} (generation ${generation}, attempt ${attempt})`,
+      )({
         ...submitTarget(input),
         generation,
         attempt,

@@ -17,6 +17,7 @@ import type { Activities, CallbackFallback, TaskCheckpoint } from '../../activit
 import { Patch } from '../patches';
 import type { TaskCallbackInbox } from './callback-inbox';
 import { pollTimedOut, retryAsPollOptions } from '../retry-policies';
+import { summarized } from '../activity-summary';
 
 /** The heartbeating wait checkpoints every 25 % (each checkpoint is a workflow task). */
 const PROGRESS_STEP = 25;
@@ -49,7 +50,10 @@ export async function waitForTaskEnd(
   for (;;) {
     const { pollTaskResult } = proxyActivities<Activities>(retryAsPollOptions(deadlineAt - Date.now()));
     const poll = () =>
-      pollTaskResult({
+      summarized(
+        pollTaskResult,
+        `poll task ${taskId}`,
+      )({
         taskId,
         polling,
         deadlineAt,
@@ -141,7 +145,10 @@ async function waitWithHeartbeats(
   });
   let resume: TaskObservation | undefined = first;
   for (;;) {
-    const checkpoint = await waitForTaskResult({ taskId, polling, deadlineAt, resume, progressStep: PROGRESS_STEP });
+    const checkpoint = await summarized(
+      waitForTaskResult,
+      `wait for task ${taskId}`,
+    )({ taskId, polling, deadlineAt, resume, progressStep: PROGRESS_STEP });
     onCheckpoint(checkpoint.observation);
     if (checkpoint.terminal) return checkpoint;
     resume = checkpoint.observation;

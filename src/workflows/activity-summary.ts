@@ -1,0 +1,23 @@
+// The one-line summary each activity carries into the Web UI (its "User Metadata"): what the call is
+// for, in the workflow's words ("submit text-to-video for member-demo", "poll task <id>"). Summaries
+// are user metadata on the schedule command: replay does not compare them, so adding or rewording one
+// needs no patch. Only ids, names and counts go in one: never a request body, a prompt or a secret.
+import type { ActivityFunction } from '@temporalio/common';
+import type { ActivityFunctionWithOptions, LocalActivityFunctionWithOptions } from '@temporalio/workflow';
+
+/** The Web UI shows one line; a longer one is cut. */
+export const MAX_ACTIVITY_SUMMARY_CHARS = 200;
+
+/** `text` on one line, at most MAX_ACTIVITY_SUMMARY_CHARS long. */
+export function activitySummary(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length <= MAX_ACTIVITY_SUMMARY_CHARS ? line : `${line.slice(0, MAX_ACTIVITY_SUMMARY_CHARS - 1)}…`;
+}
+
+/** The proxied activity `fn`, called with its own options plus `summary`. */
+export function summarized<F extends ActivityFunction>(
+  fn: ActivityFunctionWithOptions<F> | LocalActivityFunctionWithOptions<F>,
+  summary: string,
+): (...args: Parameters<F>) => Promise<Awaited<ReturnType<F>>> {
+  return (...args) => fn.executeWithOptions({ summary: activitySummary(summary) }, args);
+}

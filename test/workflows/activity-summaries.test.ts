@@ -1,0 +1,49 @@
+// Every activity a workflow schedules carries a one-line summary for the Web UI saying what the call
+// is for, read back from the real history: ids and names only, never the request (its prompt).
+import { defaultPayloadConverter } from '@temporalio/common';
+import { startMediaGeneration } from '../../src/backend';
+import { activitySummary, MAX_ACTIVITY_SUMMARY_CHARS } from '../../src/workflows/activity-summary';
+import { emulatorPlatform, uniqueId, withWorker } from '../helpers/temporal';
+import { emulatorForFile } from '../emulator/support';
+
+const emu = emulatorForFile();
+
+describe('activity summaries', () => {
+  it('name what each activity of a generation is for, and never its prompt', () =>
+    withWorker(
+      'activity-summaries',
+      async ({ client, taskQueue }) => {
+        const prompt = 'a secret-looking prompt [emulator:duration=1500]';
+        const { handle } = await startMediaGeneration(
+          client,
+          {
+            operation: 'text-to-video',
+            request: { prompt, duration: 5 },
+            polling: { minIntervalMs: 100, maxIntervalMs: 400 },
+            memberId: 'member-demo',
+          },
+          { taskQueue, workflowId: uniqueId('summaries') },
+        );
+        const result = await handle.result();
+        const scheduled = ((await handle.fetchHistory()).events ?? []).filter(
+          (e) => e.activityTaskScheduledEventAttributes,
+        );
+        const summaries = scheduled.map((e) =>
+          e.userMetadata?.summary ? defaultPayloadConverter.fromPayload<string>(e.userMetadata.summary) : undefined,
+        );
+        expect(summaries.length).toBeGreaterThanOrEqual(2);
+        expect(summaries).not.toContain(undefined);
+        expect(summaries[0]).toBe('submit text-to-video for member-demo (generation 1, attempt 1)');
+        expect(summaries).toContain(`keep 1 outputs of task ${result.taskId}`);
+        for (const s of summaries) expect(s).not.toContain('secret-looking');
+      },
+      { platform: emulatorPlatform(emu.url) },
+    ));
+
+  it('are one line and bounded', () => {
+    expect(activitySummary('poll\n  task  t-1 ')).toBe('poll task t-1');
+    const long = activitySummary('x'.repeat(1_000));
+    expect(long).toHaveLength(MAX_ACTIVITY_SUMMARY_CHARS);
+    expect(long.endsWith('…')).toBe(true);
+  });
+});
