@@ -26,8 +26,9 @@ export interface PacingPolicy {
   recoverStep: number;
   recoverEveryMs: number;
   /**
-   * A 429 this long after the last change (a quota window of quiet) is lone: a straggler that crossed
-   * a window's edge, or the start-up burst. The hold alone answers it; the pace stays.
+   * A 429 this long after the last change and the last hold's end (a quota window of quiet) is lone: a
+   * straggler that crossed a window's edge, or the start-up burst. The hold alone answers it; the pace
+   * stays.
    */
   loneAfterMs: number;
 }
@@ -80,7 +81,10 @@ export class AdaptivePacing {
     const hold = Math.min(Math.max(0, retryAfterMs ?? 0), MAX_HOLD_MS);
     const holdUntil = Math.max(state.holdUntil, now + hold);
     if (now < state.holdUntil) return { ...state, holdUntil };
-    if (now - state.changedAt >= this.policy.loneAfterMs) return { ...state, holdUntil, changedAt: now };
+    // Quiet means no 429 and no hold for a whole window: a 429 met as the last hold ends (a Retry-After
+    // may be as long as the window) says the pace is still too fast.
+    const quietFor = now - Math.max(state.changedAt, state.holdUntil);
+    if (quietFor >= this.policy.loneAfterMs) return { ...state, holdUntil, changedAt: now };
     return { factor: Math.max(this.policy.minFactor, state.factor * this.policy.decrease), holdUntil, changedAt: now };
   }
 

@@ -28,8 +28,12 @@ describe('AdaptivePacing', () => {
     expect(AdaptivePacing.holdRemainingMs(lone, 62_000)).toBe(4_000);
     expect(AdaptivePacing.holdRemainingMs(lone, 67_000)).toBe(0);
     expect(pacing.rateLimited(FULL_PACE, 60_000, 10 ** 12).holdUntil).toBe(60_000 + 15 * 60_000);
-    // Another lone one, a quiet window later, still only holds.
-    expect(pacing.rateLimited(lone, 121_000, 1_000)).toEqual({ factor: 1, holdUntil: 122_000, changedAt: 121_000 });
+    // Another lone one, a quiet window after the hold ended, still only holds.
+    expect(pacing.rateLimited(lone, 126_000, 1_000)).toEqual({ factor: 1, holdUntil: 127_000, changedAt: 126_000 });
+    // Met as a hold as long as the window ends, a 429 is not lone: the pace is still too fast.
+    const longHold = pacing.rateLimited(FULL_PACE, 61_000, 60_000);
+    expect(longHold.factor).toBe(1);
+    expect(pacing.rateLimited(longHold, 121_500, 1_000).factor).toBeCloseTo(0.8);
   });
 
   it('a second 429 within the window slows the pace, once per hold', () => {
@@ -43,7 +47,7 @@ describe('AdaptivePacing', () => {
     expect(pacing.rateLimited(slowed, 75_000, 1_000).factor).toBeCloseTo(0.64);
     // The quiet window is the policy's: the worker sets it to the quota window.
     const short = new AdaptivePacing({ ...pacing.policy, loneAfterMs: 15_000 });
-    expect(short.rateLimited(slowed, 85_000, 1_000).factor).toBe(0.8);
+    expect(short.rateLimited(slowed, 90_000, 1_000).factor).toBe(0.8);
   });
 
   it('never goes below the floor, and recovers a step per quiet period once the hold is over', () => {
