@@ -230,9 +230,8 @@ async function waitForAll(
 
 /**
  * The reservations the suite's members' ledgers still hold (the chaos member's, whose budget-gated
- * jobs every wave has, and each wave's auto-renew member's), or null when a ledger does not answer its
- * query, three times 10 s apart (a busy or stuck ledger): the leak target then fails as not measured.
- * A member with no ledger never reserved anything.
+ * jobs every wave has, and each wave's auto-renew member's), or null when a ledger does not answer:
+ * the leak target then fails as not measured.
  */
 async function heldReservations(
   stack: BenchStack,
@@ -241,24 +240,33 @@ async function heldReservations(
 ): Promise<Reservation[] | null> {
   const held: Reservation[] = [];
   for (const member of members) {
-    const ledger = stack.client.workflow.getHandle(budgetLedgerWorkflowId(member));
-    let answered = false;
-    for (let attempt = 1; attempt <= 3 && !answered; attempt++) {
-      try {
-        held.push(...(await ledger.query(budgetLedgerStateQuery)).reservations);
-        answered = true;
-      } catch (err) {
-        if (err instanceof WorkflowNotFoundError) {
-          answered = true;
-          break;
-        }
-        log(
-          `${member}'s ledger did not answer its state query (attempt ${attempt}): ${err instanceof Error ? err.message : String(err)}`,
-        );
-        if (attempt < 3) await sleep(10_000);
-      }
-    }
-    if (!answered) return null;
+    const reservations = await ledgerReservations(stack, member, log);
+    if (reservations === null) return null;
+    held.push(...reservations);
   }
   return held;
+}
+
+/**
+ * One member's held reservations: none when it has no ledger (it never reserved anything), null when
+ * the ledger does not answer its query three times, 10 s apart (busy or stuck).
+ */
+async function ledgerReservations(
+  stack: BenchStack,
+  member: string,
+  log: (msg: string) => void,
+): Promise<Reservation[] | null> {
+  const ledger = stack.client.workflow.getHandle(budgetLedgerWorkflowId(member));
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    try {
+      return (await ledger.query(budgetLedgerStateQuery)).reservations;
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return [];
+      log(
+        `${member}'s ledger did not answer its state query (attempt ${attempt}): ${err instanceof Error ? err.message : String(err)}`,
+      );
+      if (attempt < 3) await sleep(10_000);
+    }
+  }
+  return null;
 }

@@ -62,11 +62,12 @@ export interface DevServerHandle {
  */
 export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, unknown>> = {
   'system.enableActivityEagerExecution': true,
-  ...singlePartitionTaskQueues(),
+  ...taskQueuePartitions(1),
 };
 
 /**
- * One partition per task queue. The server splits a queue's rate limit evenly over its read
+ * The dynamic config for `partitions` read and write partitions on every task queue. The dev servers
+ * use one. The server splits a queue's rate limit evenly over its read
  * partitions, and a partition with its backlog drained cannot lend its share to another that still
  * has one: with the default four, the paid submits paced on a quota queue (docs/rate-limits.md) end
  * with a tail where a quarter of the rate or less is in use, and a quota went 81.5 % used
@@ -76,7 +77,7 @@ export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, unknown>> = {
  * Fewer read partitions strand the tasks already in the others, so a server whose data was written
  * with more must keep them (`npm start` keeps an older `.data/` on the default).
  */
-export function singlePartitionTaskQueues(partitions = 1): Record<string, number> {
+export function taskQueuePartitions(partitions: number): Record<string, number> {
   return {
     'matching.numTaskqueueReadPartitions': partitions,
     'matching.numTaskqueueWritePartitions': partitions,

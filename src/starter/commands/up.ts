@@ -10,7 +10,7 @@ import {
   findOrBuildTemporalCli,
   findProjectRoot,
   SERVER_DEFAULT_PARTITIONS,
-  singlePartitionTaskQueues,
+  taskQueuePartitions,
   startDevServer,
   TemporalCliNotFoundError,
 } from '../../devserver';
@@ -38,12 +38,12 @@ export function partitionsForData(dbFile: string, out: Out): Record<string, numb
     mkdirSync(path.dirname(dbFile), { recursive: true });
     writeFileSync(note, '1\n');
   }
-  if (existsSync(note) && readFileSync(note, 'utf8').trim() === '1') return singlePartitionTaskQueues(1);
+  if (existsSync(note) && readFileSync(note, 'utf8').trim() === '1') return taskQueuePartitions(1);
   out(
     `Keeping ${SERVER_DEFAULT_PARTITIONS} partitions per task queue for the data in ${dbFile} (written before the ` +
       'dev server used one); paced submits use a little less of their quota. Remove .data/ for a fresh start.',
   );
-  return singlePartitionTaskQueues(SERVER_DEFAULT_PARTITIONS);
+  return taskQueuePartitions(SERVER_DEFAULT_PARTITIONS);
 }
 
 async function startLocalTemporal(out: Out): Promise<LocalTemporal> {
