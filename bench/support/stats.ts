@@ -12,11 +12,16 @@ export const round = (n: number, digits = 2): number => Math.round(n * 10 ** dig
 
 /** The most of `times` (epoch ms) in any sliding window of `ms`. */
 export function busiestWindow(times: readonly number[], ms: number): number {
+  return busiestSpan(times, ms).count;
+}
+
+/** The most `times` within any span shorter than `ms`, and when the first of them was. */
+export function busiestSpan(times: readonly number[], ms: number): { count: number; fromMs: number } {
   const sorted = [...times].sort((a, b) => a - b);
-  let best = 0;
+  let best = { count: 0, fromMs: NaN };
   for (let i = 0, j = 0; i < sorted.length; i++) {
     while (sorted[i] - sorted[j] >= ms) j++;
-    best = Math.max(best, i - j + 1);
+    if (i - j + 1 > best.count) best = { count: i - j + 1, fromMs: sorted[j] };
   }
   return best;
 }
