@@ -86,7 +86,7 @@ const benches: Bench[] = [
     name: 'rate-limit',
     what:
       'N text-to-video submits at once from 2 workers against a quota of Q RPM, pacing off then on ' +
-      '(--submits=500, --quota=60, --speed=4: the emulated clock, its minute 15 s real)',
+      '(--submits=500, --quota=60, --speed=2: the emulated clock, its minute 30 s real)',
     run: async () => {
       const r = await runRateLimitBench({
         submits: numberArg('submits'),

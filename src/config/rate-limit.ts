@@ -42,8 +42,11 @@ const Env = z.object({
    * whose clock runs faster (its minute is 60 / speed real seconds).
    */
   RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().min(0.1).max(3_600).default(60),
-  /** The server's read partitions per task queue (matching.numTaskqueueReadPartitions; 4 by default). */
-  RATE_LIMIT_QUEUE_PARTITIONS: z.coerce.number().int().min(1).max(64).default(4),
+  /**
+   * The server's read partitions per quota task queue (matching.numTaskqueueReadPartitions). Unset:
+   * asked of the server (ListTaskQueuePartitions), and 4, its default, when it cannot say.
+   */
+  RATE_LIMIT_QUEUE_PARTITIONS: z.coerce.number().int().min(1).max(64).optional(),
 });
 
 export type RateLimitSettings = z.output<typeof Env>;

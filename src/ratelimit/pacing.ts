@@ -43,6 +43,13 @@ export const DEFAULT_PACING_POLICY: PacingPolicy = {
 
 export const FULL_PACE: PacingState = { factor: 1, holdUntil: 0, changedAt: 0 };
 
+/**
+ * How much later than another one a request dispatched at the same moment may reach the platform. The
+ * fault suite's busiest run (two workers and the server sharing two loaded cores) spread them by
+ * about 0.6 s; a second leaves room.
+ */
+export const SEND_SPREAD_MS = 1_000;
+
 /** The longest hold a 429 may set: a bad Retry-After must not park a quota for ever. */
 const MAX_HOLD_MS = 15 * 60_000;
 
@@ -52,22 +59,23 @@ export class AdaptivePacing {
   /**
    * Tasks per second for a quota of `perWindow` requests per `windowMs`. The server splits a queue's
    * rate over its partitions, and each partition's token bucket lets ceil(its rate) tasks through at
-   * once on top of the rate: that burst is kept out of the window. A little margin (2 %) covers the
-   * time between dispatch and the request reaching the platform. Never below half the quota.
+   * once on top of the rate: that burst is kept out of the window. A request reaches the platform a
+   * little after its dispatch, and not always equally soon (the worker's pick-up and send, under
+   * load): requests dispatched over a window and `SEND_SPREAD_MS` may land in one window of the
+   * platform's, so the rate is set for that longer span. Never below half the quota.
    */
   static targetRps(perWindow: number, windowMs: number, partitions: number): number {
-    const seconds = windowMs / 1000;
+    const seconds = (windowMs + SEND_SPREAD_MS) / 1000;
     const burstAt = (r: number) => partitions * Math.max(1, Math.ceil(r / partitions));
-    const usable = perWindow * 0.98;
-    let rps = usable / seconds;
-    // Lower the rate until it and its own burst fit the window with the margin (the burst shrinks with
-    // the rate): the first window of a busy spell gets the whole burst on top of the rate.
+    let rps = perWindow / seconds;
+    // Lower the rate until it and its own burst fit (the burst shrinks with the rate): the first
+    // window of a busy spell gets the whole burst on top of the rate.
     for (let i = 0; i < 8; i++) {
-      const fits = (usable - burstAt(rps)) / seconds;
+      const fits = (perWindow - burstAt(rps)) / seconds;
       if (fits >= rps) break;
       rps = fits;
     }
-    return Math.max((perWindow * 0.5) / seconds, rps);
+    return Math.max((perWindow * 0.5) / (windowMs / 1000), rps);
   }
 
   /**

@@ -20,6 +20,9 @@ import {
 } from './pacing';
 
 const ACTIVITY_QUEUE = temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY;
+/** matching.numTaskqueueReadPartitions when the server does not say, and the most we believe. */
+const DEFAULT_PARTITIONS = 4;
+const MAX_PARTITIONS = 64;
 /** gRPC UNIMPLEMENTED: a server older than the task queue config API (1.28). */
 const UNIMPLEMENTED = 12;
 
@@ -61,6 +64,20 @@ export async function describeQuotaQueue(
   };
 }
 
+/**
+ * How many read partitions the server gives `taskQueue`'s activities (ListTaskQueuePartitions): a
+ * queue's rate is split over them, and each lets a burst through. Throws when the server cannot say.
+ */
+export async function queuePartitions(client: Client, namespace: string, taskQueue: string): Promise<number> {
+  const res = await client.workflowService.listTaskQueuePartitions({
+    namespace,
+    taskQueue: { name: taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+  });
+  const n = res.activityTaskQueuePartitions?.length ?? 0;
+  if (n < 1 || n > MAX_PARTITIONS) throw new Error(`the server listed ${n} partitions`);
+  return n;
+}
+
 /** What one operation's pace is, as this worker last saw it. */
 export interface QuotaPace {
   operation: MediaOperation;
@@ -68,6 +85,8 @@ export interface QuotaPace {
   limit: QuotaLimit;
   /** The pace the quota allows (tasks per second), before any slow-down; undefined: not paced. */
   targetRps?: number;
+  /** The queue's read partitions on the server: the rate is split over them, each with its burst. */
+  partitions: number;
   state: PacingState;
   /** The queue's rate limit on the server, as last read or written. */
   serverRps?: number;
@@ -181,19 +200,32 @@ export class SharedPacing implements SubmitPacing {
     const windowMs = settings.RATE_LIMIT_WINDOW_SECONDS * 1000;
     for (const limit of resolveLimits(quotas, settings.RATE_LIMIT_QUOTAS, this.deps.platform.config.paths)) {
       const previous = this.paces.get(limit.operation);
+      const taskQueue = quotaTaskQueue(this.deps.taskQueue, limit.operation);
+      const partitions = settings.RATE_LIMIT_QUEUE_PARTITIONS ?? (await this.readPartitions(taskQueue));
       const targetRps =
-        limit.perWindow === undefined
-          ? undefined
-          : AdaptivePacing.targetRps(limit.perWindow, windowMs, settings.RATE_LIMIT_QUEUE_PARTITIONS);
+        limit.perWindow === undefined ? undefined : AdaptivePacing.targetRps(limit.perWindow, windowMs, partitions);
       if (limit.note) this.deps.log('warn', `No pace for ${limit.operation}: ${limit.note}`);
       this.paces.set(limit.operation, {
         operation: limit.operation,
-        taskQueue: quotaTaskQueue(this.deps.taskQueue, limit.operation),
+        taskQueue,
         limit,
         targetRps,
+        partitions,
         state: previous?.state ?? FULL_PACE,
         serverRps: previous?.serverRps,
       });
+    }
+  }
+
+  /** The queue's partitions as the server gives them, else its default (said in the log). */
+  private async readPartitions(taskQueue: string): Promise<number> {
+    try {
+      return await queuePartitions(this.deps.client, this.deps.namespace, taskQueue);
+    } catch (err) {
+      this.deps.log('warn', `Could not list the partitions of ${taskQueue}: pacing for the server's default, 4`, {
+        error: err instanceof Error ? err.message : String(err),
+      });
+      return DEFAULT_PARTITIONS;
     }
   }
 

@@ -2,23 +2,43 @@
 import { loadRateLimitSettings } from '../../src/config/rate-limit';
 import { DEFAULT_PATHS } from '../../src/platform';
 import { resolveLimits } from '../../src/ratelimit/limits';
-import { AdaptivePacing, decodePacingReason, encodePacingReason, FULL_PACE } from '../../src/ratelimit/pacing';
+import {
+  AdaptivePacing,
+  decodePacingReason,
+  encodePacingReason,
+  FULL_PACE,
+  SEND_SPREAD_MS,
+} from '../../src/ratelimit/pacing';
 
 describe('AdaptivePacing', () => {
   const pacing = new AdaptivePacing();
 
-  it('paces 60 RPM below the quota by the burst the server allows per partition, and no further', () => {
-    // 4 partitions may each let one task through at once: 54.8 per minute + 4 ≤ 98 % of 60.
-    expect(AdaptivePacing.targetRps(60, 60_000, 4)).toBeCloseTo(54.8 / 60);
-    // A large quota keeps nearly 98 % (the burst, 100, is noise there).
-    expect(AdaptivePacing.targetRps(6_000, 60_000, 4)).toBeCloseTo((5_880 - 100) / 60);
+  it('paces a quota so that the burst, the rate and the send spread fit one window, and no further', () => {
+    // The busiest window of the platform holds the burst (ceil(rate) per partition) and the requests
+    // dispatched over a window and a second (SEND_SPREAD_MS): 4 + 0.918 × 61 = 60.
+    expect(SEND_SPREAD_MS).toBe(1_000);
+    expect(AdaptivePacing.targetRps(60, 60_000, 4)).toBeCloseTo(56 / 61);
+    // One partition: its bucket's burst is ceil(rate), 1 here: 58 per minute (96.7 %).
+    expect(AdaptivePacing.targetRps(60, 60_000, 1)).toBeCloseTo(59 / 61);
+    // A large quota keeps nearly all of it (the burst, 100, is noise there).
+    expect(AdaptivePacing.targetRps(6_000, 60_000, 4)).toBeCloseTo((6_000 - 100) / 61);
     // A tiny one is never paced below half.
     expect(AdaptivePacing.targetRps(2, 60_000, 4)).toBeCloseTo(1 / 60);
-    // A fast rate has a bigger burst: 2 per partition at 7.8/s (46.8 + 8 ≤ 58.8 in 6 s).
-    expect(AdaptivePacing.targetRps(60, 6_000, 4)).toBeCloseTo(7.8);
-    expect(AdaptivePacing.targetRps(60, 15_000, 4)).toBeCloseTo(54.8 / 15);
-    // One partition: its bucket's burst is ceil(rate).
-    expect(AdaptivePacing.targetRps(60, 60_000, 1)).toBeCloseTo(57.8 / 60);
+    // A fast rate has a bigger burst: 2 per partition at 6.86/s (8 + 6.86 × 7 = 56 ≤ 60).
+    expect(AdaptivePacing.targetRps(60, 6_000, 4)).toBeCloseTo(48 / 7);
+    // A short window (an emulator clock 4× fast) pays for the same second of spread: 87.5 %.
+    expect(AdaptivePacing.targetRps(60, 15_000, 1)).toBeCloseTo(56 / 16);
+    // What the pace lets through in any window never exceeds the quota.
+    for (const [quota, windowMs, partitions] of [
+      [60, 60_000, 1],
+      [60, 30_000, 1],
+      [600, 60_000, 4],
+      [7, 60_000, 1],
+    ]) {
+      const rps = AdaptivePacing.targetRps(quota, windowMs, partitions);
+      const burst = partitions * Math.max(1, Math.ceil(rps / partitions));
+      expect(burst + (rps * (windowMs + SEND_SPREAD_MS)) / 1000).toBeLessThanOrEqual(quota + 1e-9);
+    }
   });
 
   it('a lone 429 only holds until its Retry-After; a bad Retry-After holds at most 15 minutes', () => {
@@ -147,7 +167,6 @@ describe('rate limit configuration', () => {
       RATE_LIMIT_REFRESH_SECONDS: 300,
       RATE_LIMIT_SYNC_SECONDS: 2,
       RATE_LIMIT_WINDOW_SECONDS: 60,
-      RATE_LIMIT_QUEUE_PARTITIONS: 4,
     });
     expect(
       loadRateLimitSettings({ RATE_LIMIT_QUOTAS: '{"text-to-video":{"quotaObject":"m","quotaType":"IPM"}}' })

@@ -83,7 +83,8 @@ describe('shared rate limit', () => {
     const platform = emu.client();
     await withTwoWorkers('paced', { platform }, async (a) => {
       const limit = await queueLimit(a.client, a.taskQueue);
-      expect(limit.rps).toBeCloseTo(AdaptivePacing.targetRps(30, WINDOW_MS, 4), 3);
+      // The dev server runs one partition per queue, and the workers asked it.
+      expect(limit.rps).toBeCloseTo(AdaptivePacing.targetRps(30, WINDOW_MS, 1), 3);
       expect(limit.state).toMatchObject({ factor: 1 });
 
       const handles = await startGenerations(a, 40);
@@ -108,7 +109,7 @@ describe('shared rate limit', () => {
     const rateLimit = { RATE_LIMIT_QUOTAS: { 'text-to-video': { perMinute: 200 } }, RATE_LIMIT_SYNC_SECONDS: 0.5 };
     await withTwoWorkers('slowed', { platform, rateLimit }, async (a) => {
       const before = await queueLimit(a.client, a.taskQueue);
-      expect(before.rps).toBeCloseTo(AdaptivePacing.targetRps(200, WINDOW_MS, 4), 3);
+      expect(before.rps).toBeCloseTo(AdaptivePacing.targetRps(200, WINDOW_MS, 1), 3);
 
       // A burst over the quota: the first 429 sets a hold (its Retry-After) in the shared state.
       const burst = await startGenerations(a, 30);
@@ -166,12 +167,13 @@ describe('shared rate limit', () => {
         const run = await quotas();
         expect(run.stderr).toBe('');
         expect(run.code).toBe(0);
-        const rps = AdaptivePacing.targetRps(30, WINDOW_MS, 4);
+        // The worker paced for the one partition the dev server gives each queue, and the command says so.
+        const rps = AdaptivePacing.targetRps(30, WINDOW_MS, 1);
         expect(run.stdout).toContain(`Paid submits on task queue ${taskQueue}`);
         expect(run.stdout).toContain(`quota: RPM of ${T2V_MODEL}: 30 per minute (quota list)`);
         expect(run.stdout).toContain(
           `pace:  ${rps.toFixed(3)} submits/s (${(rps * 6).toFixed(1)} per quota window), full pace; 0 waiting` +
-            `  [queue ${quotaTaskQueue(taskQueue, 'text-to-video')}]`,
+            `  [queue ${quotaTaskQueue(taskQueue, 'text-to-video')}, 1 partition]`,
         );
         expect(run.stdout).toContain('quota: RPM of vendor-v3.0-std-i2v: 60 per minute (quota list, tier T5)');
 

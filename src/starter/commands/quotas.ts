@@ -5,7 +5,7 @@ import { PlatformClient } from '../../client/client';
 import { loadRateLimitSettings } from '../../config/rate-limit';
 import { resolveLimits, type QuotaLimit } from '../../ratelimit/limits';
 import { AdaptivePacing } from '../../ratelimit/pacing';
-import { describeQuotaQueue, type ServerPace } from '../../ratelimit/shared-pacing';
+import { describeQuotaQueue, queuePartitions, type ServerPace } from '../../ratelimit/shared-pacing';
 import { withStarter } from '../connect';
 
 type Out = (line: string) => void;
@@ -46,9 +46,13 @@ export async function quotasCommand(out: Out, env: NodeJS.ProcessEnv = process.e
     for (const limit of resolveLimits(quotas, settings.RATE_LIMIT_QUOTAS, platform.config.paths)) {
       const queue = quotaTaskQueue(temporal.taskQueue, limit.operation);
       const server = await describeQuotaQueue(client, temporal.namespace, queue, true);
+      const partitions = await queuePartitions(client, temporal.namespace, queue).then(
+        (n) => `${n} partition${n === 1 ? '' : 's'}`,
+        () => 'partitions unknown',
+      );
       out(`  ${limit.operation}`);
       out(`    quota: ${quotaLine(limit)}`);
-      out(`    pace:  ${paceLine(server, settings.RATE_LIMIT_WINDOW_SECONDS)}  [queue ${queue}]`);
+      out(`    pace:  ${paceLine(server, settings.RATE_LIMIT_WINDOW_SECONDS)}  [queue ${queue}, ${partitions}]`);
     }
   });
 }
