@@ -25,7 +25,7 @@ import {
 import { RequestsRecorder } from './support/server-metrics';
 import { withBenchStack, type BenchStack } from './support/stack';
 import { mean, percentile, round } from './support/stats';
-import { runWorkflowLoad, timerWaits } from './support/workflow-load';
+import { floorHistories, runWorkflowLoad } from './support/workflow-load';
 import { NO_QUOTAS } from './support/fixtures';
 
 export interface MediaBenchOptions {
@@ -54,6 +54,8 @@ export interface MediaBenchResult {
   makespanRatio: number;
   /** Where mediaGeneration's submit lag goes (./media/temporal-run.ts). */
   submitPhases: PhaseFigures;
+  /** The same for the SDK's floor, up to its first command (its timer): the least any workflow waits to act. */
+  floorStartPhases: PhaseFigures;
   worker: { mediaGeneration: WorkerFigures; sdkFloor: WorkerFigures; ratio: ReturnType<typeof ratioToFloor> };
   server: { mediaGeneration: ServerRequestFigures; sdkFloor: ServerRequestFigures };
   checks: Check[];
@@ -188,9 +190,10 @@ export async function runMediaPollingBench(opts: Partial<MediaBenchOptions> = {}
       return { load, worker: workerFigures('sdkFloor', proc, idle, load) };
     });
     // A floor workflow waits on its timer: from TimerStarted to TimerFired in its history.
+    const floorRuns = await floorHistories(client, floor.load.workflows);
     const floorServer = serverRequestFigures(
       recorder,
-      await timerWaits(client, floor.load.workflows),
+      floorRuns.waits,
       { from: floor.load.firstStartAt, to: floor.load.allClosedSeenAt, tasks: o.tasks },
       { startMs: 1_000 },
     );
@@ -226,6 +229,7 @@ export async function runMediaPollingBench(opts: Partial<MediaBenchOptions> = {}
       modes,
       makespanRatio,
       submitPhases: phases,
+      floorStartPhases: floorRuns.startPhases,
       worker: {
         mediaGeneration: media.worker,
         sdkFloor: floor.worker,
@@ -342,6 +346,8 @@ export function formatMediaTable(r: MediaBenchResult): string {
     `makespan ratio, workflows / plain eta-aware script: ${r.makespanRatio}`,
     "where the workflows' submit lag goes:",
     formatPhases(r.submitPhases),
+    "the SDK's floor, until its first command (its timer):",
+    formatPhases(r.floorStartPhases),
     '',
     formatWorkerTable([r.worker.mediaGeneration, r.worker.sdkFloor], r.worker.ratio),
     '',

@@ -6,6 +6,7 @@
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import { optionalTsToMs } from '@temporalio/common/lib/time';
 import { mapBounded } from '../../src/shared/lanes';
+import { phaseFigures, workflowMoments, type PhaseFigures } from './history-phases';
 
 export interface LoadOptions {
   client: Client;
@@ -134,24 +135,37 @@ export async function runWorkflowLoad(o: LoadOptions): Promise<LoadRun> {
 }
 
 /**
- * When each workflow waited on its timer, from its history (the TimerStarted and TimerFired events'
- * server times): for the SDK's floor, whose only wait is one timer.
+ * What the SDK's floor did, from each completed run's history (server times): when it waited on its
+ * timer (TimerStarted to TimerFired, its only wait), and where the time went before its first command,
+ * the timer: the floor's own "submit lag", beside mediaGeneration's.
  */
-export async function timerWaits(
+export async function floorHistories(
   client: Client,
   workflows: LoadedWorkflow[],
-): Promise<Array<{ from: number; to: number }>> {
-  const waits = await mapBounded(
+): Promise<{ waits: Array<{ from: number; to: number }>; startPhases: PhaseFigures }> {
+  const runs = await mapBounded(
     workflows.filter((w) => w.status === 'COMPLETED'),
     32,
     async (w) => {
-      const { events } = await client.workflow.getHandle(w.workflowId).fetchHistory();
-      const started = events?.find((e) => e.timerStartedEventAttributes);
-      const fired = events?.find((e) => e.timerFiredEventAttributes);
-      const from = optionalTsToMs(started?.eventTime);
-      const to = optionalTsToMs(fired?.eventTime);
-      return from !== undefined && to !== undefined ? [{ from, to }] : [];
+      const events = (await client.workflow.getHandle(w.workflowId).fetchHistory()).events ?? [];
+      const from = optionalTsToMs(events.find((e) => e.timerStartedEventAttributes)?.eventTime);
+      const to = optionalTsToMs(events.find((e) => e.timerFiredEventAttributes)?.eventTime);
+      return {
+        wait: from !== undefined && to !== undefined ? [{ from, to }] : [],
+        moments: { called: w.startedAt, ...workflowMoments(events), timerStarted: from },
+      };
     },
   );
-  return waits.flat();
+  return {
+    waits: runs.flatMap((r) => r.wait),
+    startPhases: phaseFigures(
+      runs.map((r) => r.moments),
+      {
+        'start called → server started it': ['called', 'started'],
+        'started → first workflow task runs': ['started', 'firstTask'],
+        'first workflow task runs': ['firstTask', 'firstTaskDone'],
+        'start called → its timer started': ['called', 'timerStarted'],
+      },
+    ),
+  };
 }
