@@ -204,7 +204,9 @@ export class SharedPacing implements SubmitPacing {
       const partitions = settings.RATE_LIMIT_QUEUE_PARTITIONS ?? (await this.readPartitions(taskQueue));
       const targetRps =
         limit.perWindow === undefined ? undefined : AdaptivePacing.targetRps(limit.perWindow, windowMs, partitions);
-      if (limit.note) this.deps.log('warn', `No pace for ${limit.operation}: ${limit.note}`);
+      // The registry's async models are paced only when configured: no pace there is the default, not a fault.
+      const expected = limit.operation === 'async' && settings.RATE_LIMIT_QUOTAS.async === undefined;
+      if (limit.note) this.deps.log(expected ? 'info' : 'warn', `No pace for ${limit.operation}: ${limit.note}`);
       this.paces.set(limit.operation, {
         operation: limit.operation,
         taskQueue,
