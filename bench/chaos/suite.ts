@@ -2,19 +2,19 @@
 // per fault, the faults in turn (worker SIGKILL, dev server restart, outage, 429 storm, slow paid
 // calls, cut downloads); then it waits for every workflow to end and gathers what the targets need.
 import { randomUUID } from 'node:crypto';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { budgetLedgerStateQuery, budgetLedgerWorkflowId, WorkflowType } from '../../src/api/names';
+import { WorkflowType } from '../../src/api/names';
 import type { CountersView } from '../../src/emulator/counters';
 import { withBenchStack, type BenchStack } from '../support/stack';
 import { mapBounded } from '../../src/shared/lanes';
 import { chaosFaults, type ChaosFault, type FaultContext, type FaultDurations } from './fault-plan';
 import { EXAMPLE_SCENARIOS, exampleScenarioPath, scenarioFault } from './scenario-faults';
 import { keyInFiles, keyInHistories } from './key-scan';
+import { heldReservations } from './ledgers';
 import { gatherOutcomes, type Started } from './outcomes';
-import { chaosChecks, tally, type ChaosFigures, type FaultWindow, type Reservation } from './tally';
+import { chaosChecks, tally, type ChaosFigures, type FaultWindow } from './tally';
 import type { Check } from '../support/checks';
 import {
   BATCH_PER_REQUEST_MS,
@@ -104,7 +104,7 @@ export async function runChaosSuite(opts: Partial<ChaosOptions> = {}): Promise<C
       log('reading the ledger, every outcome and every history…');
       // The ledger answers queries through the worker: read it before the worker goes.
       const members = [CHAOS_MEMBER, ...faults.map((f) => autoRenewMember(f.name))];
-      const reservations = await heldReservations(stack, members, log);
+      const reservations = await heldReservations(stack.client, members, log);
       await ctx.worker.stop();
       const outcomes = await gatherOutcomes(stack.client, started);
       const counters = await stack.admin<CountersView>('GET', '/counters');
@@ -226,47 +226,4 @@ async function waitForAll(
     }
     await sleep(2_000);
   }
-}
-
-/**
- * The reservations the suite's members' ledgers still hold (the chaos member's, whose budget-gated
- * jobs every wave has, and each wave's auto-renew member's), or null when a ledger does not answer:
- * the leak target then fails as not measured.
- */
-async function heldReservations(
-  stack: BenchStack,
-  members: readonly string[],
-  log: (msg: string) => void,
-): Promise<Reservation[] | null> {
-  const held: Reservation[] = [];
-  for (const member of members) {
-    const reservations = await ledgerReservations(stack, member, log);
-    if (reservations === null) return null;
-    held.push(...reservations);
-  }
-  return held;
-}
-
-/**
- * One member's held reservations: none when it has no ledger (it never reserved anything), null when
- * the ledger does not answer its query three times, 10 s apart (busy or stuck).
- */
-async function ledgerReservations(
-  stack: BenchStack,
-  member: string,
-  log: (msg: string) => void,
-): Promise<Reservation[] | null> {
-  const ledger = stack.client.workflow.getHandle(budgetLedgerWorkflowId(member));
-  for (let attempt = 1; attempt <= 3; attempt++) {
-    try {
-      return (await ledger.query(budgetLedgerStateQuery)).reservations;
-    } catch (err) {
-      if (err instanceof WorkflowNotFoundError) return [];
-      log(
-        `${member}'s ledger did not answer its state query (attempt ${attempt}): ${err instanceof Error ? err.message : String(err)}`,
-      );
-      if (attempt < 3) await sleep(10_000);
-    }
-  }
-  return null;
 }

@@ -1,5 +1,5 @@
 // Faults survived on the production topology (npm run test:cluster, not part of npm test): the
-// cluster comes up from nothing, and with 210 workflows in flight each time (30 of each type), it loses
+// cluster comes up from nothing, and with 204 workflows in flight each time (17 of each type), it loses
 // a worker (SIGKILL), has its Temporal server restarted, loses PostgreSQL for 30 s, and has both
 // workers restarted one after the other (a deploy). Every time: every workflow completes, nothing
 // paid is submitted twice, no budget reservation is left held. The figures are printed as a table
@@ -7,7 +7,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startClusterStack, type ClusterStack } from './stack';
-import { instanceIds, runWithFault, type RunFigures } from './workload';
+import { PER_TYPE, runWithFault, type RunFigures } from './workload';
 
 const POSTGRES_DOWN_MS = 30_000;
 // Let the workflows get going (submitted, polling, reserved) before the fault.
@@ -52,7 +52,10 @@ let stack: ClusterStack;
 const figures: RunFigures[] = [];
 
 beforeAll(async () => {
-  stack = await startClusterStack(RUNS.flatMap(([run]) => instanceIds(run)));
+  stack = await startClusterStack(
+    RUNS.map(([run]) => run),
+    PER_TYPE,
+  );
 }, 15 * 60_000);
 
 afterAll(async () => {

@@ -1,4 +1,4 @@
-// The cluster suite's stack: an emulator of its own (with an instance per workflow that needs one),
+// The cluster suite's stack: an emulator of its own (the fault suite's starting state and clock),
 // the production topology in a temporary folder on free ports, and two worker processes.
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,8 +9,9 @@ import { DEFAULT_POSTGRES_PASSWORD } from '../../src/cluster/server-config';
 import { startWorkerPool, type WorkerPool } from '../../src/cluster/workers';
 import { getFreePort } from '../../src/devserver';
 import { DEV_API_KEY } from '../../src/emulator/config';
-import { defaultFixtures } from '../../src/emulator/fixtures';
 import { startEmulator } from '../../src/emulator/server';
+import { BATCH_PER_REQUEST_MS, CHAOS_CLOCK_SPEED, chaosFixtures } from '../../bench/chaos/workload';
+import { emulatorAdmin } from '../helpers/emulator';
 import { cleanEnv } from '../helpers/processes';
 
 export interface ClusterStack {
@@ -22,15 +23,11 @@ export interface ClusterStack {
 
 const log = (msg: string) => process.stderr.write(`[cluster suite] ${msg}\n`);
 
-export async function startClusterStack(instanceIds: string[]): Promise<ClusterStack> {
-  const builtIn = defaultFixtures([DEV_API_KEY]).instances;
-  const template = builtIn.find((i) => i.id === 'inst-demo-1')!;
-  const emulator = await startEmulator({
-    port: 0,
-    host: '127.0.0.1',
-    clockSpeed: 1,
-    fixtures: { instances: [...builtIn, ...instanceIds.map((id) => ({ ...template, id, name: id }))] },
-  });
+/** The stack for `runs`, each a wave of the fault suite's workload with the instances and members it needs. */
+export async function startClusterStack(runs: string[], perType: number): Promise<ClusterStack> {
+  const emulator = await startEmulator({ port: 0, host: '127.0.0.1', clockSpeed: CHAOS_CLOCK_SPEED });
+  await emulatorAdmin(emulator.url, 'POST', '/fixtures', chaosFixtures(DEV_API_KEY, runs, perType));
+  await emulatorAdmin(emulator.url, 'PUT', '/batches/settings', { perRequestMs: BATCH_PER_REQUEST_MS });
   const dir = mkdtempSync(path.join(tmpdir(), 'platform-ops-cluster-'));
   // As root, PostgreSQL runs as the postgres user, who must be able to reach its data directory.
   chmodSync(dir, 0o755);
