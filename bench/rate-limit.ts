@@ -3,7 +3,7 @@
 // the shared limit (docs/rate-limits.md), on a real dev server and emulator. The emulator's clock runs
 // `speed` times faster, so its minute is 60 / speed real seconds and the run fits on a small machine;
 // the quota per emulated minute and the ratio of submits to quota stay those of the issue. Twice, not
-// faster: the pace keeps a second of send spread out of every window (SEND_SPREAD_MS), and a shorter
+// faster: the pace keeps 1.5 s of send spread out of every window (SEND_SPREAD_MS), and a shorter
 // window makes that second a bigger share of it than the live platform's minute ever does.
 //
 //   npm run bench -- --only=rate-limit [--submits=500] [--quota=60] [--speed=2]

@@ -15,19 +15,19 @@ describe('AdaptivePacing', () => {
 
   it('paces a quota so that the burst, the rate and the send spread fit one window, and no further', () => {
     // The busiest window of the platform holds the burst (ceil(rate) per partition) and the requests
-    // dispatched over a window and a second (SEND_SPREAD_MS): 4 + 0.918 × 61 = 60.
-    expect(SEND_SPREAD_MS).toBe(1_000);
-    expect(AdaptivePacing.targetRps(60, 60_000, 4)).toBeCloseTo(56 / 61);
-    // One partition: its bucket's burst is ceil(rate), 1 here: 58 per minute (96.7 %).
-    expect(AdaptivePacing.targetRps(60, 60_000, 1)).toBeCloseTo(59 / 61);
-    // A large quota keeps nearly all of it (the burst, 100, is noise there).
-    expect(AdaptivePacing.targetRps(6_000, 60_000, 4)).toBeCloseTo((6_000 - 100) / 61);
+    // dispatched over a window and 1.5 s (SEND_SPREAD_MS): 4 + 0.911 × 61.5 = 60.
+    expect(SEND_SPREAD_MS).toBe(1_500);
+    expect(AdaptivePacing.targetRps(60, 60_000, 4)).toBeCloseTo(56 / 61.5);
+    // One partition: its bucket's burst is ceil(rate), 1 here: 57.6 per minute (95.9 %).
+    expect(AdaptivePacing.targetRps(60, 60_000, 1)).toBeCloseTo(59 / 61.5);
+    // A large quota keeps nearly all of it (the burst, 100 at the first rate tried, is noise there).
+    expect(AdaptivePacing.targetRps(6_000, 60_000, 4)).toBeCloseTo((6_000 - 100) / 61.5);
     // A tiny one is never paced below half.
     expect(AdaptivePacing.targetRps(2, 60_000, 4)).toBeCloseTo(1 / 60);
-    // A fast rate has a bigger burst: 2 per partition at 6.86/s (8 + 6.86 × 7 = 56 ≤ 60).
-    expect(AdaptivePacing.targetRps(60, 6_000, 4)).toBeCloseTo(48 / 7);
-    // A short window (an emulator clock 4× fast) pays for the same second of spread: 87.5 %.
-    expect(AdaptivePacing.targetRps(60, 15_000, 1)).toBeCloseTo(56 / 16);
+    // A fast rate has a bigger burst: 2 per partition at 6.93/s (8 + 6.93 × 7.5 = 60).
+    expect(AdaptivePacing.targetRps(60, 6_000, 4)).toBeCloseTo(52 / 7.5);
+    // A short window (an emulator clock 4× fast) pays for the same spread: 84.8 %.
+    expect(AdaptivePacing.targetRps(60, 15_000, 1)).toBeCloseTo(56 / 16.5);
     // What the pace lets through in any window never exceeds the quota.
     for (const [quota, windowMs, partitions] of [
       [60, 60_000, 1],
