@@ -31,7 +31,7 @@ const benches: Bench[] = [
     name: 'media-polling',
     what:
       'mediaGeneration polling against a fixed 1 s loop and a plain script, its worker and server costs beside ' +
-      "the SDK's floor (--tasks=200, --duration=10000 ms)",
+      "the SDK's floor (defaults: --tasks=200, --duration=10000 ms)",
     run: async () => {
       const r = await runMediaPollingBench({ tasks: numberArg('tasks'), durationMs: numberArg('duration') });
       return { passed: r.passed, figures: r, summary: `\n${formatMediaTable(r)}` };
@@ -41,7 +41,7 @@ const benches: Bench[] = [
     name: 'waiting-at-scale',
     what:
       'N mediaGeneration workflows waiting at once on one worker, started over a window ' +
-      '(--tasks=500, --duration=60000 ms, --start-window=min(120000, duration/2) ms; ' +
+      '(defaults: --tasks=500, --duration=60000 ms, --start-window=min(120000, duration/2) ms; ' +
       '--cluster: on the production topology with two workers)',
     run: async () => {
       const r = await runWaitingAtScaleBench({
@@ -64,7 +64,7 @@ const benches: Bench[] = [
     name: 'webhooks',
     what:
       'the same mediaGeneration tasks polled only, with webhooks, and with 20 % of callbacks lost ' +
-      '(--tasks=100, --duration=10000 ms)',
+      '(defaults: --tasks=100, --duration=10000 ms)',
     run: async () => {
       const r = await runWebhookBench({
         tasks: numberArg('tasks'),
@@ -76,7 +76,7 @@ const benches: Bench[] = [
   },
   {
     name: 'budget-admission',
-    what: 'N budget-gated jobs at once for one member whose budget covers K (--jobs=100, --covered=40)',
+    what: 'N budget-gated jobs at once for one member whose budget covers K (defaults: --jobs=100, --covered=40)',
     run: async () => {
       const r = await runBudgetAdmissionBench({ jobs: numberArg('jobs'), covered: numberArg('covered') });
       return { passed: r.passed, figures: r, summary: formatBudgetSummary(r) };
@@ -86,7 +86,7 @@ const benches: Bench[] = [
     name: 'rate-limit',
     what:
       'N text-to-video submits at once from 2 workers against a quota of Q RPM, pacing off then on ' +
-      '(--submits=500, --quota=60, --speed=2: the emulated clock, its minute 30 s real)',
+      '(defaults: --submits=500, --quota=60, --speed=2: the emulated clock, its minute 30 s real)',
     run: async () => {
       const r = await runRateLimitBench({
         submits: numberArg('submits'),
@@ -122,9 +122,12 @@ async function main(): Promise<void> {
     throw new Error('--cluster: only with --only=waiting-at-scale (the other benchmarks run on the dev server)');
   }
   mkdirSync(outDir, { recursive: true });
+  const given = process.argv.slice(2).filter((a) => a.startsWith('--') && !a.startsWith('--only='));
   let failed = 0;
   for (const bench of selected) {
     console.log(`\n== ${bench.name}: ${bench.what}`);
+    // The header names the defaults; say what this run was given instead, so a pasted log is unambiguous.
+    if (given.length > 0) console.log(`   given: ${given.join(' ')}`);
     const result = await bench.run();
     console.log(`${result.passed ? 'PASS' : 'FAIL'}  ${result.summary}`);
     const { file: name = `${bench.name}.json`, ...written } = result;
