@@ -2,7 +2,15 @@
 // client by dependency injection; Temporal connection settings come from envconfig.
 import { Client, Connection } from '@temporalio/client';
 import { Command } from 'commander';
-import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
+import {
+  DefaultLogger,
+  NativeConnection,
+  Runtime,
+  Worker,
+  type LogEntry,
+  type WorkerOptions,
+} from '@temporalio/worker';
+import { isQuotaTaskQueue } from './api/names';
 import { createActivities } from './activities';
 import type { ArtifactStore } from './artifacts';
 import { createArtifactStore } from './config/artifacts';
@@ -182,6 +190,24 @@ export async function checkNamespace(
   });
 }
 
+/** The SDK's warning for a worker without workflows, as worded in @temporalio/worker 1.24. */
+const NO_WORKFLOWS_WARNING = 'No workflows registered, not polling for workflow tasks';
+
+/**
+ * The level a log entry is written at. The quota workers run paced submits only, by design, so the
+ * SDK's warning that they have no workflows is said at INFO: otherwise every start prints one warning
+ * per quota that means nothing is wrong.
+ */
+export function logLevelOf(entry: Pick<LogEntry, 'level' | 'message' | 'meta'>): LogEntry['level'] {
+  const taskQueue: unknown = entry.meta?.taskQueue;
+  const expected =
+    entry.level === 'WARN' &&
+    entry.message === NO_WORKFLOWS_WARNING &&
+    typeof taskQueue === 'string' &&
+    isQuotaTaskQueue(taskQueue);
+  return expected ? 'INFO' : entry.level;
+}
+
 /** Structured JSON logs through the Temporal Runtime logger, and Prometheus metrics when asked. */
 export function installRuntime(settings: WorkerSettings): void {
   Runtime.install({
@@ -189,7 +215,7 @@ export function installRuntime(settings: WorkerSettings): void {
       process.stdout.write(
         `${JSON.stringify({
           time: new Date(Number(entry.timestampNanos / 1_000_000n)).toISOString(),
-          level: entry.level,
+          level: logLevelOf(entry),
           message: entry.message,
           ...entry.meta,
         })}\n`,

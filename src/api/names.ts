@@ -27,6 +27,9 @@ export const DEFAULT_TASK_QUEUE = 'platform-ops';
  */
 export const quotaTaskQueue = (taskQueue: string, operation: string): string => `${taskQueue}.quota.${operation}`;
 
+/** Whether a task queue is one of quotaTaskQueue's (it runs paced submits only, no workflows). */
+export const isQuotaTaskQueue = (taskQueue: string): boolean => taskQueue.includes('.quota.');
+
 /** Workflow type names: the exported function names of src/workflows. */
 export const WorkflowType = {
   renewInstance: 'renewInstance',
