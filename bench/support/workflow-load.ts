@@ -3,7 +3,7 @@
 // request a second, never a result long-poll per workflow, which would be server load of the
 // benchmark's own making - then describes each (history length, start and close times) and fetches
 // the result of the completed ones.
-import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
+import type { Client, WorkflowExecutionDescription, WorkflowHandle } from '@temporalio/client';
 import { optionalTsToMs } from '@temporalio/common/lib/time';
 import { mapBounded } from '../../src/shared/lanes';
 import { phaseFigures, workflowMoments, type PhaseFigures } from './history-phases';
@@ -40,6 +40,8 @@ export interface LoadedWorkflow {
   /** The server's close time (real epoch ms): when any caller waiting on the result has it. */
   closedAt?: number;
   result?: unknown;
+  /** Closed but not COMPLETED: why, from its result (the failure and its causes). */
+  failure?: string;
 }
 
 export interface LoadRun {
@@ -51,6 +53,18 @@ export interface LoadRun {
   /** When the count first showed every workflow closed, or the timeout. */
   allClosedSeenAt: number;
   timedOut: boolean;
+}
+
+/** A closed workflow's failure and its causes, one line. */
+async function failureOf(handle: WorkflowHandle): Promise<string> {
+  try {
+    await handle.result();
+    return 'completed';
+  } catch (err) {
+    const parts: string[] = [];
+    for (let e: unknown = err; e instanceof Error && parts.length < 5; e = e.cause) parts.push(e.message);
+    return parts.join(' <- ');
+  }
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -122,8 +136,13 @@ export async function runWorkflowLoad(o: LoadOptions): Promise<LoadRun> {
       w.historyLength = d.historyLength;
       w.closedAt = d.closeTime?.getTime();
       if (o.withResults && d.status.name === 'COMPLETED') w.result = await handle.result();
+      if (d.closeTime && d.status.name !== 'COMPLETED') w.failure = await failureOf(handle);
     },
   );
+  // A benchmark that loses a workflow must say why, or the run cannot be read afterwards.
+  const failed = workflows.filter((w) => w.failure !== undefined);
+  for (const w of failed.slice(0, 5)) o.log(`${w.workflowId} did not complete: ${w.status}: ${w.failure}`);
+  if (failed.length > 5) o.log(`…and ${failed.length - 5} more that did not complete`);
   return {
     workflows,
     firstStartAt,
