@@ -4,7 +4,7 @@ import prettier from 'eslint-config-prettier';
 import workflowSandbox from './lint/workflow-sandbox.cjs';
 
 export default tseslint.config(
-  { ignores: ['lib/**', 'node_modules/**', 'coverage/**', '.temporal/**', 'schemas/**', '*.js', '*.mjs', 'lint/**'] },
+  { ignores: ['lib/**', 'node_modules/**', 'coverage/**', '.temporal/**', 'schemas/**', '*.js', '*.mjs', 'lint/**', 'src/workflows/.entry-*', 'packages/*/lib/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -30,12 +30,19 @@ export default tseslint.config(
   { files: workflowSandbox.WORKFLOW_SAFE, rules: workflowSandbox.rules },
   {
     // Activities are imported by workflows (as types), never the other way round: what both need lives
-    // in the workflow-safe folders.
+    // in the workflow-safe folders, and in each operation's contract.
     files: ['src/activities/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { patterns: [{ regex: '^\\.\\.?/(.*/)?workflows(/|$)', message: 'activities do not import workflow code.' }] },
+        {
+          patterns: [
+            {
+              regex: '^\\.\\.?/(.*/)?workflows/(?!(\\w+/contract|operations)$)',
+              message: 'activities import only the contracts of workflow code.',
+            },
+          ],
+        },
       ],
     },
   },

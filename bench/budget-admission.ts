@@ -9,9 +9,10 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { budgetLedgerStateQuery, budgetLedgerWorkflowId, WorkflowType } from '../src/api/names';
+import { budgetLedgerStateQuery, budgetLedgerWorkflowId } from '../src/workflows/budget/contract';
+import { WorkflowType } from '../src/workflows/operations';
 import { DEV_API_KEY } from '../src/emulator/config';
-import type { budgetGatedJob } from '../src/workflows';
+import type { budgetGatedJob } from '../src/workflows/budget/workflows';
 import { atMost, formatChecks, isTrue, type Check } from './support/checks';
 import {
   activityMoments,

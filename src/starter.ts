@@ -4,7 +4,7 @@
 // Temporal Schedules, `budget` works a member's ledger, `quotas` shows the shared pace of paid
 // submits. Errors read as sentences, and the exit status says what happened (exit-codes.ts).
 import { Command, CommanderError } from 'commander';
-import { STARTABLE_WORKFLOW_TYPES } from './api';
+import { STARTABLE_WORKFLOW_TYPES } from './workflows/operations';
 import { cancelBatchCommand, cancelCommand, describeCommand, listCommand } from './starter/commands/inspect';
 import {
   budgetRecheckJobCommand,

@@ -1,5 +1,8 @@
 // The worker: registers every workflow and activity on the task queue. Activities get the platform
 // client by dependency injection; Temporal connection settings come from envconfig.
+import { createHash } from 'node:crypto';
+import { existsSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { Command } from 'commander';
 import {
@@ -10,7 +13,8 @@ import {
   type LogEntry,
   type WorkerOptions,
 } from '@temporalio/worker';
-import { isQuotaTaskQueue } from './api/names';
+import { isQuotaTaskQueue } from './api/contract';
+import { OPERATIONS } from './workflows/operations';
 import { createActivities } from './activities';
 import type { ArtifactStore } from './artifacts';
 import { createArtifactStore } from './config/artifacts';
@@ -78,6 +82,25 @@ export interface PlatformWorkerOptions {
 export const WORKFLOW_BUNDLER_OPTIONS = { preloadModules: ['zod', require.resolve('./sandbox/preload')] };
 
 /**
+ * The bundle's entry: every operation's workflows.ts, for the operations src/workflows/operations.ts
+ * lists, and any `extra` modules. Written beside the workflows, where the bundler resolves the
+ * packages it adds to the entry (zod, @temporalio/workflow); named by its content and moved into
+ * place whole, so workers starting at once never read a half-written one.
+ */
+export function workflowsEntry(extra: string[] = []): string {
+  const dir = path.join(__dirname, 'workflows');
+  const modules = [...Object.keys(OPERATIONS).map((op) => path.join(dir, op, 'workflows')), ...extra];
+  const code = modules.map((m) => `export * from ${JSON.stringify(m)};\n`).join('');
+  const file = path.join(dir, `.entry-${createHash('sha256').update(code).digest('hex').slice(0, 12)}.js`);
+  if (!existsSync(file)) {
+    const partial = `${file}.${process.pid}`;
+    writeFileSync(partial, code);
+    renameSync(partial, file);
+  }
+  return file;
+}
+
+/**
  * The worker of the task queue, and one per quota task queue for the paced submits (src/ratelimit),
  * whose shared limits it reads from the quota list and keeps in step with the other workers.
  */
@@ -122,7 +145,7 @@ export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise
       taskQueue: opts.taskQueue,
       ...(opts.workflowBundle
         ? { workflowBundle: opts.workflowBundle }
-        : { workflowsPath: require.resolve('./workflows'), bundlerOptions: WORKFLOW_BUNDLER_OPTIONS }),
+        : { workflowsPath: workflowsEntry(), bundlerOptions: WORKFLOW_BUNDLER_OPTIONS }),
       maxConcurrentWorkflowTaskExecutions: s.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
       maxCachedWorkflows: s.WORKER_MAX_CACHED_WORKFLOWS,
     });

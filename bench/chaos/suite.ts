@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { WorkflowType } from '../../src/api/names';
+import { WorkflowType } from '../../src/workflows/operations';
 import type { CountersView } from '../../src/emulator/counters';
 import { withBenchStack, type BenchStack } from '../support/stack';
 import { mapBounded } from '../../src/shared/lanes';

@@ -1,7 +1,7 @@
 // The two baselines without durability: a plain Node script that submits and polls, either every
 // second (what the platform's own SDK does) or by the same eta-aware schedule as our workflows.
 import { nextPollDelayMs, type PollSample } from '../../src/activities/media/poll-schedule';
-import { PollingOptions } from '../../src/api/schemas/media';
+import { PollingOptions } from '../../src/workflows/media/contract';
 import type { PlatformClient } from '../../src/client';
 import { isTerminalTaskStatus } from '../../src/platform/schemas/media';
 

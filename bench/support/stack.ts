@@ -9,7 +9,7 @@ import { appendFileSync, chmodSync, mkdtempSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/api/names';
+import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/api/contract';
 import { startCluster } from '../../src/cluster/cluster';
 import { freeServerPorts } from '../../src/cluster/ports';
 import { DEFAULT_POSTGRES_PASSWORD } from '../../src/cluster/server-config';

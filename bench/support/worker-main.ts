@@ -6,14 +6,14 @@
 // bundler's own memory would otherwise be in this process's peak RSS. Without it, it bundles here.
 // It tells its parent (over IPC) once it polls, and drains and exits on SIGTERM or SIGINT.
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { runWorker, WORKFLOW_BUNDLER_OPTIONS } from '../../src/worker';
+import { runWorker, WORKFLOW_BUNDLER_OPTIONS, workflowsEntry } from '../../src/worker';
 
 export const WORKFLOW_BUNDLE_ENV = 'BENCH_WORKFLOW_BUNDLE';
 
 /** The bench workflows, bundled as the service's worker bundles its own. */
 export async function bundleBenchWorkflows(): Promise<string> {
   const { code } = await bundleWorkflowCode({
-    workflowsPath: require.resolve('./workflows'),
+    workflowsPath: workflowsEntry([require.resolve('./workflows')]),
     logger: { log: () => {}, trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
     ...WORKFLOW_BUNDLER_OPTIONS,
   });

@@ -1,5 +1,9 @@
-// Every activity of the service. The platform client comes in by dependency injection, so tests and
-// benchmarks point the same activities at the emulator.
+// Every activity of the service: each operation's src/activities/<operation>/activities.ts, for the
+// operations src/workflows/operations.ts lists (an operation that only reuses others' activities has
+// none). The platform client comes in by dependency injection, so tests and benchmarks point the
+// same activities at the emulator.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { ArtifactStore } from '../artifacts';
 import type { PriceTable } from '../config/prices';
@@ -7,25 +11,10 @@ import type { FetchPolicy } from '../fetching/policy';
 import type { PlatformClient } from '../client/client';
 import type { SubmitPacing } from '../ratelimit/shared-pacing';
 import type { CallbackUrls } from '../webhooks/token';
-import { createDecisionActivities } from './decision';
+import { OPERATIONS } from '../workflows/operations';
 import { withPlatformFailures } from './failures';
-import { createInstanceActivities } from './instances';
-import { createInstanceLifecycleActivities } from './instance-lifecycle';
-import {
-  createBatchCancelActivities,
-  createBatchCreateActivities,
-  createBatchFollowActivities,
-  createBatchGetActivities,
-  createBatchOutputActivities,
-  createBatchPollActivities,
-  createBatchUploadActivities,
-} from './batch';
-import { createBillingActivities } from './billing/report';
-import { createLedgerActivities, createLedgerClientActivities, createPriceActivities } from './budget';
-import { createMediaPollActivities, createMediaSubmitActivities, createMediaWaitActivities } from './media';
-import { createOutputActivities } from './outputs';
 
-interface ActivityDeps {
+export interface ActivityDeps {
   platform: PlatformClient;
   /** Where generation outputs are kept (a local folder by default). */
   artifacts: ArtifactStore;
@@ -41,39 +30,23 @@ interface ActivityDeps {
   callbacks?: CallbackUrls;
 }
 
-export function createActivities(deps: ActivityDeps) {
-  return withPlatformFailures({
-    ...createInstanceActivities(deps.platform),
-    ...createInstanceLifecycleActivities(deps.platform),
-    ...createDecisionActivities(deps.platform),
-    ...createMediaSubmitActivities(deps.platform, deps.pacing, deps.callbacks),
-    ...createMediaPollActivities(deps.platform),
-    ...createMediaWaitActivities(deps.platform),
-    ...createOutputActivities(deps.artifacts, deps.fetchPolicy),
-    ...createBatchUploadActivities(deps.platform, deps.fetchPolicy),
-    ...createBatchCreateActivities(deps.platform),
-    ...createBatchPollActivities(deps.platform),
-    ...createBatchFollowActivities(deps.platform),
-    ...createBatchGetActivities(deps.platform),
-    ...createBatchCancelActivities(deps.platform),
-    ...createBatchOutputActivities(deps.platform, deps.artifacts),
-    ...createBillingActivities(deps.platform, deps.artifacts),
-    ...createPriceActivities(deps.prices),
-    ...createLedgerActivities(deps.platform, deps.temporal),
-    ...createLedgerClientActivities(deps.temporal),
-  });
-}
+/** The operations that have activities of their own: those with an activities module in their folder. */
+export const operationsWithActivities = (): string[] =>
+  Object.keys(OPERATIONS).filter((op) =>
+    ['.ts', '.js'].some((ext) => existsSync(path.join(__dirname, op, `activities${ext}`))),
+  );
 
-export type Activities = ReturnType<typeof createActivities>;
-export type { InstanceSnapshot, WaitForInstanceStatusResult } from './instances';
-export type { CreateInstanceResult, InstanceSummary, ListInstancesResult } from './instance-lifecycle';
-export type { EvaluateQuestionInput } from './decision';
-export type {
-  CallbackFallback,
-  PollTaskInput,
-  SubmitFailureDetails,
-  SubmitMediaTaskInput,
-  TaskCheckpoint,
-  WaitForTaskInput,
-} from './media';
-export type { AwaitBudgetAdmissionResult, PriceBudgetJobResult } from './budget';
+type ActivityFunctions = Record<string, (...args: never[]) => Promise<unknown>>;
+
+export function createActivities(deps: ActivityDeps): ActivityFunctions {
+  const all: ActivityFunctions = {};
+  for (const op of operationsWithActivities()) {
+    // Loaded by the operation's folder name, so that adding an operation is one line in the list.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const module = require(path.join(__dirname, op, 'activities')) as {
+      createActivities(deps: ActivityDeps): ActivityFunctions;
+    };
+    Object.assign(all, module.createActivities(deps));
+  }
+  return withPlatformFailures(all);
+}

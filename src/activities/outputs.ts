@@ -6,7 +6,7 @@ import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { FailureType } from '../api/failures';
-import { KeptOutput, type TaskOutputRef } from '../api/schemas/media';
+import { KeptOutput, type TaskOutputRef } from '../workflows/media/contract';
 import type { ArtifactStore, StoredArtifact } from '../artifacts';
 import { safeSegment } from '../artifacts/segment';
 import { guardedFetch } from '../fetching/guarded-fetch';

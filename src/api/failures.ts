@@ -1,4 +1,11 @@
-// Stable ApplicationFailure types. Callers in any language match on these strings.
+// Stable ApplicationFailure types, which callers in any language match on, and the input check every
+// workflow and the client run: inside the workflow (so any client is checked) and before a start (so a
+// typo fails before anything starts). Pure: runs in the workflow sandbox.
+import { ApplicationFailure } from '@temporalio/common';
+import type { z } from 'zod';
+import { formatIssues, parseOrThrow, type ValidationIssue } from '../platform/validation';
+import { reservedKeyIssues } from '../shared/reserved-keys';
+
 export const FailureType = {
   /** The input breaks a rule; nothing was sent. Never retried. */
   InvalidInput: 'InvalidInput',
@@ -31,3 +38,21 @@ export const FailureType = {
   StillRunning: 'StillRunning',
 } as const;
 export type FailureTypeName = (typeof FailureType)[keyof typeof FailureType];
+
+export function invalidInput(what: string, issues: ValidationIssue[]): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: FailureType.InvalidInput,
+    nonRetryable: true,
+    message: `Invalid ${what} input: ${formatIssues(issues)}`,
+    details: [{ issues }],
+  });
+}
+
+/** Parses a workflow input, or throws a non-retryable InvalidInput failure naming every bad field. */
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
+  // Before zod: its records drop a "__proto__" key silently, and a refusal must name it.
+  const reserved = reservedKeyIssues(input);
+  const value = parseOrThrow(schema, input ?? {}, (issues) => invalidInput(what, [...reserved, ...issues]));
+  if (reserved.length > 0) throw invalidInput(what, reserved);
+  return value;
+}

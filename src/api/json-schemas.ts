@@ -2,23 +2,19 @@
 // other languages can start workflows by name with plain JSON. `npm run schemas` writes them out.
 import { z } from 'zod';
 import { FailureType } from './failures';
+import { batchProgressQuery, cancelBatchUpdate } from '../workflows/batch/contract';
 import {
-  batchProgressQuery,
   budgetJobProgressQuery,
   budgetLedgerStateQuery,
   budgetLedgerWorkflowId,
-  cancelBatchUpdate,
-  DEFAULT_TASK_QUEUE,
-  mediaProgressQuery,
   recheckBudgetSignal,
   releaseBudgetUpdate,
   reserveBudgetUpdate,
-  SEARCH_ATTRIBUTE_DEFINITIONS,
-  statusQuery,
-  taskCallbackSignal,
-  WORKFLOW_TYPES,
-} from './names';
-import { WorkflowSchemas } from './schemas';
+} from '../workflows/budget/contract';
+import { DEFAULT_TASK_QUEUE, SEARCH_ATTRIBUTE_DEFINITIONS, statusQuery } from './contract';
+import { mediaProgressQuery, taskCallbackSignal } from '../workflows/media/contract';
+import { WORKFLOW_TYPES } from '../workflows/operations';
+import { WORKFLOWS as WorkflowSchemas } from '../workflows/operations';
 
 type JsonSchemaFiles = Record<string, unknown>;
 

@@ -14,7 +14,7 @@ import type {
   ReleaseBudgetResult,
   ReserveBudgetRequest,
   ReserveBudgetResult,
-} from '../api/schemas/budget';
+} from '../workflows/budget/contract';
 
 /**
  * The version of these rules. Each change of what a ledger does bumps it, and the workflow moves an

@@ -1,7 +1,7 @@
 // What a job consumes, in the units the price table prices (seconds of video, questions, requests,
 // months). Pure: the workflow works the quantities out, and only these few numbers (never a batch's
 // requests) go to the activity that prices them with the worker's table.
-import type { ParsedBudgetJob } from '../api/schemas/budget';
+import type { ParsedBudgetJob } from '../workflows/budget/contract';
 import type { DecisionState } from '../platform/schemas/decision';
 import { requestedVideoSeconds } from '../platform/schemas/media';
 

@@ -5,7 +5,7 @@
 import type { ConnectionOptions } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import type { NativeConnectionOptions } from '@temporalio/worker';
-import { DEFAULT_TASK_QUEUE } from '../api/names';
+import { DEFAULT_TASK_QUEUE } from '../api/contract';
 
 export interface TemporalSettings {
   /** host:port of the frontend (also inside connectionOptions). */

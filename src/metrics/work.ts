@@ -6,7 +6,7 @@
 // ledger (one ledger workflow per member), not anything a caller makes up per request.
 import type { MetricCounter } from '@temporalio/common';
 import { Runtime } from '@temporalio/worker';
-import { BUDGET_GATED_JOB_STATUSES } from '../api/schemas/budget';
+import { BUDGET_GATED_JOB_STATUSES } from '../workflows/budget/contract';
 import { OUTPUT_KINDS } from '../platform/models';
 
 interface WorkMetrics {

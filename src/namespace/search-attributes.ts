@@ -5,7 +5,7 @@
 // every missing attribute and the command that adds it.
 import { isGrpcServiceError, type Connection } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
-import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../api/names';
+import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../api/contract';
 
 type IndexedValueType = temporal.api.enums.v1.IndexedValueType;
 // gRPC codes of a server that will not let us look (Temporal Cloud keeps the operator API for itself).

@@ -5,8 +5,8 @@
 // travels in that limit's reason, so a 429 one worker meets slows all of them. docs/rate-limits.md.
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import type { MediaOperation } from '../api/schemas/media';
-import { quotaTaskQueue } from '../api/names';
+import type { MediaOperation } from '../workflows/media/contract';
+import { quotaTaskQueue } from '../api/contract';
 import type { PlatformClient } from '../client/client';
 import type { RateLimitSettings } from '../config/rate-limit';
 import { resolveLimits, type QuotaLimit } from './limits';

@@ -2,37 +2,14 @@
 // (bundler `preloadModules`, src/worker.ts) instead of once per workflow: building the zod schemas is
 // most of what a workflow costs to start and to keep (about 3 MB and 80 ms each, measured).
 //
-// Only pure modules belong here: no @temporalio/* (its workflow state is per workflow), nothing with
+// Only pure modules belong here: no @temporalio/workflow (its state is per workflow), nothing with
 // module-level mutable state. The SDK deep-freezes them after this runs.
 import './zod-settings'; // first: the schemas below are built with it
-import * as batchSchemas from '../api/schemas/batch';
-import * as billingSchemas from '../api/schemas/billing';
-import * as budgetSchemas from '../api/schemas/budget';
-import * as decisionSchemas from '../api/schemas/decision';
-import * as instanceSchemas from '../api/schemas/instances';
-import * as instanceLifecycleSchemas from '../api/schemas/instance-lifecycle';
-import * as autoRenewSchemas from '../api/schemas/auto-renew';
-import * as mediaSchemas from '../api/schemas/media';
-import * as platformBatches from '../platform/schemas/batches';
-import * as platformDecision from '../platform/schemas/decision';
-import * as platformMedia from '../platform/schemas/media';
-// The model registry, its JSON Schemas compiled to zod here, once per context.
+// Every operation's contract module (src/workflows/operations.ts), the platform's schemas, and the
+// model registry (its JSON Schemas compiled to zod here, once per context).
+import { CONTRACTS } from '../workflows/operations';
 import * as platformModels from '../platform/models';
-import * as platformInstanceLifecycle from '../platform/schemas/instance-lifecycle';
+import * as platformSchemas from '../platform/schemas';
 import { materialize } from './materialize';
 
-materialize([
-  batchSchemas,
-  billingSchemas,
-  budgetSchemas,
-  decisionSchemas,
-  instanceSchemas,
-  instanceLifecycleSchemas,
-  autoRenewSchemas,
-  mediaSchemas,
-  platformBatches,
-  platformDecision,
-  platformMedia,
-  platformModels,
-  platformInstanceLifecycle,
-]);
+materialize([CONTRACTS, platformSchemas, platformModels]);

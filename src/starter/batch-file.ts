@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BATCH_INLINE_MAX_BYTES } from '../api/schemas/batch';
+import { BATCH_INLINE_MAX_BYTES } from '../workflows/batch/contract';
 import { BATCH_ENDPOINTS, batchInputProblems, jsonlLines, type BatchEndpoint } from '../platform/schemas/batches';
 import { formatIssues } from '../platform/validation';
 import { CliError, ExitCode } from './exit-codes';

@@ -3,7 +3,7 @@
 // without a workflow or a clock.
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
-import type { BatchObservation, BatchProgress } from '../api';
+import type { BatchObservation, BatchProgress } from '../workflows/batch/contract';
 import { isoTime } from '../shared/time';
 import { formatSeconds, renderBar } from './progress';
 

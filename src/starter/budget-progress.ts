@@ -1,6 +1,6 @@
 // One line that says where a budgetGatedJob stands, from its `budgetJobProgress` query, and one that
 // sums up its result. Pure (the time is a parameter), so they are tested without a workflow or a clock.
-import { BudgetGatedJobResult, type BudgetJobProgress } from '../api';
+import { BudgetGatedJobResult, type BudgetJobProgress } from '../workflows/budget/contract';
 import { usdText } from '../platform/money';
 import { formatSeconds } from './progress';
 

@@ -1,6 +1,6 @@
 // The flags of the instance lifecycle workflows and autoRenew, as their inputs (workflow-inputs.ts
 // merges them with the others').
-import type { WorkflowType } from '../api';
+import type { WorkflowType } from '../workflows/operations';
 import { parseDuration } from './durations';
 
 export interface InstanceFlags {

@@ -5,7 +5,7 @@
 // so reading them through describe() costs the workflow nothing.
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
-import { MEDIA_STATUS_BY_TASK_STATUS, type MediaProgress, type TaskObservation } from '../api/schemas/media';
+import { MEDIA_STATUS_BY_TASK_STATUS, type MediaProgress, type TaskObservation } from '../workflows/media/contract';
 import { isoTime } from '../shared/time';
 
 const POLL_ACTIVITY = 'pollTaskResult';

@@ -1,5 +1,5 @@
 // What a person wants from a finished mediaGeneration after the JSON: where the outputs are now.
-import { MediaGenerationResult } from '../api';
+import { MediaGenerationResult } from '../workflows/media/contract';
 
 /**
  * Lines such as `  video  s3://bucket/key.mp4  (1234 bytes, sha256 0123456789ab)`. Empty when the

@@ -1,6 +1,6 @@
 // One line that says where a mediaGeneration stands, from its `mediaProgress` query. Pure (the time
 // is a parameter), so the countdowns and the bar can be tested without a workflow or a clock.
-import type { MediaProgress } from '../api';
+import type { MediaProgress } from '../workflows/media/contract';
 
 /** Statuses after which nothing is polled any more (set by src/workflows/media/progress.ts). */
 const FINAL_MEDIA_STATUSES: readonly string[] = ['SUCCEEDED', 'FAILED'];

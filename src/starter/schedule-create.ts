@@ -1,8 +1,9 @@
 // Creating a Temporal Schedule whose runs start one workflow type for one member, and saying what was
 // made: shared by `schedule create <id>` (budgetGatedJob runs) and `schedule create autoRenew`.
 import type { ScheduleOptions } from '@temporalio/client';
-import { SearchAttributes, type WorkflowTypeName } from '../api';
-import { workflowSummary } from '../backend/summary';
+import { SearchAttributes } from '../api/contract';
+import { type WorkflowTypeName } from '../workflows/operations';
+import { workflowSummary } from '../workflows/operations';
 import { withStarter } from './connect';
 import { toScheduleCliError } from './schedule-failures';
 import { overlapName } from './schedule-options';

@@ -1,7 +1,7 @@
 // `start mediaGeneration --wait`: waits for the result while showing the workflow's progress on
 // stderr, so stdout keeps only what `start` prints today (the result JSON stays pipeable).
 import type { WorkflowExecutionDescription } from '@temporalio/client';
-import { mediaProgressQuery, type MediaProgress } from '../api';
+import { mediaProgressQuery, type MediaProgress } from '../workflows/media/contract';
 import { heartbeatObservation, withHeartbeat } from './live-progress';
 import { renderMediaProgress } from './progress';
 

@@ -1,15 +1,14 @@
 // Builds a workflow's input from `--input` JSON, `--input-file`, or the per-workflow flags, and
 // checks it with the same schema the workflow uses, so a typo fails before anything starts.
 import { readFileSync } from 'node:fs';
+import { BudgetJob, type BudgetJobType } from '../workflows/budget/contract';
+import { MEDIA_OPERATIONS } from '../workflows/media/contract';
 import {
-  BudgetJob,
-  MEDIA_OPERATIONS,
   STARTABLE_WORKFLOW_TYPES,
-  WorkflowSchemas,
+  WORKFLOWS as WorkflowSchemas,
   WorkflowType,
-  type BudgetJobType,
   type WorkflowTypeName,
-} from '../api';
+} from '../workflows/operations';
 import { describeZodError, formatIssues } from '../platform/validation';
 import { batchEndpoint, batchFileInput } from './batch-file';
 import { CliError, ExitCode } from './exit-codes';

@@ -3,8 +3,8 @@
 // the signal the workflow acts on.
 import { z } from 'zod';
 import { outputsOf } from '../activities/media/task-outputs';
-import type { TaskCallback } from '../api/schemas/task-callback';
-import { TaskCallback as TaskCallbackSchema } from '../api/schemas/task-callback';
+import type { TaskCallback } from '../workflows/media/contract';
+import { TaskCallback as TaskCallbackSchema } from '../workflows/media/contract';
 import { TaskResult } from '../platform/schemas/media';
 import { tryParse, type ValidationIssue } from '../platform/validation';
 

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { taskCallbackSignal } from '../api/names';
+import { taskCallbackSignal } from '../workflows/media/contract';
 import { isTerminalTaskStatus } from '../platform/schemas/media';
 import { formatIssues, tryParse } from '../platform/validation';
 import { parseCallbackBody } from './callback-body';

@@ -1,7 +1,7 @@
 // The run's "current details" in the Web UI (setCurrentDetails): where it stands, in a few lines of
 // markdown, from what the `status` query answers. Kept in the workflow's memory and read by the UI
 // through the SDK's built-in metadata query, so updating it at every checkpoint writes no history.
-import type { WorkflowStatus } from '../api/names';
+import type { WorkflowStatus } from '../api/contract';
 
 /** The UI shows a short block; a long detail (a prompt, a file list) would bury the status. */
 const MAX_VALUE = 80;

@@ -3,7 +3,8 @@
 // when it changes (never once per poll), and shown as the run's current details in the Web UI.
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
-import { SearchAttributes, type WorkflowStatus, type WorkflowTypeName } from '../api/names';
+import { SearchAttributes, type WorkflowStatus } from '../api/contract';
+import { type WorkflowTypeName } from './operations';
 import { renderCurrentDetails } from './current-details';
 
 /** `S`: the workflow's status union, from its schema file (docs/contributing.md). */

@@ -12,14 +12,14 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger, type LogEntry } from '@temporalio/worker';
+import { createBatchOutputActivities } from '../../src/activities/batch/outputs';
+import { createBatchUploadActivities } from '../../src/activities/batch/upload';
 import {
-  createBatchOutputActivities,
-  createBatchUploadActivities,
   type KeepBatchOutputsInput,
   type KeepBatchOutputsResult,
   type UploadBatchInputInput,
   type UploadBatchInputResult,
-} from '../../src/activities/batch';
+} from '../../src/activities/batch/activities';
 import { FailureType } from '../../src/api/failures';
 import { LocalArtifactStore } from '../../src/artifacts';
 import { safeSegment } from '../../src/artifacts/segment';

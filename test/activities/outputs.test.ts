@@ -17,7 +17,7 @@ import type { FetchPolicy } from '../../src/fetching/policy';
 import { testFetchPolicy } from '../helpers/fetch-policy';
 import { createOutputActivities, type KeepTaskOutputsInput } from '../../src/activities/outputs';
 import { FailureType } from '../../src/api/failures';
-import type { KeptOutput } from '../../src/api/schemas/media';
+import type { KeptOutput } from '../../src/workflows/media/contract';
 import { LocalArtifactStore } from '../../src/artifacts';
 import type { TaskResult } from '../../src/platform/schemas/media';
 import { emulatorPlatform, uniqueId } from '../helpers/temporal';

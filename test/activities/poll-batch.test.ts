@@ -7,8 +7,8 @@ import { batchGapMs, createBatchPollActivities, type PollBatchInput } from '../.
 import { withPlatformFailures } from '../../src/activities/failures';
 import { RETRY_TIMER_LEAD_MS } from '../../src/activities/poll-again';
 import { FailureType } from '../../src/api/failures';
-import type { BatchCheckpoint } from '../../src/activities/batch';
-import type { BatchObservation } from '../../src/api/schemas/batch';
+import type { BatchCheckpoint } from '../../src/activities/batch/activities';
+import type { BatchObservation } from '../../src/workflows/batch/contract';
 import type { PlatformClient } from '../../src/client/client';
 import { PlatformError } from '../../src/client/errors';
 

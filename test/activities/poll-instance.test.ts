@@ -10,7 +10,7 @@ import {
   type InstanceCheckpoint,
   type InstanceObservation,
   type PollInstanceStatusInput,
-} from '../../src/activities/instances';
+} from '../../src/activities/instances/activities';
 import { RETRY_TIMER_LEAD_MS } from '../../src/activities/poll-again';
 import { FailureType } from '../../src/api/failures';
 import type { PlatformClient } from '../../src/client/client';

@@ -2,7 +2,7 @@
 // typed as before (so runs recorded before it still read the same), and the workflow acts on it.
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { createMediaSubmitActivities, type SubmitFailureDetails } from '../../src/activities/media';
+import { createMediaSubmitActivities, type SubmitFailureDetails } from '../../src/activities/media/submit';
 import type { PlatformClient } from '../../src/client/client';
 import { PlatformError, type PlatformErrorInit } from '../../src/client/errors';
 

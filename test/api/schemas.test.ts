@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import { workflowJsonSchemas } from '../../src/api/json-schemas';
-import { WORKFLOW_TYPES } from '../../src/api/names';
+import { WORKFLOW_TYPES } from '../../src/workflows/operations';
 
 const dir = path.join(__dirname, '..', '..', 'schemas');
 const files = workflowJsonSchemas();

@@ -15,8 +15,7 @@ import type { Client } from '@temporalio/client';
 import { mediaProgressQuery, startMediaGeneration } from 'platform-ops/client';
 
 export async function generate(client: Client): Promise<string> {
-  const { handle, started } = await startMediaGeneration(
-    client,
+  const { handle, started } = await startWorkflow(client, 'mediaGeneration',
     { operation: 'text-to-video', request: { prompt: 'waves at dusk', duration: 5 } },
     { idempotencyKey: 'order-42' },
   );

@@ -7,12 +7,11 @@ import { ApplicationFailure } from '@temporalio/common';
 import {
   FailureType,
   IdempotencyKeyReusedError,
-  mediaGenerationHandle,
+  workflowHandle,
   mediaProgressQuery,
-  startMediaGeneration,
-  startRenewInstance,
+  startWorkflow,
   type MediaGenerationInput,
-} from '../../src/backend';
+} from '../../packages/client/src';
 import { failureOf } from '../helpers/failures';
 import { emulatorPlatform, uniqueId, withWorker } from '../helpers/temporal';
 import { emulatorForFile } from '../emulator/support';
@@ -36,18 +35,22 @@ describe('backend start helpers', () => {
       'backend-invalid',
       async (ctx) => {
         const key = uniqueId('order');
-        const err = await startMediaGeneration(
+        const err = await startWorkflow(
           ctx.client,
+          'mediaGeneration',
           { ...video('a cat'), request: { prompt: 'a cat', duration: 999 } } as unknown as MediaGenerationInput,
           { taskQueue: ctx.taskQueue, idempotencyKey: key },
         ).catch((e: unknown) => e);
         expect(err).toBeInstanceOf(ApplicationFailure);
         expect(err).toMatchObject({ type: FailureType.InvalidInput, nonRetryable: true });
         expect(String((err as Error).message)).toMatch(/request\.duration: /);
-        await expect(mediaGenerationHandle(ctx.client, key).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+        await expect(workflowHandle(ctx.client, 'mediaGeneration', key).describe()).rejects.toBeInstanceOf(
+          WorkflowNotFoundError,
+        );
 
-        const badKey = await startRenewInstance(
+        const badKey = await startWorkflow(
           ctx.client,
+          'renewInstance',
           { instanceId: 'inst-1', months: 1 },
           { taskQueue: ctx.taskQueue, idempotencyKey: 'order 42/../x' },
         ).catch((e: unknown) => e);
@@ -67,7 +70,7 @@ describe('backend start helpers', () => {
 
         // Three retries of one request racing each other: one job, one starter.
         const racing = await Promise.all(
-          [0, 1, 2].map(() => startMediaGeneration(ctx.client, structuredClone(input), opts)),
+          [0, 1, 2].map(() => startWorkflow(ctx.client, 'mediaGeneration', structuredClone(input), opts)),
         );
         expect(racing.filter((r) => r.started)).toHaveLength(1);
         expect(new Set(racing.map((r) => r.workflowId))).toEqual(new Set([`mediaGeneration:${key}`]));
@@ -79,7 +82,7 @@ describe('backend start helpers', () => {
         expect(progress.status).toBe('SUCCEEDED');
 
         // Completed: a retried request answers with the same run and its result, and pays nothing.
-        const late = await startMediaGeneration(ctx.client, input, opts);
+        const late = await startWorkflow(ctx.client, 'mediaGeneration', input, opts);
         expect(late.started).toBe(false);
         const described = await late.handle.describe();
         expect(described.runId).toBe((await first.handle.describe()).runId);
@@ -98,13 +101,16 @@ describe('backend start helpers', () => {
       async (ctx) => {
         const key = uniqueId('order');
         const opts = { taskQueue: ctx.taskQueue, idempotencyKey: key };
-        await startMediaGeneration(ctx.client, video('one [emulator:duration=300]'), opts);
-        const err = await startMediaGeneration(ctx.client, video('another [emulator:duration=300]'), opts).catch(
-          (e: unknown) => e,
-        );
+        await startWorkflow(ctx.client, 'mediaGeneration', video('one [emulator:duration=300]'), opts);
+        const err = await startWorkflow(
+          ctx.client,
+          'mediaGeneration',
+          video('another [emulator:duration=300]'),
+          opts,
+        ).catch((e: unknown) => e);
         expect(err).toBeInstanceOf(IdempotencyKeyReusedError);
         expect((err as Error).message).toContain(`mediaGeneration:${key}`);
-        await mediaGenerationHandle(ctx.client, key).result();
+        await workflowHandle(ctx.client, 'mediaGeneration', key).result();
         expect(await submissions()).toBe(1);
       },
       { platform: emulatorPlatform(emu.url) },
@@ -117,15 +123,15 @@ describe('backend start helpers', () => {
         const key = uniqueId('order');
         const input = video('refused [emulator:fail=ILLEGAL_PROMPT] [emulator:duration=300]');
         const opts = { taskQueue: ctx.taskQueue, idempotencyKey: key };
-        const first = await startMediaGeneration(ctx.client, input, opts);
+        const first = await startWorkflow(ctx.client, 'mediaGeneration', input, opts);
         const firstRunId = (await first.handle.describe()).runId;
         expect(await failureOf(first.handle.result())).toMatchObject({ type: FailureType.GenerationFailed });
 
-        const again = await startMediaGeneration(ctx.client, input, opts);
+        const again = await startWorkflow(ctx.client, 'mediaGeneration', input, opts);
         expect(again.started).toBe(false);
         expect(await submissions()).toBe(1);
 
-        const retried = await startMediaGeneration(ctx.client, input, { ...opts, retryFailedRuns: true });
+        const retried = await startWorkflow(ctx.client, 'mediaGeneration', input, { ...opts, retryFailedRuns: true });
         expect(retried.started).toBe(true);
         expect((await retried.handle.describe()).runId).not.toBe(firstRunId);
         await retried.handle.result().catch(() => undefined);

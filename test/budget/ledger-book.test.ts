@@ -13,7 +13,7 @@ import {
   type CarriedLedgerState,
   type ReservationRequest,
 } from '../../src/budget/ledger-book';
-import type { ReserveBudgetResult } from '../../src/api/schemas/budget';
+import type { ReserveBudgetResult } from '../../src/workflows/budget/contract';
 
 const EMPTY: CarriedLedgerState = {
   reservations: [],

@@ -5,11 +5,11 @@ import type { WorkflowHandle } from '@temporalio/client';
 import {
   budgetLedgerStateQuery,
   budgetLedgerWorkflowId,
-  SearchAttributes,
-  WorkflowType,
   type BudgetGatedJobResult,
-} from '../../src/api';
-import type { budgetGatedJob } from '../../src/workflows';
+} from '../../src/workflows/budget/contract';
+import { SearchAttributes } from '../../src/api/contract';
+import { WorkflowType } from '../../src/workflows/operations';
+import type { budgetGatedJob } from '../../src/workflows/budget/workflows';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { cleanEnv, runNode, waitFor } from '../helpers/processes';
 import { emulatorPlatform, uniqueId, withWorker } from '../helpers/temporal';

@@ -2,7 +2,7 @@
 // through it, graceful shutdown on SIGTERM, and never the API key in its output.
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { WorkflowType } from '../../src/api';
+import { WorkflowType } from '../../src/workflows/operations';
 import { DEV_API_KEY } from '../../src/emulator/config';
 import { getFreePort } from '../../src/devserver';
 import { cleanEnv, runNode, startNode, waitFor, workerProcessEnv } from '../helpers/processes';

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
 import { z } from 'zod';
-import { DEFAULT_TASK_QUEUE, SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/api/names';
+import { DEFAULT_TASK_QUEUE, SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/api/contract';
 import { setUpSchemas } from '../../src/cluster/schema';
 import { DEFAULT_SERVER_PORTS, DYNAMIC_CONFIG_FILE, POSTGRES_USER, serverEnv } from '../../src/cluster/server-config';
 import { loadClusterSettings } from '../../src/cluster/settings';

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { Connection, isGrpcServiceError } from '@temporalio/client';
 import { msToTs } from '@temporalio/common';
-import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/api/names';
+import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/api/contract';
 import { DEV_API_KEY } from '../../src/emulator/config';
 import {
   addSearchAttributesCommand,

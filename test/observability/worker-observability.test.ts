@@ -10,10 +10,10 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
-import { startWorkflow, tracingClientInterceptors, type BudgetGatedJobInput } from '../../src/backend';
-import type { budgetGatedJob } from '../../src/workflows';
+import { startWorkflow, type BudgetGatedJobInput } from '../../packages/client/src';
 import { getFreePort } from '../../src/devserver';
 import { startTracing, tracesExporterName, type Tracing } from '../../src/tracing';
+import { tracingClientInterceptors } from '../../src/tracing/client';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { startNode, waitFor, workerEnv } from '../helpers/processes';
 import { testEnv } from '../setup/shared';
@@ -161,7 +161,7 @@ describe('the worker process with tracing and metrics', () => {
           },
         },
       };
-      const { handle } = await startWorkflow<typeof budgetGatedJob>(client, 'budgetGatedJob', input, { taskQueue });
+      const { handle } = await startWorkflow(client, 'budgetGatedJob', input, { taskQueue });
       const result = await handle.result();
       expect(result.outcome).toBe('Completed');
 

@@ -1,7 +1,7 @@
 // The one parse-or-throw: every caller's error names each field and rule, in the caller's own wording.
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
-import { parseInput } from '../../src/api/validate';
+import { parseInput } from '../../src/api/failures';
 import { ConfigError, parseConfig } from '../../src/client/config';
 import { formatIssues, parseOrThrow, tryParse } from '../../src/platform/validation';
 

@@ -2,9 +2,11 @@
 // emulator of this file's own (its quotas are changed here; clock speed 10, so its minute is 6 s).
 import { temporal } from '@temporalio/proto';
 import type { Client } from '@temporalio/client';
-import { quotaTaskQueue, WorkflowType, type MediaGenerationInput } from '../../src/api';
+import { quotaTaskQueue } from '../../src/api/contract';
+import { WorkflowType } from '../../src/workflows/operations';
+import { type MediaGenerationInput } from '../../src/workflows/media/contract';
 import { AdaptivePacing, decodePacingReason } from '../../src/ratelimit/pacing';
-import type { mediaGeneration } from '../../src/workflows';
+import type { mediaGeneration } from '../../src/workflows/media/workflows';
 import { DEV_API_KEY } from '../../src/emulator/config';
 import { busiestWindow } from '../../bench/support/stats';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';

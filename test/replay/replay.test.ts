@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker } from '@temporalio/worker';
-import { WORKFLOW_TYPES } from '../../src/api/names';
+import { WORKFLOW_TYPES } from '../../src/workflows/operations';
 import { quietRuntime } from '../helpers/temporal';
 import { testEnv } from '../setup/shared';
 

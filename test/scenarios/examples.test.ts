@@ -3,11 +3,14 @@
 // service's workflows on the real dev server riding through it. Clock at 100×: 30 s of the scenario
 // pass in 0.3 s.
 import path from 'node:path';
-import { FailureType, WorkflowType } from '../../src/api';
-import type { BatchJobInput, MediaGenerationInput } from '../../src/api';
+import { FailureType } from '../../src/api/failures';
+import { WorkflowType } from '../../src/workflows/operations';
+import type { BatchJobInput } from '../../src/workflows/batch/contract';
+import type { MediaGenerationInput } from '../../src/workflows/media/contract';
 import { loadEmulatorConfig } from '../../src/emulator/config';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server';
-import type { batchJob, mediaGeneration } from '../../src/workflows';
+import type { batchJob } from '../../src/workflows/batch/workflows';
+import type { mediaGeneration } from '../../src/workflows/media/workflows';
 import { failureOf } from '../helpers/failures';
 import { waitFor } from '../helpers/processes';
 import { emulatorPlatform, uniqueId, withWorker, type TemporalTestContext } from '../helpers/temporal';

@@ -4,12 +4,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/api/names';
+import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/api/contract';
 import { findOrBuildTemporalCli, getFreePort, startDevServer } from '../../src/devserver';
 import { DEV_API_KEY } from '../../src/emulator/config';
 import { defaultFixtures } from '../../src/emulator/fixtures';
 import { startEmulator } from '../../src/emulator/server';
-import { WORKFLOW_BUNDLER_OPTIONS } from '../../src/worker';
+import { WORKFLOW_BUNDLER_OPTIONS, workflowsEntry } from '../../src/worker';
 import { TEST_ENV, type GlobalHandles } from './shared';
 
 const log = (msg: string) => process.stderr.write(`[test setup] ${msg}\n`);
@@ -26,7 +26,7 @@ export default async function globalSetup(): Promise<void> {
     startEmulator({ port: 0, host: '127.0.0.1', clockSpeed: 10, fixtures: { instances: testInstances() } }),
     // Bundled as the worker bundles it.
     bundleWorkflowCode({
-      workflowsPath: require.resolve('../../src/workflows'),
+      workflowsPath: workflowsEntry(),
       logger: quietLogger,
       ...WORKFLOW_BUNDLER_OPTIONS,
     }),

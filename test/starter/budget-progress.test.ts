@@ -1,6 +1,6 @@
 // The starter's budgetGatedJob support without a workflow: the progress line `start … --wait` draws,
 // and the one-line summary of the result.
-import type { BudgetJobProgress } from '../../src/api';
+import type { BudgetJobProgress } from '../../src/workflows/budget/contract';
 import { formatAmount, renderBudgetJobProgress, renderBudgetJobSummary } from '../../src/starter/budget-progress';
 
 const NOW = Date.parse('2026-03-01T10:00:00.000Z');

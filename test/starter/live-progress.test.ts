@@ -1,6 +1,6 @@
 // The poll activity's heartbeat read from describe(), laid over the query's checkpoint figures.
 import { defaultPayloadConverter } from '@temporalio/common';
-import type { MediaProgress, TaskObservation } from '../../src/api';
+import type { MediaProgress, TaskObservation } from '../../src/workflows/media/contract';
 import { heartbeatObservation, withHeartbeat } from '../../src/starter/live-progress';
 
 const obs: TaskObservation = {

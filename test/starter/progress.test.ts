@@ -1,6 +1,6 @@
 // The starter's mediaGeneration support without a workflow: the progress line, the summary of kept
 // outputs, the flag → input mapping, and the watcher's ticker with a fake handle.
-import type { MediaProgress } from '../../src/api';
+import type { MediaProgress } from '../../src/workflows/media/contract';
 import { buildProgram } from '../../src/starter';
 import { waitWithMediaProgress, type MediaWorkflow } from '../../src/starter/watch-progress';
 import { CliError, ExitCode } from '../../src/starter/exit-codes';

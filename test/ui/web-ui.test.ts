@@ -4,7 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
-import { mediaProgressQuery, startMediaGeneration } from '../../src/backend';
+import { mediaProgressQuery, startWorkflow } from '../../packages/client/src';
 import { findOrInstallChromium } from '../helpers/browser';
 import { uniqueId, withWorker } from '../helpers/temporal';
 import { testEnv } from '../setup/shared';
@@ -31,8 +31,9 @@ describe('Web UI', () => {
     'shows a running generation with its summary and current status',
     () =>
       withWorker('web-ui', async (ctx) => {
-        const { handle, workflowId } = await startMediaGeneration(
+        const { handle, workflowId } = await startWorkflow(
           ctx.client,
+          'mediaGeneration',
           {
             operation: 'text-to-video',
             // Emulated 10 minutes at the test emulator's speed 10: a minute of real time, cancelled below.

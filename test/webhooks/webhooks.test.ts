@@ -4,11 +4,12 @@
 // an early, duplicated or delayed one changes nothing but the timing.
 import { Client, Connection } from '@temporalio/client';
 import { Runtime } from '@temporalio/worker';
-import { WorkflowType, type MediaGenerationInput } from '../../src/api';
+import { WorkflowType } from '../../src/workflows/operations';
+import { type MediaGenerationInput } from '../../src/workflows/media/contract';
 import { callbackMetrics } from '../../src/webhooks/metrics';
 import { startCallbackReceiver, type RunningReceiver } from '../../src/webhooks/receiver';
 import { CallbackSigner, callbackUrls, type CallbackUrls } from '../../src/webhooks/token';
-import type { mediaGeneration } from '../../src/workflows';
+import type { mediaGeneration } from '../../src/workflows/media/workflows';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { quietRuntime, recordHistory, uniqueId, withWorker, type TemporalTestContext } from '../helpers/temporal';
 import { testEnv } from '../setup/shared';

@@ -4,9 +4,9 @@
 // its output.
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { WorkflowType } from '../../src/api';
+import { WorkflowType } from '../../src/workflows/operations';
 import { getFreePort } from '../../src/devserver';
-import type { mediaGeneration } from '../../src/workflows';
+import type { mediaGeneration } from '../../src/workflows/media/workflows';
 import { startNode, waitFor, workerProcessEnv } from '../helpers/processes';
 import { testEnv } from '../setup/shared';
 

@@ -1,7 +1,7 @@
 // Every activity a workflow schedules carries a one-line summary for the Web UI saying what the call
 // is for, read back from the real history: ids and names only, never the request (its prompt).
 import { defaultPayloadConverter } from '@temporalio/common';
-import { startMediaGeneration } from '../../src/backend';
+import { startWorkflow } from '../../packages/client/src';
 import { activitySummary, MAX_ACTIVITY_SUMMARY_CHARS } from '../../src/workflows/activity-summary';
 import { emulatorPlatform, uniqueId, withWorker } from '../helpers/temporal';
 import { emulatorForFile } from '../emulator/support';
@@ -14,8 +14,9 @@ describe('activity summaries', () => {
       'activity-summaries',
       async ({ client, taskQueue }) => {
         const prompt = 'a secret-looking prompt [emulator:duration=1500]';
-        const { handle } = await startMediaGeneration(
+        const { handle } = await startWorkflow(
           client,
+          'mediaGeneration',
           {
             operation: 'text-to-video',
             request: { prompt, duration: 5 },

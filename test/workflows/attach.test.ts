@@ -7,8 +7,10 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { attachBatch, attachTask, startBatchJob, startMediaGeneration } from '../../src/backend';
-import { FailureType, mediaProgressQuery, SearchAttributes } from '../../src/api';
+import { attachBatch, attachTask, startWorkflow } from '../../packages/client/src';
+import { FailureType } from '../../src/api/failures';
+import { mediaProgressQuery } from '../../src/workflows/media/contract';
+import { SearchAttributes } from '../../src/api/contract';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { failureOf } from '../helpers/failures';
 import { runStarter } from '../helpers/processes';
@@ -135,8 +137,9 @@ describe('mediaGeneration attach', () => {
   it('refuses both forms at once, and a bad task id, naming the field, before anything starts', async () =>
     withAttachWorker('attach-task-invalid', async (ctx) => {
       await expect(
-        startMediaGeneration(
+        startWorkflow(
           ctx.client,
+          'mediaGeneration',
           // Both forms: the type allows neither, a JSON caller could send it.
           { operation: 'text-to-video', request: { prompt: 'x' }, attach: { taskId: 't1' } } as never,
           { taskQueue: ctx.taskQueue },
@@ -152,8 +155,9 @@ describe('mediaGeneration attach', () => {
       );
       // A request keeps its own messages.
       await expect(
-        startMediaGeneration(
+        startWorkflow(
           ctx.client,
+          'mediaGeneration',
           { operation: 'text-to-video', request: { prompt: 'x', duration: 999 } } as never,
           {
             taskQueue: ctx.taskQueue,
@@ -162,8 +166,9 @@ describe('mediaGeneration attach', () => {
       ).rejects.toThrow(/request\.duration/);
       // Options of a submit make no sense for an attach.
       await expect(
-        startMediaGeneration(
+        startWorkflow(
           ctx.client,
+          'mediaGeneration',
           { attach: { taskId: 't1' }, submission: { onAmbiguous: 'resubmit' } } as never,
           {
             taskQueue: ctx.taskQueue,
@@ -209,8 +214,9 @@ describe('batchJob attach', () => {
       await recordHistory(handle, 'batchJob-attach-not-found');
 
       await expect(
-        startBatchJob(
+        startWorkflow(
           ctx.client,
+          'batchJob',
           { attach: { batchId: 'b1' }, endpoint: '/v1/chat/completions', inputFileId: 'f1' } as never,
           { taskQueue: ctx.taskQueue },
         ),
@@ -222,7 +228,7 @@ describe('batchJob attach', () => {
       );
       // The request form's own rule is unchanged.
       await expect(
-        startBatchJob(ctx.client, { endpoint: '/v1/chat/completions' }, { taskQueue: ctx.taskQueue }),
+        startWorkflow(ctx.client, 'batchJob', { endpoint: '/v1/chat/completions' }, { taskQueue: ctx.taskQueue }),
       ).rejects.toThrow(/requests: give exactly one of requests, inputFileId or inputFileUri/);
     }));
 });

@@ -4,8 +4,9 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, WorkflowUpdateFailedError } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { batchProgressQuery, cancelBatchUpdate, WorkflowType } from '../../src/api';
-import type { batchJob } from '../../src/workflows';
+import { batchProgressQuery, cancelBatchUpdate } from '../../src/workflows/batch/contract';
+import { WorkflowType } from '../../src/workflows/operations';
+import type { batchJob } from '../../src/workflows/batch/workflows';
 import { waitFor } from '../helpers/processes';
 import { quietRuntime } from '../helpers/temporal';
 import { testEnv } from '../setup/shared';

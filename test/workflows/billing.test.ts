@@ -3,9 +3,10 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { FailureType, WorkflowType } from '../../src/api';
+import { FailureType } from '../../src/api/failures';
+import { WorkflowType } from '../../src/workflows/operations';
 import { DEV_API_KEY } from '../../src/emulator/config';
-import type { billingReport } from '../../src/workflows';
+import type { billingReport } from '../../src/workflows/billing/workflows';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { failureOf } from '../helpers/failures';
 import { emulatorPlatform, recordHistory, uniqueId, withWorker } from '../helpers/temporal';

@@ -6,14 +6,14 @@ import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import {
   budgetLedgerStateQuery,
   budgetLedgerWorkflowId,
-  FailureType,
   releaseBudgetUpdate,
   reserveBudgetUpdate,
-  WorkflowType,
   type BudgetLedgerInput,
-} from '../../src/api';
-import type { budgetGatedJob, budgetLedger } from '../../src/workflows';
-import { reserveBudgetBatchUpdate } from '../../src/api/names';
+} from '../../src/workflows/budget/contract';
+import { FailureType } from '../../src/api/failures';
+import { WorkflowType } from '../../src/workflows/operations';
+import type { budgetGatedJob, budgetLedger } from '../../src/workflows/budget/workflows';
+import { reserveBudgetBatchUpdate } from '../../src/workflows/budget/contract';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { waitFor } from '../helpers/processes';
 import { emulatorPlatform, eventTypes, recordHistory, uniqueId, withWorker } from '../helpers/temporal';

@@ -6,13 +6,13 @@ import {
   budgetJobProgressQuery,
   budgetLedgerStateQuery,
   budgetLedgerWorkflowId,
-  FailureType,
   recheckBudgetSignal,
-  SearchAttributes,
-  WorkflowType,
   type BudgetGatedJobInput,
-} from '../../src/api';
-import type { budgetGatedJob } from '../../src/workflows';
+} from '../../src/workflows/budget/contract';
+import { FailureType } from '../../src/api/failures';
+import { SearchAttributes } from '../../src/api/contract';
+import { WorkflowType } from '../../src/workflows/operations';
+import type { budgetGatedJob } from '../../src/workflows/budget/workflows';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { failureOf } from '../helpers/failures';
 import { waitFor } from '../helpers/processes';

@@ -1,8 +1,9 @@
 // evaluateDecision end to end: one content, several questions, bounded parallel requests.
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { FailureType, WorkflowType } from '../../src/api';
-import type { evaluateDecision } from '../../src/workflows';
+import { FailureType } from '../../src/api/failures';
+import { WorkflowType } from '../../src/workflows/operations';
+import type { evaluateDecision } from '../../src/workflows/decision/workflows';
 import { emulatorAdmin } from '../helpers/emulator';
 import { eventTypes, recordHistory, uniqueId, withWorker } from '../helpers/temporal';
 import { testEnv } from '../setup/shared';

@@ -3,7 +3,7 @@
 // worker, real dev server, an emulator of this file's own, so its counters are ours alone.
 import type { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../../src/api/failures';
-import { WorkflowType, type WorkflowTypeName } from '../../src/api/names';
+import { WorkflowType, type WorkflowTypeName } from '../../src/workflows/operations';
 import type { ValidationIssue } from '../../src/platform/validation';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { failureOf } from '../helpers/failures';

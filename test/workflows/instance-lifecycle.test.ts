@@ -1,7 +1,14 @@
 // createInstance, startInstance, stopInstance and deleteInstance end to end: real Temporal dev server,
 // real worker, an emulator of this file's own (its faults and instances are this file's alone).
-import { FailureType, SearchAttributes, WorkflowType } from '../../src/api';
-import type { createInstance, deleteInstance, startInstance, stopInstance } from '../../src/workflows';
+import { FailureType } from '../../src/api/failures';
+import { SearchAttributes } from '../../src/api/contract';
+import { WorkflowType } from '../../src/workflows/operations';
+import type {
+  createInstance,
+  deleteInstance,
+  startInstance,
+  stopInstance,
+} from '../../src/workflows/instances/workflows';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { failureOf } from '../helpers/failures';
 import {

@@ -1,6 +1,8 @@
 // renewInstance and restartInstance end to end: real Temporal dev server, real worker, real emulator.
-import { FailureType, SearchAttributes, WorkflowType } from '../../src/api';
-import type { renewInstance, restartInstance } from '../../src/workflows';
+import { FailureType } from '../../src/api/failures';
+import { SearchAttributes } from '../../src/api/contract';
+import { WorkflowType } from '../../src/workflows/operations';
+import type { renewInstance, restartInstance } from '../../src/workflows/instances/workflows';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { failureOf } from '../helpers/failures';
 import {

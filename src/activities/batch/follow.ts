@@ -5,7 +5,7 @@
 // each `progressStep` percent of requests done, the end. The window is the workflow's timer, which
 // cancels this activity.
 import { Context } from '@temporalio/activity';
-import type { BatchObservation, ParsedBatchPollingOptions } from '../../api/schemas/batch';
+import type { BatchObservation, ParsedBatchPollingOptions } from '../../workflows/batch/contract';
 import type { PlatformClient } from '../../client/client';
 import { PlatformError } from '../../client/errors';
 import { isTerminalBatchStatus } from '../../platform/schemas/batches';

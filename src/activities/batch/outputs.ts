@@ -5,7 +5,7 @@
 // overwrites its key, so the copies and the summary come out the same.
 import { Readable } from 'node:stream';
 import { Context, log } from '@temporalio/activity';
-import type { BatchRequestSummary, KeptBatchFile } from '../../api/schemas/batch';
+import type { BatchRequestSummary, KeptBatchFile } from '../../workflows/batch/contract';
 import type { ArtifactStore } from '../../artifacts';
 import type { PlatformClient } from '../../client/client';
 import { BatchOutputLine, jsonlLines } from '../../platform/schemas/batches';

@@ -10,7 +10,7 @@
 // before: from the checkpoint's intervalMs by backoffCoefficient with each attempt, up to maxIntervalMs;
 // a gap under about a second (RETRY_TIMER_LEAD_MS) lasts about a second, the server's timers being no finer.
 import { Context } from '@temporalio/activity';
-import type { BatchObservation, ParsedBatchPollingOptions } from '../../api/schemas/batch';
+import type { BatchObservation, ParsedBatchPollingOptions } from '../../workflows/batch/contract';
 import type { PlatformClient } from '../../client/client';
 import { PlatformError } from '../../client/errors';
 import { isTerminalBatchStatus } from '../../platform/schemas/batches';

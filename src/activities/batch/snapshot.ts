@@ -1,5 +1,5 @@
 // The few facts of a platform batch the workflow needs, small enough for its history.
-import type { BatchObservation } from '../../api/schemas/batch';
+import type { BatchObservation } from '../../workflows/batch/contract';
 import type { Batch } from '../../platform/schemas/batches';
 
 export interface BatchSnapshot {

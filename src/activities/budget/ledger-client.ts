@@ -14,19 +14,19 @@ import {
   budgetLedgerWorkflowId,
   releaseBudgetUpdate,
   reserveBudgetUpdate,
-  SearchAttributes,
-  WorkflowType,
   reserveBudgetBatchUpdate,
   LEDGER_VERSION_MEMO,
-} from '../../api/names';
+} from '../../workflows/budget/contract';
+import { SearchAttributes } from '../../api/contract';
+import { WorkflowType } from '../../workflows/operations';
 import {
   ReserveBudgetRequest,
   type ReleaseBudgetRequest,
   type ReleaseBudgetResult,
   type ReserveBudgetResult,
-} from '../../api/schemas/budget';
+} from '../../workflows/budget/contract';
 import { BatchLanes } from '../../shared/lanes';
-import { MAX_RESERVATIONS_PER_UPDATE, type ReserveBudgetOutcome } from '../../api/schemas/reserve-batch';
+import { MAX_RESERVATIONS_PER_UPDATE, type ReserveBudgetOutcome } from '../../workflows/budget/contract';
 import { LEDGER_VERSION } from '../../budget/ledger-book';
 import { recordBudgetReleased, recordBudgetReserved } from '../../metrics/work';
 

@@ -3,7 +3,7 @@
 // starts from them (its first poll attempt only asks to run again when the next poll is due) instead
 // of needing a workflow task for a first poll's checkpoint: one workflow activation less per
 // generation, with the mediaProgress query as fresh as before.
-import type { ParsedPollingOptions, TaskObservation } from '../../api/schemas/media';
+import type { ParsedPollingOptions, TaskObservation } from '../../workflows/media/contract';
 import type { PlatformClient } from '../../client/client';
 import { isTerminalTaskStatus } from '../../platform/schemas/media';
 import { POLL_TIMEOUT_MS } from '../poll-again';

@@ -3,7 +3,7 @@
 // noticed within `marginMs`. Far-off ends are approached in steps (hints drift over minutes), unless
 // two samples taken apart predict the same end: then we aim at it. Without
 // hints we back off exponentially with full jitter. Every gap stays within [minIntervalMs, maxIntervalMs].
-import type { ParsedPollingOptions } from '../../api/schemas/media';
+import type { ParsedPollingOptions } from '../../workflows/media/contract';
 
 export interface PollSample {
   /** Real epoch ms of the poll. */

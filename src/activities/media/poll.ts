@@ -13,7 +13,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../../api/failures';
-import type { ParsedPollingOptions, TaskObservation, TaskOutputRef } from '../../api/schemas/media';
+import type { ParsedPollingOptions, TaskObservation, TaskOutputRef } from '../../workflows/media/contract';
 import type { PlatformClient } from '../../client/client';
 import { PlatformError } from '../../client/errors';
 import { isTerminalTaskStatus } from '../../platform/schemas/media';

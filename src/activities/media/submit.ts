@@ -5,7 +5,7 @@
 import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../../api/failures';
-import type { ParsedPollingOptions, TaskObservation } from '../../api/schemas/media';
+import type { ParsedPollingOptions, TaskObservation } from '../../workflows/media/contract';
 import type { PlatformClient } from '../../client/client';
 import { PlatformError, redact } from '../../client/errors';
 import type { AsyncBody } from '../../platform/models';

@@ -1,5 +1,5 @@
 // The outputs of a finished task, as task-result lists them: videos, images and audios with their TTLs.
-import type { TaskOutputRef } from '../../api/schemas/media';
+import type { TaskOutputRef } from '../../workflows/media/contract';
 import type { TaskResult } from '../../platform/schemas/media';
 
 const ttl = (value: string | number | undefined): number | undefined => {

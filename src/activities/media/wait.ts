@@ -12,7 +12,7 @@
 // progress step, the end - so the history does not grow with the number of polls. A lost worker is
 // noticed by the heartbeat timeout, and the next attempt resumes from the last heartbeat.
 import { Context } from '@temporalio/activity';
-import type { ParsedPollingOptions, TaskObservation } from '../../api/schemas/media';
+import type { ParsedPollingOptions, TaskObservation } from '../../workflows/media/contract';
 import type { PlatformClient } from '../../client/client';
 import { PlatformError } from '../../client/errors';
 import { isTerminalTaskStatus, type TaskResult } from '../../platform/schemas/media';

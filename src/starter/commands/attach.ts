@@ -1,7 +1,7 @@
 // `attach task <id>` / `attach batch <id>`: follow a task or batch that already exists on the platform
 // (submitted elsewhere) to its end and keep its outputs, without sending anything paid. Attaching to
 // the same id again answers with the run the first attach started (backend.attachTask's key).
-import { attachBatch, attachTask, IdempotencyKeyReusedError, WorkflowType } from '../../backend';
+import { attachBatch, attachTask, IdempotencyKeyReusedError, WorkflowType } from '../../../packages/client/src';
 import { withStarter } from '../connect';
 import { CliError, ExitCode } from '../exit-codes';
 import { toCliError } from '../failures';

@@ -7,9 +7,9 @@ import {
   budgetLedgerWorkflowId,
   recheckBudgetSignal,
   releaseBudgetUpdate,
-  WorkflowType,
   type BudgetLedgerState,
-} from '../../api';
+} from '../../workflows/budget/contract';
+import { WorkflowType } from '../../workflows/operations';
 import { formatAmount } from '../budget-progress';
 import { withStarter } from '../connect';
 import { CliError, ExitCode } from '../exit-codes';

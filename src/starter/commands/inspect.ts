@@ -1,5 +1,6 @@
 // `describe`, `cancel` and `list`: what an operator needs next to the Web UI.
-import { cancelBatchUpdate, SearchAttributes, statusQuery } from '../../api';
+import { cancelBatchUpdate } from '../../workflows/batch/contract';
+import { SearchAttributes, statusQuery } from '../../api/contract';
 import { withStarter } from '../connect';
 import { CliError, ExitCode } from '../exit-codes';
 import { toCliError } from '../failures';

@@ -2,7 +2,8 @@
 // autoRenew of that member's instances (one schedule per member: `autoRenew-<member>`). Each run
 // renews what expires within the window through the member's ledger; the renewals' own ids keep two
 // runs from renewing one expiry twice, and overlap `skip` (the default) keeps runs from overlapping.
-import { WorkflowType, type AutoRenewInput } from '../../api';
+import { WorkflowType } from '../../workflows/operations';
+import { type AutoRenewInput } from '../../workflows/autoRenew/contract';
 import { createMemberSchedule } from '../schedule-create';
 import { scheduleSpec, schedulePolicies } from '../schedule-options';
 import { buildWorkflowInput } from '../workflow-inputs';

@@ -3,7 +3,8 @@
 // default instead of failing. The schedule lives on the server: no process of ours has to stay up.
 import type { Client, ScheduleExecutionResult } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { budgetJobProgressQuery, WorkflowType, type BudgetGatedJobInput } from '../../api';
+import { budgetJobProgressQuery, type BudgetGatedJobInput } from '../../workflows/budget/contract';
+import { WorkflowType } from '../../workflows/operations';
 import { withStarter } from '../connect';
 import { formatDuration } from '../durations';
 import { rootCause } from '../failures';

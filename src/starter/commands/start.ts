@@ -1,14 +1,10 @@
 // `start <workflow>`: starts any workflow by name, optionally waits and prints the result.
 import type { WorkflowHandle } from '@temporalio/client';
-import {
-  batchProgressQuery,
-  budgetJobProgressQuery,
-  WorkflowType,
-  type BatchProgress,
-  type BudgetJobProgress,
-} from '../../api';
+import { batchProgressQuery, type BatchProgress } from '../../workflows/batch/contract';
+import { budgetJobProgressQuery, type BudgetJobProgress } from '../../workflows/budget/contract';
+import { WorkflowType } from '../../workflows/operations';
 import { lastBatchPoll, renderBatchProgress, renderBatchSummary, withLastPoll } from '../batch-progress';
-import { IdempotencyKeyReusedError, startWorkflow } from '../../backend';
+import { IdempotencyKeyReusedError, startWorkflow } from '../../../packages/client/src';
 import { renderBudgetJobProgress, renderBudgetJobSummary } from '../budget-progress';
 import { withStarter } from '../connect';
 import { CliError, ExitCode } from '../exit-codes';
@@ -71,7 +67,7 @@ export async function startCommand(
     throw new CliError('--id and --idempotency-key both name the workflow: give one of them.', ExitCode.Usage);
   }
   await withStarter(async ({ client, settings }) => {
-    const { handle, workflowId, started } = await startWorkflow(client, workflowType, input, {
+    const { handle, workflowId, started } = await startWorkflow(client, workflowType, input as never, {
       taskQueue: opts.taskQueue ?? settings.taskQueue,
       workflowId: opts.id ?? `${workflowType}-${crypto.randomUUID().slice(0, 8)}`,
       idempotencyKey: opts.idempotencyKey,

@@ -3,7 +3,7 @@
 // name a platform), and the worker. Ctrl-C drains the worker, then stops the rest.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { SEARCH_ATTRIBUTE_DEFINITIONS, SearchAttributes } from '../../api';
+import { SEARCH_ATTRIBUTE_DEFINITIONS, SearchAttributes } from '../../api/contract';
 import { loadTemporalSettings } from '../../config/temporal';
 import { loadWorkerSettings } from '../../config/worker';
 import {

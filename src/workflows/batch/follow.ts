@@ -3,8 +3,8 @@
 // runs a handful of times however long the batch takes, and a waiting batch holds nothing on the
 // worker. The window is not the activity's: the workflow's timer cancels the follow (./job.ts).
 import { ActivityCancellationType, patched, proxyActivities } from '@temporalio/workflow';
-import type { BatchObservation, ParsedBatchPollingOptions } from '../../api/schemas/batch';
-import type { Activities } from '../../activities';
+import type { BatchObservation, ParsedBatchPollingOptions } from './contract';
+import type { Activities } from '../../activities/batch/activities';
 import { Patch } from '../patches';
 import { retryAsPollOptions } from '../retry-policies';
 import { summarized } from '../activity-summary';

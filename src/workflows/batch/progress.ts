@@ -2,14 +2,15 @@
 // workflow registers it at its top), and PlatformStatus / PlatformTaskId search attributes that
 // change with the status only.
 import { upsertSearchAttributes } from '@temporalio/workflow';
-import { SearchAttributes, WorkflowType } from '../../api/names';
+import { SearchAttributes } from '../../api/contract';
+import { WorkflowType } from '../operations';
 import type {
   BatchJobOwnStatus,
   BatchJobStatus,
   BatchObservation,
   BatchProgress,
   ParsedBatchJobInput,
-} from '../../api/schemas/batch';
+} from './contract';
 import { trackStatus } from '../status';
 import { isoTime } from '../../shared/time';
 

@@ -10,8 +10,8 @@ import {
   proxyActivities,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { ParsedBudgetWaitOptions, ReserveBudgetRequest, ReserveBudgetResult } from '../../api/schemas/budget';
-import type { Activities, AwaitBudgetAdmissionResult } from '../../activities';
+import type { ParsedBudgetWaitOptions, ReserveBudgetRequest, ReserveBudgetResult } from './contract';
+import type { Activities, AwaitBudgetAdmissionResult } from '../../activities/budget/activities';
 import type { BudgetJobProgressTracker } from './progress';
 import { isoTime } from '../../shared/time';
 import { DEFAULT_DEADLINE_MS, TRANSIENT_RETRY, untilDeadline } from '../retry-policies';

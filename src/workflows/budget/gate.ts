@@ -1,9 +1,9 @@
 // The decision gate: one question about the job's content, asked of the platform's decision
 // evaluation before the job submits anything. The job runs only if the passing option is likely enough.
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
-import type { GateVerdict, ParsedBudgetGatedJobInput } from '../../api/schemas/budget';
-import { invalidInput } from '../../api/validate';
-import type { Activities } from '../../activities';
+import type { GateVerdict, ParsedBudgetGatedJobInput } from './contract';
+import { invalidInput } from '../../api/failures';
+import type { Activities } from '../../activities/decision/activities';
 import { DECISION_MODEL, DecisionEvaluationRequest, type DecisionState } from '../../platform/schemas/decision';
 import { parseOrThrow } from '../../platform/validation';
 

@@ -8,7 +8,7 @@
 // (src/budget/ledger-book.ts); its memo key is in src/api/names.ts.
 import { patched } from '@temporalio/workflow';
 import { LEDGER_VERSION } from '../../budget/ledger-book';
-import { LEDGER_VERSION_MEMO } from '../../api/names';
+import { LEDGER_VERSION_MEMO } from './contract';
 import { Patch } from '../patches';
 
 /** The patch each version's code carries: seeing it is what makes an older run cross over. */

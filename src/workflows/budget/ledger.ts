@@ -28,12 +28,11 @@ import {
   recheckBudgetSignal,
   releaseBudgetUpdate,
   reserveBudgetUpdate,
-  SearchAttributes,
-  statusQuery,
-  WorkflowType,
   reserveBudgetBatchUpdate,
   LEDGER_VERSION_MEMO,
-} from '../../api/names';
+} from './contract';
+import { SearchAttributes, statusQuery } from '../../api/contract';
+import { WorkflowType } from '../operations';
 import {
   BudgetLedgerInput,
   ReleaseBudgetRequest,
@@ -42,25 +41,21 @@ import {
   type BudgetLedgerStatus,
   type ReleaseBudgetResult,
   type ReserveBudgetResult,
-} from '../../api/schemas/budget';
+} from './contract';
 import {
   BudgetLedgerBook,
   LEDGER_VERSION,
   type QueuedAdmission,
   type ReservationRequest,
 } from '../../budget/ledger-book';
-import { parseInput } from '../../api/validate';
-import type { Activities } from '../../activities';
+import { parseInput } from '../../api/failures';
+import type { Activities } from '../../activities/budget/activities';
 import { formatIssues, parseOrThrow } from '../../platform/validation';
 import { Patch } from '../patches';
 import { trackStatus } from '../status';
 import { forUpTo } from '../retry-policies';
 import { ledgerUpgradeDue, ledgerVersionOf } from './ledger-version';
-import {
-  ReserveBudgetBatch,
-  type ReservationFailure,
-  type ReserveBudgetBatchResult,
-} from '../../api/schemas/reserve-batch';
+import { ReserveBudgetBatch, type ReservationFailure, type ReserveBudgetBatchResult } from './contract';
 import { summarized } from '../activity-summary';
 
 // A platform that stays down for more than a minute fails the admissions waiting on it (retryably,

@@ -2,8 +2,9 @@
 // any time (`current`; the workflow registers the query at its top); PlatformStatus
 // (WAITING_FOR_BUDGET …) and PlatformCostEstimate follow its changes only.
 import { upsertSearchAttributes } from '@temporalio/workflow';
-import { SearchAttributes, WorkflowType } from '../../api/names';
-import type { BudgetGatedJobStatus, BudgetJobProgress, ParsedBudgetGatedJobInput } from '../../api/schemas/budget';
+import { SearchAttributes } from '../../api/contract';
+import { WorkflowType } from '../operations';
+import type { BudgetGatedJobStatus, BudgetJobProgress, ParsedBudgetGatedJobInput } from './contract';
 import { trackStatus } from '../status';
 
 export function trackBudgetJobProgress(input: ParsedBudgetGatedJobInput, reservationId: string) {

@@ -4,8 +4,8 @@
 // is sent: the task was paid for where it was submitted.
 import { ApplicationFailure } from '@temporalio/workflow';
 import { FailureType } from '../../api/failures';
-import type { MediaGenerationResult, ParsedMediaAttachInput } from '../../api/schemas/media';
-import type { TaskCheckpoint } from '../../activities';
+import type { MediaGenerationResult, ParsedMediaAttachInput } from './contract';
+import type { TaskCheckpoint } from '../../activities/media/activities';
 import { isoTime } from '../../shared/time';
 import { attachedNotFound } from '../attach';
 import { costFacts } from './cost';

@@ -4,7 +4,7 @@
 // for the task being waited on. Bounded: a run has at most a few dozen tasks (generations × submit
 // attempts), and a repeat of a known end changes nothing.
 import { isTerminalTaskStatus } from '../../platform/schemas/media';
-import { TaskCallback } from '../../api/schemas/task-callback';
+import { TaskCallback } from './contract';
 
 /** Ends kept at most; the oldest is dropped first (its task is long past by then). */
 const MAX_KEPT = 32;

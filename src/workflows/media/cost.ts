@@ -1,6 +1,6 @@
 // The cost facts the spec gives for a generation. The video price itself is not published; the
 // platform's bill list has the charge.
-import type { MediaGenerationResult, TaskOutputRef } from '../../api/schemas/media';
+import type { MediaGenerationResult, TaskOutputRef } from './contract';
 import { usdText } from '../../platform/money';
 import { NSFW_DETECTION_COST_PER_IMAGE } from '../../platform/schemas/media';
 

@@ -1,8 +1,8 @@
 // What mediaGeneration submits, and what it expects back, for each form of its input: the two
 // detailed operations by their own names, the "async" form through the model registry (resolved from
 // the bundled registry: the input was checked against it, so the model is known).
-import type { MediaGenerationResult, ParsedMediaGenerationRequestInput, TaskOutputRef } from '../../api/schemas/media';
-import type { SubmitMediaTaskInput } from '../../activities';
+import type { MediaGenerationResult, ParsedMediaGenerationRequestInput, TaskOutputRef } from './contract';
+import type { SubmitMediaTaskInput } from '../../activities/media/activities';
 import { MODEL_REGISTRY, type ResolvedModel } from '../../platform/models';
 
 type SubmitTarget = Pick<SubmitMediaTaskInput, 'operation' | 'request'> & { model?: string; path?: string };

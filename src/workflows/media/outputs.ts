@@ -1,8 +1,8 @@
 // Keeping a finished task's outputs before their URLs expire: the same for a task this run submitted
 // and for one it attached to.
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
-import type { MediaGenerationResult } from '../../api/schemas/media';
-import type { Activities, TaskCheckpoint } from '../../activities';
+import type { MediaGenerationResult } from './contract';
+import type { Activities, TaskCheckpoint } from '../../activities/media/activities';
 import type { MediaProgressTracker } from './progress';
 import { DEFAULT_DEADLINE_MS, untilDeadline } from '../retry-policies';
 import { summarized } from '../activity-summary';

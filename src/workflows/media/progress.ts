@@ -3,7 +3,8 @@
 // PlatformStatus search attribute follows status changes only.
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import { upsertSearchAttributes } from '@temporalio/workflow';
-import { SearchAttributes, WorkflowType } from '../../api/names';
+import { SearchAttributes } from '../../api/contract';
+import { WorkflowType } from '../operations';
 import {
   isMediaAttach,
   MEDIA_STATUS_BY_TASK_STATUS,
@@ -12,7 +13,7 @@ import {
   type MediaProgress,
   type ParsedMediaGenerationInput,
   type TaskObservation,
-} from '../../api/schemas/media';
+} from './contract';
 import { trackStatus } from '../status';
 import { isoTime } from '../../shared/time';
 

@@ -15,11 +15,11 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { TimeoutType } from '@temporalio/common';
-import { quotaTaskQueue } from '../../api/names';
+import { quotaTaskQueue } from '../../api/contract';
 import { FailureType } from '../../api/failures';
-import type { ParsedMediaGenerationRequestInput, SubmissionAttempt } from '../../api/schemas/media';
-import type { Activities, SubmitFailureDetails, SubmitMediaTaskInput } from '../../activities';
-import type { SubmitMediaTaskResult } from '../../activities/media';
+import type { ParsedMediaGenerationRequestInput, SubmissionAttempt } from './contract';
+import type { Activities, SubmitFailureDetails, SubmitMediaTaskInput } from '../../activities/media/activities';
+import type { SubmitMediaTaskResult } from '../../activities/media/activities';
 import { isoTime } from '../../shared/time';
 import { Patch } from '../patches';
 import { submitTarget } from './model';

@@ -12,8 +12,8 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { FailureType } from '../../api/failures';
-import type { ParsedPollingOptions, TaskObservation } from '../../api/schemas/media';
-import type { Activities, CallbackFallback, TaskCheckpoint } from '../../activities';
+import type { ParsedPollingOptions, TaskObservation } from './contract';
+import type { Activities, CallbackFallback, TaskCheckpoint } from '../../activities/media/activities';
 import { Patch } from '../patches';
 import type { TaskCallbackInbox } from './callback-inbox';
 import { pollTimedOut, retryAsPollOptions } from '../retry-policies';

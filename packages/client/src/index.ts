@@ -1,0 +1,222 @@
+// @platform-ops/client: start the service's workflows from a backend. Every start checks its input
+// with the workflow's own schema before anything is sent, carries a one-line summary for the Web UI,
+// and, given an idempotency key, starts at most once per key: a repeated request attaches to the job
+// it already started instead of paying for a second one. Depends on @temporalio/client and zod only;
+// docs/backends.md shows it in use.
+import { createHash, randomUUID } from 'node:crypto';
+import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { z } from 'zod';
+import {
+  DEFAULT_TASK_QUEUE,
+  IDEMPOTENCY_MEMO,
+  SearchAttributes,
+  type IdempotencyMemo,
+} from '../../../src/api/contract';
+import { invalidInput, parseInput } from '../../../src/api/failures';
+import { parseOrThrow } from '../../../src/platform/validation';
+import {
+  WORKFLOWS,
+  workflowSummary,
+  type InputOf,
+  type ResultOf,
+  type WorkflowTypeName,
+} from '../../../src/workflows/operations';
+
+// The contracts: every workflow's input and result schemas and types, and the names to query,
+// signal and update it with.
+export * from '../../../src/api/contract';
+export * from '../../../src/api/failures';
+export * from '../../../src/workflows/operations';
+export * from '../../../src/workflows/autoRenew/contract';
+export * from '../../../src/workflows/batch/contract';
+export * from '../../../src/workflows/billing/contract';
+export * from '../../../src/workflows/budget/contract';
+export * from '../../../src/workflows/decision/contract';
+export * from '../../../src/workflows/instances/contract';
+export * from '../../../src/workflows/media/contract';
+
+/** A run of workflow type `T`, typed: `result()` resolves to the workflow's result. */
+export type Handle<T extends WorkflowTypeName> = WorkflowHandle<(input: InputOf<T>) => Promise<ResultOf<T>>>;
+
+export interface StartOptions {
+  /** Defaults to the service's default task queue (`platform-ops`). */
+  taskQueue?: string;
+  /**
+   * The caller's name for this request (an order id, say). Starting again with the same key returns
+   * the execution it started, running or closed, instead of a second job; with a different input it
+   * fails with IdempotencyKeyReusedError. Becomes the workflow id `<workflowType>:<key>`.
+   */
+  idempotencyKey?: string;
+  /** A workflow id of the caller's own, when there is no idempotency key (a random one otherwise). */
+  workflowId?: string;
+  /**
+   * With an idempotency key, whether a key whose run failed, timed out, was cancelled or terminated
+   * may start a new run. Off by default: a failed paid job may still have been charged, and repeating
+   * it should be a decision, not a side effect of a retry.
+   */
+  retryFailedRuns?: boolean;
+  /** One line for the Web UI's workflow list; a summary of the input by default. */
+  summary?: string;
+}
+
+export interface Started<T extends WorkflowTypeName> {
+  handle: Handle<T>;
+  workflowId: string;
+  /** False when an idempotency key named an execution that already existed. */
+  started: boolean;
+}
+
+/** Printable, bounded, and safe inside a workflow id and a URL path. */
+export const IdempotencyKey = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[A-Za-z0-9._:@-]+$/, 'letters, digits and . _ : @ - only');
+
+/** The workflow id a key names: one per workflow type, so a key can be reused across types. */
+export function idempotentWorkflowId(type: WorkflowTypeName, key: string): string {
+  const checked = parseOrThrow(IdempotencyKey, key, (issues) =>
+    invalidInput(
+      `${type} start`,
+      issues.map((i) => ({ field: 'idempotencyKey', rule: i.rule })),
+    ),
+  );
+  return `${type}:${checked}`;
+}
+
+/** sha256 of the input as JSON with its object keys sorted: equal requests, equal fingerprints. */
+export function inputFingerprint(input: unknown): string {
+  return createHash('sha256')
+    .update(JSON.stringify(sortedKeys(input)))
+    .digest('hex');
+}
+
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((k) => [k, sortedKeys((value as Record<string, unknown>)[k])]),
+  );
+}
+
+/** The same idempotency key was used for a different request. */
+export class IdempotencyKeyReusedError extends Error {
+  override readonly name = 'IdempotencyKeyReusedError';
+  constructor(
+    readonly workflowId: string,
+    readonly runId: string | undefined,
+  ) {
+    super(
+      `Idempotency key already used for a different request: workflow ${workflowId} ` +
+        `(run ${runId ?? 'unknown'}) was started with another input. Use a new key for a new request.`,
+    );
+  }
+}
+
+/**
+ * Starts `type` with `input`, or, with an idempotency key, attaches to the execution the key names.
+ * Throws the workflow's own InvalidInput failure (every bad field and its rule) before sending.
+ */
+export async function startWorkflow<T extends WorkflowTypeName>(
+  client: Client,
+  type: T,
+  input: InputOf<T>,
+  opts: StartOptions = {},
+): Promise<Started<T>> {
+  const parsed: unknown = parseInput(WORKFLOWS[type].input, input, type);
+  const key = opts.idempotencyKey;
+  const workflowId =
+    key !== undefined ? idempotentWorkflowId(type, key) : (opts.workflowId ?? `${type}-${randomUUID()}`);
+  // Only an idempotent start needs the input's fingerprint, and the nonce that tells a repeat from the
+  // call that started the run.
+  const fingerprint = key !== undefined ? inputFingerprint(parsed) : '';
+  const nonce = randomUUID();
+  try {
+    const handle = (await client.workflow.start(type, {
+      taskQueue: opts.taskQueue ?? DEFAULT_TASK_QUEUE,
+      workflowId,
+      // The workflow parses the input again itself: it is what any client, in any language, sends.
+      args: [input],
+      typedSearchAttributes: [{ key: SearchAttributes.operation, value: type }],
+      staticSummary: opts.summary ?? workflowSummary(type, parsed),
+      memo: key !== undefined ? { [IDEMPOTENCY_MEMO]: { key, fingerprint, nonce } } : undefined,
+      ...(key !== undefined
+        ? {
+            // A run still going: hand back that run. A closed one: the reuse policy below decides.
+            workflowIdConflictPolicy: 'USE_EXISTING',
+            workflowIdReusePolicy: opts.retryFailedRuns ? 'ALLOW_DUPLICATE_FAILED_ONLY' : 'REJECT_DUPLICATE',
+          }
+        : {}),
+    })) as Handle<T>;
+    if (key === undefined) return { handle, workflowId, started: true };
+    const started = await startedByThisCall(handle, workflowId, fingerprint, nonce);
+    return { handle, workflowId, started };
+  } catch (err) {
+    if (key === undefined || !(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    // The key's run has closed and may not be started again: answer with it.
+    const handle = client.workflow.getHandle(workflowId) as Handle<T>;
+    await startedByThisCall(handle, workflowId, fingerprint, nonce);
+    return { handle, workflowId, started: false };
+  }
+}
+
+/** Whether this call started the key's run; throws when the run was started for another input. */
+async function startedByThisCall(
+  handle: WorkflowHandle,
+  workflowId: string,
+  fingerprint: string,
+  nonce: string,
+): Promise<boolean> {
+  const description = await handle.describe();
+  const memo = description.memo?.[IDEMPOTENCY_MEMO] as IdempotencyMemo | undefined;
+  if (memo?.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError(workflowId, description.runId);
+  return memo.nonce === nonce;
+}
+
+/** The run an idempotency key names, typed, without starting anything (to wait on or query later). */
+export function workflowHandle<T extends WorkflowTypeName>(client: Client, type: T, idempotencyKey: string): Handle<T> {
+  return client.workflow.getHandle(idempotentWorkflowId(type, idempotencyKey));
+}
+
+/**
+ * Start options of an attach. Without an idempotency key or a workflow id, the key is
+ * `attach-task:<taskId>` (`attach-batch:<batchId>`): attaching to the same task twice answers with the
+ * run the first attach started (workflow id `mediaGeneration:attach-task:<taskId>`), running or closed.
+ */
+export interface AttachOptions<T extends 'mediaGeneration' | 'batchJob'> extends StartOptions {
+  /** The attach form's own options (polling, deadlineSeconds, keepOutputs, memberId …). */
+  options?: Omit<Extract<InputOf<T>, { attach: unknown }>, 'attach'>;
+}
+
+/** The default idempotency key of an attach: one run per task or batch. */
+export const attachKey = (what: 'task' | 'batch', id: string): string => `attach-${what}:${id}`;
+
+const attachStart = (what: 'task' | 'batch', id: string, opts: StartOptions): StartOptions => ({
+  ...opts,
+  idempotencyKey: opts.idempotencyKey ?? (opts.workflowId === undefined ? attachKey(what, id) : undefined),
+});
+
+/** Follows a task submitted elsewhere to its end and keeps its outputs (mediaGeneration's attach form). */
+export function attachTask(
+  client: Client,
+  taskId: string,
+  { options, ...opts }: AttachOptions<'mediaGeneration'> = {},
+): Promise<Started<'mediaGeneration'>> {
+  return startWorkflow(
+    client,
+    'mediaGeneration',
+    { ...options, attach: { taskId } },
+    attachStart('task', taskId, opts),
+  );
+}
+
+/** Follows a batch created elsewhere to its end and keeps its files (batchJob's attach form). */
+export function attachBatch(
+  client: Client,
+  batchId: string,
+  { options, ...opts }: AttachOptions<'batchJob'> = {},
+): Promise<Started<'batchJob'>> {
+  return startWorkflow(client, 'batchJob', { ...options, attach: { batchId } }, attachStart('batch', batchId, opts));
+}

@@ -1,0 +1,35 @@
+// Decision evaluation activity: one platform request for one question.
+import { Context } from '@temporalio/activity';
+import type { DecisionAnswer } from '../../workflows/decision/contract';
+import type { PlatformClient } from '../../client/client';
+import type { DecisionEvaluationRequest } from '../../platform/schemas/decision';
+import type { ActivityDeps } from '..';
+
+export interface EvaluateQuestionInput {
+  index: number;
+  request: DecisionEvaluationRequest;
+}
+
+export function createDecisionActivities(platform: PlatformClient) {
+  return {
+    async evaluateDecisionQuestion({ index, request }: EvaluateQuestionInput): Promise<DecisionAnswer> {
+      const res = await platform.evaluateDecision(request, { signal: Context.current().cancellationSignal });
+      return {
+        index,
+        kind: request.kind,
+        question: request.question,
+        probabilities: res.probabilities,
+        choice: res.choice,
+        promptTokens: res.usage?.prompt_tokens,
+        completionTokens: res.usage?.completion_tokens,
+        numModelRequests: res.num_model_requests,
+        thinking: res.thinking,
+      };
+    },
+  };
+}
+
+export function createActivities({ platform }: ActivityDeps) {
+  return createDecisionActivities(platform);
+}
+export type Activities = ReturnType<typeof createActivities>;

@@ -1,0 +1,171 @@
+// What every operation's contract builds on: the task queue, the search attributes, the `status`
+// query, the attach form, and how an operation declares its workflows and messages. Each operation's
+// own contract is src/workflows/<operation>/contract.ts; the list of them is src/workflows/operations.ts.
+// Pure and light: the workflows, the worker and the client package (packages/client) all read it.
+import {
+  defineSearchAttributeKey,
+  SearchAttributeType,
+  type QueryDefinition,
+  type SignalDefinition,
+  type UpdateDefinition,
+} from '@temporalio/common';
+import { z } from 'zod';
+
+/** The default task queue; TEMPORAL_TASK_QUEUE overrides it (see src/config/temporal.ts). */
+export const DEFAULT_TASK_QUEUE = 'platform-ops';
+
+/**
+ * The task queue of one operation's paid submits, beside the workflow's own queue `taskQueue`: every
+ * worker polls it, and the server paces it for all of them at the platform quota's rate
+ * (docs/rate-limits.md).
+ */
+export const quotaTaskQueue = (taskQueue: string, operation: string): string => `${taskQueue}.quota.${operation}`;
+
+/** Whether a task queue is one of quotaTaskQueue's (it runs paced submits only, no workflows). */
+export const isQuotaTaskQueue = (taskQueue: string): boolean => taskQueue.includes('.quota.');
+
+/** Custom search attributes. Registered by the local dev server; on another cluster, see docs/cluster.md. */
+export const SearchAttributes = {
+  /** Which platform operation the workflow runs (its workflow type). */
+  operation: defineSearchAttributeKey('PlatformOperation', SearchAttributeType.KEYWORD),
+  /** The platform's id of the async task or batch the workflow follows. */
+  taskId: defineSearchAttributeKey('PlatformTaskId', SearchAttributeType.KEYWORD),
+  /** The workflow's business status (RENEWING, WAITING_FOR_RUNNING, …); changes, not every poll. */
+  status: defineSearchAttributeKey('PlatformStatus', SearchAttributeType.KEYWORD),
+  /** The team member whose budget pays. */
+  memberId: defineSearchAttributeKey('PlatformMemberId', SearchAttributeType.KEYWORD),
+  /** Estimated cost in 1/10000 USD. */
+  costEstimate: defineSearchAttributeKey('PlatformCostEstimate', SearchAttributeType.INT),
+  /** The GPU instance a workflow acts on. */
+  instanceId: defineSearchAttributeKey('PlatformInstanceId', SearchAttributeType.KEYWORD),
+  /**
+   * A batch's request counts, updated at its checkpoints (status changes and every 10 % done). The
+   * total is in the batchProgress query: the dev server's SQL visibility allows 3 Int attributes.
+   */
+  requestsCompleted: defineSearchAttributeKey('PlatformRequestsCompleted', SearchAttributeType.INT),
+  requestsFailed: defineSearchAttributeKey('PlatformRequestsFailed', SearchAttributeType.INT),
+} as const;
+
+/** Name → type, as the dev server's `--search-attribute` flags and the operator API want them. */
+export const SEARCH_ATTRIBUTE_DEFINITIONS: Record<string, 'Keyword' | 'Int'> = Object.fromEntries(
+  Object.values(SearchAttributes).map((k) => [k.name, k.type === SearchAttributeType.INT ? 'Int' : 'Keyword']),
+);
+
+// Message definitions as @temporalio/workflow's defineQuery and friends make them, without that
+// package: the client package depends on @temporalio/client and zod only.
+export const query = <R, A extends unknown[] = []>(name: string) => ({ type: 'query', name }) as QueryDefinition<R, A>;
+export const signal = <A extends unknown[] = []>(name: string) => ({ type: 'signal', name }) as SignalDefinition<A>;
+export const update = <R, A extends unknown[] = []>(name: string) =>
+  ({ type: 'update', name }) as UpdateDefinition<R, A>;
+
+/** What the `status` query answers; `S` is the workflow's status union (in its contract). */
+export interface WorkflowStatus<S extends string = string> {
+  /** The workflow type. */
+  operation: string;
+  status: S;
+  /** Workflow-specific facts (statuses seen, questions answered …). */
+  detail?: Record<string, unknown>;
+}
+/** Every workflow answers it: its business status and what it knows so far. */
+export const statusQuery = query<WorkflowStatus>('status');
+
+/**
+ * A status the platform reported that the workflow has no name of its own for (a new or unknown task
+ * or batch status): shown as the platform wrote it. Keeps the workflow's own statuses in the union's
+ * completions while admitting any string.
+ */
+export type PlatformReportedStatus = string & Record<never, never>;
+
+/**
+ * The memo key of an idempotent start (packages/client/src/index.ts): the caller's key, the input's
+ * sha256, and the nonce of the call that started the run. Other-language clients may set it the same way.
+ */
+export const IDEMPOTENCY_MEMO = 'idempotency';
+export interface IdempotencyMemo {
+  key: string;
+  fingerprint: string;
+  nonce: string;
+}
+
+/** One workflow type of an operation: what it takes, what it gives, and its line in the Web UI. */
+export interface WorkflowContract<I extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> {
+  input: I;
+  result: R;
+  /** The parts of the run's one-line summary in the Web UI's workflow list, from the parsed input. */
+  summary(input: z.output<I>): Array<string | undefined>;
+  /** Started by the service's own workflows only (a member's budget ledger), never by a caller. */
+  internal?: true;
+}
+
+/**
+ * An operation's contract: its workflow types, and the queries, signals and updates callers send
+ * them. The key in src/workflows/operations.ts is the operation's folder under src/workflows and
+ * src/activities.
+ */
+export interface Operation {
+  workflows: Record<string, WorkflowContract>;
+  queries?: Record<string, QueryDefinition<unknown, unknown[]>>;
+  signals?: Record<string, SignalDefinition<unknown[]>>;
+  updates?: Record<string, UpdateDefinition<unknown, unknown[]>>;
+}
+
+/** Checks an operation's shape and keeps each workflow's own input and result types. */
+export const defineOperation = <O extends Operation>(operation: O): O => operation;
+
+/** A workflow of a contract, with the summary typed by its input. */
+export const workflow = <I extends z.ZodType, R extends z.ZodType>(w: WorkflowContract<I, R>): WorkflowContract<I, R> =>
+  w;
+
+/** "member <id>", for summaries. */
+export const member = (id: string | undefined): string | undefined => (id ? `member ${id}` : undefined);
+
+/** "3 questions", "1 month". */
+export const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+/**
+ * A platform task or batch id as an attach takes it. The platform's ids are short tokens (a UUID,
+ * `batch_…`); the id also becomes part of the default workflow id (`…:attach-task:<id>`, within an
+ * idempotency key's 200 characters), so it is bounded to 128 characters of that key's alphabet.
+ */
+export const PlatformObjectId = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[A-Za-z0-9._:@-]+$/, 'letters, digits and . _ : @ - only');
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The attach form mediaGeneration and batchJob share: instead of a request, the id of a task or batch
+ * that exists on the platform already (submitted elsewhere), followed to its end with nothing paid.
+ * Exactly one of a request (`request`) and `{ attach: … }` (`attach`). The form the caller chose
+ * reports its own issues: a plain union would report whichever branch failed least, and name
+ * `operation` to someone who gave an `attach` with a bad id. `requestKeys` are the fields that only
+ * a request has; one of them next to `attach` is refused by name. The pipe's input side is the
+ * union, so the JSON Schema is the union's `anyOf`.
+ */
+export function requestOrAttach<R extends z.ZodType, A extends z.ZodType>(
+  request: R,
+  attach: A,
+  form: { requestKeys: readonly string[]; attaches: 'task' | 'batch' },
+): z.ZodType<z.output<R> | z.output<A>, z.input<R> | z.input<A>> {
+  return z.preprocess(
+    (value, ctx) => {
+      if (!isRecord(value)) return value;
+      const hasAttach = Object.hasOwn(value, 'attach');
+      const requestGiven = form.requestKeys.filter((k) => Object.hasOwn(value, k));
+      if (hasAttach && requestGiven.length > 0) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['attach'],
+          message: `give either attach (an existing ${form.attaches}) or a request, not both (also given: ${requestGiven.join(', ')})`,
+        });
+        return value;
+      }
+      const chosen = (hasAttach ? attach : request).safeParse(value);
+      if (!chosen.success) for (const issue of chosen.error.issues) ctx.addIssue({ ...issue });
+      return value;
+    },
+    z.union([request, attach]),
+  );
+}

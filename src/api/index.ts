@@ -1,4 +1,0 @@
-export * from './names';
-export * from './failures';
-export * from './validate';
-export * from './schemas';

@@ -1,0 +1,156 @@
+// autoRenew: renews a member's subscription instances that expire within a window, each as a
+// budgetGatedJob (reserved through the member's ledger before the renewal is sent), and never twice
+// for one expiry. Run by a Temporal Schedule (`schedule create autoRenew --member … --before 72h`).
+//
+// Once per expiry, two ways: each renewal's workflow id is derived from the instance and the expiry
+// it saw (names.ts, autoRenewalWorkflowId), so a run that overlaps another cannot start the same
+// renewal while it runs; and the renewal renews only if the instance still expires at that time
+// (renewInstance's expectedEndTime), so a run that read the list before another run's renewal landed
+// finds the expiry moved and pays nothing. A renewal refused for budget ends Skipped: a later run
+// with budget may start the same id again.
+import {
+  ApplicationFailure,
+  ChildWorkflowFailure,
+  executeChild,
+  ParentClosePolicy,
+  proxyLocalActivities,
+  setHandler,
+  workflowInfo,
+  proxyActivities,
+} from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { autoRenewalWorkflowId } from './contract';
+import { SearchAttributes, statusQuery } from '../../api/contract';
+import { WorkflowType } from '../operations';
+import { AutoRenewInput, type AutoRenewResult, type AutoRenewStatus, type ParsedAutoRenewInput } from './contract';
+import type { BudgetGatedJobInput, BudgetGatedJobResult } from '../budget/contract';
+import type { RenewInstanceResult } from '../instances/contract';
+import { parseInput } from '../../api/failures';
+import type { Activities as BudgetActivities } from '../../activities/budget/activities';
+import type { Activities as InstanceActivities } from '../../activities/instances/activities';
+import { planRenewals, type DueRenewal } from '../../platform/renewal-plan';
+import { mapBounded } from '../../shared/lanes';
+import { isoTime } from '../../shared/time';
+import { DEFAULT_DEADLINE_MS, forUpTo, untilDeadline } from '../retry-policies';
+import type { budgetGatedJob } from '../budget/workflows';
+import { trackStatus } from '../status';
+import { summarized } from '../activity-summary';
+
+type Outcome =
+  | { kind: 'renewed'; entry: AutoRenewResult['renewed'][number] }
+  | { kind: 'skipped'; entry: AutoRenewResult['skipped'][number] }
+  | { kind: 'refusedByBudget'; entry: AutoRenewResult['refusedByBudget'][number] }
+  | { kind: 'failed'; entry: AutoRenewResult['failed'][number] };
+
+export async function autoRenew(rawInput: AutoRenewInput): Promise<AutoRenewResult> {
+  const input = parseInput(AutoRenewInput, rawInput, WorkflowType.autoRenew);
+  const status = trackStatus<AutoRenewStatus>(WorkflowType.autoRenew, 'PRICING', { memberId: input.memberId });
+  setHandler(statusQuery, () => status.current);
+
+  // 1. What one renewal reserves: given, or the worker's price table (InvalidInput when it has none).
+  const costPerRenewal =
+    input.costPerMonth !== undefined ? input.costPerMonth * input.months : await priceRenewal(input);
+
+  // 2. The member's instances, and which of them expire within the window (workflow time: replay-safe).
+  status.set('LISTING');
+  const { listInstances } = proxyActivities<InstanceActivities>(
+    untilDeadline(workflowInfo().startTime.getTime() + DEFAULT_DEADLINE_MS.autoRenewList),
+  );
+  const listed = await summarized(
+    listInstances,
+    `list the instances of ${input.memberId}`,
+  )({ memberId: input.memberId });
+  const nowMs = Date.now();
+  const plan = planRenewals(listed.instances, {
+    memberId: input.memberId,
+    nowMs,
+    beforeMs: input.beforeSeconds * 1000,
+  });
+
+  // 3. Each due renewal as its own budget-gated job.
+  status.set('RENEWING', { due: plan.due.map((d) => d.instanceId) });
+  const outcomes = await mapBounded(plan.due, input.concurrency, (due) => renewOne(input, due, costPerRenewal));
+
+  const result: AutoRenewResult = {
+    memberId: input.memberId,
+    checkedAt: isoTime(nowMs),
+    windowEndsAt: isoTime(nowMs + input.beforeSeconds * 1000),
+    listed: listed.instances.length,
+    truncated: listed.truncated,
+    costPerRenewal,
+    renewed: [],
+    skipped: [...plan.skipped],
+    refusedByBudget: [],
+    failed: [],
+  };
+  for (const o of outcomes) (result[o.kind] as Outcome['entry'][]).push(o.entry);
+  status.set('DONE', {
+    renewed: result.renewed.length,
+    skipped: result.skipped.length,
+    refusedByBudget: result.refusedByBudget.length,
+    failed: result.failed.length,
+  });
+  return result;
+}
+
+async function priceRenewal(input: ParsedAutoRenewInput): Promise<number> {
+  // A local activity: it only reads the worker's price table.
+  const { priceBudgetJob } = proxyLocalActivities<BudgetActivities>(
+    forUpTo(DEFAULT_DEADLINE_MS.budgetAdmission, { attemptMs: 30_000 }),
+  );
+  const priced = await summarized(
+    priceBudgetJob,
+    'price the renewals',
+  )({ job: { workflowType: 'renewInstance', months: input.months } });
+  return priced.cost!;
+}
+
+/** One renewal: a budgetGatedJob whose id is the instance's and the expiry's, skipped without budget. */
+async function renewOne(input: ParsedAutoRenewInput, due: DueRenewal, cost: number): Promise<Outcome> {
+  const { instanceId } = due;
+  const workflowId = autoRenewalWorkflowId(input.memberId, instanceId, due.endTime);
+  const job: BudgetGatedJobInput = {
+    memberId: input.memberId,
+    cost,
+    onInsufficient: 'skip',
+    job: {
+      workflowType: 'renewInstance',
+      input: { instanceId, months: input.months, expectedEndTime: due.endTime },
+    },
+  };
+  let result: BudgetGatedJobResult;
+  try {
+    result = await executeChild<typeof budgetGatedJob>(WorkflowType.budgetGatedJob, {
+      workflowId,
+      args: [job],
+      // A renewal under way finishes (and gives its reservation back) even if this run is ended.
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      typedSearchAttributes: [
+        { key: SearchAttributes.memberId, value: input.memberId },
+        { key: SearchAttributes.instanceId, value: instanceId },
+      ],
+    });
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) {
+      const reason = `a renewal for this expiry (${due.endTime}) is already running`;
+      return { kind: 'skipped', entry: { instanceId, reason, workflowId } };
+    }
+    if (err instanceof ChildWorkflowFailure) {
+      const cause = err.cause;
+      const type = cause instanceof ApplicationFailure ? (cause.type ?? undefined) : undefined;
+      return { kind: 'failed', entry: { instanceId, workflowId, failure: cause?.message ?? err.message, type } };
+    }
+    throw err;
+  }
+  if (result.outcome !== 'Completed') {
+    return { kind: 'refusedByBudget', entry: { instanceId, workflowId, reason: result.reason ?? result.outcome } };
+  }
+  const renewal = result.job?.result as RenewInstanceResult;
+  if (renewal.notRenewed !== undefined) {
+    return { kind: 'skipped', entry: { instanceId, workflowId, reason: renewal.notRenewed } };
+  }
+  return {
+    kind: 'renewed',
+    entry: { instanceId, workflowId, endTimeBefore: renewal.endTimeBefore, endTimeAfter: renewal.endTimeAfter },
+  };
+}

@@ -1,0 +1,301 @@
+// The contract of batchJob: one LLM batch inside its 48-hour window.
+import { z } from 'zod';
+import {
+  BATCH_WINDOW_HOURS,
+  BatchEndpointSchema,
+  batchInputProblems,
+  BatchInputLine,
+  toJsonl,
+  type BatchStatus,
+} from '../../platform/schemas/batches';
+import { utf8Length } from '../../platform/schemas/decision';
+import {
+  defineOperation,
+  member,
+  PlatformObjectId,
+  query,
+  requestOrAttach,
+  update,
+  workflow,
+  type PlatformReportedStatus,
+} from '../../api/contract';
+
+/**
+ * Requests given inline travel in the workflow input and its history: they must stay far below
+ * Temporal's 2 MB payload limit. Larger batches are uploaded first (inputFileId) or read by the worker
+ * from a file it can reach (inputFileUri).
+ */
+export const BATCH_INLINE_MAX_BYTES = 512 * 1024;
+
+/** One of the workflow's keys is added (the workflow id), so callers get one fewer. */
+const BatchMetadata = z
+  .record(z.string().min(1).max(64), z.string().max(512))
+  .refine((m) => Object.keys(m).length <= 15, { error: 'must have at most 15 entries' });
+
+/** The scheme and shape only: which folder and hosts are allowed is the worker's setting. */
+const InputFileUri = z
+  .string()
+  .max(2048)
+  .regex(/^(file:\/\/|https?:\/\/)/, 'must be a file://, http:// or https:// URL')
+  .refine((u) => !/^https?:\/\/[^/?#]*@/.test(u), { error: 'must not carry a user name or password' });
+
+export const BatchPollingOptions = z
+  .strictObject({
+    /** The first gaps are short: validation and small batches end within seconds. */
+    initialIntervalMs: z.number().int().min(50).max(3_600_000).default(2_000),
+    /** Each gap is this much longer than the one before, up to maxIntervalMs. */
+    backoffCoefficient: z.number().min(1).max(10).default(1.5),
+    /** A batch waiting for hours is looked at every few minutes. */
+    maxIntervalMs: z.number().int().min(50).max(3_600_000).default(300_000),
+  })
+  .refine((p) => p.maxIntervalMs >= p.initialIntervalMs, {
+    path: ['maxIntervalMs'],
+    error: 'must be at least initialIntervalMs',
+  });
+export type ParsedBatchPollingOptions = z.output<typeof BatchPollingOptions>;
+
+/** What following a batch takes, created here or attached. */
+const FollowOptions = {
+  /** The completion window, 48 h on the platform; shorter only for tests and demos. */
+  windowHours: z.number().gt(0).max(BATCH_WINDOW_HOURS).default(BATCH_WINDOW_HOURS),
+  /** After the window, how long the platform gets to reach a final state before we cancel. */
+  graceMinutes: z
+    .number()
+    .min(0)
+    .max(24 * 60)
+    .default(15),
+  polling: BatchPollingOptions.default(BatchPollingOptions.parse({})),
+  /** Download the output and error files to the artifact store (default). */
+  keepOutputs: z.boolean().default(true),
+  memberId: z.string().min(1).max(255).optional(),
+  costEstimate: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+};
+
+/** The request form: upload and create a new batch (and pay for it). budgetGatedJob's jobs take only this. */
+export const BatchJobRequestInput = z
+  .strictObject({
+    endpoint: BatchEndpointSchema,
+    /** The batch's lines, `{custom_id, body}`; or `inputFileId`, or `inputFileUri`. */
+    requests: z.array(BatchInputLine).min(1).optional(),
+    /** An input file already uploaded with purpose "batch". */
+    inputFileId: z.string().min(1).max(255).optional(),
+    /**
+     * A JSONL file the worker reads and uploads: file:// under the worker's INPUT_FILE_DIR, or an
+     * https URL on a host of FETCH_ALLOWED_HOSTS (checked by the worker, which holds those settings).
+     */
+    inputFileUri: InputFileUri.optional(),
+    /** Passed to the platform's batch metadata (OpenAI's bounds: 16 pairs, keys of 64, values of 512). */
+    metadata: BatchMetadata.optional(),
+    ...FollowOptions,
+  })
+  .superRefine((input, ctx) => {
+    const sources = [input.requests, input.inputFileId, input.inputFileUri].filter((s) => s !== undefined).length;
+    if (sources !== 1) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['requests'],
+        message: 'give exactly one of requests, inputFileId or inputFileUri',
+      });
+    }
+    if (!input.requests) return;
+    const jsonl = toJsonl(input.requests);
+    if (utf8Length(jsonl) > BATCH_INLINE_MAX_BYTES) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['requests'],
+        message: `must be at most ${BATCH_INLINE_MAX_BYTES / 1024} KB inline (a workflow input stays far below Temporal's 2 MB limit); upload larger batches first (inputFileId) or pass inputFileUri`,
+      });
+      return;
+    }
+    // Every rule of the platform's input file, named by request: "requests line 3.custom_id".
+    for (const issue of batchInputProblems(jsonl, input.endpoint)) {
+      ctx.addIssue({ code: 'custom', path: ['requests'], message: `${issue.field}: ${issue.rule}` });
+    }
+  });
+export type BatchJobRequestInput = z.input<typeof BatchJobRequestInput>;
+
+/**
+ * The attach form: follow a batch created elsewhere (its id) to its end and keep its output and error
+ * files. Nothing is uploaded or created; the window is timed from the batch's created_at.
+ */
+export const BatchAttachInput = z.strictObject({
+  attach: z.strictObject({ batchId: PlatformObjectId }),
+  ...FollowOptions,
+});
+export type BatchAttachInput = z.input<typeof BatchAttachInput>;
+export type ParsedBatchAttachInput = z.output<typeof BatchAttachInput>;
+
+export const BatchJobInput = requestOrAttach(BatchJobRequestInput, BatchAttachInput, {
+  requestKeys: ['endpoint', 'requests', 'inputFileId', 'inputFileUri', 'metadata'],
+  attaches: 'batch',
+}).meta({
+  title: 'batchJob input',
+  description:
+    'Runs one LLM batch (/v1/chat/completions or /v1/completions) within its 48-hour window: upload, create once, ' +
+    'follow, cancel at the end of the window, and keep the output and error files. Or `attach: {batchId}` ' +
+    'instead of a request: follow a batch created elsewhere the same way.',
+});
+export type BatchJobInput = BatchJobRequestInput | BatchAttachInput;
+export type ParsedBatchJobRequestInput = z.output<typeof BatchJobRequestInput>;
+export type ParsedBatchJobInput = z.output<typeof BatchJobInput>;
+
+/** Whether a parsed input is the attach form. */
+export const isBatchAttach = (input: ParsedBatchJobInput): input is ParsedBatchAttachInput => 'attach' in input;
+
+/** A batch the platform fails makes the workflow fail (BatchFailed); these end it successfully. */
+export const BATCH_OUTCOMES = ['Completed', 'Expired', 'Cancelled'] as const;
+export type BatchOutcome = (typeof BATCH_OUTCOMES)[number];
+
+export const RequestCounts = z.object({
+  total: z.number().int(),
+  completed: z.number().int(),
+  failed: z.number().int(),
+});
+export type RequestCounts = z.infer<typeof RequestCounts>;
+
+/** A file kept in the artifact store: a reference, never the content (payloads stay small). */
+export const KeptBatchFile = z.object({
+  fileId: z.string(),
+  uri: z.string(),
+  bytes: z.number().int(),
+  sha256: z.string(),
+  lines: z.number().int(),
+});
+export type KeptBatchFile = z.infer<typeof KeptBatchFile>;
+
+/** Per-request outcome counts, and where the full per-request summary is kept. */
+export const BatchRequestSummary = z.object({
+  succeeded: z.number().int(),
+  failed: z.number().int(),
+  /** Never ran: the batch expired or was cancelled first. */
+  notRun: z.number().int(),
+  byErrorCode: z.record(z.string(), z.number().int()),
+  /** A JSONL of `{custom_id, ok, status_code?, error_code?}` for every request, in the artifact store. */
+  perRequestUri: z.string(),
+  /** The first few failures, for a glance; the rest are in perRequestUri. */
+  sampleFailures: z.array(
+    z.object({ custom_id: z.string(), code: z.string().optional(), message: z.string().optional() }),
+  ),
+});
+export type BatchRequestSummary = z.infer<typeof BatchRequestSummary>;
+
+export const BatchJobResult = z
+  .object({
+    batchId: z.string(),
+    /** True when the run followed a batch created elsewhere (input `attach`) instead of creating one. */
+    attached: z.literal(true).optional(),
+    inputFileId: z.string(),
+    outcome: z.enum(BATCH_OUTCOMES),
+    /** The platform's final status. */
+    status: z.string(),
+    /** Who ended it early: the window, an operator's Update, or nobody. */
+    cancelledBy: z.enum(['window', 'update']).optional(),
+    /** The reason given with the cancelBatch Update. */
+    cancelReason: z.string().optional(),
+    requestCounts: RequestCounts,
+    output: KeptBatchFile.optional(),
+    errors: KeptBatchFile.optional(),
+    summary: BatchRequestSummary.optional(),
+    createdAt: z.string(),
+    windowEndsAt: z.string(),
+    endedAt: z.string(),
+    polls: z.number().int(),
+    /**
+     * Create attempts: more than one means an ambiguous failure was resolved by looking up the batch.
+     * 0 for an attached batch.
+     */
+    createAttempts: z.number().int(),
+  })
+  .meta({ title: 'batchJob result' });
+export type BatchJobResult = z.infer<typeof BatchJobResult>;
+
+/** The `batchProgress` query. */
+/**
+ * batchJob's business status (the `status` and `batchProgress` queries and the PlatformStatus search
+ * attribute): its own steps, and while it follows the batch, the platform's batch status as reported
+ * (VALIDATING, PROGRESS, … or one this project does not know yet).
+ */
+export const BATCH_JOB_STATUSES = [
+  'STARTING',
+  'ATTACHING',
+  'UPLOADING',
+  'CREATING',
+  'CANCELLING',
+  'CANCELLED',
+  'FAILED',
+  'KEEPING_OUTPUTS',
+  'COMPLETED',
+  'EXPIRED',
+] as const;
+export type BatchJobOwnStatus = (typeof BATCH_JOB_STATUSES)[number];
+export type BatchJobStatus = BatchJobOwnStatus | BatchStatus | PlatformReportedStatus;
+
+/** The status a batchJob ends on, by its outcome. */
+export const BATCH_JOB_STATUS_BY_OUTCOME: Readonly<Record<BatchOutcome, BatchJobOwnStatus>> = {
+  Completed: 'COMPLETED',
+  Expired: 'EXPIRED',
+  Cancelled: 'CANCELLED',
+};
+
+export interface BatchProgress {
+  status: BatchJobStatus;
+  batchId?: string;
+  inputFileId?: string;
+  requestCounts?: RequestCounts;
+  polls: number;
+  observedAt?: string;
+  nextPollAt?: string;
+  windowEndsAt?: string;
+  cancelRequested?: boolean;
+  outcome?: BatchOutcome;
+}
+
+/** What the `cancelBatch` Update answers: the batch's final state. */
+export interface CancelBatchResult {
+  batchId: string;
+  status: string;
+  requestCounts?: RequestCounts;
+}
+
+/** What the batch poll activity reports at checkpoints and heartbeats on every poll. */
+export const BatchObservation = z.object({
+  batchId: z.string(),
+  status: z.string(),
+  requestCounts: RequestCounts,
+  outputFileId: z.string().optional(),
+  errorFileId: z.string().optional(),
+  polls: z.number().int(),
+  observedAt: z.number(),
+  nextPollAt: z.number().optional(),
+  /** The gap the next poll follows (it grows). */
+  intervalMs: z.number().optional(),
+});
+export type BatchObservation = z.infer<typeof BatchObservation>;
+
+export const batch = defineOperation({
+  workflows: {
+    batchJob: workflow({
+      input: BatchJobInput,
+      result: BatchJobResult,
+      summary: (i) =>
+        'attach' in i
+          ? [`attach batch ${i.attach.batchId}`, member(i.memberId)]
+          : [
+              `batch to ${i.endpoint}`,
+              i.requests ? `${i.requests.length} requests` : undefined,
+              `${i.windowHours} h window`,
+              member(i.memberId),
+            ],
+    }),
+  },
+  queries: {
+    /** Status, request counts, polls, next poll time and the window's end. */
+    batchProgress: query<BatchProgress>('batchProgress'),
+  },
+  updates: {
+    /** Cancels the platform batch and answers its final state; refused once the batch has ended. */
+    cancelBatch: update<CancelBatchResult, [{ reason?: string }]>('cancelBatch'),
+  },
+});
+export const batchProgressQuery = batch.queries.batchProgress;
+export const cancelBatchUpdate = batch.updates.cancelBatch;

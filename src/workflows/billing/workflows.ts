@@ -1,0 +1,50 @@
+// billingReport: the bill list over a range of any length, in windows the platform accepts.
+import { proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { statusQuery } from '../../api/contract';
+import { WorkflowType } from '../operations';
+import { BillingReportInput, type BillingReportResult, type BillingReportStatus } from './contract';
+import { parseInput } from '../../api/failures';
+import type { Activities } from '../../activities/billing/activities';
+import { billWindows } from '../../platform/bill-windows';
+import { DEFAULT_DEADLINE_MS, untilDeadline } from '../retry-policies';
+import { trackStatus } from '../status';
+import { summarized } from '../activity-summary';
+
+export async function billingReport(rawInput: BillingReportInput): Promise<BillingReportResult> {
+  const input = parseInput(BillingReportInput, rawInput, WorkflowType.billingReport);
+  const windows = billWindows(input.cycleType, input.startTime, input.endTime);
+  const status = trackStatus<BillingReportStatus>(WorkflowType.billingReport, 'FETCHING_BILLS', {});
+  setHandler(statusQuery, () => status.current);
+  // Reads only: retried through any outage until the report's deadline.
+  const platform = proxyActivities<Activities>(
+    untilDeadline(workflowInfo().startTime.getTime() + DEFAULT_DEADLINE_MS.billingReport, {
+      attemptMs: 10 * 60_000,
+      heartbeatMs: 2 * 60_000,
+    }),
+  );
+  status.detail({ windows: windows.length });
+
+  const [report, quotas] = await Promise.all([
+    summarized(
+      platform.buildBillingReport,
+      `build the ${input.cycleType} billing report`,
+    )({
+      reportId: workflowInfo().workflowId,
+      cycleType: input.cycleType,
+      windows,
+      category: input.category,
+      productName: input.productName,
+      maxConcurrency: input.maxConcurrency,
+    }),
+    input.includeQuotas ? summarized(platform.snapshotQuotas, 'snapshot the quotas')() : Promise.resolve(undefined),
+  ]);
+  status.set('REPORTED', { bills: report.bills, total: report.total });
+  return {
+    cycleType: input.cycleType,
+    startTime: input.startTime,
+    endTime: input.endTime,
+    windows,
+    ...report,
+    quotas,
+  };
+}

@@ -1,0 +1,399 @@
+// The contract of budgetGatedJob and of the per-member budget ledger it is admitted through. Money is
+// in 1/10000 USD, as on the platform.
+import { z } from 'zod';
+import { defineOperation, member, query, signal, update, workflow } from '../../api/contract';
+import { DecisionOption, DecisionOptions, DecisionState } from '../../platform/schemas/decision';
+import { BatchJobRequestInput } from '../batch/contract';
+import { BillingReportInput } from '../billing/contract';
+import { EvaluateDecisionInput } from '../decision/contract';
+import { RenewInstanceInput, RestartInstanceInput } from '../instances/contract';
+import { MediaGenerationRequestInput } from '../media/contract';
+
+const Amount = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const MemberId = z.string().min(1).max(255);
+
+/**
+ * The job a budget-gated run starts as a child workflow: any of the project's job workflows. A
+ * mediaGeneration or batchJob job is a request: attaching to existing work sends nothing paid (it was
+ * paid where it was submitted), so there is nothing for a budget to admit.
+ */
+export const BudgetJob = z.discriminatedUnion('workflowType', [
+  z.strictObject({ workflowType: z.literal('mediaGeneration'), input: MediaGenerationRequestInput }),
+  z.strictObject({ workflowType: z.literal('batchJob'), input: BatchJobRequestInput }),
+  z.strictObject({ workflowType: z.literal('evaluateDecision'), input: EvaluateDecisionInput }),
+  z.strictObject({ workflowType: z.literal('renewInstance'), input: RenewInstanceInput }),
+  z.strictObject({ workflowType: z.literal('restartInstance'), input: RestartInstanceInput }),
+  z.strictObject({ workflowType: z.literal('billingReport'), input: BillingReportInput }),
+]);
+export type BudgetJob = z.input<typeof BudgetJob>;
+export type ParsedBudgetJob = z.output<typeof BudgetJob>;
+export type BudgetJobType = ParsedBudgetJob['workflowType'];
+
+/** Jobs whose input holds content a gate can judge without `gate.state`. */
+export const GATE_CONTENT_FROM_JOB: readonly BudgetJobType[] = ['mediaGeneration', 'evaluateDecision'];
+
+/**
+ * A question about the content, asked of the platform's decision evaluation before anything is
+ * submitted. The job runs only when `passOption` gets at least `threshold`.
+ */
+export const DecisionGate = z
+  .strictObject({
+    question: z.string().min(1).max(10_000),
+    kind: z.string().min(1).max(64).default('yes_no'),
+    options: DecisionOptions.optional(),
+    /** The option that lets the job through; default the first option ("yes" for yes_no). */
+    passOption: DecisionOption.optional(),
+    /** The least probability of passOption for the job to run, 0 to 1. */
+    threshold: z.number().min(0).max(1),
+    /** The content judged. Default: a mediaGeneration's prompt and images, an evaluateDecision's state. */
+    state: DecisionState.optional(),
+    thinking: z.boolean().optional(),
+  })
+  .superRefine((gate, ctx) => {
+    const options = gate.options ?? (gate.kind === 'yes_no' ? ['yes', 'no'] : undefined);
+    if (!options) {
+      ctx.addIssue({ code: 'custom', path: ['options'], message: `is required when kind is "${gate.kind}"` });
+    } else if (gate.passOption !== undefined && !options.includes(gate.passOption)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['passOption'],
+        message: `must be one of the options (${options.map((o) => JSON.stringify(o)).join(', ')})`,
+      });
+    }
+  });
+export type DecisionGate = z.input<typeof DecisionGate>;
+
+/** How a job waits for budget (onInsufficient "wait"). */
+export const BudgetWaitOptions = z
+  .strictObject({
+    /** How long to wait, from the first refusal. */
+    timeoutSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(30 * 86_400)
+      .default(3_600),
+    /** Gaps between re-checks grow from this, doubling, up to maxIntervalSeconds. */
+    initialIntervalSeconds: z.number().min(1).max(86_400).default(30),
+    maxIntervalSeconds: z.number().min(1).max(86_400).default(600),
+    /** What the run becomes when the wait times out: a BudgetExceeded failure, or Skipped. */
+    onTimeout: z.enum(['fail', 'skip']).default('fail'),
+  })
+  .refine((w) => w.maxIntervalSeconds >= w.initialIntervalSeconds, {
+    path: ['maxIntervalSeconds'],
+    error: 'must be at least initialIntervalSeconds',
+  });
+export type ParsedBudgetWaitOptions = z.output<typeof BudgetWaitOptions>;
+export const DEFAULT_BUDGET_WAIT: ParsedBudgetWaitOptions = BudgetWaitOptions.parse({});
+
+export const ON_INSUFFICIENT = ['fail', 'wait', 'skip'] as const;
+
+export const BudgetGatedJobInput = z
+  .strictObject({
+    /** The team member whose budget pays (the member owning the worker's API key). */
+    memberId: MemberId,
+    /** The job's cost in 1/10000 USD; default: priced from the worker's price table (PLATFORM_PRICES). */
+    cost: Amount.optional(),
+    /** Without enough budget: fail (BudgetExceeded), wait for it, or end as Skipped (a success). */
+    onInsufficient: z.enum(ON_INSUFFICIENT).default('fail'),
+    wait: BudgetWaitOptions.optional(),
+    job: BudgetJob,
+    gate: DecisionGate.optional(),
+  })
+  .superRefine((input, ctx) => {
+    if (input.wait !== undefined && input.onInsufficient !== 'wait') {
+      ctx.addIssue({ code: 'custom', path: ['wait'], message: 'only applies when onInsufficient is "wait"' });
+    }
+    const jobMember = (input.job.input as { memberId?: string }).memberId;
+    if (jobMember !== undefined && jobMember !== input.memberId) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['job', 'input', 'memberId'],
+        message: `must be the job's memberId ("${input.memberId}") or absent`,
+      });
+    }
+    if (input.gate && input.gate.state === undefined && !GATE_CONTENT_FROM_JOB.includes(input.job.workflowType)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['gate', 'state'],
+        message: `is required for a ${input.job.workflowType} job (only ${GATE_CONTENT_FROM_JOB.join(' and ')} jobs hold content to judge)`,
+      });
+    }
+  })
+  .meta({
+    title: 'budgetGatedJob input',
+    description:
+      "Runs one job as a child workflow once the member's budget covers it: the cost plus every reservation " +
+      'other jobs of the member hold, checked with the platform through a per-member ledger that serialises ' +
+      'admissions. An optional decision gate judges the content first.',
+  });
+export type BudgetGatedJobInput = z.input<typeof BudgetGatedJobInput>;
+export type ParsedBudgetGatedJobInput = z.output<typeof BudgetGatedJobInput>;
+
+export const BUDGET_OUTCOMES = ['Completed', 'Skipped', 'Rejected'] as const;
+export type BudgetOutcome = (typeof BUDGET_OUTCOMES)[number];
+
+export const BudgetAdmission = z.object({
+  decision: z.enum(['admitted', 'refused']),
+  reservationId: z.string(),
+  ledgerWorkflowId: z.string(),
+  /** The job's cost, and where it came from. */
+  cost: z.number().int(),
+  costSource: z.enum(['input', 'priceTable']),
+  /** How the price table arrived at the cost (e.g. "5 s × 1120 (text-to-video)"). */
+  costBreakdown: z.string().optional(),
+  /** The decision gate's own estimated cost (it is a billed platform call). */
+  gateCost: z.number().int(),
+  /** What the reservation held: cost + gateCost when admitted, 0 when refused. */
+  reserved: z.number().int(),
+  reservedUsd: z.string(),
+  /** Other jobs' reservations at the deciding check, and what the platform was asked to cover. */
+  outstandingAtCheck: z.number().int(),
+  checkedCost: z.number().int(),
+  checks: z.number().int(),
+  firstCheckedAt: z.string().optional(),
+  decidedAt: z.string().optional(),
+  waitedSeconds: z.number(),
+});
+export type BudgetAdmission = z.infer<typeof BudgetAdmission>;
+
+export const GateVerdict = z.object({
+  question: z.string(),
+  passOption: z.string(),
+  threshold: z.number(),
+  /** The probability passOption got. */
+  probability: z.number(),
+  probabilities: z.record(z.string(), z.number()),
+  choice: z.string().optional(),
+  passed: z.boolean(),
+  promptTokens: z.number().optional(),
+});
+export type GateVerdict = z.infer<typeof GateVerdict>;
+
+export const BudgetGatedJobResult = z
+  .object({
+    outcome: z.enum(BUDGET_OUTCOMES),
+    memberId: z.string(),
+    /** Why the job did not run (Skipped, Rejected). */
+    reason: z.string().optional(),
+    admission: BudgetAdmission,
+    gate: GateVerdict.optional(),
+    job: z
+      .object({ workflowType: z.string(), workflowId: z.string(), result: z.unknown() })
+      .optional()
+      .describe("the child workflow and its result (that workflow type's own result schema)"),
+    /** Whether the reservation was given back to the ledger at the end. */
+    released: z.boolean(),
+  })
+  .meta({ title: 'budgetGatedJob result' });
+export type BudgetGatedJobResult = z.infer<typeof BudgetGatedJobResult>;
+
+/** budgetGatedJob's business status (the `status` query and the PlatformStatus search attribute). */
+export const BUDGET_GATED_JOB_STATUSES = [
+  'PRICING',
+  'CHECKING_BUDGET',
+  'WAITING_FOR_BUDGET',
+  'GATING',
+  'REJECTED',
+  'SKIPPED',
+  'RUNNING_JOB',
+  'COMPLETED',
+  'FAILED',
+] as const;
+export type BudgetGatedJobStatus = (typeof BUDGET_GATED_JOB_STATUSES)[number];
+
+/** budgetLedger's business status: whether it holds any reservation. */
+export const BUDGET_LEDGER_STATUSES = ['IDLE', 'HOLDING'] as const;
+export type BudgetLedgerStatus = (typeof BUDGET_LEDGER_STATUSES)[number];
+
+/** budgetGatedJob's progress, answered by the budgetJobProgress query. */
+export interface BudgetJobProgress {
+  status: BudgetGatedJobStatus;
+  memberId: string;
+  onInsufficient: (typeof ON_INSUFFICIENT)[number];
+  cost?: number;
+  gateCost?: number;
+  reservationId: string;
+  checks: number;
+  /** The last refusal: what the platform was asked to cover, and how much other jobs held. */
+  lastRefusal?: { checkedCost: number; outstanding: number; at?: string };
+  waitingSince?: string;
+  waitDeadline?: string;
+  childWorkflowId?: string;
+  outcome?: BudgetOutcome;
+}
+
+// ── The ledger ───────────────────────────────────────────────────────────────
+
+export const LedgerReservation = z.object({
+  reservationId: z.string(),
+  cost: z.number().int(),
+  holderWorkflowId: z.string(),
+  holderRunId: z.string().optional(),
+  /** Epoch ms of the admitting check (the worker's clock); absent for free jobs, which are not checked. */
+  admittedAt: z.number().optional(),
+});
+export type LedgerReservation = z.infer<typeof LedgerReservation>;
+
+export const LedgerTotals = z.object({
+  admitted: z.number().int(),
+  refused: z.number().int(),
+  released: z.number().int(),
+  /** Reservations dropped because their job had ended without releasing them. */
+  reclaimed: z.number().int(),
+});
+export type LedgerTotals = z.infer<typeof LedgerTotals>;
+
+export const BudgetLedgerInput = z
+  .strictObject({
+    memberId: MemberId,
+    /** State carried over by continue-as-new. */
+    reservations: z.array(LedgerReservation).default([]),
+    waiting: z.array(z.string()).default([]),
+    recentlyReleased: z.array(z.string()).default([]),
+    totals: LedgerTotals.default({ admitted: 0, refused: 0, released: 0, reclaimed: 0 }),
+    /** Continue-as-new once the history has this many events (or the server suggests it). */
+    continueAsNewAfterEvents: z.number().int().min(50).max(50_000).default(2_000),
+    /** How often the holders of reservations are checked, so a job that died cannot hold budget for ever. */
+    holderCheckSeconds: z.number().int().min(1).max(86_400).default(900),
+  })
+  .meta({
+    title: 'budgetLedger input',
+    description:
+      "One member's budget reservations. Started by budgetGatedJob through update-with-start; not started by hand.",
+  });
+export type BudgetLedgerInput = z.input<typeof BudgetLedgerInput>;
+export type ParsedBudgetLedgerInput = z.output<typeof BudgetLedgerInput>;
+
+export const ReserveBudgetRequest = z.strictObject({
+  reservationId: z.string().min(1).max(1_000),
+  cost: Amount,
+  holderWorkflowId: z.string().min(1).max(1_000),
+  holderRunId: z.string().min(1).max(255).optional(),
+  /** The holder waits on a refusal: the ledger tells it to re-check when budget may have been freed. */
+  waiting: z.boolean().default(false),
+});
+export type ReserveBudgetRequest = z.input<typeof ReserveBudgetRequest>;
+
+export interface ReserveBudgetResult {
+  admitted: boolean;
+  reservationId: string;
+  cost: number;
+  /** Other reservations of the member when this one was decided. */
+  outstanding: number;
+  /** cost + outstanding: what the platform was asked to cover. */
+  checkedCost: number;
+  /** The reservation existed already (a repeated request): the first answer stands. */
+  alreadyHeld: boolean;
+  /** Whether the platform was asked (a free job is admitted without asking). */
+  checked: boolean;
+  /** Epoch ms of the check, on the worker's clock. */
+  checkedAt?: number;
+}
+
+export const ReleaseBudgetRequest = z.strictObject({
+  reservationId: z.string().min(1).max(1_000),
+  reason: z.string().max(1_000).optional(),
+});
+export type ReleaseBudgetRequest = z.input<typeof ReleaseBudgetRequest>;
+
+export interface ReleaseBudgetResult {
+  released: boolean;
+  /** Freed amount (absent when nothing was held under that id). */
+  cost?: number;
+}
+
+export const BudgetLedgerState = z
+  .object({
+    memberId: z.string(),
+    /** Sum of the reservations held. */
+    outstanding: z.number().int(),
+    reservations: z.array(LedgerReservation),
+    /** Jobs waiting for budget, told to re-check when some is freed. */
+    waiting: z.array(z.string()),
+    totals: LedgerTotals,
+  })
+  .meta({ title: 'budgetLedger state' });
+export type BudgetLedgerState = z.infer<typeof BudgetLedgerState>;
+
+// The ledger's batched reservation Update: every reservation request one worker has waiting for a
+// member, sent as one Update. The server keeps at most 10 Updates of a workflow in flight, so with one
+// request per Update a burst queues behind a handful of them, one round trip each (most of the
+// admission latency in the budget-admission benchmark). Each request in it is decided and answered
+// exactly as a reserveBudget Update of its own would be; the batch only carries them.
+/** Requests in one batched Update, at most: about 230 KB at the longest ids, far below the 2 MB limit. */
+export const MAX_RESERVATIONS_PER_UPDATE = 100;
+
+export const ReserveBudgetBatch = z.strictObject({
+  requests: z.array(ReserveBudgetRequest).min(1).max(MAX_RESERVATIONS_PER_UPDATE),
+});
+export type ReserveBudgetBatch = z.input<typeof ReserveBudgetBatch>;
+
+/** A failure of one request (the platform's answer to its check), as plain data the sender rebuilds. */
+export interface ReservationFailure {
+  type?: string;
+  message: string;
+  nonRetryable: boolean;
+  details?: unknown[];
+}
+
+/** Per request, in the order sent: the answer a reserveBudget Update would give, or its failure. */
+export type ReserveBudgetOutcome = { answer: ReserveBudgetResult } | { failure: ReservationFailure };
+
+export interface ReserveBudgetBatchResult {
+  outcomes: ReserveBudgetOutcome[];
+}
+
+/** The memo key of a ledger run's version (./ledger-version.ts). */
+export const LEDGER_VERSION_MEMO = 'ledgerVersion';
+
+/** The workflow id of a member's budget ledger: one per member and namespace. */
+export const budgetLedgerWorkflowId = (memberId: string): string => `budgetLedger:${memberId}`;
+
+export const budget = defineOperation({
+  workflows: {
+    budgetGatedJob: workflow({
+      input: BudgetGatedJobInput,
+      result: BudgetGatedJobResult,
+      summary: (i) => [`budget-gated ${i.job.workflowType}`, member(i.memberId)],
+    }),
+    // The ledger never completes on its own; its "result" is the state it would end with.
+    budgetLedger: workflow({
+      input: BudgetLedgerInput,
+      result: BudgetLedgerState,
+      summary: (i) => [`budget ledger of member ${i.memberId}`],
+      internal: true,
+    }),
+  },
+  queries: {
+    /** budgetGatedJob's admission, wait, gate and child, as of its last checkpoint. */
+    budgetJobProgress: query<BudgetJobProgress>('budgetJobProgress'),
+    /** A member's ledger: reservations held, their sum, waiting jobs and totals. */
+    budgetLedgerState: query<BudgetLedgerState>('budgetLedgerState'),
+  },
+  signals: {
+    /**
+     * Re-check the budget now. To a budgetGatedJob: that job re-checks at once (after a top-up, say).
+     * To a budgetLedger: every job of the member waiting for budget is told to re-check.
+     */
+    recheckBudget: signal('recheckBudget'),
+  },
+  updates: {
+    /**
+     * To a ledger: admits a job if the member's budget covers its cost plus every reservation held,
+     * then holds the cost until released. Idempotent per reservationId.
+     */
+    reserveBudget: update<ReserveBudgetResult, [ReserveBudgetRequest]>('reserveBudget'),
+    /** Gives a reservation back; releasing one the ledger does not hold answers `released: false`. */
+    releaseBudget: update<ReleaseBudgetResult, [ReleaseBudgetRequest]>('releaseBudget'),
+    /** reserveBudget for several requests at once: what this service's own activities send. */
+    reserveBudgetBatch: update<ReserveBudgetBatchResult, [ReserveBudgetBatch]>('reserveBudgetBatch'),
+  },
+});
+export const { budgetJobProgress: budgetJobProgressQuery, budgetLedgerState: budgetLedgerStateQuery } = budget.queries;
+export const recheckBudgetSignal = budget.signals.recheckBudget;
+export const {
+  reserveBudget: reserveBudgetUpdate,
+  releaseBudget: releaseBudgetUpdate,
+  reserveBudgetBatch: reserveBudgetBatchUpdate,
+} = budget.updates;

@@ -1,0 +1,85 @@
+// The contract of decision evaluation: one content, several questions, one platform request each.
+import { z } from 'zod';
+import { count, defineOperation, workflow } from '../../api/contract';
+import {
+  DecisionOptions,
+  DecisionState,
+  DecisionEvaluationResponse,
+  utf8Length,
+} from '../../platform/schemas/decision';
+
+/**
+ * The content travels in the workflow input and in every question's activity input, so it must stay
+ * far below Temporal's 2 MB payload limit: put large images behind https URLs instead of data URLs.
+ */
+export const DECISION_WORKFLOW_MAX_STATE_BYTES = 256 * 1024;
+
+export const DecisionQuestion = z.strictObject({
+  kind: z.string().min(1).max(64),
+  question: z.string().min(1).max(10_000),
+  options: DecisionOptions.optional(),
+});
+export type DecisionQuestion = z.infer<typeof DecisionQuestion>;
+
+export const EvaluateDecisionInput = z
+  .strictObject({
+    state: DecisionState,
+    questions: z.array(DecisionQuestion).min(1).max(64),
+    thinking: z.boolean().optional(),
+    think_budget: z.number().int().gt(0).optional(),
+    return_reasoning: z.boolean().optional(),
+    /** How many questions are asked of the platform at once. */
+    maxConcurrency: z.number().int().min(1).max(32).default(4),
+  })
+  .superRefine((input, ctx) => {
+    const size = utf8Length(JSON.stringify(input.state));
+    if (size > DECISION_WORKFLOW_MAX_STATE_BYTES) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['state'],
+        message: `must be at most 256 KB in a workflow input (is ${Math.ceil(size / 1024)} KB): use https image URLs instead of data URLs`,
+      });
+    }
+  })
+  .meta({
+    title: 'evaluateDecision input',
+    description: 'Asks one or more questions about one content; one platform request per question.',
+  });
+export type EvaluateDecisionInput = z.input<typeof EvaluateDecisionInput>;
+
+export const DecisionAnswer = z.object({
+  index: z.number().int(),
+  kind: z.string(),
+  question: z.string(),
+  probabilities: z.record(z.string(), z.number()),
+  choice: z.string().optional(),
+  promptTokens: z.number().optional(),
+  completionTokens: z.number().optional(),
+  numModelRequests: z.number().optional(),
+  thinking: DecisionEvaluationResponse.shape.thinking,
+});
+export type DecisionAnswer = z.infer<typeof DecisionAnswer>;
+
+export const EvaluateDecisionResult = z
+  .object({
+    answers: z.array(DecisionAnswer),
+    /** Billed tokens (prompt tokens only are billed). */
+    promptTokens: z.number(),
+    completionTokens: z.number(),
+  })
+  .meta({ title: 'evaluateDecision result' });
+export type EvaluateDecisionResult = z.infer<typeof EvaluateDecisionResult>;
+
+/** evaluateDecision's business status (the `status` query and the PlatformStatus search attribute). */
+export const EVALUATE_DECISION_STATUSES = ['EVALUATING', 'EVALUATED'] as const;
+export type EvaluateDecisionStatus = (typeof EVALUATE_DECISION_STATUSES)[number];
+
+export const decision = defineOperation({
+  workflows: {
+    evaluateDecision: workflow({
+      input: EvaluateDecisionInput,
+      result: EvaluateDecisionResult,
+      summary: (i) => [count(i.questions.length, 'question')],
+    }),
+  },
+});

@@ -1,0 +1,67 @@
+// Decision evaluation: one content, several questions, one platform request per question.
+import { proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { statusQuery } from '../../api/contract';
+import { WorkflowType } from '../operations';
+import { EvaluateDecisionInput, type EvaluateDecisionResult, type EvaluateDecisionStatus } from './contract';
+import { invalidInput, parseInput } from '../../api/failures';
+import type { Activities, EvaluateQuestionInput } from '../../activities/decision/activities';
+import { DECISION_MODEL, DecisionEvaluationRequest } from '../../platform/schemas/decision';
+import { tryParse, type ValidationIssue } from '../../platform/validation';
+import { mapBounded } from '../../shared/lanes';
+import { DEFAULT_DEADLINE_MS, untilDeadline } from '../retry-policies';
+import { trackStatus } from '../status';
+import { summarized } from '../activity-summary';
+
+export async function evaluateDecision(rawInput: EvaluateDecisionInput): Promise<EvaluateDecisionResult> {
+  const input = parseInput(EvaluateDecisionInput, rawInput, WorkflowType.evaluateDecision);
+
+  // Every question becomes a full platform request; all are checked before the first is sent.
+  const requests: EvaluateQuestionInput[] = input.questions.map((q, index) => ({
+    index,
+    request: {
+      model: DECISION_MODEL,
+      kind: q.kind,
+      state: input.state,
+      question: q.question,
+      options: q.options,
+      thinking: input.thinking,
+      think_budget: input.think_budget,
+      return_reasoning: input.return_reasoning,
+    },
+  }));
+  const issues: ValidationIssue[] = requests.flatMap(({ index, request }) => {
+    const checked = tryParse(DecisionEvaluationRequest, request);
+    if (checked.ok) return [];
+    return checked.issues.map((i) =>
+      i.field.startsWith('state') ? i : { ...i, field: `questions[${index}]${i.field ? `.${i.field}` : ''}` },
+    );
+  });
+  if (issues.length > 0) throw invalidInput(WorkflowType.evaluateDecision, issues);
+
+  // Only once the input is known good: an invalid one fails the run before anything is recorded.
+  const status = trackStatus<EvaluateDecisionStatus>(WorkflowType.evaluateDecision, 'EVALUATING', {});
+  setHandler(statusQuery, () => status.current);
+  // Each attempt outlives the client's timeout (thinking raises latency well above the usual 0.2 s).
+  const platform = proxyActivities<Activities>(
+    untilDeadline(workflowInfo().startTime.getTime() + DEFAULT_DEADLINE_MS.evaluateDecision),
+  );
+  let answered = 0;
+  status.detail({ answered, total: requests.length });
+  const answers = await mapBounded(requests, input.maxConcurrency, async (req) => {
+    // Billed by its prompt tokens. Retried while the first attempt may still be in flight? Never: an
+    // attempt outlives the client's HTTP timeout. But a request the client gave up on may still have
+    // been answered and billed, and the platform takes no idempotency key, so the client waits for a
+    // paid answer far longer than for a read (PLATFORM_PAID_CALL_TIMEOUT_MS, 100 s): only a call
+    // slower than that, then retried, may pay for one more evaluation (a few tokens).
+    const answer = await summarized(platform.evaluateDecisionQuestion, `evaluate question ${req.index + 1}`)(req);
+    status.detail({ answered: ++answered });
+    return answer;
+  });
+  status.set('EVALUATED');
+
+  return {
+    answers,
+    promptTokens: answers.reduce((sum, a) => sum + (a.promptTokens ?? 0), 0),
+    completionTokens: answers.reduce((sum, a) => sum + (a.completionTokens ?? 0), 0),
+  };
+}

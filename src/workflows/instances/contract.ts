@@ -1,0 +1,171 @@
+// The contract of the GPU instance workflows: renew, restart, and the lifecycle (create until running,
+// start until running, stop until exited, delete until removed), each waiting as restartInstance does.
+import { z } from 'zod';
+import { count, defineOperation, workflow } from '../../api/contract';
+import { InstanceId, RenewInstanceRequest } from '../../platform/schemas/gpu';
+import { CreateInstanceRequest } from '../../platform/schemas/instance-lifecycle';
+
+export const RenewInstanceInput = RenewInstanceRequest.extend({
+  /**
+   * Renew only if the instance still expires at this (Unix seconds, as the platform sent it): a
+   * renewal for one expiry is never paid twice, however many runs ask for it (autoRenew sends it).
+   */
+  expectedEndTime: z.union([z.string().max(32), z.number().int()]).optional(),
+}).meta({
+  title: 'renewInstance input',
+  description: 'Renews a subscription GPU instance for a number of months.',
+});
+export type RenewInstanceInput = z.input<typeof RenewInstanceInput>;
+
+const EndTime = z.union([z.string(), z.number()]).optional();
+
+export const RenewInstanceResult = z
+  .object({
+    instanceId: z.string(),
+    months: z.number().int(),
+    /** The instance's expiry before and after (Unix seconds; -1 for pay-as-you-go). */
+    endTimeBefore: EndTime,
+    endTimeAfter: EndTime,
+    /** True when a retried renew found the first attempt had already been applied (no double renewal). */
+    alreadyApplied: z.boolean(),
+    /** Set when nothing was renewed: the expiry was no longer `expectedEndTime`. */
+    notRenewed: z.string().optional(),
+  })
+  .meta({ title: 'renewInstance result' });
+export type RenewInstanceResult = z.infer<typeof RenewInstanceResult>;
+
+/** How long and how often a workflow waits for an instance's status after acting on it. */
+export const INSTANCE_WAIT_FIELDS = {
+  /** How long to wait for the target status after the request. */
+  timeoutSeconds: z.number().int().min(10).max(86_400).default(900),
+  /** First gap between two get-instance polls; doubles up to pollMaxSeconds. */
+  pollInitialSeconds: z.number().min(0.1).max(300).default(2),
+  pollMaxSeconds: z.number().min(0.1).max(3600).default(30),
+};
+
+/** The poll gaps must not shrink. */
+export const pollGapsGrow: [
+  (i: { pollInitialSeconds: number; pollMaxSeconds: number }) => boolean,
+  { path: PropertyKey[]; error: string },
+] = [
+  (i) => i.pollMaxSeconds >= i.pollInitialSeconds,
+  { path: ['pollMaxSeconds'], error: 'must be at least pollInitialSeconds' },
+];
+
+/** `{instanceId, timeoutSeconds, pollInitialSeconds, pollMaxSeconds}`: restart, start, stop, delete. */
+export const instanceActionInput = (title: string, description: string) =>
+  z
+    .strictObject({ instanceId: InstanceId, ...INSTANCE_WAIT_FIELDS })
+    .refine(...pollGapsGrow)
+    .meta({ title, description });
+
+export const RestartInstanceInput = instanceActionInput(
+  'restartInstance input',
+  'Restarts a GPU instance and waits until it is running again.',
+);
+export type RestartInstanceInput = z.input<typeof RestartInstanceInput>;
+
+/** What waiting for an instance's status saw. */
+export const InstanceWaitResult = z.object({
+  instanceId: z.string(),
+  /** Every status seen while waiting, in order, without repeats of the same status in a row. */
+  statuses: z.array(z.string()),
+  finalStatus: z.string(),
+  polls: z.number().int(),
+  waitedSeconds: z.number(),
+});
+
+export type InstanceWaitResult = z.infer<typeof InstanceWaitResult>;
+
+export const RestartInstanceResult = InstanceWaitResult.meta({ title: 'restartInstance result' });
+export type RestartInstanceResult = z.infer<typeof RestartInstanceResult>;
+
+/** renewInstance's business status (the `status` query and the PlatformStatus search attribute). */
+export const RENEW_INSTANCE_STATUSES = ['READING_INSTANCE', 'RENEWING', 'RENEWED', 'EXPIRY_MOVED'] as const;
+export type RenewInstanceStatus = (typeof RENEW_INSTANCE_STATUSES)[number];
+
+/** restartInstance's business status. */
+export const RESTART_INSTANCE_STATUSES = ['RESTARTING', 'WAITING_FOR_RUNNING', 'TIMED_OUT', 'RUNNING'] as const;
+export type RestartInstanceStatus = (typeof RESTART_INSTANCE_STATUSES)[number];
+
+export const CreateInstanceInput = z
+  .object({
+    /** What the platform is asked to create; `name` must be one no live instance has (it finds a retry's instance). */
+    request: CreateInstanceRequest,
+    ...INSTANCE_WAIT_FIELDS,
+    // Creating pulls an image: longer than a restart.
+    timeoutSeconds: INSTANCE_WAIT_FIELDS.timeoutSeconds.unwrap().default(1_800),
+  })
+  .strict()
+  .refine(...pollGapsGrow)
+  .meta({ title: 'createInstance input', description: 'Creates a GPU instance and waits until it is running.' });
+export type CreateInstanceInput = z.input<typeof CreateInstanceInput>;
+
+export const CreateInstanceResult = InstanceWaitResult.extend({
+  /** A retried create found the instance an earlier attempt created: created (and paid) once. */
+  alreadyApplied: z.boolean(),
+}).meta({ title: 'createInstance result' });
+export type CreateInstanceResult = z.infer<typeof CreateInstanceResult>;
+
+export const StartInstanceInput = instanceActionInput(
+  'startInstance input',
+  'Starts a stopped GPU instance and waits until it is running.',
+);
+export type StartInstanceInput = z.input<typeof StartInstanceInput>;
+export const StopInstanceInput = instanceActionInput(
+  'stopInstance input',
+  'Stops a running GPU instance and waits until it has exited.',
+);
+export type StopInstanceInput = z.input<typeof StopInstanceInput>;
+export const DeleteInstanceInput = instanceActionInput(
+  'deleteInstance input',
+  'Deletes a GPU instance and waits until it is removed.',
+);
+export type DeleteInstanceInput = z.input<typeof DeleteInstanceInput>;
+
+export const StartInstanceResult = InstanceWaitResult.meta({ title: 'startInstance result' });
+export const StopInstanceResult = InstanceWaitResult.meta({ title: 'stopInstance result' });
+export const DeleteInstanceResult = InstanceWaitResult.meta({ title: 'deleteInstance result' });
+
+/** The lifecycle workflows' business status: acting (the request), waiting, then reached or timed out. */
+export const INSTANCE_LIFECYCLE_STATUSES = ['REQUESTING', 'WAITING', 'TIMED_OUT', 'DONE'] as const;
+export type InstanceLifecycleStatus = (typeof INSTANCE_LIFECYCLE_STATUSES)[number];
+
+export const instances = defineOperation({
+  workflows: {
+    renewInstance: workflow({
+      input: RenewInstanceInput,
+      result: RenewInstanceResult,
+      summary: (i) => [`renew ${i.instanceId}`, count(i.months, 'month')],
+    }),
+    restartInstance: workflow({
+      input: RestartInstanceInput,
+      result: RestartInstanceResult,
+      summary: (i) => [`restart ${i.instanceId}`],
+    }),
+    createInstance: workflow({
+      input: CreateInstanceInput,
+      result: CreateInstanceResult,
+      summary: ({ request: r }) => [
+        `create ${r.name}`,
+        `${r.gpuNum} × ${r.productId}`,
+        r.months ? count(r.months, 'month') : r.billingMode,
+      ],
+    }),
+    startInstance: workflow({
+      input: StartInstanceInput,
+      result: StartInstanceResult,
+      summary: (i) => [`start ${i.instanceId}`],
+    }),
+    stopInstance: workflow({
+      input: StopInstanceInput,
+      result: StopInstanceResult,
+      summary: (i) => [`stop ${i.instanceId}`],
+    }),
+    deleteInstance: workflow({
+      input: DeleteInstanceInput,
+      result: DeleteInstanceResult,
+      summary: (i) => [`delete ${i.instanceId}`],
+    }),
+  },
+});

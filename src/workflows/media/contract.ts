@@ -1,0 +1,361 @@
+// The contract of mediaGeneration: one v3 async task (image-to-video, text-to-video, or any model of
+// the registry through the "async" form), from submit to outputs kept in the artifact store.
+import { z } from 'zod';
+import { AsyncBody, MODEL_REGISTRY, ModelName, OUTPUT_KINDS } from '../../platform/models';
+import { ImageToVideoRequest, requestedVideoSeconds, TextToVideoRequest } from '../../platform/schemas/media';
+import {
+  defineOperation,
+  member,
+  PlatformObjectId,
+  query,
+  requestOrAttach,
+  signal,
+  workflow,
+  type PlatformReportedStatus,
+} from '../../api/contract';
+
+export const MEDIA_OPERATIONS = ['image-to-video', 'text-to-video', 'async'] as const;
+export type MediaOperation = (typeof MEDIA_OPERATIONS)[number];
+
+/**
+ * Task failure reasons that generating again cannot fix: the input is refused, or the money is short.
+ * Any other reason (INTERNAL_ERROR, GENERATION_TIMEOUT, …) is worth another generation.
+ */
+export const DEFAULT_NON_RETRYABLE_REASONS = [
+  'ILLEGAL_PROMPT',
+  'ILLEGAL_IMAGE',
+  'ILLEGAL_CONTENT',
+  'INVALID_REQUEST_BODY',
+  'BILLING_BALANCE_NOT_ENOUGH',
+  'INSUFFICIENT_BALANCE',
+  'BUDGET_EXCEEDED',
+] as const;
+
+export const PollingOptions = z
+  .strictObject({
+    /** No two polls of one task closer than this, whatever the hints say. */
+    minIntervalMs: z.number().int().min(50).max(600_000).default(1_000),
+    /** No gap longer than this, however far away the eta is. */
+    maxIntervalMs: z.number().int().min(50).max(3_600_000).default(30_000),
+    /** Added to a hint-based wait, so the poll lands just after the predicted end, not just before. */
+    marginMs: z.number().int().min(0).max(60_000).default(250),
+    /**
+     * No longer used: failed polls (429, 5xx, timeouts) are retried until the deadline. Accepted so
+     * that inputs which set it keep working.
+     */
+    maxConsecutiveErrors: z.number().int().min(1).max(1_000).default(30),
+  })
+  .refine((p) => p.maxIntervalMs >= p.minIntervalMs, {
+    path: ['maxIntervalMs'],
+    error: 'must be at least minIntervalMs',
+  });
+export type ParsedPollingOptions = z.output<typeof PollingOptions>;
+
+/**
+ * What to do when a submit attempt may have reached the platform although no task id came back (a
+ * timeout after sending, a reset connection, a 502/504, a garbled 2xx, a worker lost mid-call):
+ * - `fail` (default): never risk a second paid task; the workflow fails as AmbiguousSubmission,
+ *   listing the attempts, so an operator can check the platform before starting again.
+ * - `resubmit`: submit again; the result counts and names the possible duplicates.
+ */
+export const SubmissionOptions = z.strictObject({
+  /**
+   * Attempts per generation that may have created a paid task (ambiguous ones), at most: what a
+   * budget reserves for a generation with onAmbiguous "resubmit". Attempts the platform clearly
+   * refused are sent again until the deadline, however many.
+   */
+  maxAttempts: z.number().int().min(1).max(20).default(6),
+  onAmbiguous: z.enum(['fail', 'resubmit']).default('fail'),
+  /** First wait between attempts refused by the platform (429 waits for Retry-After when given). */
+  backoffInitialMs: z.number().int().min(10).max(600_000).default(1_000),
+  backoffMaxMs: z.number().int().min(10).max(3_600_000).default(60_000),
+});
+export type ParsedSubmissionOptions = z.output<typeof SubmissionOptions>;
+
+export const RegenerationOptions = z.strictObject({
+  /** Generations after the first one, for a task that ended TASK_STATUS_FAILED with a retryable reason. */
+  maxRegenerations: z.number().int().min(0).max(10).default(2),
+  /** Reasons never worth another generation. Replaces the default list when given. */
+  nonRetryableReasons: z
+    .array(z.string().min(1).max(128))
+    .max(100)
+    .default([...DEFAULT_NON_RETRYABLE_REASONS]),
+});
+export type ParsedRegenerationOptions = z.output<typeof RegenerationOptions>;
+
+const CommonOptions = {
+  polling: PollingOptions.default(PollingOptions.parse({})),
+  submission: SubmissionOptions.default(SubmissionOptions.parse({})),
+  regeneration: RegenerationOptions.default(RegenerationOptions.parse({})),
+  /** Overall deadline of the whole generation (all attempts), from the workflow's start. */
+  deadlineSeconds: z
+    .number()
+    .int()
+    .min(10)
+    .max(7 * 86_400)
+    .default(2 * 3600),
+  /** Copy the outputs to the artifact store (default) or only report their URLs. */
+  keepOutputs: z.boolean().default(true),
+  /** For search attributes and reports: who pays, and the expected cost in 1/10000 USD. */
+  memberId: z.string().min(1).max(255).optional(),
+  costEstimate: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+};
+
+/**
+ * Any v3 async model by its registry name (src/platform/model-registry.json): an unknown model is refused
+ * unless the registry's pass-through rule takes it, and the body is checked with the model's schema
+ * where the registry has one (size and shape bounds always).
+ */
+const AsyncModelInput = z
+  .strictObject({ operation: z.literal('async'), model: ModelName, request: AsyncBody, ...CommonOptions })
+  .superRefine((input, ctx) => {
+    // A model that is no path segment has its issue already.
+    if (!ModelName.safeParse(input.model).success) return;
+    if (!MODEL_REGISTRY.resolve(input.model)) {
+      ctx.addIssue({ code: 'custom', path: ['model'], message: MODEL_REGISTRY.unknownRule(input.model) });
+      return;
+    }
+    for (const issue of MODEL_REGISTRY.bodyIssues(input.model, input.request)) {
+      ctx.addIssue({ ...issue, path: ['request', ...issue.path] });
+    }
+  });
+
+/** The request forms: submit a new task (and pay for it). budgetGatedJob's jobs take only these. */
+export const MediaGenerationRequestInput = z.discriminatedUnion('operation', [
+  z.strictObject({ operation: z.literal('image-to-video'), request: ImageToVideoRequest, ...CommonOptions }),
+  z.strictObject({ operation: z.literal('text-to-video'), request: TextToVideoRequest, ...CommonOptions }),
+  AsyncModelInput,
+]);
+export type MediaGenerationRequestInput = z.input<typeof MediaGenerationRequestInput>;
+
+/**
+ * The attach form: follow a task submitted elsewhere (its id) to its end and keep its outputs.
+ * Nothing is submitted, so there are no submission or regeneration options: a failed attached task
+ * cannot be generated again, its request is not known here.
+ */
+export const MediaAttachInput = z.strictObject({
+  attach: z.strictObject({ taskId: PlatformObjectId }),
+  polling: CommonOptions.polling,
+  deadlineSeconds: CommonOptions.deadlineSeconds,
+  keepOutputs: CommonOptions.keepOutputs,
+  memberId: CommonOptions.memberId,
+  costEstimate: CommonOptions.costEstimate,
+});
+export type MediaAttachInput = z.input<typeof MediaAttachInput>;
+export type ParsedMediaAttachInput = z.output<typeof MediaAttachInput>;
+
+export const MediaGenerationInput = requestOrAttach(MediaGenerationRequestInput, MediaAttachInput, {
+  requestKeys: ['operation', 'model', 'request', 'submission', 'regeneration'],
+  attaches: 'task',
+}).meta({
+  title: 'mediaGeneration input',
+  description:
+    'Runs one v3 async generation: submit once, poll by the eta, generate again on retryable failures, and keep ' +
+    'the outputs before their URLs expire. `request` is the platform body: image-to-video and text-to-video ' +
+    'are the spec\'s two detailed models; "async" submits to any model of the registry by its name (`model`). ' +
+    'Or `attach: {taskId}` instead of a request: follow a task submitted elsewhere to its end and keep its outputs.',
+});
+export type MediaGenerationInput = MediaGenerationRequestInput | MediaAttachInput;
+export type ParsedMediaGenerationInput = z.output<typeof MediaGenerationInput>;
+export type ParsedMediaGenerationRequestInput = z.output<typeof MediaGenerationRequestInput>;
+
+/** Whether a parsed input is the attach form. */
+export const isMediaAttach = (input: ParsedMediaGenerationInput): input is ParsedMediaAttachInput => 'attach' in input;
+
+/** One submit attempt, as recorded by the workflow (every attempt, so duplicates can be seen). */
+export const SubmissionAttempt = z.object({
+  generation: z.number().int(),
+  attempt: z.number().int(),
+  /** When the attempt ended (ISO, the worker's clock); absent when the worker running it was lost. */
+  at: z.string().optional(),
+  outcome: z.enum(['accepted', 'refused', 'ambiguous', 'rejected']),
+  taskId: z.string().optional(),
+  /** The failure type and message for attempts that did not return a task id. */
+  error: z.object({ type: z.string(), message: z.string() }).optional(),
+  /** True when this attempt was sent although an earlier one may already have created a task. */
+  possibleDuplicate: z.boolean().optional(),
+});
+export type SubmissionAttempt = z.infer<typeof SubmissionAttempt>;
+
+/** What one poll saw; the poll activity reports it at checkpoints and heartbeats it on every poll. */
+export const TaskObservation = z.object({
+  taskId: z.string(),
+  status: z.string(),
+  reason: z.string().optional(),
+  eta: z.number().optional(),
+  progressPercent: z.number().optional(),
+  /** Polls of this task so far (all attempts of the poll activity). */
+  polls: z.number().int(),
+  /** Real epoch ms of the poll. */
+  observedAt: z.number(),
+  /** Real epoch ms of the next poll planned (absent once terminal). */
+  nextPollAt: z.number().optional(),
+  /** Real epoch ms when PROCESSING was first seen. */
+  firstProcessingAt: z.number().optional(),
+});
+export type TaskObservation = z.infer<typeof TaskObservation>;
+
+/** An output URL of a finished task, as task-result lists it (TTL in seconds, parsed leniently). */
+export const TaskOutputRef = z.object({
+  kind: z.enum(OUTPUT_KINDS),
+  url: z.string(),
+  ttlSeconds: z.number().optional(),
+  /** The platform's video_type / image_type / audio_type (mp4, jpeg, wav …). */
+  type: z.string().optional(),
+});
+export type TaskOutputRef = z.infer<typeof TaskOutputRef>;
+
+export const KeptOutput = z.object({
+  kind: z.enum(OUTPUT_KINDS),
+  originalUrl: z.string(),
+  ttlSeconds: z.number().optional(),
+  /** ISO time after which the original URL stops working (from the TTL and when the task was seen done). */
+  expiresAt: z.string().optional(),
+  kept: z.object({ uri: z.string(), bytes: z.number().int(), sha256: z.string(), contentType: z.string().optional() }),
+});
+export type KeptOutput = z.infer<typeof KeptOutput>;
+
+export const GenerationAttempt = z.object({
+  generation: z.number().int(),
+  taskId: z.string(),
+  status: z.string(),
+  reason: z.string().optional(),
+  polls: z.number().int(),
+});
+
+export const MediaGenerationResult = z
+  .object({
+    /** The form submitted; absent when the run attached to an existing task. */
+    operation: z.enum(MEDIA_OPERATIONS).optional(),
+    /** True when the run followed a task submitted elsewhere (input `attach`) instead of submitting one. */
+    attached: z.literal(true).optional(),
+    /** The "async" form: the model asked for, the path submitted to, and the output kinds it expects. */
+    model: z
+      .object({
+        name: z.string(),
+        path: z.string(),
+        passThrough: z.boolean(),
+        expectedOutputs: z.array(z.enum(OUTPUT_KINDS)),
+        /** Expected kinds the finished task did not produce (a registry entry to check). */
+        missingOutputs: z.array(z.enum(OUTPUT_KINDS)),
+      })
+      .optional(),
+    taskId: z.string(),
+    outputs: z.array(KeptOutput),
+    /** Outputs reported but not copied (keepOutputs false). */
+    outputUrls: z.array(z.object({ kind: z.string(), url: z.string(), ttlSeconds: z.number().optional() })),
+    timings: z.object({
+      /** Absent for an attached task: it was submitted elsewhere. */
+      submittedAt: z.string().optional(),
+      /** When an attached task was first seen. */
+      attachedAt: z.string().optional(),
+      firstProcessingAt: z.string().optional(),
+      doneAt: z.string(),
+    }),
+    polls: z.number().int(),
+    generations: z.array(GenerationAttempt),
+    submissions: z.array(SubmissionAttempt),
+    possibleDuplicates: z.number().int(),
+    cost: z.object({
+      nsfwDetection: z.boolean(),
+      images: z.number().int(),
+      /** 0.0015 USD per generated image with detection on, in 1/10000 USD. */
+      nsfwSurcharge: z.number().int(),
+      nsfwSurchargeUsd: z.string(),
+      note: z.string(),
+    }),
+  })
+  .meta({ title: 'mediaGeneration result' });
+export type MediaGenerationResult = z.infer<typeof MediaGenerationResult>;
+
+/**
+ * mediaGeneration's business status (the `status` and `mediaProgress` queries and the PlatformStatus
+ * search attribute): its own steps, and the platform's task statuses under names of ours
+ * (MEDIA_STATUS_BY_TASK_STATUS); a task status the platform reports without a name here is shown as
+ * it came.
+ */
+export const MEDIA_GENERATION_STATUSES = [
+  'SUBMITTING',
+  'ATTACHING',
+  'REGENERATING',
+  'SUBMITTED',
+  'QUEUED',
+  'PROCESSING',
+  'GENERATED',
+  'GENERATION_FAILED',
+  'KEEPING_OUTPUTS',
+  'SUCCEEDED',
+  'FAILED',
+] as const;
+export type MediaGenerationOwnStatus = (typeof MEDIA_GENERATION_STATUSES)[number];
+export type MediaGenerationStatus = MediaGenerationOwnStatus | PlatformReportedStatus;
+
+/** The platform's task statuses as mediaGeneration's business status (query and search attribute). */
+export const MEDIA_STATUS_BY_TASK_STATUS: Readonly<Record<string, MediaGenerationOwnStatus>> = {
+  TASK_STATUS_QUEUED: 'QUEUED',
+  TASK_STATUS_PROCESSING: 'PROCESSING',
+  TASK_STATUS_SUCCEED: 'GENERATED',
+  TASK_STATUS_FAILED: 'GENERATION_FAILED',
+};
+
+/** What the `status` query's detail holds for mediaGeneration (the progress bar reads it). */
+export interface MediaProgress {
+  taskId?: string;
+  generation: number;
+  status?: MediaGenerationStatus;
+  progressPercent?: number;
+  eta?: number;
+  polls: number;
+  /** Polls of the current task (the rest were made for earlier generations). */
+  taskPolls?: number;
+  nextPollAt?: string;
+  observedAt?: string;
+  submissions: number;
+  outputs?: { kind: string; uri: string }[];
+}
+
+// What the webhook receiver (src/webhooks) tells a mediaGeneration about its task's end: the
+// platform's callback, checked and boiled down to what the workflow acts on. The workflow checks it
+// again (anyone who may signal the workflow could send one), so this schema is the single definition.
+/** At most this many outputs per task: a video, its audio and a few images are what tasks give. */
+const MAX_OUTPUTS = 64;
+
+export const TaskCallback = z.strictObject({
+  taskId: z.string().min(1).max(256),
+  /** The generation whose submit carried the callback URL (from the URL, checked by its token). */
+  generation: z.number().int().min(1).max(1_000),
+  status: z.string().min(1).max(64),
+  reason: z.string().max(2_000).optional(),
+  outputs: z.array(TaskOutputRef.extend({ url: z.string().max(8_192) })).max(MAX_OUTPUTS),
+  nsfwDetection: z.boolean(),
+});
+export type TaskCallback = z.infer<typeof TaskCallback>;
+
+export const media = defineOperation({
+  workflows: {
+    mediaGeneration: workflow({
+      input: MediaGenerationInput,
+      result: MediaGenerationResult,
+      // A generic model's body is the model's own: only the two video operations have seconds to show.
+      summary: (i) =>
+        'attach' in i
+          ? [`attach task ${i.attach.taskId}`, member(i.memberId)]
+          : i.operation === 'async'
+            ? [i.model, member(i.memberId)]
+            : [i.operation, `${requestedVideoSeconds(i.request)} s`, member(i.memberId)],
+    }),
+  },
+  queries: {
+    /** Live progress: status, progress, eta, poll count and next poll time. */
+    mediaProgress: query<MediaProgress>('mediaProgress'),
+  },
+  signals: {
+    /**
+     * The end of the task, told by the platform's callback (sent by the webhook receiver,
+     * src/webhooks): the workflow stops waiting for its next poll. Repeats are ignored.
+     */
+    taskCallback: signal<[TaskCallback]>('taskCallback'),
+  },
+});
+export const mediaProgressQuery = media.queries.mediaProgress;
+export const taskCallbackSignal = media.signals.taskCallback;
