@@ -5,11 +5,14 @@
 // Only pure modules belong here: no @temporalio/workflow (its state is per workflow), nothing with
 // module-level mutable state. The SDK deep-freezes them after this runs.
 import './zod-settings'; // first: the schemas below are built with it
-// Every operation's contract module (src/workflows/operations.ts), the platform's schemas, and the
-// model registry (its JSON Schemas compiled to zod here, once per context).
+// Every operation's contract module (src/workflows/operations.ts), the platform schemas workflows
+// check requests with, and the model registry (its JSON Schemas compiled to zod here, once per context).
 import { CONTRACTS } from '../workflows/operations';
 import * as platformModels from '../platform/models';
-import * as platformSchemas from '../platform/schemas';
+import * as platformBatches from '../platform/schemas/batches';
+import * as platformDecision from '../platform/schemas/decision';
+import * as platformInstanceLifecycle from '../platform/schemas/instance-lifecycle';
+import * as platformMedia from '../platform/schemas/media';
 import { materialize } from './materialize';
 
-materialize([CONTRACTS, platformSchemas, platformModels]);
+materialize([CONTRACTS, platformBatches, platformDecision, platformInstanceLifecycle, platformMedia, platformModels]);

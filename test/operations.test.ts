@@ -1,0 +1,64 @@
+// Every operation that src/workflows/operations.ts lists has all its parts, and nothing is registered
+// that the list does not name: adding an operation is its folders, one line in the list, its tests
+// and its doc page. Pure: reads the modules and the docs, starts nothing.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { operationsWithActivities } from '../src/activities';
+import { CONTRACTS, OPERATIONS, WORKFLOW_TYPES, WORKFLOWS, workflowSummary } from '../src/workflows/operations';
+
+const root = path.join(__dirname, '..');
+const operations = Object.entries(OPERATIONS);
+
+describe('the list of operations', () => {
+  it.each(operations)('%s: its contract module exports the operation under its own name', (name, op) => {
+    expect((CONTRACTS as Record<string, Record<string, unknown>>)[name][name]).toBe(op);
+    expect(Object.keys(op.workflows).length).toBeGreaterThan(0);
+  });
+
+  it.each(operations)('%s: src/workflows/%s/workflows.ts exports exactly its workflow types', (name, op) => {
+    const file = path.join(root, 'src', 'workflows', name, 'workflows.ts');
+    expect(existsSync(file)).toBe(true);
+    const exported = Object.entries(require(file) as Record<string, unknown>)
+      .filter(([, value]) => typeof value === 'function')
+      .map(([key]) => key)
+      .sort();
+    expect(exported).toEqual(Object.keys(op.workflows).sort());
+  });
+
+  it('loads the activities of every operation that has an activities module, and only those', () => {
+    const withModule = Object.keys(OPERATIONS).filter((name) =>
+      existsSync(path.join(root, 'src', 'activities', name, 'activities.ts')),
+    );
+    expect(operationsWithActivities().sort()).toEqual(withModule.sort());
+    for (const name of withModule) {
+      const module = require(path.join(root, 'src', 'activities', name, 'activities')) as Record<string, unknown>;
+      expect({ name, createActivities: typeof module.createActivities }).toEqual({ name, createActivities: 'function' });
+    }
+  });
+
+  it('names every workflow type once, across all operations', () => {
+    const all = Object.values(OPERATIONS).flatMap((op) => Object.keys(op.workflows));
+    expect(new Set(all).size).toBe(all.length);
+    expect([...WORKFLOW_TYPES].sort()).toEqual([...all].sort());
+  });
+
+  it.each(WORKFLOW_TYPES)('%s: has a summary of a valid input, and a row in docs/workflows/README.md', (type) => {
+    expect(typeof WORKFLOWS[type].summary).toBe('function');
+    const table = readFileSync(path.join(root, 'docs', 'workflows', 'README.md'), 'utf8');
+    const row = table.split('\n').find((line) => line.startsWith('|') && line.includes(`\`${type}\``));
+    expect({ type, row: row !== undefined }).toEqual({ type, row: true });
+    const page = /\]\(([^)]+\.md)\)/.exec(row ?? '')?.[1];
+    expect({ type, page: page !== undefined && existsSync(path.join(root, 'docs', 'workflows', page)) }).toEqual({
+      type,
+      page: true,
+    });
+  });
+
+  it('cuts a summary at one Web UI line', () => {
+    const line = workflowSummary('evaluateDecision', { questions: new Array(3).fill({}) });
+    expect(line).toBe('3 questions');
+    const long = workflowSummary('restartInstance', { instanceId: 'x'.repeat(500) });
+    expect(long.length).toBe(200);
+    expect(long.endsWith('…')).toBe(true);
+  });
+});
