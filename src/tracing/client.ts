@@ -1,5 +1,5 @@
-// Tracing for a Temporal client: kept apart from ./index.ts so that a backend importing
-// `platform-ops/client` loads only the OpenTelemetry API, not the SDK and its exporter.
+// Tracing for a Temporal client (the worker's and the starter's): kept apart from ./index.ts, which
+// loads the OpenTelemetry SDK and its exporter.
 import type { ClientInterceptors } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client';
 

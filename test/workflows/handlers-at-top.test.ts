@@ -1,8 +1,10 @@
 // Reading a workflow shows everything it answers: every query, signal and Update handler is registered
 // in the workflow function itself, at its top, never in a helper out of sight. This reads the source:
-// a setHandler call is allowed only in the files that define the workflows src/workflows/index.ts exports.
+// a setHandler call is allowed only in the files that define the workflows: each operation's
+// workflows.ts (src/workflows/operations.ts lists them), and the files it re-exports workflows from.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { OPERATIONS } from '../../src/workflows/operations';
 
 const root = path.join(__dirname, '..', '..', 'src', 'workflows');
 
@@ -14,10 +16,13 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** The files the workflows are exported from: `export { a, b } from './file'` in index.ts. */
+/** Each operation's workflows.ts, and the files it re-exports from (`export { a } from './file'`). */
 function workflowFiles(): string[] {
-  const index = readFileSync(path.join(root, 'index.ts'), 'utf8');
-  return [...index.matchAll(/^export \{[^}]+\} from '(\.[^']+)';$/gm)].map((m) => path.join(root, `${m[1]}.ts`));
+  return Object.keys(OPERATIONS).flatMap((op) => {
+    const entry = path.join(root, op, 'workflows.ts');
+    const reexported = [...readFileSync(entry, 'utf8').matchAll(/^export \{[^}]+\} from '(\.[^']+)';$/gm)];
+    return [entry, ...reexported.map((m) => path.join(root, op, `${m[1]}.ts`))];
+  });
 }
 
 describe('workflow handlers', () => {

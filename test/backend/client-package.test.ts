@@ -1,0 +1,90 @@
+// The client package as a backend gets it: packed (`npm pack`, which builds it), installed alone into
+// an empty project from the registry, loaded in Node and compiled against by TypeScript. It stays
+// light: its dependencies are @temporalio/client, @temporalio/common and zod, it never loads the
+// worker, and its installed node_modules stay under 60 MB.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { tscAsConsumer } from '../helpers/consumer-tsc';
+
+const run = promisify(execFile);
+const packageDir = path.resolve(__dirname, '../../packages/client');
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+const CONSUMER = `
+import type { Client } from '@temporalio/client';
+import { mediaProgressQuery, startWorkflow } from '@platform-ops/client';
+
+export async function generate(client: Client): Promise<string> {
+  const { handle, started } = await startWorkflow(
+    client,
+    'mediaGeneration',
+    { operation: 'text-to-video', request: { prompt: 'waves at dusk', duration: 5 } },
+    { idempotencyKey: 'order-42' },
+  );
+  const progress = await handle.query(mediaProgressQuery);
+  const result = await handle.result();
+  return \`\${started} \${progress.status} \${result.taskId} \${result.outputs[0]?.kept.uri ?? ''}\`;
+}
+`;
+
+function bytesUnder(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) total += bytesUnder(full);
+    else if (entry.isFile()) total += statSync(full).size;
+  }
+  return total;
+}
+
+describe('@platform-ops/client, packed and installed alone', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'platform-ops-client-'));
+    const { stdout } = await run(npm, ['pack', '--silent', '--pack-destination', dir], { cwd: packageDir });
+    const tarball = path.join(dir, stdout.trim().split('\n').pop()!);
+    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'a-backend', private: true }));
+    await run(npm, ['install', '--no-audit', '--no-fund', '--ignore-scripts', tarball], { cwd: dir });
+  }, 300_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('installs light: only the Temporal client, common and zod come with it, in at most 60 MB', () => {
+    const modules = path.join(dir, 'node_modules');
+    const mb = bytesUnder(modules) / 1024 / 1024;
+    expect(mb).toBeLessThanOrEqual(60);
+    const temporal = readdirSync(path.join(modules, '@temporalio')).sort();
+    expect(temporal).not.toContain('worker');
+    expect(temporal).not.toContain('core-bridge');
+    expect(readdirSync(modules)).not.toContain('fastify');
+  });
+
+  it('loads in Node by its package name, without the worker', async () => {
+    const script = `
+      const c = require('@platform-ops/client');
+      const loaded = Object.keys(require.cache);
+      console.log(JSON.stringify({
+        starts: ['startWorkflow', 'attachTask', 'attachBatch', 'workflowHandle'].filter((k) => typeof c[k] === 'function'),
+        types: c.WORKFLOW_TYPES.length,
+        worker: loaded.some((f) => f.includes('@temporalio/worker') || f.includes('@temporalio/workflow')),
+      }));`;
+    const { stdout } = await run(process.execPath, ['-e', script], { cwd: dir });
+    expect(JSON.parse(stdout)).toEqual({
+      starts: ['startWorkflow', 'attachTask', 'attachBatch', 'workflowHandle'],
+      types: 13,
+      worker: false,
+    });
+  });
+
+  it('type-checks a consumer with node16 resolution, and refuses a wrong one', async () => {
+    const good = path.join(dir, 'good.ts');
+    writeFileSync(good, CONSUMER);
+    expect(await tscAsConsumer(good, { cwd: dir })).toBe('');
+
+    const bad = path.join(dir, 'bad.ts');
+    writeFileSync(bad, CONSUMER.replace("operation: 'text-to-video'", "operation: 'text-to-sound'"));
+    expect(await tscAsConsumer(bad, { cwd: dir })).toMatch(/bad\.ts\(\d+,\d+\): error TS2322/);
+  }, 60_000);
+});
