@@ -10,7 +10,7 @@ import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { budgetLedgerStateQuery, budgetLedgerWorkflowId, WorkflowType } from '../src/api/names';
-import { DEV_API_KEY } from '../src/emulator/config';
+import { DEV_API_KEY } from '../packages/emulator/src/config';
 import type { budgetGatedJob } from '../src/workflows';
 import { atMost, formatChecks, isTrue, type Check } from './support/checks';
 import {

@@ -2,7 +2,7 @@
 // Temporal Schedule on the real dev server, and its run renews the member's expiring instance on the
 // real worker against an emulator of this file's own.
 import { WorkflowType, type AutoRenewResult } from '../../src/api';
-import { DEV_API_KEY } from '../../src/emulator/config';
+import { DEV_API_KEY } from '../../packages/emulator/src/config';
 import type { autoRenew } from '../../src/workflows';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { runStarter, waitFor } from '../helpers/processes';

@@ -7,7 +7,7 @@ import { BudgetJob } from '../../src/api';
 import { priceQuantities } from '../../src/activities/budget';
 import { jobQuantities } from '../../src/budget/quantities';
 import { DEFAULT_PRICE_TABLE, loadPriceTable } from '../../src/config/prices';
-import { videoCharge } from '../../src/emulator/pricing';
+import { videoCharge } from '../../packages/emulator/src/pricing';
 
 const price = (job: unknown, table = DEFAULT_PRICE_TABLE) =>
   priceQuantities(table, jobQuantities(BudgetJob.parse(job)));

@@ -5,7 +5,7 @@ import type { Client } from '@temporalio/client';
 import { quotaTaskQueue, WorkflowType, type MediaGenerationInput } from '../../src/api';
 import { AdaptivePacing, decodePacingReason } from '../../src/ratelimit/pacing';
 import type { mediaGeneration } from '../../src/workflows';
-import { DEV_API_KEY } from '../../src/emulator/config';
+import { DEV_API_KEY } from '../../packages/emulator/src/config';
 import { busiestWindow } from '../../bench/support/stats';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { cleanEnv, runNode, waitFor } from '../helpers/processes';

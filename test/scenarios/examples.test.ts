@@ -1,18 +1,18 @@
-// Each shipped example scenario (examples/scenarios/) end to end: loaded from its file as
+// Each shipped example scenario (packages/emulator/scenarios/) end to end: loaded from its file as
 // `--scenario` loads it, on an emulator of this file's own (a scenario owns the fault table), with the
 // service's workflows on the real dev server riding through it. Clock at 100×: 30 s of the scenario
 // pass in 0.3 s.
 import path from 'node:path';
 import { FailureType, WorkflowType } from '../../src/api';
 import type { BatchJobInput, MediaGenerationInput } from '../../src/api';
-import { loadEmulatorConfig } from '../../src/emulator/config';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/server';
+import { loadEmulatorConfig } from '../../packages/emulator/src/config';
+import { startEmulator, type RunningEmulator } from '../../packages/emulator/src/server';
 import type { batchJob, mediaGeneration } from '../../src/workflows';
 import { failureOf } from '../helpers/failures';
 import { waitFor } from '../helpers/processes';
 import { emulatorPlatform, uniqueId, withWorker, type TemporalTestContext } from '../helpers/temporal';
 
-const EXAMPLES = path.join(__dirname, '..', '..', 'examples', 'scenarios');
+const EXAMPLES = path.join(__dirname, '..', '..', 'packages', 'emulator', 'scenarios');
 const CLOCK_SPEED = 100;
 /** Emulated time all but stopped: only advanceClock moves it. */
 const FROZEN = 1e-6;

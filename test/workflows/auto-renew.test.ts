@@ -9,7 +9,7 @@ import {
   WorkflowType,
   type AutoRenewResult,
 } from '../../src/api';
-import { DEV_API_KEY } from '../../src/emulator/config';
+import { DEV_API_KEY } from '../../packages/emulator/src/config';
 import type { autoRenew } from '../../src/workflows';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { failureOf } from '../helpers/failures';

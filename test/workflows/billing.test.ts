@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { FailureType, WorkflowType } from '../../src/api';
-import { DEV_API_KEY } from '../../src/emulator/config';
+import { DEV_API_KEY } from '../../packages/emulator/src/config';
 import type { billingReport } from '../../src/workflows';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { failureOf } from '../helpers/failures';

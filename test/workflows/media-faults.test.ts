@@ -8,7 +8,7 @@ import path from 'node:path';
 import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
 import { FailureType, mediaProgressQuery, WorkflowType } from '../../src/api';
 import type { MediaGenerationInput } from '../../src/api';
-import { DEV_API_KEY } from '../../src/emulator/config';
+import { DEV_API_KEY } from '../../packages/emulator/src/config';
 import type { mediaGeneration } from '../../src/workflows';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { failureOf } from '../helpers/failures';
