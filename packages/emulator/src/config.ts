@@ -93,7 +93,10 @@ const EnvSchema = z.object({
 });
 type EnvName = keyof typeof EnvSchema.shape;
 
-/** CLI flags (`platform-ops emulator --port 0`): each stands for one variable and wins over it. */
+/**
+ * CLI flags (`platform-ops-emulator --port 0`, `platform-ops emulator --port 0`): each stands for one
+ * variable and wins over it.
+ */
 export const EMULATOR_FLAGS = {
   port: 'EMULATOR_PORT',
   host: 'EMULATOR_HOST',
@@ -104,7 +107,7 @@ export const EMULATOR_FLAGS = {
 } as const satisfies Record<string, EnvName>;
 export type EmulatorFlags = Partial<Record<keyof typeof EMULATOR_FLAGS, string>>;
 
-const flagName = (flag: string) => `--${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+export const flagName = (flag: string): string => `--${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 
 /**
  * Reads EMULATOR_* variables, and the CLI's flags over them. Throws an EmulatorConfigError naming each

@@ -1,6 +1,7 @@
 // Fault injection of every kind, the admin API (counters, reset, fixtures, validation) and the
 // environment configuration.
-import { DEV_API_KEY, loadEmulatorConfig, maskKey } from '../src/config';
+import { EMULATOR_USAGE, parseEmulatorArgs } from '../src/cli';
+import { DEV_API_KEY, EmulatorConfigError, loadEmulatorConfig, maskKey } from '../src/config';
 import { T2V, TASK_RESULT, emulatorForFile, sleep, startEmu } from './support';
 
 const emu = emulatorForFile();
@@ -213,5 +214,23 @@ describe('configuration', () => {
     );
     expect(() => loadEmulatorConfig({ EMULATOR_FAULTS: '{oops' })).toThrow(/EMULATOR_FAULTS must be valid JSON/);
     expect(maskKey(DEV_API_KEY)).toBe('emu-****0000');
+  });
+
+  it('reads the command line: each flag over its variable, --help, and an unknown flag or stray word refused', () => {
+    const flags = parseEmulatorArgs(['--port', '0', '--clock-speed=50', '--scenario', 'x.json']);
+    expect(flags).toEqual({ port: '0', clockSpeed: '50', scenario: 'x.json' });
+    expect(loadEmulatorConfig({ EMULATOR_PORT: '1', EMULATOR_CLOCK_SPEED: '7' }, { port: '0' })).toMatchObject({
+      port: 0,
+      clockSpeed: 7,
+    });
+    expect(() => loadEmulatorConfig({}, { port: '99999' })).toThrow('--port: must be at most 65535');
+    expect(parseEmulatorArgs(['--help'])).toBe('help');
+    for (const flag of ['--port', '--host', '--clock-speed', '--fixtures', '--scenario', '--record']) {
+      expect(EMULATOR_USAGE).toContain(flag);
+    }
+    expect(() => parseEmulatorArgs(['--prot', '0'])).toThrow(EmulatorConfigError);
+    expect(() => parseEmulatorArgs(['--prot', '0'])).toThrow(/--prot/);
+    expect(() => parseEmulatorArgs(['--port'])).toThrow(/--port/);
+    expect(() => parseEmulatorArgs(['serve'])).toThrow(/serve/);
   });
 });

@@ -1,17 +1,17 @@
-// The emulator as another project uses it: the package packed with `npm pack` (its prepack builds lib/
-// with its type declarations), installed from the tarball into a temporary project outside
-// this repository, then `npx platform-ops emulator` and `require('platform-ops/emulator')` there.
+// The emulator as another project uses it: this package packed with `npm pack` (its prepack builds lib/
+// with its type declarations), installed from the tarball into a temporary project outside this
+// repository, then `npx platform-ops-emulator` and `require('@platform-ops/emulator')` there.
 // Dependencies come from npm's cache when it has them (`npm ci` filled it), so the install is quick.
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { tscAsConsumer } from '../helpers/consumer-tsc';
-import { waitFor } from '../helpers/processes';
+import { tscAsConsumer } from '../../../test/helpers/consumer-tsc';
+import { waitFor } from '../../../test/helpers/processes';
 
 const exec = promisify(execFile);
-const ROOT = path.join(__dirname, '..', '..');
+const PACKAGE = path.join(__dirname, '..');
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
 jest.setTimeout(300_000);
@@ -20,11 +20,9 @@ let project: string;
 let installed: string;
 
 beforeAll(async () => {
-  project = mkdtempSync(path.join(tmpdir(), 'platform-ops-consumer-'));
-  // `npm test` has just built lib/: packing then skips prepack's second build (tens of seconds).
-  const scripts = libIsFresh() ? ['--ignore-scripts'] : [];
-  const { stdout } = await exec(NPM, ['pack', '--silent', ...scripts, '--pack-destination', project], {
-    cwd: ROOT,
+  project = mkdtempSync(path.join(tmpdir(), 'platform-ops-emulator-consumer-'));
+  const { stdout } = await exec(NPM, ['pack', '--silent', '--pack-destination', project], {
+    cwd: PACKAGE,
     maxBuffer: 16 * 1024 * 1024,
   });
   const tarball = path.join(project, stdout.trim().split('\n').pop()!);
@@ -33,21 +31,12 @@ beforeAll(async () => {
     cwd: project,
     maxBuffer: 16 * 1024 * 1024,
   });
-  installed = path.join(project, 'node_modules', 'platform-ops');
+  installed = path.join(project, 'node_modules', '@platform-ops', 'emulator');
 });
 
 afterAll(() => {
   if (project) rmSync(project, { recursive: true, force: true });
 });
-
-/** lib/ is newer than every source file (so it is what prepack would build). */
-function libIsFresh(): boolean {
-  const entry = path.join(ROOT, 'lib', 'src', 'emulator', 'index.d.ts');
-  if (!existsSync(entry)) return false;
-  const built = statSync(entry).mtimeMs;
-  const src = path.join(ROOT, 'src');
-  return filesUnder(src).every((f) => statSync(path.join(src, f)).mtimeMs <= built);
-}
 
 // Unref: a race it lost must not keep jest waiting.
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
@@ -69,28 +58,37 @@ function filesUnder(dir: string, prefix = ''): string[] {
   );
 }
 
-it('packs the compiled code, the emulator types and the example scenarios, and nothing else', () => {
+it('packs the compiled emulator, the wire schemas it shares with the service, and the example scenarios', () => {
   const files = filesUnder(installed);
-  expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'lib/src/starter.js']));
-  expect(files).toEqual(expect.arrayContaining(['lib/src/emulator/index.js', 'lib/src/emulator/index.d.ts']));
-  expect(files).toEqual(expect.arrayContaining(['examples/scenarios/outage.json']));
+  const lib = 'lib/packages/emulator/src';
+  expect(files).toEqual(
+    expect.arrayContaining(['package.json', 'README.md', `${lib}/index.js`, `${lib}/index.d.ts`, `${lib}/main.js`]),
+  );
+  expect(files).toEqual(expect.arrayContaining(['lib/src/platform/model-registry.json', 'scenarios/outage.json']));
   const unexpected = files.filter(
     (f) =>
-      !/^(package\.json|README\.md|lib\/src\/.+\.(js|d\.ts)|lib\/src\/platform\/model-registry\.json|examples\/scenarios\/[\w.-]+\.json)$/.test(
+      !/^(package\.json|README\.md|lib\/.+\.(js|d\.ts)|lib\/src\/platform\/model-registry\.json|scenarios\/[\w.-]+\.json)$/.test(
         f,
       ),
   );
   expect(unexpected).toEqual([]);
+  // Nothing of the service but the pure platform folders the emulator imports.
+  const service = files.filter((f) => f.startsWith('lib/src/')).map((f) => f.split('/')[2]);
+  expect([...new Set(service)].sort()).toEqual(['platform', 'shared']);
+  // Its dependencies are its own: no Temporal, no service packages.
+  const manifest = JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+  };
+  expect(Object.keys(manifest.dependencies).sort()).toEqual(['@fastify/multipart', 'fastify', 'zod']);
 });
 
-it('runs `npx platform-ops emulator` with a scenario and a recording, from the other project', async () => {
-  const scenario = path.join(installed, 'examples', 'scenarios', 'outage.json');
+it('runs `npx platform-ops-emulator` with a scenario and a recording, from the other project', async () => {
+  const scenario = path.join(installed, 'scenarios', 'outage.json');
   const child = spawn(
     'npx',
     [
       '--no-install',
-      'platform-ops',
-      'emulator',
+      'platform-ops-emulator',
       '--port',
       '0',
       '--clock-speed',
@@ -138,10 +136,19 @@ it('runs `npx platform-ops emulator` with a scenario and a recording, from the o
   expect(lines.join('\n')).not.toContain('emu-dev-key-0000000000000000');
 }, 90_000);
 
-it('starts, seeds, faults, counts and stops through `platform-ops/emulator`, typed', async () => {
+it('refuses a bad flag with exit status 2, naming the flag and the rule', async () => {
+  const failed = (await exec('npx', ['--no-install', 'platform-ops-emulator', '--port', '99999'], {
+    cwd: project,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? project },
+  }).catch((err: unknown) => err)) as { code?: number; stderr?: string };
+  expect(failed.code).toBe(2);
+  expect(failed.stderr).toContain('--port: must be at most 65535');
+});
+
+it('starts, seeds, faults, counts and stops through `@platform-ops/emulator`, typed', async () => {
   writeFileSync(
     path.join(project, 'consumer.ts'),
-    `import { startEmulator, EmulatorAdmin, DEV_API_KEY, type CountersView } from 'platform-ops/emulator';
+    `import { startEmulator, EmulatorAdmin, DEV_API_KEY, type CountersView } from '@platform-ops/emulator';
 
 async function main(): Promise<void> {
   const emu = await startEmulator({ port: 0, clockSpeed: 100, fixtures: { members: [{ id: 'member-demo', name: 'Demo', remaining: 1000 }] } });
@@ -171,7 +178,7 @@ void main();
   // And from an ES module, by name.
   writeFileSync(
     path.join(project, 'esm.mjs'),
-    `import { startEmulator } from 'platform-ops/emulator';
+    `import { startEmulator } from '@platform-ops/emulator';
 const emu = await startEmulator({ port: 0 });
 console.log((await fetch(emu.url + '/healthz')).status);
 await emu.close();
