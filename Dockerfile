@@ -6,11 +6,14 @@
 # Build: all dependencies (TypeScript is a dev dependency), then tsc into lib/ as `npm run build` does.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
-# The manifests alone first, so the dependency layer is reused until they change.
+# The manifests alone first (the workspaces' too: npm ci installs them), so the dependency layer is
+# reused until they change.
 COPY package.json package-lock.json ./
+COPY packages/emulator/package.json ./packages/emulator/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY packages/emulator/src ./packages/emulator/src
 RUN npm run build
 
 # Runtime: production dependencies and the compiled code only.
@@ -18,6 +21,7 @@ FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY packages/emulator/package.json ./packages/emulator/
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/lib ./lib
 # The artifacts volume's mount point, owned by the unprivileged user so a new named volume is too.

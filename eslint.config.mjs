@@ -4,7 +4,21 @@ import prettier from 'eslint-config-prettier';
 import workflowSandbox from './lint/workflow-sandbox.cjs';
 
 export default tseslint.config(
-  { ignores: ['lib/**', 'node_modules/**', 'coverage/**', '.temporal/**', 'schemas/**', '*.js', '*.mjs', 'lint/**', 'src/workflows/.entry-*', 'packages/*/lib/**'] },
+  {
+    ignores: [
+      'lib/**',
+      'packages/*/lib/**',
+      'packages/*/*.js',
+      'node_modules/**',
+      'coverage/**',
+      '.temporal/**',
+      'schemas/**',
+      '*.js',
+      '*.mjs',
+      'lint/**',
+      'src/workflows/.entry-*',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -20,7 +34,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    files: ['test/**/*.ts', 'packages/*/test/**/*.ts', 'bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',

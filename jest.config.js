@@ -1,7 +1,7 @@
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
+  roots: ['<rootDir>/test', '<rootDir>/packages'],
   testMatch: ['**/*.test.ts'],
   transform: {
     // ky is ESM-only: let ts-jest transpile it to CommonJS along with our TypeScript.

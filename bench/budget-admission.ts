@@ -11,7 +11,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { budgetLedgerStateQuery, budgetLedgerWorkflowId } from '../src/workflows/budget/contract';
 import { WorkflowType } from '../src/workflows/operations';
-import { DEV_API_KEY } from '../src/emulator/config';
+import { DEV_API_KEY } from '../packages/emulator/src/config';
 import type { budgetGatedJob } from '../src/workflows/budget/workflows';
 import { atMost, formatChecks, isTrue, type Check } from './support/checks';
 import {

@@ -2,7 +2,7 @@
 // bench-results/chaos.json, and exits non-zero when a target is missed.
 //
 //   npm run chaos -- [--per-type=35] [--outage=300] [--storm=60] [--latency=90] [--cut=60]  (seconds)
-//                    [--scenarios=file.json,…]  (default: the three in examples/scenarios; empty: none)
+//                    [--scenarios=file.json,…]  (default: the three in packages/emulator/scenarios; empty: none)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { listArg, numberArg } from './support/args';

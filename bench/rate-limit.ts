@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { WorkflowType } from '../src/workflows/operations';
 import type { MediaGenerationResult } from '../src/workflows/media/contract';
-import type { RecordedExchange } from '../src/emulator/record';
+import type { RecordedExchange } from '../packages/emulator/src/record';
 import type { mediaGeneration } from '../src/workflows/media/workflows';
 import { atMost, formatChecks, isTrue, type Check } from './support/checks';
 import { withBenchStack, type BenchStack } from './support/stack';

@@ -1,12 +1,12 @@
-// The shipped example scenarios (examples/scenarios/) as faults of the suite: each is loaded through
+// The shipped example scenarios (packages/emulator/scenarios/) as faults of the suite: each is loaded through
 // the admin API exactly as a user's CI would load it, and a wave of every workflow type starts into
 // it. A scenario replays an incident on the emulated clock, so its wave lasts the scenario's own
 // length (divided by the clock speed), not a length of the suite's choosing.
 import path from 'node:path';
 import { FailureType } from '../../src/api/failures';
 import { findProjectRoot } from '../../src/devserver/find-temporal-cli';
-import { loadEmulatorConfig } from '../../src/emulator/config';
-import { ScenarioSchema, type Scenario } from '../../src/emulator/scenario/schema';
+import { loadEmulatorConfig } from '../../packages/emulator/src/config';
+import { ScenarioSchema, type Scenario } from '../../packages/emulator/src/scenario/schema';
 import type { ChaosFault, FaultContext } from './fault-plan';
 
 /** The examples the suite plays by default, after its own faults. */
@@ -19,7 +19,7 @@ export const EXAMPLE_SCENARIOS = ['outage.json', 'rate-limit-storm.json', 'batch
 const MIN_HOLD_MS = 15_000;
 
 export function exampleScenarioPath(file: string): string {
-  return path.join(findProjectRoot(__dirname), 'examples', 'scenarios', file);
+  return path.join(findProjectRoot(__dirname), 'packages', 'emulator', 'scenarios', file);
 }
 
 /** Reads a scenario file as `platform-ops emulator --scenario <file>` reads it (same checks, same errors). */

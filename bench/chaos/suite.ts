@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { WorkflowType } from '../../src/workflows/operations';
-import type { CountersView } from '../../src/emulator/counters';
+import type { CountersView } from '../../packages/emulator/src/counters';
 import { withBenchStack, type BenchStack } from '../support/stack';
 import { mapBounded } from '../../src/shared/lanes';
 import { chaosFaults, type ChaosFault, type FaultContext, type FaultDurations } from './fault-plan';

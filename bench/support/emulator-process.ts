@@ -4,11 +4,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import path from 'node:path';
 
-/** lib/bench/… → lib/src/emulator/main.js; from the TypeScript source, the same compiled file. */
+/** lib/bench/… → lib/packages/emulator/src/main.js; from the TypeScript source, the same compiled file. */
 export function compiledEmulatorMain(): string {
   const compiled = __filename.endsWith('.js');
   const root = compiled ? path.resolve(__dirname, '..', '..') : path.resolve(__dirname, '..', '..', 'lib');
-  return path.join(root, 'src', 'emulator', 'main.js');
+  return path.join(root, 'packages', 'emulator', 'src', 'main.js');
 }
 
 /**

@@ -14,7 +14,7 @@ import { startCluster } from '../../src/cluster/cluster';
 import { freeServerPorts } from '../../src/cluster/ports';
 import { DEFAULT_POSTGRES_PASSWORD } from '../../src/cluster/server-config';
 import { findOrBuildTemporalCli, getFreePort, startDevServer } from '../../src/devserver';
-import { DEV_API_KEY } from '../../src/emulator/config';
+import { DEV_API_KEY } from '../../packages/emulator/src/config';
 import { PlatformClient } from '../../src/client';
 import { DEFAULT_PATHS } from '../../src/platform';
 import { startEmulatorProcess } from './emulator-process';

@@ -1,7 +1,7 @@
 // The platform a local stack's worker talks to: the one PLATFORM_BASE_URL and PLATFORM_API_KEY name,
 // or else the emulator, started in this process (`npm start` and `npm run cluster` both do this).
-import { DEV_API_KEY, loadEmulatorConfig } from '../emulator/config';
-import { startEmulator } from '../emulator/server';
+import { DEV_API_KEY, loadEmulatorConfig } from '../../packages/emulator/src/config';
+import { startEmulator } from '../../packages/emulator/src/server';
 
 /** Sets PLATFORM_BASE_URL and PLATFORM_API_KEY when the emulator is started; returns how to stop it. */
 export async function startLocalPlatform(out: (line: string) => void): Promise<() => Promise<void>> {

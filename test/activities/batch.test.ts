@@ -23,7 +23,7 @@ import {
 import { FailureType } from '../../src/api/failures';
 import { LocalArtifactStore } from '../../src/artifacts';
 import { safeSegment } from '../../src/artifacts/segment';
-import { DEV_API_KEY } from '../../src/emulator/config';
+import { DEV_API_KEY } from '../../packages/emulator/src/config';
 import type { Batch, BatchInputLine } from '../../src/platform/schemas/batches';
 import { toJsonl } from '../../src/platform/schemas/batches';
 import type { FetchPolicy } from '../../src/fetching/policy';

@@ -13,10 +13,15 @@ import {
   type MediaGenerationInput,
 } from '../../packages/client/src';
 import { failureOf } from '../helpers/failures';
+import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { emulatorPlatform, uniqueId, withWorker } from '../helpers/temporal';
-import { emulatorForFile } from '../emulator/support';
 
-const emu = emulatorForFile();
+let emu: TestEmulator;
+beforeAll(async () => {
+  emu = await startTestEmulator({ clockSpeed: 100 });
+});
+afterAll(() => emu.close());
+afterEach(() => emu.admin('POST', '/reset'));
 const FAST = { minIntervalMs: 100, maxIntervalMs: 400 };
 
 const video = (prompt: string): MediaGenerationInput => ({
@@ -27,7 +32,7 @@ const video = (prompt: string): MediaGenerationInput => ({
 });
 
 const submissions = async (): Promise<number> =>
-  ((await emu.admin('GET', '/counters')) as { submissions: { total: number } }).submissions.total;
+  (await emu.admin<{ submissions: { total: number } }>('GET', '/counters')).submissions.total;
 
 describe('backend start helpers', () => {
   it('refuse a bad input naming the field and the rule, before anything starts', () =>

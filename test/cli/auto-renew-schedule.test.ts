@@ -3,7 +3,7 @@
 // real worker against an emulator of this file's own.
 import { WorkflowType } from '../../src/workflows/operations';
 import { type AutoRenewResult } from '../../src/workflows/autoRenew/contract';
-import { DEV_API_KEY } from '../../src/emulator/config';
+import { DEV_API_KEY } from '../../packages/emulator/src/config';
 import type { autoRenew } from '../../src/workflows/autoRenew/workflows';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { runStarter, waitFor } from '../helpers/processes';

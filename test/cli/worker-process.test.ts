@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { WorkflowType } from '../../src/workflows/operations';
-import { DEV_API_KEY } from '../../src/emulator/config';
+import { DEV_API_KEY } from '../../packages/emulator/src/config';
 import { getFreePort } from '../../src/devserver';
 import { cleanEnv, runNode, startNode, waitFor, workerProcessEnv } from '../helpers/processes';
 import { testEnv } from '../setup/shared';

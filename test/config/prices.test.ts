@@ -7,7 +7,7 @@ import { BudgetJob } from '../../src/workflows/budget/contract';
 import { priceQuantities } from '../../src/activities/budget/activities';
 import { jobQuantities } from '../../src/budget/quantities';
 import { DEFAULT_PRICE_TABLE, loadPriceTable } from '../../src/config/prices';
-import { videoCharge } from '../../src/emulator/pricing';
+import { videoCharge } from '../../packages/emulator/src/pricing';
 
 const price = (job: unknown, table = DEFAULT_PRICE_TABLE) =>
   priceQuantities(table, jobQuantities(BudgetJob.parse(job)));

@@ -28,8 +28,8 @@ import { loadArtifactSettings } from '../../src/config/artifacts';
 import { loadPriceTable } from '../../src/config/prices';
 import { loadTemporalSettings } from '../../src/config/temporal';
 import { loadWorkerSettings } from '../../src/config/worker';
-import { DEV_API_KEY, loadEmulatorConfig } from '../../src/emulator/config';
-import { HEALTH_PATH } from '../../src/emulator/routes';
+import { DEV_API_KEY, loadEmulatorConfig } from '../../packages/emulator/src/config';
+import { HEALTH_PATH } from '../../packages/emulator/src/routes';
 import { PlatformClient } from '../../src/client/client';
 import { pathEnvName } from '../../src/client/config';
 import { DEFAULT_PATHS, type PlatformPaths } from '../../src/platform/paths';
@@ -697,7 +697,7 @@ describe('Dockerfile and .dockerignore', () => {
     const expected: Record<string, string> = {
       'Dockerfile CMD': 'lib/src/worker.js',
       [WORKER]: 'lib/src/worker.js',
-      [EMULATOR]: 'lib/src/emulator/main.js',
+      [EMULATOR]: 'lib/packages/emulator/src/main.js',
     };
     for (const [who, command] of commands) {
       expect({ who, runner: command[0] }).toEqual({ who, runner: 'node' });

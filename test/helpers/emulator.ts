@@ -3,9 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { PlatformClient, type PlatformConfig } from '../../src/client';
 import { DEFAULT_PATHS } from '../../src/platform';
 import type { TransportOptions } from '../../src/client/transport';
-import { EmulatorAdmin } from '../../src/emulator/admin-client';
-import { DEV_API_KEY } from '../../src/emulator/config';
-import { startEmulator } from '../../src/emulator/server';
+import { EmulatorAdmin } from '../../packages/emulator/src/admin-client';
+import { DEV_API_KEY } from '../../packages/emulator/src/config';
+import { startEmulator } from '../../packages/emulator/src/server';
 
 export interface TestEmulator {
   url: string;

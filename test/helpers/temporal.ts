@@ -11,7 +11,7 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { LocalArtifactStore, type ArtifactStore } from '../../src/artifacts';
 import { PlatformClient, type PlatformConfig } from '../../src/client';
 import { DEFAULT_PATHS } from '../../src/platform';
-import { DEV_API_KEY } from '../../src/emulator/config';
+import { DEV_API_KEY } from '../../packages/emulator/src/config';
 import { createPlatformWorker } from '../../src/worker';
 import type { RateLimitSettings } from '../../src/config/rate-limit';
 import type { WorkerGroup } from '../../src/ratelimit/worker-group';

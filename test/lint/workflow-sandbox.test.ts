@@ -43,7 +43,7 @@ describe('workflow-safe code may not import I/O', () => {
     ["import { PlatformClient } from '../../client';", 'does I/O'],
     ["import { loadPlatformConfig } from '../../client/config';", 'does I/O'],
     ["import { guardedFetch } from '../../fetching/guarded-fetch';", 'does I/O'],
-    ["import { startEmulator } from '../../emulator/server';", 'does I/O'],
+    ["import { startEmulator } from '../../../packages/emulator/src/server';", 'does I/O'],
     ["import { submitMediaTask } from '../../activities/media/submit';", 'only as types'],
     ["import * as activities from '../../activities';", 'only as types'],
   ])('%s fails lint', async (line, why) => {

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { Connection, isGrpcServiceError } from '@temporalio/client';
 import { msToTs } from '@temporalio/common';
 import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/api/contract';
-import { DEV_API_KEY } from '../../src/emulator/config';
+import { DEV_API_KEY } from '../../packages/emulator/src/config';
 import {
   addSearchAttributesCommand,
   ensureSearchAttributes,

@@ -7,7 +7,7 @@ import { WorkflowType } from '../../src/workflows/operations';
 import { type MediaGenerationInput } from '../../src/workflows/media/contract';
 import { AdaptivePacing, decodePacingReason } from '../../src/ratelimit/pacing';
 import type { mediaGeneration } from '../../src/workflows/media/workflows';
-import { DEV_API_KEY } from '../../src/emulator/config';
+import { DEV_API_KEY } from '../../packages/emulator/src/config';
 import { busiestWindow } from '../../bench/support/stats';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { cleanEnv, runNode, waitFor } from '../helpers/processes';

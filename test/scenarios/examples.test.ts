@@ -1,4 +1,4 @@
-// Each shipped example scenario (examples/scenarios/) end to end: loaded from its file as
+// Each shipped example scenario (packages/emulator/scenarios/) end to end: loaded from its file as
 // `--scenario` loads it, on an emulator of this file's own (a scenario owns the fault table), with the
 // service's workflows on the real dev server riding through it. Clock at 100×: 30 s of the scenario
 // pass in 0.3 s.
@@ -7,15 +7,15 @@ import { FailureType } from '../../src/api/failures';
 import { WorkflowType } from '../../src/workflows/operations';
 import type { BatchJobInput } from '../../src/workflows/batch/contract';
 import type { MediaGenerationInput } from '../../src/workflows/media/contract';
-import { loadEmulatorConfig } from '../../src/emulator/config';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/server';
+import { loadEmulatorConfig } from '../../packages/emulator/src/config';
+import { startEmulator, type RunningEmulator } from '../../packages/emulator/src/server';
 import type { batchJob } from '../../src/workflows/batch/workflows';
 import type { mediaGeneration } from '../../src/workflows/media/workflows';
 import { failureOf } from '../helpers/failures';
 import { waitFor } from '../helpers/processes';
 import { emulatorPlatform, uniqueId, withWorker, type TemporalTestContext } from '../helpers/temporal';
 
-const EXAMPLES = path.join(__dirname, '..', '..', 'examples', 'scenarios');
+const EXAMPLES = path.join(__dirname, '..', '..', 'packages', 'emulator', 'scenarios');
 const CLOCK_SPEED = 100;
 /** Emulated time all but stopped: only advanceClock moves it. */
 const FROZEN = 1e-6;

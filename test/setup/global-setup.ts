@@ -6,9 +6,9 @@ import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/api/contract';
 import { findOrBuildTemporalCli, getFreePort, startDevServer } from '../../src/devserver';
-import { DEV_API_KEY } from '../../src/emulator/config';
-import { defaultFixtures } from '../../src/emulator/fixtures';
-import { startEmulator } from '../../src/emulator/server';
+import { DEV_API_KEY } from '../../packages/emulator/src/config';
+import { defaultFixtures } from '../../packages/emulator/src/fixtures';
+import { startEmulator } from '../../packages/emulator/src/server';
 import { WORKFLOW_BUNDLER_OPTIONS, workflowsEntry } from '../../src/worker';
 import { TEST_ENV, type GlobalHandles } from './shared';
 

@@ -3,10 +3,14 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import { startWorkflow } from '../../packages/client/src';
 import { activitySummary, MAX_ACTIVITY_SUMMARY_CHARS } from '../../src/workflows/activity-summary';
+import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { emulatorPlatform, uniqueId, withWorker } from '../helpers/temporal';
-import { emulatorForFile } from '../emulator/support';
 
-const emu = emulatorForFile();
+let emu: TestEmulator;
+beforeAll(async () => {
+  emu = await startTestEmulator({ clockSpeed: 100 });
+});
+afterAll(() => emu.close());
 
 describe('activity summaries', () => {
   it('name what each activity of a generation is for, and never its prompt', () =>

@@ -6,7 +6,7 @@ import { budgetLedgerStateQuery, budgetLedgerWorkflowId } from '../../src/workfl
 import { FailureType } from '../../src/api/failures';
 import { WorkflowType } from '../../src/workflows/operations';
 import { type AutoRenewResult } from '../../src/workflows/autoRenew/contract';
-import { DEV_API_KEY } from '../../src/emulator/config';
+import { DEV_API_KEY } from '../../packages/emulator/src/config';
 import type { autoRenew } from '../../src/workflows/autoRenew/workflows';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { failureOf } from '../helpers/failures';

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { FailureType } from '../../src/api/failures';
 import { WorkflowType } from '../../src/workflows/operations';
-import { DEV_API_KEY } from '../../src/emulator/config';
+import { DEV_API_KEY } from '../../packages/emulator/src/config';
 import type { billingReport } from '../../src/workflows/billing/workflows';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { failureOf } from '../helpers/failures';

@@ -10,7 +10,7 @@ import { FailureType } from '../../src/api/failures';
 import { mediaProgressQuery } from '../../src/workflows/media/contract';
 import { WorkflowType } from '../../src/workflows/operations';
 import type { MediaGenerationInput } from '../../src/workflows/media/contract';
-import { DEV_API_KEY } from '../../src/emulator/config';
+import { DEV_API_KEY } from '../../packages/emulator/src/config';
 import type { mediaGeneration } from '../../src/workflows/media/workflows';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { failureOf } from '../helpers/failures';

@@ -1,9 +1,9 @@
-// `platform-ops emulator`: the platform emulator as a standalone process (what `npx platform-ops
-// emulator` runs where the package is installed). Flags win over the EMULATOR_* variables; bad values
-// are a usage error naming the flag or variable and the rule.
+// `platform-ops emulator`: the platform emulator (packages/emulator) as a standalone process, as its own
+// `platform-ops-emulator` command runs it. Flags win over the EMULATOR_* variables; bad values are a
+// usage error naming the flag or variable and the rule.
 import type { Command } from 'commander';
-import { runEmulatorProcess } from '../../emulator/cli';
-import { EmulatorConfigError, loadEmulatorConfig, type EmulatorFlags } from '../../emulator/config';
+import { runEmulatorProcess } from '../../../packages/emulator/src/cli';
+import { EmulatorConfigError, loadEmulatorConfig, type EmulatorFlags } from '../../../packages/emulator/src/config';
 import { CliError, ExitCode } from '../exit-codes';
 
 export function addEmulatorCommand(program: Command, out: (line: string) => void): void {
