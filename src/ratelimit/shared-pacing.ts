@@ -7,7 +7,7 @@ import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { MediaOperation } from '../api/schemas/media';
 import { quotaTaskQueue } from '../api/names';
-import type { PlatformClient } from '../client/client';
+import type { PlatformClient } from '../platform-client/client';
 import type { RateLimitSettings } from '../config/rate-limit';
 import { resolveLimits, type QuotaLimit } from './limits';
 import {

@@ -1,5 +1,5 @@
 // The happy path of every operation, client and emulator together over real HTTP.
-import type { PlatformClient } from '../../src/client';
+import type { PlatformClient } from '../../src/platform-client/client';
 import { tenThousandthsToUsd } from '../../src/platform';
 import { isTerminalTaskStatus, toJsonl, type TaskResult } from '../../src/platform/schemas';
 import { pngDataUrl } from '../helpers/images';
