@@ -24,7 +24,7 @@ const rules = {
         },
         {
           regex:
-            '^\\.\\.?/(.*/)?(client|config|fetching|artifacts|namespace|sandbox|emulator|devserver|cluster|starter|worker)(/|$)',
+            '^\\.\\.?/(.*/)?(platform-client|config|fetching|artifacts|namespace|sandbox|emulator|devserver|cluster|starter|worker)(/|$)',
           message: `${WHY}: that folder does I/O.`,
         },
         {

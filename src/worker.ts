@@ -29,8 +29,8 @@ import {
   withRegisterOption,
 } from './namespace/register-option';
 import { ensureSearchAttributes, isLocalAddress } from './namespace/search-attributes';
-import { PlatformClient } from './client/client';
-import { checkFirstCall } from './client/first-call';
+import { PlatformClient } from './platform-client/client';
+import { checkFirstCall } from './platform-client/config';
 import { loadRateLimitSettings, type RateLimitSettings } from './config/rate-limit';
 import { platformCallMetrics, pacingGauge } from './metrics/platform-calls';
 import { SharedPacing } from './ratelimit/shared-pacing';

@@ -2,7 +2,7 @@
 // second (what the platform's own SDK does) or by the same eta-aware schedule as our workflows.
 import { nextPollDelayMs, type PollSample } from '../../src/activities/media/poll-schedule';
 import { PollingOptions } from '../../src/workflows/media/contract';
-import type { PlatformClient } from '../../src/client';
+import type { PlatformClient } from '../../src/platform-client/client';
 import { isTerminalTaskStatus } from '../../src/platform/schemas/media';
 
 export interface TaskRun {

@@ -15,7 +15,7 @@ import { freeServerPorts } from '../../src/cluster/ports';
 import { DEFAULT_POSTGRES_PASSWORD } from '../../src/cluster/server-config';
 import { findOrBuildTemporalCli, getFreePort, startDevServer } from '../../src/devserver';
 import { DEV_API_KEY } from '../../packages/emulator/src/config';
-import { PlatformClient } from '../../src/client';
+import { PlatformClient } from '../../src/platform-client/client';
 import { DEFAULT_PATHS } from '../../src/platform';
 import { startEmulatorProcess } from './emulator-process';
 import { ProcSampler } from './proc-stats';

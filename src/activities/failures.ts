@@ -2,7 +2,7 @@
 // language can tell "retry later" from "this will never work". Retry-After becomes nextRetryDelay.
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType, type FailureTypeName } from '../api/failures';
-import { PlatformError } from '../client/errors';
+import { PlatformError } from '../platform-client/errors';
 
 const BUDGET_REASONS = new Set(['BILLING_BALANCE_NOT_ENOUGH', 'BUDGET_EXCEEDED', 'INSUFFICIENT_BALANCE']);
 

@@ -5,8 +5,7 @@
 // records in its heartbeat when it sent a request that may have got through, so a retry after clear
 // refusals (a 503 with the platform's error body, a refused connection) need not wait at all.
 import type { Context } from '@temporalio/activity';
-import { PlatformError } from '../client/errors';
-import { classifySubmitFailure } from '../client/submission';
+import { classifySubmitFailure, PlatformError } from '../platform-client/errors';
 
 /**
  * How long after a request was sent the platform may still act on it, however long our client

@@ -8,7 +8,7 @@ import type { Client } from '@temporalio/client';
 import type { ArtifactStore } from '../artifacts';
 import type { PriceTable } from '../config/prices';
 import type { FetchPolicy } from '../fetching/policy';
-import type { PlatformClient } from '../client/client';
+import type { PlatformClient } from '../platform-client/client';
 import type { SubmitPacing } from '../ratelimit/shared-pacing';
 import type { CallbackUrls } from '../webhooks/token';
 import { OPERATIONS } from '../workflows/operations';

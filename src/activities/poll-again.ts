@@ -7,7 +7,7 @@
 import type { Context } from '@temporalio/activity';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import { FailureType } from '../api/failures';
-import type { PlatformError } from '../client/errors';
+import type { PlatformError } from '../platform-client/errors';
 
 /**
  * A poll is a small read: one that takes longer is a failed poll, tried again. It also bounds an

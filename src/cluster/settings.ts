@@ -2,7 +2,7 @@
 import * as path from 'path';
 import { z } from 'zod';
 import { findProjectRoot } from '../devserver/find-temporal-cli';
-import { parseConfig } from '../client/config';
+import { parseConfig } from '../platform-client/config';
 import { DEFAULT_POSTGRES_PASSWORD, DEFAULT_SERVER_PORTS } from './server-config';
 
 const port = z.coerce.number().int().min(1).max(65_535);

@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { LocalArtifactStore } from '../artifacts/local';
-import { parseConfig } from '../client/config';
+import { parseConfig } from '../platform-client/config';
 
 const Env = z.object({
   // Resolved against the working directory when the worker starts, so logs show one absolute place.

@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import type { FetchPolicy } from '../fetching/policy';
-import { parseConfig } from '../client/config';
+import { parseConfig } from '../platform-client/config';
 
 const HostEntry = z.string().regex(/^(\*\.)?[a-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-f:]+\](:\d{1,5})?$/i, {
   error: 'each entry must be host, host:port or *.domain',

@@ -3,7 +3,7 @@
 // surcharge); against the live platform, set PLATFORM_PRICES (JSON) or PLATFORM_PRICES_FILE to yours.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { ConfigError, parseConfig } from '../client/config';
+import { ConfigError, parseConfig } from '../platform-client/config';
 import { NSFW_DETECTION_COST_PER_IMAGE } from '../platform/schemas/media';
 
 const Price = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);

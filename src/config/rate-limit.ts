@@ -1,7 +1,7 @@
 // The shared rate limits of paid submits (docs/rate-limits.md), from the environment, checked with zod.
 import { z } from 'zod';
 import { MEDIA_OPERATIONS } from '../workflows/media/contract';
-import { parseConfig } from '../client/config';
+import { parseConfig } from '../platform-client/config';
 
 /** What one operation's limit is: a quota of the quota list, a fixed figure, or both (the figure wins). */
 const QuotaChoice = z.strictObject({

@@ -2,7 +2,7 @@
 // WEBHOOK_PUBLIC_URL nothing changes: submits carry no callback URL and tasks are polled as before.
 import { z } from 'zod';
 import { HttpUrl } from '../platform/schemas/common';
-import { parseConfig } from '../client/config';
+import { parseConfig } from '../platform-client/config';
 
 /** host:port, or a bare port (all interfaces). */
 const Listen = z

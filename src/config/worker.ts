@@ -1,6 +1,6 @@
 // Worker tuning from the environment, checked with zod.
 import { z } from 'zod';
-import { parseConfig } from '../client/config';
+import { parseConfig } from '../platform-client/config';
 
 const Env = z.object({
   // A waiting generation holds no slot (retry-as-poll): a slot is held for one poll, up to a second

@@ -2,7 +2,7 @@
 // endpoint (METRICS_PORT) beside the SDK's: every platform call by operation and status, its
 // latency, the 429s, and the shared pace of each quota (docs/rate-limits.md#metrics).
 import { Runtime } from '@temporalio/worker';
-import type { CallEvent } from '../client/transport';
+import type { CallEvent } from '../platform-client/transport';
 import type { QuotaPace } from '../ratelimit/shared-pacing';
 
 /** The status label of a call: the HTTP status, or why there was none. */

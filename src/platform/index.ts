@@ -1,5 +1,5 @@
 // The platform's API as data: schemas, validation, money, paths and bill windows. Workflow-safe
-// (no I/O); the client that speaks it over HTTP is in src/client.
+// (no I/O); the client that speaks it over HTTP is in src/platform-client.
 export * from './bill-windows';
 export * from './money';
 export * from './paths';

@@ -7,7 +7,7 @@ import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { MediaOperation } from '../workflows/media/contract';
 import { quotaTaskQueue } from '../api/contract';
-import type { PlatformClient } from '../client/client';
+import type { PlatformClient } from '../platform-client/client';
 import type { RateLimitSettings } from '../config/rate-limit';
 import { resolveLimits, type QuotaLimit } from './limits';
 import {

@@ -1,8 +1,8 @@
 // The submit's first look: one read of the task just accepted, a planned next poll when it runs, and
 // nothing (never an error) when the read fails or the task has already ended.
 import { firstLook } from '../../src/activities/media/first-look';
-import type { PlatformClient } from '../../src/client/client';
-import { PlatformError } from '../../src/client/errors';
+import type { PlatformClient } from '../../src/platform-client/client';
+import { PlatformError } from '../../src/platform-client/errors';
 
 const polling = { minIntervalMs: 1_000, maxIntervalMs: 30_000, marginMs: 250, maxConsecutiveErrors: 5 };
 

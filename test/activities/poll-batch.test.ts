@@ -9,8 +9,8 @@ import { RETRY_TIMER_LEAD_MS } from '../../src/activities/poll-again';
 import { FailureType } from '../../src/api/failures';
 import type { BatchCheckpoint } from '../../src/activities/batch/activities';
 import type { BatchObservation } from '../../src/workflows/batch/contract';
-import type { PlatformClient } from '../../src/client/client';
-import { PlatformError } from '../../src/client/errors';
+import type { PlatformClient } from '../../src/platform-client/client';
+import { PlatformError } from '../../src/platform-client/errors';
 
 const polling = { initialIntervalMs: 2_000, backoffCoefficient: 1.5, maxIntervalMs: 10_000 };
 const counts = (completed: number, failed = 0, total = 100) => ({ total, completed, failed });

@@ -13,8 +13,8 @@ import {
 } from '../../src/activities/instances/activities';
 import { RETRY_TIMER_LEAD_MS } from '../../src/activities/poll-again';
 import { FailureType } from '../../src/api/failures';
-import type { PlatformClient } from '../../src/client/client';
-import { PlatformError } from '../../src/client/errors';
+import type { PlatformClient } from '../../src/platform-client/client';
+import { PlatformError } from '../../src/platform-client/errors';
 
 const unavailable = new PlatformError({ kind: 'http', status: 503, operation: 'getInstance', message: '503' });
 

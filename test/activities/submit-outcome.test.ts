@@ -3,8 +3,8 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createMediaSubmitActivities, type SubmitFailureDetails } from '../../src/activities/media/submit';
-import type { PlatformClient } from '../../src/client/client';
-import { PlatformError, type PlatformErrorInit } from '../../src/client/errors';
+import type { PlatformClient } from '../../src/platform-client/client';
+import { PlatformError, type PlatformErrorInit } from '../../src/platform-client/errors';
 
 const refusing = (init: Partial<PlatformErrorInit>): PlatformClient =>
   ({

@@ -30,8 +30,8 @@ import { loadTemporalSettings } from '../../src/config/temporal';
 import { loadWorkerSettings } from '../../src/config/worker';
 import { DEV_API_KEY, loadEmulatorConfig } from '../../packages/emulator/src/config';
 import { HEALTH_PATH } from '../../packages/emulator/src/routes';
-import { PlatformClient } from '../../src/client/client';
-import { pathEnvName } from '../../src/client/config';
+import { PlatformClient } from '../../src/platform-client/client';
+import { pathEnvName } from '../../src/platform-client/config';
 import { DEFAULT_PATHS, type PlatformPaths } from '../../src/platform/paths';
 
 const ROOT = path.resolve(__dirname, '..', '..');

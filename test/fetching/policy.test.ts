@@ -4,7 +4,7 @@ import path from 'node:path';
 import { loadFetchPolicy } from '../../src/config/fetch';
 import { isNonPublicAddress } from '../../src/fetching/addresses';
 import { localFileRefusal, urlRefusal } from '../../src/fetching/policy';
-import { ConfigError } from '../../src/client/config';
+import { ConfigError } from '../../src/platform-client/config';
 import { testFetchPolicy } from '../helpers/fetch-policy';
 
 describe('isNonPublicAddress', () => {

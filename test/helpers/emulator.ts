@@ -1,8 +1,9 @@
 // Starts a real emulator on a free port for a test file, with a client pointed at it.
 import { randomUUID } from 'node:crypto';
-import { PlatformClient, type PlatformConfig } from '../../src/client';
+import { PlatformClient } from '../../src/platform-client/client';
+import type { PlatformConfig } from '../../src/platform-client/config';
 import { DEFAULT_PATHS } from '../../src/platform';
-import type { TransportOptions } from '../../src/client/transport';
+import type { TransportOptions } from '../../src/platform-client/transport';
 import { EmulatorAdmin } from '../../packages/emulator/src/admin-client';
 import { DEV_API_KEY } from '../../packages/emulator/src/config';
 import { startEmulator } from '../../packages/emulator/src/server';

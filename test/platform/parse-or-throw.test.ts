@@ -2,7 +2,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { parseInput } from '../../src/api/failures';
-import { ConfigError, parseConfig } from '../../src/client/config';
+import { ConfigError, parseConfig } from '../../src/platform-client/config';
 import { formatIssues, parseOrThrow, tryParse } from '../../src/platform/validation';
 
 const Shape = z.strictObject({ name: z.string().min(1), count: z.number().int().max(3) });

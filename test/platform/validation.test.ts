@@ -1,7 +1,8 @@
 // Every validation rule of the spec, as a table of bad inputs. Each is refused by the client before
 // anything is sent (the emulator's request counter does not move), with an error naming the field
 // and the rule; where it can be sent raw, the emulator refuses it too with 400 and a platform body.
-import { PlatformError, type PlatformClient } from '../../src/client';
+import type { PlatformClient } from '../../src/platform-client/client';
+import { PlatformError } from '../../src/platform-client/errors';
 import { billRangeMessage, toJsonl } from '../../src/platform/schemas';
 import { pngDataUrl } from '../helpers/images';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';

@@ -1,8 +1,8 @@
 // Cancelling a platform batch. A batch that has just finished on its own is not an error here: the
 // caller wants it stopped, and it is.
 import { Context } from '@temporalio/activity';
-import type { PlatformClient } from '../../client/client';
-import { PlatformError } from '../../client/errors';
+import type { PlatformClient } from '../../platform-client/client';
+import { PlatformError } from '../../platform-client/errors';
 import { snapshotOf, type BatchSnapshot } from './snapshot';
 
 export function createBatchCancelActivities(platform: PlatformClient) {

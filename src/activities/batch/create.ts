@@ -4,7 +4,7 @@
 // still land (../in-flight.ts: twice the client's timeout after it was sent), and creates only if
 // there is none. A create the platform acts on later still is the residual risk.
 import { Context, log } from '@temporalio/activity';
-import type { PlatformClient } from '../../client/client';
+import type { PlatformClient } from '../../platform-client/client';
 import type { BatchEndpoint } from '../../platform/schemas/batches';
 import { findAfterEarlierAttempts, inFlightSettleMs, sendCostly } from '../in-flight';
 import { snapshotOf, type BatchSnapshot } from './snapshot';

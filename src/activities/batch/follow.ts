@@ -6,8 +6,8 @@
 // cancels this activity.
 import { Context } from '@temporalio/activity';
 import type { BatchObservation, ParsedBatchPollingOptions } from '../../workflows/batch/contract';
-import type { PlatformClient } from '../../client/client';
-import { PlatformError } from '../../client/errors';
+import type { PlatformClient } from '../../platform-client/client';
+import { PlatformError } from '../../platform-client/errors';
 import { isTerminalBatchStatus } from '../../platform/schemas/batches';
 import { toApplicationFailure } from '../failures';
 import { snapshotOf } from './snapshot';

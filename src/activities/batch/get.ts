@@ -1,7 +1,7 @@
 // Reading a batch created elsewhere, for batchJob's attach form: where it stands when the run takes
 // it over. A read: retried through outages by the caller's policy; an unknown id (404) is final.
 import { Context } from '@temporalio/activity';
-import type { PlatformClient } from '../../client/client';
+import type { PlatformClient } from '../../platform-client/client';
 import { snapshotOf, type BatchSnapshot } from './snapshot';
 
 export interface GetPlatformBatchResult {

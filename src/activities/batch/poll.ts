@@ -11,8 +11,8 @@
 // a gap under about a second (RETRY_TIMER_LEAD_MS) lasts about a second, the server's timers being no finer.
 import { Context } from '@temporalio/activity';
 import type { BatchObservation, ParsedBatchPollingOptions } from '../../workflows/batch/contract';
-import type { PlatformClient } from '../../client/client';
-import { PlatformError } from '../../client/errors';
+import type { PlatformClient } from '../../platform-client/client';
+import { PlatformError } from '../../platform-client/errors';
 import { isTerminalBatchStatus } from '../../platform/schemas/batches';
 import { toApplicationFailure } from '../failures';
 import { awaitPollTurn, errorBackoffMs, POLL_TIMEOUT_MS, pollAgainIn, retryDelayFor } from '../poll-again';

@@ -10,7 +10,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../../api/failures';
 import { guardedFetch } from '../../fetching/guarded-fetch';
 import { FetchRefusedError, localFileRefusal, type FetchPolicy } from '../../fetching/policy';
-import type { PlatformClient } from '../../client/client';
+import type { PlatformClient } from '../../platform-client/client';
 import {
   BATCH_MAX_BYTES,
   batchInputProblems,

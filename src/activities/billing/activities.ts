@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { Context } from '@temporalio/activity';
 import type { BillingReportResult, BillingTotal, BillWindow } from '../../workflows/billing/contract';
 import type { ArtifactStore } from '../../artifacts';
-import type { PlatformClient } from '../../client/client';
+import type { PlatformClient } from '../../platform-client/client';
 import { parseTenThousandths, usdText } from '../../platform/money';
 import type { Bill, CycleType } from '../../platform/schemas/account';
 import { safeSegment } from '../../artifacts/segment';

@@ -2,7 +2,7 @@
 // the jobs holding reservations still run.
 import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { PlatformClient } from '../../client/client';
+import type { PlatformClient } from '../../platform-client/client';
 import { coveredInOrder } from './covered';
 
 export interface CheckMemberBudgetInput {

@@ -1,7 +1,7 @@
 // Decision evaluation activity: one platform request for one question.
 import { Context } from '@temporalio/activity';
 import type { DecisionAnswer } from '../../workflows/decision/contract';
-import type { PlatformClient } from '../../client/client';
+import type { PlatformClient } from '../../platform-client/client';
 import type { DecisionEvaluationRequest } from '../../platform/schemas/decision';
 import type { ActivityDeps } from '..';
 

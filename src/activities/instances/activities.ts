@@ -1,8 +1,8 @@
 // GPU instance activities: thin wrappers over the platform client, and the wait for a status after a
 // restart (pollInstanceStatus; waitForInstanceStatus for runs started before it).
 import { Context, log } from '@temporalio/activity';
-import type { PlatformClient } from '../../client/client';
-import { PlatformError } from '../../client/errors';
+import type { PlatformClient } from '../../platform-client/client';
+import { PlatformError } from '../../platform-client/errors';
 import { toApplicationFailure } from '../failures';
 import { sleepWithHeartbeats } from '../heartbeat';
 import { findAfterEarlierAttempts, inFlightSettleMs, sendCostly } from '../in-flight';

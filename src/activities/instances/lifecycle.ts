@@ -3,7 +3,7 @@
 // retried while the first attempt is still in flight?" as renew and batch create do (./in-flight.ts).
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import { FailureType } from '../../api/failures';
-import type { PlatformClient } from '../../client/client';
+import type { PlatformClient } from '../../platform-client/client';
 import type { CreateInstanceRequest, ListedInstance } from '../../platform/schemas/instance-lifecycle';
 import { findAfterEarlierAttempts, inFlightSettleMs, sendCostly } from '../in-flight';
 

@@ -4,7 +4,7 @@
 // of needing a workflow task for a first poll's checkpoint: one workflow activation less per
 // generation, with the mediaProgress query as fresh as before.
 import type { ParsedPollingOptions, TaskObservation } from '../../workflows/media/contract';
-import type { PlatformClient } from '../../client/client';
+import type { PlatformClient } from '../../platform-client/client';
 import { isTerminalTaskStatus } from '../../platform/schemas/media';
 import { POLL_TIMEOUT_MS } from '../poll-again';
 import { nextPollDelayMs } from './poll-schedule';

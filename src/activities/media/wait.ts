@@ -13,8 +13,8 @@
 // noticed by the heartbeat timeout, and the next attempt resumes from the last heartbeat.
 import { Context } from '@temporalio/activity';
 import type { ParsedPollingOptions, TaskObservation } from '../../workflows/media/contract';
-import type { PlatformClient } from '../../client/client';
-import { PlatformError } from '../../client/errors';
+import type { PlatformClient } from '../../platform-client/client';
+import { PlatformError } from '../../platform-client/errors';
 import { isTerminalTaskStatus, type TaskResult } from '../../platform/schemas/media';
 import { toApplicationFailure } from '../failures';
 import { nextPollDelayMs, type PollSample } from './poll-schedule';

@@ -1,7 +1,7 @@
 // `quotas`: the platform's quotas of the paid submits and the pace the workers share for each
 // (docs/rate-limits.md), as the quota list and the Temporal server say now.
 import { quotaTaskQueue } from '../../api/contract';
-import { PlatformClient } from '../../client/client';
+import { PlatformClient } from '../../platform-client/client';
 import { loadRateLimitSettings } from '../../config/rate-limit';
 import { resolveLimits, type QuotaLimit } from '../../ratelimit/limits';
 import { AdaptivePacing } from '../../ratelimit/pacing';

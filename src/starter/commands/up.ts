@@ -14,7 +14,7 @@ import {
   startDevServer,
   TemporalCliNotFoundError,
 } from '../../devserver';
-import { PlatformClient } from '../../client/client';
+import { PlatformClient } from '../../platform-client/client';
 import { checkNamespace, connectWorker, createPlatformWorker, installRuntime } from '../../worker';
 import { startLocalPlatform } from '../local-platform';
 

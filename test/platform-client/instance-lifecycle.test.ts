@@ -1,7 +1,7 @@
 // The instance lifecycle operations (create, list, start, stop, delete), client and emulator together
 // over real HTTP: each request checked before it is sent, each answer bounded.
-import type { PlatformClient } from '../../src/client';
-import { PlatformError } from '../../src/client/errors';
+import type { PlatformClient } from '../../src/platform-client/client';
+import { PlatformError } from '../../src/platform-client/errors';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 
 describe('instance lifecycle against the emulator', () => {

@@ -1,6 +1,5 @@
 // Which failed submits may have created a paid task: the table the submit-once policy rests on.
-import { PlatformError, type PlatformErrorInit } from '../../src/client/errors';
-import { classifySubmitFailure } from '../../src/client/submission';
+import { classifySubmitFailure, PlatformError, type PlatformErrorInit } from '../../src/platform-client/errors';
 
 const err = (init: Partial<PlatformErrorInit>) =>
   new PlatformError({ kind: 'http', operation: 'submitTextToVideo', message: 'm', ...init });

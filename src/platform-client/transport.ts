@@ -6,11 +6,19 @@ import ky, { HTTPError, TimeoutError, type KyInstance } from 'ky';
 import type { z } from 'zod';
 import type { PlatformConfig } from './config';
 import { PlatformError, parseRetryAfter, redact } from './errors';
-import { BodyStalledError, BodyTooLargeError, readBodyText } from './response-body';
 import { PlatformErrorBody } from '../platform/schemas/common';
 import { formatIssues, parseOrThrow } from '../platform/validation';
 
-type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PUT';
+
+/** The answer is the raw body (a file's JSONL content), bounded in size like any other. */
+export const TEXT = 'text';
+/** How an answer is read: parsed with its response schema, or as TEXT. */
+export type Answer = z.ZodType | typeof TEXT;
+export type Parsed<A extends Answer> = A extends z.ZodType ? z.output<A> : string;
+
+/** Larger than any answer the spec describes (a batch's output file is at most a few hundred MB). */
+const MAX_RESPONSE_BYTES = 512 * 2 ** 20;
 
 export interface CallOptions {
   /** Aborts the call (an activity passes its cancellation signal). The abort error is rethrown as is. */
@@ -19,15 +27,19 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
-export interface RequestSpec {
+/** What a request carries besides its path. */
+export interface Payload {
+  query?: Record<string, string | number | boolean | undefined>;
+  json?: unknown;
+  form?: FormData;
+  /** The spec lists Content-Type: application/json as required on some GET pages. */
+  jsonContentType?: boolean;
+}
+
+export interface RequestSpec extends Payload {
   operation: string;
   method: HttpMethod;
   path: string;
-  searchParams?: Record<string, string | number | boolean | undefined>;
-  json?: unknown;
-  body?: FormData;
-  /** The spec lists Content-Type: application/json as required on some GET pages. */
-  jsonContentType?: boolean;
 }
 
 /** What a caller may observe of each call: never headers, never the key. */
@@ -80,97 +92,104 @@ export class Transport {
     });
   }
 
-  /** Sends the request and returns the parsed 2xx body. */
-  async json<S extends z.ZodType>(spec: RequestSpec, schema: S, call: CallOptions = {}): Promise<z.output<S>> {
-    const text = await this.text(spec, call);
+  /**
+   * Sends the request and returns its 2xx body: raw for TEXT (file content is JSONL, not JSON), else
+   * parsed with `answer`. With tracing on (src/tracing), the call is a client span, child of the
+   * activity's, and its context goes to the platform as a W3C `traceparent` header. The span's
+   * attributes are the call's operation, method, path and status: never a header, a query string or a
+   * body (the key is in a header).
+   */
+  async send<A extends Answer>(spec: RequestSpec, answer: A, call: CallOptions = {}): Promise<Parsed<A>> {
+    const attributes = {
+      'http.request.method': spec.method,
+      'url.path': spec.path,
+      'server.address': this.host,
+      'platform.operation': spec.operation,
+    };
+    const text = await TRACER.startActiveSpan(
+      `${spec.method} ${spec.operation}`,
+      { kind: SpanKind.CLIENT, attributes },
+      (span) => this.traced(span, spec, call).finally(() => span.end()),
+    );
+    if (answer === TEXT) return text as Parsed<A>;
     let raw: unknown;
     try {
       raw = text.trim() === '' ? {} : JSON.parse(text);
     } catch {
       throw this.malformed(spec, 'the body is not JSON');
     }
-    return parseOrThrow(schema, raw, (issues) => this.malformed(spec, formatIssues(issues)));
-  }
-
-  /**
-   * Sends the request and returns the raw 2xx body (file content is JSONL, not JSON). With tracing on
-   * (src/tracing), the call is a client span, child of the activity's, and its context goes to the
-   * platform as a W3C `traceparent` header. The span's attributes are the call's operation, method,
-   * path and status: never a header, a query string or a body (the key is in a header).
-   */
-  async text(spec: RequestSpec, call: CallOptions = {}): Promise<string> {
-    return TRACER.startActiveSpan(
-      `${spec.method} ${spec.operation}`,
-      {
-        kind: SpanKind.CLIENT,
-        attributes: {
-          'http.request.method': spec.method,
-          'url.path': spec.path,
-          'server.address': this.host,
-          'platform.operation': spec.operation,
-        },
-      },
-      (span) => this.traced(span, spec, call).finally(() => span.end()),
-    );
+    return parseOrThrow(answer, raw, (issues) => this.malformed(spec, formatIssues(issues))) as Parsed<A>;
   }
 
   private async traced(span: Span, spec: RequestSpec, call: CallOptions): Promise<string> {
     const started = Date.now();
-    const event = (extra: Partial<CallEvent>) => {
-      if (extra.status !== undefined) span.setAttribute('http.response.status_code', extra.status);
-      if (extra.error !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: extra.error });
-      this.options.onCall?.({
-        operation: spec.operation,
-        method: spec.method,
-        path: spec.path,
-        durationMs: Date.now() - started,
-        ...extra,
-      });
+    let status: number | undefined;
+    const event = (error?: string) => {
+      if (status !== undefined) span.setAttribute('http.response.status_code', status);
+      if (error !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: error });
+      const { operation, method, path } = spec;
+      this.options.onCall?.({ operation, method, path, status, durationMs: Date.now() - started, error });
     };
-    // Empty when tracing is off (the API's no-op propagator).
-    const traceHeaders: Record<string, string> = {};
-    propagation.inject(context.active(), traceHeaders);
-    const headers = {
-      ...traceHeaders,
-      ...(spec.jsonContentType ? { 'content-type': 'application/json' } : {}),
-    };
+    // The trace context is added only with tracing on (the API's propagator is a no-op otherwise).
+    const headers: Record<string, string> = spec.jsonContentType ? { 'content-type': 'application/json' } : {};
+    propagation.inject(context.active(), headers);
     const timeoutMs = call.timeoutMs ?? this.config.timeoutMs;
-    let response: Response;
     try {
-      response = await this.ky(spec.path.replace(/^\/+/, ''), {
+      const response = await this.ky(spec.path.replace(/^\/+/, ''), {
         method: spec.method,
-        searchParams: compact(spec.searchParams),
+        searchParams: compact(spec.query),
         json: spec.json,
-        body: spec.body,
+        body: spec.form,
         signal: call.signal,
         timeout: timeoutMs,
         // Only when needed: an explicit `headers: undefined` would drop the instance's headers.
         ...(Object.keys(headers).length > 0 ? { headers } : {}),
       });
+      status = response.status;
+      // ky's timeout stops at the headers: the body gets the same time between any two chunks.
+      const text = await this.readBody(spec, response, timeoutMs);
+      if (!response.ok) throw this.httpFailure(spec, response, text);
+      event();
+      return text;
     } catch (err) {
       // A cancelled activity must see its own abort, not a platform failure.
-      if (call.signal?.aborted) throw err;
-      const mapped = this.transportFailure(spec, err);
-      event({ error: mapped.message });
+      if (call.signal?.aborted && !(err instanceof PlatformError)) throw err;
+      const mapped = err instanceof PlatformError ? err : this.transportFailure(spec, err);
+      event(mapped.message);
       throw mapped;
     }
-    let text: string;
+  }
+
+  /**
+   * The body as UTF-8 text. ky's timeout ends when the headers arrive: a server (or proxy) that sends
+   * headers and then stalls would hold the call, and the activity slot, for ever. So each chunk must
+   * come within `idleMs` (else the stream is cancelled, freeing the connection), and the body is cut
+   * at MAX_RESPONSE_BYTES.
+   */
+  private async readBody(spec: RequestSpec, response: Response, idleMs: number): Promise<string> {
+    if (!response.body) return '';
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const chunks: Uint8Array[] = [];
+    let bytes = 0;
     try {
-      // ky's timeout stops at the headers: the body gets the same time between any two chunks.
-      text = await readBodyText(response, timeoutMs);
+      for (;;) {
+        let timer: NodeJS.Timeout | undefined;
+        const stalled = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(this.stalled(spec)), idleMs);
+        });
+        const { done, value } = await Promise.race([reader.read(), stalled]).finally(() => clearTimeout(timer));
+        if (done) break;
+        bytes += value.byteLength;
+        if (bytes > MAX_RESPONSE_BYTES) {
+          throw this.malformed(spec, `the body is larger than ${MAX_RESPONSE_BYTES} bytes`);
+        }
+        chunks.push(value);
+      }
     } catch (err) {
-      if (call.signal?.aborted) throw err;
-      const mapped = this.transportFailure(spec, err);
-      event({ status: response.status, error: mapped.message });
-      throw mapped;
+      await reader.cancel().catch(() => undefined);
+      throw err;
     }
-    if (!response.ok) {
-      const mapped = this.httpFailure(spec, response, text);
-      event({ status: response.status, error: mapped.message });
-      throw mapped;
-    }
-    event({ status: response.status });
-    return text;
+    return Buffer.concat(chunks).toString('utf8');
   }
 
   private scrub(text: string): string {
@@ -205,16 +224,6 @@ export class Transport {
 
   private transportFailure(spec: RequestSpec, err: unknown): PlatformError {
     const sending = spec.method !== 'GET';
-    if (err instanceof BodyStalledError) {
-      return new PlatformError({
-        kind: 'timeout',
-        operation: spec.operation,
-        // Headers came: the platform has taken the request in.
-        maybeDelivered: sending,
-        message: `${spec.operation} failed: the answer's body stalled (no bytes within the timeout)`,
-      });
-    }
-    if (err instanceof BodyTooLargeError) return this.malformed(spec, err.message);
     if (err instanceof TimeoutError) {
       return new PlatformError({
         kind: 'timeout',
@@ -234,6 +243,16 @@ export class Transport {
     });
   }
 
+  private stalled(spec: RequestSpec): PlatformError {
+    return new PlatformError({
+      kind: 'timeout',
+      operation: spec.operation,
+      // Headers came: the platform has taken the request in.
+      maybeDelivered: spec.method !== 'GET',
+      message: `${spec.operation} failed: the answer's body stalled (no bytes within the timeout)`,
+    });
+  }
+
   private malformed(spec: RequestSpec, detail: string): PlatformError {
     return new PlatformError({
       kind: 'malformed_response',
@@ -245,11 +264,9 @@ export class Transport {
   }
 }
 
-function compact(
-  params: Record<string, string | number | boolean | undefined> | undefined,
-): Record<string, string | number | boolean> | undefined {
-  if (!params) return undefined;
-  const out: Record<string, string | number | boolean> = {};
-  for (const [k, v] of Object.entries(params)) if (v !== undefined) out[k] = v;
-  return out;
+type Query = Record<string, string | number | boolean>;
+
+/** The query without its unset fields, which URLSearchParams would send as "undefined". */
+function compact(query: Payload['query']): Query | undefined {
+  return query && (Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined)) as Query);
 }

@@ -2,8 +2,8 @@
 // in an error or a call event.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PlatformError, type CallEvent } from '../../src/client';
-import { MAX_RETRY_AFTER_MS, parseRetryAfter } from '../../src/client/errors';
+import type { CallEvent } from '../../src/platform-client/client';
+import { MAX_RETRY_AFTER_MS, parseRetryAfter, PlatformError } from '../../src/platform-client/errors';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 
 async function failure(p: Promise<unknown>): Promise<PlatformError> {

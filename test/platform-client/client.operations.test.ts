@@ -1,5 +1,5 @@
 // The happy path of every operation, client and emulator together over real HTTP.
-import type { PlatformClient } from '../../src/client';
+import type { PlatformClient } from '../../src/platform-client/client';
 import { tenThousandthsToUsd } from '../../src/platform';
 import { isTerminalTaskStatus, toJsonl, type TaskResult } from '../../src/platform/schemas';
 import { pngDataUrl } from '../helpers/images';
@@ -117,6 +117,8 @@ describe('platform client against the emulator', () => {
   });
 
   it('uploads a batch file, creates, gets, lists, reads and cancels batches', async () => {
+    // At this clock speed a batch would finish in about 90 ms, before a loaded machine gets to cancel it.
+    await emu.admin('PUT', '/batches/settings', { validatingMs: 3_600_000 });
     const lines = [1, 2, 3].map((i) => ({
       custom_id: `r${i}`,
       body: { model: 'meta-llama/llama-3.1-8b-instruct', messages: [{ role: 'user', content: `hi ${i}` }] },
