@@ -18,6 +18,7 @@ describe('the list of operations', () => {
   it.each(operations)('%s: src/workflows/%s/workflows.ts exports exactly its workflow types', (name, op) => {
     const file = path.join(root, 'src', 'workflows', name, 'workflows.ts');
     expect(existsSync(file)).toBe(true);
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- each operation's module, by its folder
     const exported = Object.entries(require(file) as Record<string, unknown>)
       .filter(([, value]) => typeof value === 'function')
       .map(([key]) => key)
@@ -31,6 +32,7 @@ describe('the list of operations', () => {
     );
     expect(operationsWithActivities().sort()).toEqual(withModule.sort());
     for (const name of withModule) {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- each operation's module, by its folder
       const module = require(path.join(root, 'src', 'activities', name, 'activities')) as Record<string, unknown>;
       expect({ name, createActivities: typeof module.createActivities }).toEqual({ name, createActivities: 'function' });
     }
