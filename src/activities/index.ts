@@ -14,7 +14,6 @@ import { createInstanceLifecycleActivities } from './instance-lifecycle';
 import {
   createBatchCancelActivities,
   createBatchCreateActivities,
-  createBatchFollowActivities,
   createBatchGetActivities,
   createBatchOutputActivities,
   createBatchPollActivities,
@@ -22,7 +21,7 @@ import {
 } from './batch';
 import { createBillingActivities } from './billing/report';
 import { createLedgerActivities, createLedgerClientActivities, createPriceActivities } from './budget';
-import { createMediaPollActivities, createMediaSubmitActivities, createMediaWaitActivities } from './media';
+import { createMediaPollActivities, createMediaSubmitActivities } from './media';
 import { createOutputActivities } from './outputs';
 
 interface ActivityDeps {
@@ -48,12 +47,10 @@ export function createActivities(deps: ActivityDeps) {
     ...createDecisionActivities(deps.platform),
     ...createMediaSubmitActivities(deps.platform, deps.pacing, deps.callbacks),
     ...createMediaPollActivities(deps.platform),
-    ...createMediaWaitActivities(deps.platform),
     ...createOutputActivities(deps.artifacts, deps.fetchPolicy),
     ...createBatchUploadActivities(deps.platform, deps.fetchPolicy),
     ...createBatchCreateActivities(deps.platform),
     ...createBatchPollActivities(deps.platform),
-    ...createBatchFollowActivities(deps.platform),
     ...createBatchGetActivities(deps.platform),
     ...createBatchCancelActivities(deps.platform),
     ...createBatchOutputActivities(deps.platform, deps.artifacts),
@@ -65,7 +62,7 @@ export function createActivities(deps: ActivityDeps) {
 }
 
 export type Activities = ReturnType<typeof createActivities>;
-export type { InstanceSnapshot, WaitForInstanceStatusResult } from './instances';
+export type { InstanceSnapshot } from './instances';
 export type { CreateInstanceResult, InstanceSummary, ListInstancesResult } from './instance-lifecycle';
 export type { EvaluateQuestionInput } from './decision';
 export type {
@@ -74,6 +71,5 @@ export type {
   SubmitFailureDetails,
   SubmitMediaTaskInput,
   TaskCheckpoint,
-  WaitForTaskInput,
 } from './media';
 export type { AwaitBudgetAdmissionResult, PriceBudgetJobResult } from './budget';

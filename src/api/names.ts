@@ -128,8 +128,6 @@ export const recheckBudgetSignal = defineSignal('recheckBudget');
  * then holds the cost until released. Idempotent per reservationId.
  */
 export const reserveBudgetUpdate = defineUpdate<ReserveBudgetResult, [ReserveBudgetRequest]>('reserveBudget');
-/** The memo key of a ledger run's version (src/workflows/budget/ledger-version.ts). */
-export const LEDGER_VERSION_MEMO = 'ledgerVersion';
 
 /**
  * The memo key of an idempotent start (src/backend/start.ts): the caller's key, the input's sha256,
@@ -146,8 +144,8 @@ export interface IdempotencyMemo {
 export const releaseBudgetUpdate = defineUpdate<ReleaseBudgetResult, [ReleaseBudgetRequest]>('releaseBudget');
 
 /**
- * reserveBudget for several requests at once (./schemas/reserve-batch.ts). Only this project's own
- * activities send it; other clients keep sending reserveBudget, which the ledger still answers.
+ * reserveBudget for several requests at once (./schemas/reserve-batch.ts). This project's own
+ * activities send it; other clients may send reserveBudget, one request at a time.
  */
 export const reserveBudgetBatchUpdate = defineUpdate<ReserveBudgetBatchResult, [ReserveBudgetBatch]>(
   'reserveBudgetBatch',

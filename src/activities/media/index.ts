@@ -1,5 +1,4 @@
-// The media generation activities: submit, wait for the end (poll.ts; wait.ts for runs started before
-// it), keep the outputs (../outputs.ts).
+// The media generation activities: submit, wait for the end (poll.ts), keep the outputs (../outputs.ts).
 export {
   createMediaSubmitActivities,
   type SubmitMediaTaskInput,
@@ -7,4 +6,3 @@ export {
   type SubmitFailureDetails,
 } from './submit';
 export { createMediaPollActivities, type CallbackFallback, type PollTaskInput, type TaskCheckpoint } from './poll';
-export { createMediaWaitActivities, type WaitForTaskInput } from './wait';
