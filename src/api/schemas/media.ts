@@ -160,7 +160,7 @@ export const SubmissionAttempt = z.object({
 });
 export type SubmissionAttempt = z.infer<typeof SubmissionAttempt>;
 
-/** What one poll saw; the poll activity reports it at checkpoints and heartbeats it on every poll. */
+/** What one poll saw; the poll activity reports it at checkpoints, and in its StillRunning failure between them. */
 export const TaskObservation = z.object({
   taskId: z.string(),
   status: z.string(),
