@@ -2,7 +2,8 @@
 // Every admission asks the platform to cover the job's cost plus every reservation still held (and
 // what the jobs admitted just before it took), and the cost is held until the job releases it, so
 // jobs checked together cannot overspend. The book keeps the reservations, the jobs waiting for
-// budget, the requests waiting for a decision in arrival order, and the rules of each ledger version.
+// budget and the requests waiting for a decision in arrival order. A reservation follows its job's
+// chain of runs: a reset or retried run of the job holds it in turn.
 // Pure and deterministic, with no clock of its own: the workflow asks the platform and passes the
 // answer (and its time) in, so the rules are tested without a server (test/budget/ledger-book.test.ts).
 import type { z } from 'zod';
@@ -15,13 +16,6 @@ import type {
   ReserveBudgetRequest,
   ReserveBudgetResult,
 } from '../workflows/budget/contract';
-
-/**
- * The version of these rules. Each change of what a ledger does bumps it, and the workflow moves an
- * older run onto it (src/workflows/budget/ledger-version.ts, docs/versioning.md).
- * Version 1: a reservation follows its job across a reset or a retried run (the same chain).
- */
-export const LEDGER_VERSION = 1;
 
 /** Released ids remembered, so a late duplicate of a released reservation is not admitted again. */
 export const RECENTLY_RELEASED = 500;
@@ -62,7 +56,7 @@ interface BookAnswers {
   check?: BudgetCheck;
 }
 
-/** A released reservation as remembered since version 1: with the run that released it. */
+/** A released reservation as remembered: with the run that released it. */
 const releasedKey = (r: { reservationId: string; holderRunId?: string }) => `${r.reservationId} ${r.holderRunId ?? ''}`;
 
 /** An answer about `cost` under `reservationId`, with `others` held for other jobs. */
@@ -92,19 +86,15 @@ export class BudgetLedgerBook<Reply = unknown> {
   private readonly totals: LedgerTotals;
   /** Requests not yet decided, in arrival order. */
   private readonly queued: QueuedAdmission<Reply>[] = [];
-  /** Version 1 on: a reservation follows its job's chain of runs. */
-  private readonly followsChain: boolean;
 
   constructor(
     readonly memberId: string,
     carried: CarriedLedgerState,
-    readonly version: number = LEDGER_VERSION,
   ) {
     this.reservations = new Map(carried.reservations.map((r) => [r.reservationId, r]));
     this.waiting = new Set(carried.waiting);
     this.recentlyReleased = [...carried.recentlyReleased];
     this.totals = { ...carried.totals };
-    this.followsChain = version >= 1;
   }
 
   /** The sum of the reservations held. */
@@ -165,11 +155,11 @@ export class BudgetLedgerBook<Reply = unknown> {
       if (answers.has(reservationId)) continue; // the same request twice (a retried activity)
       if (held) {
         // A reset or retried run of the job asks again under the same id (its chain's): it holds now.
-        if (this.followsChain && request.holderRunId && request.holderRunId !== held.holderRunId) {
+        if (request.holderRunId && request.holderRunId !== held.holderRunId) {
           this.reservations.set(reservationId, { ...held, holderRunId: request.holderRunId });
         }
         answers.set(reservationId, answer(held, this.outstanding - held.cost, true, { alreadyHeld: true }));
-      } else if (this.recentlyReleased.includes(this.followsChain ? releasedKey(request) : reservationId)) {
+      } else if (this.recentlyReleased.includes(releasedKey(request))) {
         // Only a late duplicate of a request already answered and released gets here: hold nothing again.
         answers.set(reservationId, answer(request, this.outstanding, false));
       } else if (request.cost === 0) {
@@ -203,9 +193,9 @@ export class BudgetLedgerBook<Reply = unknown> {
     const held = this.reservations.get(reservationId);
     if (!held) return { released: false };
     this.reservations.delete(reservationId);
-    // Since version 1, by run: the run that released must not hold it again (a late duplicate of its
-    // request), but another run of the job (a retry after a failure that released) needs it again.
-    this.recentlyReleased.push(this.followsChain ? releasedKey(held) : reservationId);
+    // By run: the run that released must not hold it again (a late duplicate of its request), but
+    // another run of the job (a retry after a failure that released) needs it again.
+    this.recentlyReleased.push(releasedKey(held));
     if (this.recentlyReleased.length > RECENTLY_RELEASED) this.recentlyReleased.shift();
     this.totals.released++;
     return { released: true, cost: held.cost };
@@ -219,18 +209,12 @@ export class BudgetLedgerBook<Reply = unknown> {
   }
 
   /**
-   * The reservations held now, and their holders to look up. Since version 1 a holder is its job's
-   * current run, whichever it is (a reset's, a retry's); before, the run that reserved.
+   * The reservations held now, and their holders to look up. A holder is its job's current run,
+   * whichever it is (a reset's, a retry's).
    */
-  holders(): { held: LedgerReservation[]; holders: { workflowId: string; runId?: string }[] } {
+  holders(): { held: LedgerReservation[]; holders: { workflowId: string }[] } {
     const held = [...this.reservations.values()];
-    return {
-      held,
-      holders: held.map((r) => ({
-        workflowId: r.holderWorkflowId,
-        runId: this.followsChain ? undefined : r.holderRunId,
-      })),
-    };
+    return { held, holders: held.map((r) => ({ workflowId: r.holderWorkflowId })) };
   }
 
   /**

@@ -8,25 +8,20 @@ import { isoTime } from '../shared/time';
 import { formatSeconds, renderBar } from './progress';
 
 const POLL_ACTIVITY = 'pollBatch';
-const HEARTBEATING_WAIT_ACTIVITY = 'waitForBatch';
 
 type PendingActivity = temporal.api.workflow.v1.IPendingActivityInfo;
 
 /**
  * The newest poll of a pending follow activity: the poll activity's last "still running" failure
- * (retry-as-poll), or the heartbeat of the older heartbeating one. Server state read through
- * describe(), so it costs the workflow no history.
+ * (retry-as-poll). Server state read through describe(), so it costs the workflow no history.
  */
 export function lastBatchPoll(pending: readonly PendingActivity[] | null | undefined): BatchObservation | undefined {
   let newest: BatchObservation | undefined;
   for (const a of pending ?? []) {
-    const name = a.activityType?.name;
     const payload =
-      name === POLL_ACTIVITY
+      a.activityType?.name === POLL_ACTIVITY
         ? a.lastFailure?.applicationFailureInfo?.details?.payloads?.[0]
-        : name === HEARTBEATING_WAIT_ACTIVITY
-          ? a.heartbeatDetails?.payloads?.[0]
-          : undefined;
+        : undefined;
     const o = payload ? decode(payload) : undefined;
     if (o && (!newest || o.observedAt > newest.observedAt)) newest = o;
   }

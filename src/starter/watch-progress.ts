@@ -2,7 +2,7 @@
 // stderr, so stdout keeps only what `start` prints today (the result JSON stays pipeable).
 import type { WorkflowExecutionDescription } from '@temporalio/client';
 import { mediaProgressQuery, type MediaProgress } from '../workflows/media/contract';
-import { heartbeatObservation, withHeartbeat } from './live-progress';
+import { lastTaskPoll, withLastPoll } from './live-progress';
 import { renderMediaProgress } from './progress';
 
 /** Where the progress goes: process.stderr, or a fake in tests. */
@@ -17,7 +17,7 @@ export interface ProgressStream {
 export interface MediaWorkflow {
   query(def: typeof mediaProgressQuery): Promise<MediaProgress>;
   result(): Promise<unknown>;
-  /** For the poll activity's heartbeat, fresher than the query between checkpoints. */
+  /** For the poll activity's last poll, fresher than the query between checkpoints. */
   describe?(): Promise<Pick<WorkflowExecutionDescription, 'raw'>>;
 }
 
@@ -125,14 +125,14 @@ export async function waitWithProgress<P>(
   }
 }
 
-/** mediaGeneration: the query, with the poll activity's newer heartbeat laid over it. */
+/** mediaGeneration: the query, with the poll activity's newer poll laid over it. */
 export function waitWithMediaProgress(workflow: MediaWorkflow, opts: WatchOptions = {}): Promise<unknown> {
   return waitWithProgress(
     {
       progress: async () => {
         const queried = await workflow.query(mediaProgressQuery);
         const described = await workflow.describe?.().catch(() => undefined);
-        return withHeartbeat(queried, heartbeatObservation(described?.raw.pendingActivities));
+        return withLastPoll(queried, lastTaskPoll(described?.raw.pendingActivities));
       },
       result: () => workflow.result(),
     },

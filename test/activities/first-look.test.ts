@@ -4,7 +4,7 @@ import { firstLook } from '../../src/activities/media/first-look';
 import type { PlatformClient } from '../../src/platform-client/client';
 import { PlatformError } from '../../src/platform-client/errors';
 
-const polling = { minIntervalMs: 1_000, maxIntervalMs: 30_000, marginMs: 250, maxConsecutiveErrors: 5 };
+const polling = { minIntervalMs: 1_000, maxIntervalMs: 30_000, marginMs: 250 };
 
 function platformAnswering(answer: () => Promise<unknown>): PlatformClient {
   return { config: { timeoutMs: 30_000 }, getTaskResult: answer } as unknown as PlatformClient;

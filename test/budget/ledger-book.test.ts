@@ -1,10 +1,9 @@
 // The budget ledger's book on its own, without a server: the admission rules, the order requests are
-// decided in, release and reclaim, idempotent repeats, what continue-as-new carries, and the version
-// upgrade. The budgetLedger workflow only wires these to its handlers and activities
+// decided in, release and reclaim, idempotent repeats, a job's chain of runs, and what continue-as-new
+// carries. The budgetLedger workflow only wires these to its handlers and activities
 // (test/workflows/budget-ledger.test.ts drives it through a server).
 import {
   BudgetLedgerBook,
-  LEDGER_VERSION,
   MAX_BATCH,
   MAX_WAITING,
   RECENTLY_RELEASED,
@@ -23,8 +22,7 @@ const EMPTY: CarriedLedgerState = {
 };
 const CHECKED_AT = 1_700_000_000_000;
 
-const newBook = (version = LEDGER_VERSION, carried: CarriedLedgerState = EMPTY) =>
-  new BudgetLedgerBook<string>('member-1', carried, version);
+const newBook = (carried: CarriedLedgerState = EMPTY) => new BudgetLedgerBook<string>('member-1', carried);
 
 const job = (name: string, cost: number, more: Partial<ReservationRequest> = {}): ReservationRequest => ({
   reservationId: `${name}@chain`,
@@ -224,11 +222,7 @@ describe('reclaiming the reservations of jobs that ended', () => {
     const book = newBook();
     decide(book, [job('alive', 1_000), job('ended', 2_000), job('released', 3_000)], 10_000);
     const { held, holders } = book.holders();
-    expect(holders).toEqual([
-      { workflowId: 'alive', runId: undefined },
-      { workflowId: 'ended', runId: undefined },
-      { workflowId: 'released', runId: undefined },
-    ]);
+    expect(holders).toEqual([{ workflowId: 'alive' }, { workflowId: 'ended' }, { workflowId: 'released' }]);
     book.release('released@chain'); // while the holders were being looked up
     const stale = book.reclaim(held, new Set(['ended', 'released']));
     expect(stale.map((r) => r.reservationId)).toEqual(['ended@chain']);
@@ -248,7 +242,7 @@ describe('continue-as-new', () => {
     book.release('b@chain');
     // Through JSON, as the next run's input travels.
     const carried = JSON.parse(JSON.stringify(book.carried())) as CarriedLedgerState;
-    const next = newBook(LEDGER_VERSION, carried);
+    const next = newBook(carried);
     expect(next.state()).toEqual(book.state());
     expect(next.carried()).toEqual(book.carried());
     // The next run keeps the rules: a repeat is held, a released request refused, budget still counted.
@@ -257,8 +251,8 @@ describe('continue-as-new', () => {
     expect(next.answerFromBook([job('d', 500)]).check).toEqual({ held: 5_000, requests: [job('d', 500)] });
   });
 
-  it('starts from a run of the code before versions with nothing carried missing', () => {
-    const next = newBook(LEDGER_VERSION, EMPTY);
+  it('starts empty with nothing carried', () => {
+    const next = newBook(EMPTY);
     expect(next.state()).toEqual({
       memberId: 'member-1',
       outstanding: 0,
@@ -269,45 +263,18 @@ describe('continue-as-new', () => {
   });
 });
 
-describe('versions', () => {
-  it('is on version 1', () => {
-    expect(LEDGER_VERSION).toBe(1);
-    expect(newBook().version).toBe(1);
-  });
-
-  it('version 0: a reservation stays with the run that reserved it, and a release is remembered by id', () => {
-    const book = newBook(0);
-    decide(book, [job('a', 4_000)], 10_000);
-    const retried = job('a', 4_000, { holderRunId: 'a-run-2' });
-    book.answerFromBook([retried]);
-    expect(book.state().reservations[0].holderRunId).toBe('a-run-1');
-    expect(book.holders().holders).toEqual([{ workflowId: 'a', runId: 'a-run-1' }]);
-    book.release('a@chain');
-    expect(book.carried().recentlyReleased).toEqual(['a@chain']);
-    // Another run of the job is refused as a late duplicate.
-    expect(book.answerFromBook([retried]).check).toBeUndefined();
-  });
-
-  it('version 1: a reservation follows its job to a reset or retried run, and a release is remembered by run', () => {
-    const book = newBook(1);
+describe("a job's chain of runs", () => {
+  it('a reservation follows its job to a reset or retried run, and a release is remembered by run', () => {
+    const book = newBook();
     decide(book, [job('a', 4_000)], 10_000);
     const retried = job('a', 4_000, { holderRunId: 'a-run-2' });
     expect(book.answerFromBook([retried]).answers.get('a@chain')).toMatchObject({ alreadyHeld: true });
     expect(book.state().reservations[0].holderRunId).toBe('a-run-2');
+    expect(book.holders().holders).toEqual([{ workflowId: 'a' }]);
     book.release('a@chain');
     expect(book.carried().recentlyReleased).toEqual(['a@chain a-run-2']);
     // The run that released is not admitted again; another run of the job (a retry) is checked again.
     expect(book.answerFromBook([retried]).answers.get('a@chain')).toMatchObject({ admitted: false });
     expect(book.answerFromBook([job('a', 4_000, { holderRunId: 'a-run-3' })]).check).toBeDefined();
-  });
-
-  it('upgrading: a version-0 run carries everything it holds to a version-1 run, which follows the chain', () => {
-    const old = newBook(0);
-    decide(old, [job('a', 4_000), job('w', 9_000, { waiting: true })], 5_000);
-    const next = newBook(1, JSON.parse(JSON.stringify(old.carried())) as CarriedLedgerState);
-    expect(next.state()).toEqual(old.state());
-    next.answerFromBook([job('a', 4_000, { holderRunId: 'a-run-2' })]);
-    expect(next.state().reservations[0].holderRunId).toBe('a-run-2');
-    expect(next.holders().holders).toEqual([{ workflowId: 'a', runId: undefined }]);
   });
 });

@@ -74,9 +74,8 @@ describe('live batch progress from the pending follow activity', () => {
     nextPollAt: '2026-11-22T10:00:00.000Z',
   };
 
-  it("reads the poll activity's last StillRunning failure, and the older wait's heartbeat", () => {
+  it("reads the poll activity's last StillRunning failure", () => {
     expect(lastBatchPoll([stillRunning('pollBatch', poll)])).toEqual(poll);
-    expect(lastBatchPoll([heartbeating('waitForBatch', poll)])).toEqual(poll);
     // A failed poll's details are the platform error; other activities are not the follow.
     expect(lastBatchPoll([stillRunning('pollBatch', { kind: 'http', status: 503 })])).toBeUndefined();
     expect(lastBatchPoll([stillRunning('keepBatchOutputs', poll), heartbeating('pollBatch', poll)])).toBeUndefined();

@@ -1,7 +1,7 @@
-// The poll activity's heartbeat read from describe(), laid over the query's checkpoint figures.
+// The poll activity's last poll read from describe(), laid over the query's checkpoint figures.
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { MediaProgress, TaskObservation } from '../../src/workflows/media/contract';
-import { heartbeatObservation, withHeartbeat } from '../../src/starter/live-progress';
+import { lastTaskPoll, withLastPoll } from '../../src/starter/live-progress';
 
 const obs: TaskObservation = {
   taskId: 't1',
@@ -22,7 +22,7 @@ const queried: MediaProgress = {
   observedAt: '2026-11-22T10:00:02.000Z',
   submissions: 2,
 };
-const pending = (name: string, details: unknown) => [
+const heartbeating = (name: string, details: unknown) => [
   {
     activityType: { name },
     heartbeatDetails: { payloads: [defaultPayloadConverter.toPayload(details)] },
@@ -41,22 +41,20 @@ const stillRunning = (name: string, details: unknown) => [
   },
 ];
 
-describe('live progress from the heartbeat', () => {
+describe('live progress from the last poll', () => {
   it('reads the poll activity’s last "still running" failure', () => {
-    expect(heartbeatObservation(stillRunning('pollTaskResult', obs))).toEqual(obs);
-    expect(heartbeatObservation(stillRunning('keepTaskOutputs', obs))).toBeUndefined();
-    expect(heartbeatObservation(stillRunning('pollTaskResult', { file: 1 }))).toBeUndefined();
+    expect(lastTaskPoll(stillRunning('pollTaskResult', obs))).toEqual(obs);
+    expect(lastTaskPoll(stillRunning('keepTaskOutputs', obs))).toBeUndefined();
+    expect(lastTaskPoll(stillRunning('pollTaskResult', { file: 1 }))).toBeUndefined();
   });
 
-  it('reads the older wait activity’s heartbeat, and nothing else', () => {
-    expect(heartbeatObservation(pending('waitForTaskResult', obs))).toEqual(obs);
-    expect(heartbeatObservation(pending('keepTaskOutputs', obs))).toBeUndefined();
-    expect(heartbeatObservation(pending('waitForTaskResult', { file: 1 }))).toBeUndefined();
-    expect(heartbeatObservation([])).toBeUndefined();
+  it('reads nothing else: not a heartbeat, not an empty list', () => {
+    expect(lastTaskPoll(heartbeating('pollTaskResult', obs))).toBeUndefined();
+    expect(lastTaskPoll([])).toBeUndefined();
   });
 
-  it('lays a newer heartbeat of the same task over the query, keeping earlier generations’ polls', () => {
-    expect(withHeartbeat(queried, obs)).toMatchObject({
+  it('lays a newer poll of the same task over the query, keeping earlier generations’ polls', () => {
+    expect(withLastPoll(queried, obs)).toMatchObject({
       status: 'PROCESSING',
       progressPercent: 60,
       eta: 4,
@@ -68,9 +66,9 @@ describe('live progress from the heartbeat', () => {
     });
   });
 
-  it('ignores an older heartbeat, or one of another task', () => {
-    expect(withHeartbeat(queried, { ...obs, observedAt: Date.parse('2026-11-22T10:00:01Z') })).toBe(queried);
-    expect(withHeartbeat(queried, { ...obs, taskId: 'other' })).toBe(queried);
-    expect(withHeartbeat(queried, undefined)).toBe(queried);
+  it('ignores an older poll, or one of another task', () => {
+    expect(withLastPoll(queried, { ...obs, observedAt: Date.parse('2026-11-22T10:00:01Z') })).toBe(queried);
+    expect(withLastPoll(queried, { ...obs, taskId: 'other' })).toBe(queried);
+    expect(withLastPoll(queried, undefined)).toBe(queried);
   });
 });

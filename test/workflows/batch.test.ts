@@ -78,7 +78,7 @@ describe('batchJob', () => {
       expect(timers.length).toBeGreaterThanOrEqual(1);
       expect(timers[0]).toBeGreaterThan(48 * 3600 - 60);
       expect(timers[0]).toBeLessThanOrEqual(48 * 3600);
-      await recordHistory(handle, 'batchJob-completed-retry-as-poll');
+      await recordHistory(handle, 'batchJob-completed');
     }));
 
   it('fails as BatchFailed when the platform fails the batch', () =>
@@ -91,7 +91,7 @@ describe('batchJob', () => {
       });
       const failure = await failureOf(handle.result());
       expect(failure.type).toBe(FailureType.BatchFailed);
-      await recordHistory(handle, 'batchJob-failed-retry-as-poll');
+      await recordHistory(handle, 'batchJob-failed');
     }));
 
   it('expires: when the window (and its grace) passes, cancels the batch and reports Expired', () =>
@@ -115,7 +115,7 @@ describe('batchJob', () => {
       expect(result.summary!.succeeded + result.summary!.notRun).toBe(5);
       const batch = await emulatorPlatform().getBatch(result.batchId);
       expect(batch.status).toBe('CANCELLED');
-      await recordHistory(handle, 'batchJob-expired-retry-as-poll');
+      await recordHistory(handle, 'batchJob-expired');
     }));
 
   it('cancels the platform batch through the cancelBatch Update and reports the final state', () =>
@@ -136,7 +136,7 @@ describe('batchJob', () => {
         cancelReason: 'not needed any more',
       });
       expect(result.summary!.notRun).toBeGreaterThanOrEqual(2);
-      await recordHistory(handle, 'batchJob-cancelled-retry-as-poll');
+      await recordHistory(handle, 'batchJob-cancelled');
     }));
 
   it('cancelling the workflow cancels the platform batch', () =>

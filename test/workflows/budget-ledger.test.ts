@@ -122,7 +122,7 @@ describe('budgetLedger', () => {
       expect((await eventTypes(ledger)).length).toBe(before);
       // Checked in the task that took the requests in: no activity task per batch.
       expect(await eventTypes(ledger)).not.toContain('ACTIVITY_TASK_SCHEDULED');
-      await recordHistory(ledger, 'budgetLedger-batched', { runId: ledger.firstExecutionRunId });
+      await recordHistory(ledger, 'budgetLedger-checked-together', { runId: ledger.firstExecutionRunId });
     }));
 
   it("fails only the checked requests of a batch when the platform refuses the check, each with the platform's type", () =>
@@ -178,8 +178,7 @@ describe('budgetLedger', () => {
         released: true,
         cost: 9_000,
       });
-      await recordHistory(ledger, 'budgetLedger-continued', { runId: firstRunId });
-      await recordHistory(ledger, 'budgetLedger-continued-local-check', { runId: firstRunId });
+      await recordHistory(ledger, 'budgetLedger-continued-as-new', { runId: firstRunId });
     }));
 
   it('reclaims the reservation of a job that ended without releasing it', () =>
@@ -215,61 +214,19 @@ describe('budgetLedger', () => {
     }));
 });
 
-describe('budgetLedger across a deploy', () => {
-  it('keeps what a ledger started by the code before the upgrade holds', () =>
-    withLedgerWorker('ledger-upgrade', async ({ client, taskQueue }) => {
+describe("budgetLedger and a job's chain of runs", () => {
+  it('moves a reservation to a reset or retried run of its job, and remembers a release by run', () =>
+    withLedgerWorker('ledger-runs', async ({ client, taskQueue }) => {
       const memberId = await emulator.freshMember(100_000);
       const ledger = await startLedger(client, taskQueue, { memberId });
-      // What a ledger in the field holds when the worker is upgraded: a reservation keyed by the job's
-      // first run (the old key), another released, and a job waiting for budget.
-      const held = { reservationId: 'old-job@run-1', cost: 4_000, holderWorkflowId: 'old-job', holderRunId: 'run-1' };
-      await ledger.executeUpdate(reserveBudgetUpdate, { args: [held] });
-      await ledger.executeUpdate(reserveBudgetUpdate, {
-        args: [{ reservationId: 'done-job@run-2', cost: 1_000, holderWorkflowId: 'done-job' }],
-      });
-      await ledger.executeUpdate(releaseBudgetUpdate, { args: [{ reservationId: 'done-job@run-2' }] });
-      const waiter = { reservationId: 'big-job@run-3', cost: 500_000, holderWorkflowId: 'big-job', waiting: true };
-      expect(await ledger.executeUpdate(reserveBudgetUpdate, { args: [waiter] })).toMatchObject({ admitted: false });
-      expect(await ledger.query(budgetLedgerStateQuery)).toMatchObject({ outstanding: 4_000, waiting: ['big-job'] });
-      await recordHistory(ledger, 'budgetLedger-before-upgrade', { runId: ledger.firstExecutionRunId });
-    }));
-
-  it('crosses a ledger on the version before over to the current one, with everything it holds', () =>
-    withLedgerWorker('ledger-crossing', async ({ client, taskQueue }) => {
-      const memberId = await emulator.freshMember(100_000);
-      // A run started by the code before versions: no version in its memo, old-style state.
       const held = { reservationId: 'job@first-run', cost: 4_000, holderWorkflowId: 'job', holderRunId: 'run-1' };
-      const ledger = await startLedger(client, taskQueue, {
-        memberId,
-        reservations: [held],
-        waiting: ['big-job'],
-        recentlyReleased: ['done-job@first-run'],
-        totals: { admitted: 2, refused: 1, released: 1, reclaimed: 0 },
-      });
-      const firstRunId = ledger.firstExecutionRunId;
-      await waitFor(
-        async () => (await client.workflow.getHandle(ledger.workflowId).describe()).runId !== firstRunId,
-        15_000,
-        'continue-as-new on the current version',
-      );
-      const crossed = await client.workflow.getHandle(ledger.workflowId).describe();
-      expect(crossed.memo).toEqual({ ledgerVersion: 1 });
-      const before = client.workflow.getHandle(ledger.workflowId, firstRunId);
-      const events = await eventTypes(before);
-      expect(events).toContain('MARKER_RECORDED');
-      expect(events[events.length - 1]).toBe('WORKFLOW_EXECUTION_CONTINUED_AS_NEW');
-      expect(events).not.toContain('ACTIVITY_TASK_SCHEDULED');
-      expect(await ledger.query(budgetLedgerStateQuery)).toMatchObject({
-        outstanding: 4_000,
-        reservations: [held],
-        waiting: ['big-job'],
-        totals: { admitted: 2, refused: 1, released: 1, reclaimed: 0 },
-      });
-
-      // Version 1: a reset or retried run of the job asks again under its chain's id and holds it now.
+      expect(await ledger.executeUpdate(reserveBudgetUpdate, { args: [held] })).toMatchObject({ admitted: true });
+      // A reset or retried run of the job asks again under its chain's id and holds it now.
       const again = await ledger.executeUpdate(reserveBudgetUpdate, { args: [{ ...held, holderRunId: 'run-2' }] });
       expect(again).toMatchObject({ admitted: true, alreadyHeld: true, cost: 4_000 });
-      expect((await ledger.query(budgetLedgerStateQuery)).reservations).toEqual([{ ...held, holderRunId: 'run-2' }]);
+      expect((await ledger.query(budgetLedgerStateQuery)).reservations).toEqual([
+        expect.objectContaining({ ...held, holderRunId: 'run-2' }),
+      ]);
       // Released by run 2 (it failed): a late duplicate from run 2 is not held again, but run 3 (the
       // job's retry) gets a reservation again.
       await ledger.executeUpdate(releaseBudgetUpdate, { args: [{ reservationId: held.reservationId }] });
@@ -277,10 +234,6 @@ describe('budgetLedger across a deploy', () => {
       expect(late).toMatchObject({ admitted: false, checked: false });
       const retried = await ledger.executeUpdate(reserveBudgetUpdate, { args: [{ ...held, holderRunId: 'run-3' }] });
       expect(retried).toMatchObject({ admitted: true, alreadyHeld: false, checked: true });
-      await recordHistory(ledger, 'budgetLedger-crossed-to-version-1', { runId: firstRunId });
-      await recordHistory(client.workflow.getHandle(ledger.workflowId), 'budgetLedger-version-1', {
-        runId: crossed.runId,
-      });
     }));
 
   it("keeps a reservation while its job's current run runs, though the run that reserved has ended", () =>
@@ -288,14 +241,21 @@ describe('budgetLedger across a deploy', () => {
       const memberId = await emulator.freshMember(100_000);
       const ledger = await startLedger(client, taskQueue, { memberId, holderCheckSeconds: 1 });
       // A "job" whose first run has ended and whose chain runs on (a reset or a retried run does the
-      // same): here a ledger of another member, which crosses over to a new run at once.
-      const holder = await startLedger(client, taskQueue, { memberId: uniqueId('holder') });
-      await waitFor(
-        async () =>
-          (await client.workflow.getHandle(holder.workflowId).describe()).runId !== holder.firstExecutionRunId,
-        15_000,
-        "the holder's next run",
-      );
+      // same): here a ledger of another member, driven to continue as new by free reservations.
+      const holder = await startLedger(client, taskQueue, {
+        memberId: uniqueId('holder'),
+        continueAsNewAfterEvents: 50,
+      });
+      for (
+        let i = 0;
+        (await client.workflow.getHandle(holder.workflowId).describe()).runId === holder.firstExecutionRunId;
+        i++
+      ) {
+        expect(i).toBeLessThan(40);
+        await holder.executeUpdate(reserveBudgetUpdate, {
+          args: [{ reservationId: `free-${i}@1`, cost: 0, holderWorkflowId: `free-${i}` }],
+        });
+      }
       const request = {
         reservationId: `${holder.workflowId}@${holder.firstExecutionRunId}`,
         cost: 2_000,

@@ -1,9 +1,8 @@
-// The batchJob activities: upload, create once, follow (./poll.ts, ./follow.ts), cancel, keep the
-// outputs; read a batch created elsewhere (attach).
+// The batchJob activities: upload, create once, follow (./poll.ts), cancel, keep the outputs; read a
+// batch created elsewhere (attach).
 import type { ActivityDeps } from '..';
 import { createBatchCancelActivities } from './cancel';
 import { createBatchCreateActivities } from './create';
-import { createBatchFollowActivities } from './follow';
 import { createBatchGetActivities } from './get';
 import { createBatchOutputActivities } from './outputs';
 import { createBatchPollActivities } from './poll';
@@ -11,8 +10,7 @@ import { createBatchUploadActivities } from './upload';
 
 export type { CreateBatchOnceInput, CreateBatchOnceResult } from './create';
 export type { GetPlatformBatchResult } from './get';
-export type { BatchCheckpoint, WaitForBatchInput } from './follow';
-export type { PollBatchInput } from './poll';
+export type { BatchCheckpoint, PollBatchInput } from './poll';
 export type { KeepBatchOutputsInput, KeepBatchOutputsResult } from './outputs';
 export type { BatchSnapshot } from './snapshot';
 export type { UploadBatchInputInput, UploadBatchInputResult } from './upload';
@@ -22,7 +20,6 @@ export function createActivities({ platform, fetchPolicy, artifacts }: ActivityD
     ...createBatchUploadActivities(platform, fetchPolicy),
     ...createBatchCreateActivities(platform),
     ...createBatchPollActivities(platform),
-    ...createBatchFollowActivities(platform),
     ...createBatchGetActivities(platform),
     ...createBatchCancelActivities(platform),
     ...createBatchOutputActivities(platform, artifacts),

@@ -4,11 +4,11 @@
 // end: the attempt returns a checkpoint, so the workflow's history stays small over the 48-hour window
 // whatever the number of polls. The window itself is the workflow's timer, which cancels this activity.
 //
-// Why this over the heartbeating waitForBatch (./follow.ts, kept for runs started before it): a batch
-// held an activity slot and sent a heartbeat every second for up to 48 hours; here it costs nothing
-// between polls, and its polls are minutes apart once the batch has run a while. The gaps grow as
-// before: from the checkpoint's intervalMs by backoffCoefficient with each attempt, up to maxIntervalMs;
-// a gap under about a second (RETRY_TIMER_LEAD_MS) lasts about a second, the server's timers being no finer.
+// Why not one long heartbeating activity: it would hold an activity slot and heartbeat for up to 48
+// hours; here a batch costs nothing between polls, and its polls are minutes apart once the batch has
+// run a while. The gaps grow from the checkpoint's intervalMs by backoffCoefficient with each attempt,
+// up to maxIntervalMs; a gap under about a second (RETRY_TIMER_LEAD_MS) lasts about a second, the
+// server's timers being no finer.
 import { Context } from '@temporalio/activity';
 import type { BatchObservation, ParsedBatchPollingOptions } from '../../workflows/batch/contract';
 import type { PlatformClient } from '../../platform-client/client';
@@ -16,8 +16,12 @@ import { PlatformError } from '../../platform-client/errors';
 import { isTerminalBatchStatus } from '../../platform/schemas/batches';
 import { toApplicationFailure } from '../failures';
 import { awaitPollTurn, errorBackoffMs, POLL_TIMEOUT_MS, pollAgainIn, retryDelayFor } from '../poll-again';
-import type { BatchCheckpoint } from './follow';
 import { snapshotOf } from './snapshot';
+
+export interface BatchCheckpoint {
+  observation: BatchObservation;
+  terminal: boolean;
+}
 
 export interface PollBatchInput {
   batchId: string;
@@ -36,7 +40,7 @@ const doneStep = (o: BatchObservation, step: number): number => {
 
 /**
  * The gap after the n-th poll since a checkpoint whose next gap is `firstMs`: grown n - 1 times by
- * the coefficient (rounded at each step, as the heartbeating wait did), up to the maximum.
+ * the coefficient (rounded at each step), up to the maximum.
  */
 export function batchGapMs(firstMs: number, n: number, polling: ParsedBatchPollingOptions): number {
   let gap = Math.min(polling.maxIntervalMs, firstMs);

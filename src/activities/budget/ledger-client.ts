@@ -15,7 +15,6 @@ import {
   releaseBudgetUpdate,
   reserveBudgetUpdate,
   reserveBudgetBatchUpdate,
-  LEDGER_VERSION_MEMO,
 } from '../../workflows/budget/contract';
 import { SearchAttributes } from '../../api/contract';
 import { WorkflowType } from '../../workflows/operations';
@@ -27,7 +26,6 @@ import {
 } from '../../workflows/budget/contract';
 import { BatchLanes } from '../../shared/lanes';
 import { MAX_RESERVATIONS_PER_UPDATE, type ReserveBudgetOutcome } from '../../workflows/budget/contract';
-import { LEDGER_VERSION } from '../../budget/ledger-book';
 import { recordBudgetReleased, recordBudgetReserved } from '../../metrics/work';
 
 export interface ReserveMemberBudgetInput {
@@ -146,8 +144,6 @@ export function createLedgerClientActivities(temporal: Client) {
       args: [{ memberId }],
       workflowIdConflictPolicy: 'USE_EXISTING',
       priority: { priorityKey: 1 },
-      // A ledger started by this code runs this code's version (an older one crosses over by itself).
-      memo: { [LEDGER_VERSION_MEMO]: LEDGER_VERSION },
       typedSearchAttributes: [
         { key: SearchAttributes.operation, value: WorkflowType.budgetLedger },
         { key: SearchAttributes.memberId, value: memberId },

@@ -21,7 +21,8 @@ export interface CheckMemberBudgetResult {
 }
 
 export interface FindEndedHoldersInput {
-  holders: { workflowId: string; runId?: string }[];
+  /** Each holder's current run is looked up: a reset or retried run of a job holds its reservation. */
+  holders: { workflowId: string }[];
 }
 
 export function createLedgerActivities(platform: PlatformClient, temporal: Client) {
@@ -42,9 +43,9 @@ export function createLedgerActivities(platform: PlatformClient, temporal: Clien
     /** The workflow ids among `holders` whose run has ended (or is unknown): their reservations are stale. */
     async findEndedHolders({ holders }: FindEndedHoldersInput): Promise<string[]> {
       const ended: string[] = [];
-      for (const { workflowId, runId } of holders) {
+      for (const { workflowId } of holders) {
         try {
-          const { status } = await temporal.workflow.getHandle(workflowId, runId).describe();
+          const { status } = await temporal.workflow.getHandle(workflowId).describe();
           if (status.name !== 'RUNNING') ended.push(workflowId);
         } catch (err) {
           if (err instanceof WorkflowNotFoundError) ended.push(workflowId);

@@ -1,10 +1,9 @@
-// GPU instance activities: thin wrappers over the platform client, and the wait for a status after a
-// restart (pollInstanceStatus; waitForInstanceStatus for runs started before it).
+// GPU instance activities: thin wrappers over the platform client, and the wait for a status after
+// acting on an instance (pollInstanceStatus).
 import { Context, log } from '@temporalio/activity';
 import type { PlatformClient } from '../../platform-client/client';
 import { PlatformError } from '../../platform-client/errors';
 import { toApplicationFailure } from '../failures';
-import { sleepWithHeartbeats } from '../heartbeat';
 import { findAfterEarlierAttempts, inFlightSettleMs, sendCostly } from '../in-flight';
 import { awaitPollTurn, errorBackoffMs, POLL_TIMEOUT_MS, pollAgainIn, retryDelayFor } from '../poll-again';
 import type { ActivityDeps } from '..';
@@ -22,23 +21,6 @@ export interface RenewOnPlatformInput {
   months: number;
   /** The expiry read before the first attempt: lets a retry see that the renewal already happened. */
   endTimeBefore?: string | number;
-}
-
-export interface WaitForInstanceStatusInput {
-  instanceId: string;
-  target: string;
-  /** How long to wait. The deadline is fixed at the first attempt and kept across retries. */
-  timeoutMs: number;
-  initialIntervalMs: number;
-  maxIntervalMs: number;
-}
-
-export interface WaitForInstanceStatusResult {
-  reached: boolean;
-  statuses: string[];
-  finalStatus: string;
-  polls: number;
-  waitedMs: number;
 }
 
 /** What the polls of an instance have seen so far: a checkpoint, and each poll's failure details. */
@@ -76,14 +58,6 @@ export interface InstanceCheckpoint {
 /** The gap after the n-th poll since a checkpoint whose next gap is `firstMs`: doubling, up to `maxMs`. */
 export function instanceGapMs(firstMs: number, n: number, maxMs: number): number {
   return Math.min(maxMs, firstMs * 2 ** Math.min(Math.max(n - 1, 0), 30));
-}
-
-/** Heartbeat details: what a retried attempt resumes from. */
-interface WaitProgress {
-  statuses: string[];
-  polls: number;
-  startedMs: number;
-  deadlineMs: number;
 }
 
 export function createInstanceActivities(platform: PlatformClient) {
@@ -128,8 +102,8 @@ export function createInstanceActivities(platform: PlatformClient) {
      * One get-instance poll per attempt (retry-as-poll, see ./poll-again.ts): the same status again
      * fails as StillRunning with the next gap, so the server runs the poll again then; a new status,
      * the target or the deadline returns a checkpoint. The gaps double from initialIntervalMs to
-     * maxIntervalMs across attempts and checkpoints, as they did inside waitForInstanceStatus (a gap
-     * under about a second lasts about a second: the server's retry timers are no finer).
+     * maxIntervalMs across attempts and checkpoints (a gap under about a second lasts about a second:
+     * the server's retry timers are no finer).
      */
     async pollInstanceStatus(input: PollInstanceStatusInput): Promise<InstanceCheckpoint> {
       const ctx = Context.current();
@@ -181,49 +155,6 @@ export function createInstanceActivities(platform: PlatformClient) {
       };
       if (changed) return { observation: next, outcome: 'changed' };
       throw pollAgainIn(delay, `${instanceId} is ${status} (${polls} polls): next poll in ${delay} ms`, next);
-    },
-
-    /**
-     * The wait before pollInstanceStatus, kept for runs that were waiting in it when the worker was
-     * upgraded. Polls get-instance with backoff until `target` or the deadline, heartbeating its progress.
-     */
-    async waitForInstanceStatus(input: WaitForInstanceStatusInput): Promise<WaitForInstanceStatusResult> {
-      const ctx = Context.current();
-      const resumed = ctx.info.heartbeatDetails as WaitProgress | undefined;
-      const startedMs = resumed?.startedMs ?? Date.now();
-      const progress: WaitProgress = {
-        statuses: resumed?.statuses ?? [],
-        polls: resumed?.polls ?? 0,
-        startedMs,
-        deadlineMs: resumed?.deadlineMs ?? startedMs + input.timeoutMs,
-      };
-      const result = (reached: boolean): WaitForInstanceStatusResult => ({
-        reached,
-        statuses: progress.statuses,
-        finalStatus: progress.statuses[progress.statuses.length - 1] ?? 'unknown',
-        polls: progress.polls,
-        waitedMs: Date.now() - progress.startedMs,
-      });
-      let interval = input.initialIntervalMs;
-      for (;;) {
-        try {
-          const inst = await platform.getInstance({ instanceId: input.instanceId }, { signal: ctx.cancellationSignal });
-          progress.polls++;
-          if (progress.statuses[progress.statuses.length - 1] !== inst.status) progress.statuses.push(inst.status);
-          ctx.heartbeat(progress);
-          if (inst.status === input.target) return result(true);
-        } catch (err) {
-          // A passing fault must not end a long wait; anything final does.
-          if (!(err instanceof PlatformError) || !err.retryable) throw err;
-          log.warn('get-instance failed, polling on', { instanceId: input.instanceId, error: err.message });
-          ctx.heartbeat(progress);
-          if (err.retryAfterMs) interval = Math.max(interval, err.retryAfterMs);
-        }
-        const remaining = progress.deadlineMs - Date.now();
-        if (remaining <= 0) return result(false);
-        await sleepWithHeartbeats(ctx, Math.min(interval, remaining), progress);
-        interval = Math.min(interval * 2, input.maxIntervalMs);
-      }
     },
   };
 }

@@ -4,12 +4,11 @@
 // progress step or the end: the attempt returns a checkpoint to the workflow, so its mediaProgress
 // query stays fresh for a few history events per task, however many polls are made.
 //
-// Why this over the heartbeating wait it replaces (./wait.ts): a waiting task held an activity slot
-// and sent a heartbeat every few seconds, so the server's work grew with the time spent waiting (about
-// 3,300 requests/s for 10,000 waits). Here a waiting task costs nothing until its next poll, and a
-// poll costs two requests (the failed attempt and the next dispatch). What it gives up: the wait is
-// a worker lost mid-attempt is noticed by the attempt's start-to-close timeout (short, because an
-// attempt is one bounded HTTP call), not by a heartbeat.
+// Why not one long heartbeating activity: it would hold an activity slot and heartbeat every few
+// seconds, so the server's work would grow with the time spent waiting (about 3,300 requests/s for
+// 10,000 waits). Here a waiting task costs nothing until its next poll, and a poll costs two requests
+// (the failed attempt and the next dispatch). A worker lost mid-attempt is noticed by the attempt's
+// start-to-close timeout (short, because an attempt is one bounded HTTP call), not by a heartbeat.
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../../api/failures';

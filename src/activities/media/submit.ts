@@ -43,7 +43,7 @@ export interface SubmitMediaTaskResult {
 
 /** What the workflow reads from a failed attempt's details. */
 export interface SubmitFailureDetails {
-  /** Decided by this activity. Absent from attempts recorded before it was (see the workflow). */
+  /** Decided by this activity; absent only from an error it did not expect (see the workflow). */
   outcome?: SubmitFailureClass;
   /** When a refused or ambiguous attempt failed (real epoch ms). */
   at?: number;

@@ -257,7 +257,7 @@ export interface CancelBatchResult {
   requestCounts?: RequestCounts;
 }
 
-/** What the batch poll activity reports at checkpoints and heartbeats on every poll. */
+/** What the batch poll activity reports at checkpoints, and in its StillRunning failure between them. */
 export const BatchObservation = z.object({
   batchId: z.string(),
   status: z.string(),

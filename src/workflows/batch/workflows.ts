@@ -4,7 +4,6 @@ import {
   CancellationScope,
   condition,
   isCancellation,
-  patched,
   proxyActivities,
   setHandler,
   sleep,
@@ -32,7 +31,6 @@ import { batchFollower } from './follow';
 import { trackBatchProgress, type BatchProgressTracker } from './progress';
 import { attachedNotFound } from '../attach';
 import { isoTime } from '../../shared/time';
-import { Patch } from '../patches';
 import { DEFAULT_DEADLINE_MS, UNTIL_DONE, untilDeadline } from '../retry-policies';
 import { summarized } from '../activity-summary';
 
@@ -263,7 +261,7 @@ async function createBatch(
     )({ workflowId, inputFileId, endpoint: input.endpoint, metadata: input.metadata });
   // A cancel while creating waits for the create to answer, then cancels the batch it made (below):
   // cancelling the create itself would leave a batch the platform made running, unowned and paid.
-  const created = await (patched(Patch.batchCreateThenCancel) ? CancellationScope.nonCancellable(create) : create());
+  const created = await CancellationScope.nonCancellable(create);
   return {
     batchId: created.batch.id,
     inputFileId,

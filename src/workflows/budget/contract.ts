@@ -344,9 +344,6 @@ export interface ReserveBudgetBatchResult {
   outcomes: ReserveBudgetOutcome[];
 }
 
-/** The memo key of a ledger run's version (./ledger-version.ts). */
-export const LEDGER_VERSION_MEMO = 'ledgerVersion';
-
 /** The workflow id of a member's budget ledger: one per member and namespace. */
 export const budgetLedgerWorkflowId = (memberId: string): string => `budgetLedger:${memberId}`;
 

@@ -4,8 +4,8 @@
 // releases it, and has the platform check each new cost on top of what it holds. This workflow is
 // the wiring: its handlers, the platform's check and the holder lookups as activities, signals to
 // waiting jobs, and continue-as-new to bound the history. Requests that arrive together (a worker
-// sends all it has waiting in one reserveBudgetBatch Update, ./reserve-batch.ts) are decided in one
-// check, in arrival order.
+// sends all it has waiting in one reserveBudgetBatch Update, src/api/schemas/reserve-batch.ts) are
+// decided in one check, in arrival order.
 import {
   ActivityFailure,
   allHandlersFinished,
@@ -14,7 +14,6 @@ import {
   getExternalWorkflowHandle,
   log,
   makeContinueAsNewFunc,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -29,7 +28,6 @@ import {
   releaseBudgetUpdate,
   reserveBudgetUpdate,
   reserveBudgetBatchUpdate,
-  LEDGER_VERSION_MEMO,
 } from './contract';
 import { SearchAttributes, statusQuery } from '../../api/contract';
 import { WorkflowType } from '../operations';
@@ -42,38 +40,28 @@ import {
   type ReleaseBudgetResult,
   type ReserveBudgetResult,
 } from './contract';
-import {
-  BudgetLedgerBook,
-  LEDGER_VERSION,
-  type QueuedAdmission,
-  type ReservationRequest,
-} from '../../budget/ledger-book';
+import { BudgetLedgerBook, type QueuedAdmission, type ReservationRequest } from '../../budget/ledger-book';
 import { parseInput } from '../../api/failures';
 import type { Activities } from '../../activities/budget/activities';
 import { formatIssues, parseOrThrow } from '../../platform/validation';
-import { Patch } from '../patches';
 import { trackStatus } from '../status';
 import { forUpTo } from '../retry-policies';
-import { ledgerUpgradeDue, ledgerVersionOf } from './ledger-version';
 import { ReserveBudgetBatch, type ReservationFailure, type ReserveBudgetBatchResult } from './contract';
 import { summarized } from '../activity-summary';
 
 // A platform that stays down for more than a minute fails the admissions waiting on it (retryably,
 // without ending the ledger), and the jobs' own reserve activities try again until their deadlines:
 // the ledger itself must stay free to answer releases meanwhile.
-const CHECK_OPTIONS = forUpTo(60_000, { attemptMs: 30_000 });
-// Before Patch.ledgerLocalCheck: a regular activity. The workflow task ended while it ran, so Updates
-// arriving meanwhile were taken in at once, but each batch cost a task to schedule the check, the
-// check's own dispatch, and another task to answer: three trips through a server that a burst of jobs
-// keeps busy.
-const { checkMemberBudget } = proxyActivities<Activities>(CHECK_OPTIONS);
-// Since: a local activity, so a batch is taken in, checked and answered in one workflow task. The
-// check is a few reads (log2 of the batch, src/activities/budget/covered.ts); Updates that arrive
-// meanwhile wait at the server for the next task, which is when they would have been decided anyway.
-// Money still moves once: the ledger holds a reservation only from the recorded result, a check that
-// is retried or re-run (its worker lost mid-task) only reads, and the Updates of a task that never
-// completed are delivered again and meet the same idempotent reservationIds.
-const { checkMemberBudget: checkMemberBudgetLocally } = proxyLocalActivities<Activities>(CHECK_OPTIONS);
+//
+// A local activity, so a batch is taken in, checked and answered in one workflow task; a regular one
+// would cost a task to schedule the check, the check's own dispatch, and another task to answer:
+// three trips through a server that a burst of jobs keeps busy. The check is a few reads (log2 of the
+// batch, src/activities/budget/covered.ts); Updates that arrive meanwhile wait at the server for the
+// next task, which is when they would be decided anyway. Money still moves once: the ledger holds a
+// reservation only from the recorded result, a check that is retried or re-run (its worker lost
+// mid-task) only reads, and the Updates of a task that never completes are delivered again and meet
+// the same idempotent reservationIds.
+const { checkMemberBudget } = proxyLocalActivities<Activities>(forUpTo(60_000, { attemptMs: 30_000 }));
 // Reads of Temporal, every holderCheckSeconds: one that fails for 5 minutes is tried again at the next
 // round (continue-as-new waits for it, so it must not run for ever).
 const { findEndedHolders } = proxyActivities<Activities>(
@@ -107,12 +95,10 @@ interface Reply {
 export async function budgetLedger(rawInput: BudgetLedgerInput): Promise<BudgetLedgerState> {
   const input = parseInput(BudgetLedgerInput, rawInput, WorkflowType.budgetLedger);
   const { memberId } = input;
-  // What this run does is its version's (./ledger-version.ts); an older run crosses over below.
-  const version = ledgerVersionOf(workflowInfo().memo);
-  const book = new BudgetLedgerBook<Reply>(memberId, input, version);
+  const book = new BudgetLedgerBook<Reply>(memberId, input);
   // Work that is no handler but must finish before continue-as-new: batches being decided, signals to
-  // waiting jobs, holder checks. Counted in place, as it always was: the order of a run's commands
-  // follows the promise chains below, so they keep their shape.
+  // waiting jobs, holder checks. Counted in place: the order of a run's commands follows the promise
+  // chains below, so they keep their shape.
   let inFlight = 0;
   const status = trackStatus<BudgetLedgerStatus>(WorkflowType.budgetLedger, book.holding > 0 ? 'HOLDING' : 'IDLE', {
     memberId,
@@ -120,8 +106,8 @@ export async function budgetLedger(rawInput: BudgetLedgerInput): Promise<BudgetL
   let shownOutstanding = -1;
   changed();
 
-  // Started before the handlers, as always: an Update delivered with the run's start is queued by its
-  // handler the moment it is registered, and the order of the commands that follow depends on it.
+  // Started before the handlers: an Update delivered with the run's start is queued by its handler the
+  // moment it is registered, and the order of the commands that follow depends on it.
   void admitInOrder();
 
   setHandler(statusQuery, () => status.current);
@@ -130,8 +116,7 @@ export async function budgetLedger(rawInput: BudgetLedgerInput): Promise<BudgetL
     validator: (request) => validated(ReserveBudgetRequest, request, 'reserveBudget request'),
   });
   // The same for every request one worker had waiting: queued in the order sent, each answered on its
-  // own (a failed check fails only the requests it checked). A handler, not a command: histories
-  // recorded before it existed replay unchanged.
+  // own (a failed check fails only the requests it checked).
   setHandler(
     reserveBudgetBatchUpdate,
     async (batch): Promise<ReserveBudgetBatchResult> => ({
@@ -155,18 +140,11 @@ export async function budgetLedger(rawInput: BudgetLedgerInput): Promise<BudgetL
   void reclaimStale();
 
   await condition(
-    () =>
-      workflowInfo().continueAsNewSuggested ||
-      workflowInfo().historyLength >= input.continueAsNewAfterEvents ||
-      ledgerUpgradeDue(version),
+    () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength >= input.continueAsNewAfterEvents,
   );
   // Let admissions, releases, signals and checks in flight finish, so nothing is lost on the way over.
   await condition(() => allHandlersFinished() && inFlight === 0);
-  // The next run is on the current version, whatever this one's was.
-  return makeContinueAsNewFunc<typeof budgetLedger>({ memo: { [LEDGER_VERSION_MEMO]: LEDGER_VERSION } })({
-    ...input,
-    ...book.carried(),
-  });
+  return makeContinueAsNewFunc<typeof budgetLedger>()({ ...input, ...book.carried() });
 
   // The wiring the handlers and loops above use: the book decides, these talk to the world.
 
@@ -217,9 +195,8 @@ export async function budgetLedger(rawInput: BudgetLedgerInput): Promise<BudgetL
     const results = new Map<string, ReserveBudgetResult | { failure: unknown }>(answers);
     if (check) {
       try {
-        const checkBudget = patched(Patch.ledgerLocalCheck) ? checkMemberBudgetLocally : checkMemberBudget;
         const checked = await summarized(
-          checkBudget,
+          checkMemberBudget,
           `check the budget of ${memberId} for ${check.requests.length} jobs`,
         )({ memberId, held: check.held, costs: check.requests.map((r) => r.cost) });
         for (const [reservationId, result] of book.admitChecked(check, checked)) results.set(reservationId, result);

@@ -8,7 +8,6 @@ import {
   ChildWorkflowFailure,
   executeChild,
   ParentClosePolicy,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -34,18 +33,16 @@ import { admitThroughLedger, type LedgerAdmission, type RecheckRequest } from '.
 import { prepareGate, runGate, type PreparedGate } from './gate';
 import { trackBudgetJobProgress, type BudgetJobProgressTracker } from './progress';
 import { isoTime } from '../../shared/time';
-import { Patch } from '../patches';
 import { DEFAULT_DEADLINE_MS, forUpTo, UNTIL_DONE } from '../retry-policies';
 import { summarized } from '../activity-summary';
 
-// Reads the worker's price table: fails only on a job the table cannot price (InvalidInput).
-const PRICE_OPTIONS = forUpTo(DEFAULT_DEADLINE_MS.budgetAdmission, { attemptMs: 30_000 });
-// Before Patch.budgetLocalPrice: a regular activity, a round trip through the server and one more
-// workflow task before the reservation could be asked for (about a second of a burst's admission).
-const { priceBudgetJob } = proxyActivities<Activities>(PRICE_OPTIONS);
-// Since: a local activity. It only reads the worker's price table, so it runs in the job's first
-// workflow task, and the reservation is asked for in that same task.
-const { priceBudgetJob: priceBudgetJobLocally } = proxyLocalActivities<Activities>(PRICE_OPTIONS);
+// Reads the worker's price table: fails only on a job the table cannot price (InvalidInput). A local
+// activity, so it runs in the job's first workflow task and the reservation is asked for in that same
+// task: a regular one would cost a round trip through the server and one more workflow task (about a
+// second of a burst's admission).
+const { priceBudgetJob } = proxyLocalActivities<Activities>(
+  forUpTo(DEFAULT_DEADLINE_MS.budgetAdmission, { attemptMs: 30_000 }),
+);
 // Giving budget back must not be lost: retried until the ledger has it.
 const { releaseMemberBudget } = proxyActivities<Activities>(UNTIL_DONE);
 
@@ -61,8 +58,8 @@ export async function budgetGatedJob(rawInput: BudgetGatedJobInput): Promise<Bud
   const { workflowId, runId, firstExecutionRunId } = workflowInfo();
   // One reservation per job, whatever happens to its runs and checks: keyed by the job's chain of
   // runs (the first run's id stays the same across a reset, a retried run and continue-as-new), so a
-  // reset or retried run asks for the reservation it already holds, and the ledger (version 1) moves
-  // it to that run; a new job that reuses the workflow id is another chain, with its own reservation.
+  // reset or retried run asks for the reservation it already holds, and the ledger moves it to that
+  // run; a new job that reuses the workflow id is another chain, with its own reservation.
   const reservationId = `${workflowId}@${firstExecutionRunId}`;
   const progress = trackBudgetJobProgress(input, reservationId);
   const recheck: RecheckRequest = { asked: false };
@@ -79,7 +76,7 @@ export async function budgetGatedJob(rawInput: BudgetGatedJobInput): Promise<Bud
   const priced: PriceBudgetJobResult =
     input.cost === undefined || gate
       ? await summarized(
-          patched(Patch.budgetLocalPrice) ? priceBudgetJobLocally : priceBudgetJob,
+          priceBudgetJob,
           `price the job of ${input.memberId}`,
         )({
           job: input.cost === undefined ? jobQuantities(input.job) : undefined,

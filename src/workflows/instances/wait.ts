@@ -5,9 +5,18 @@
 import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import { FailureType } from '../../api/failures';
 import type { Activities } from '../../activities/instances/activities';
-import type { InstanceObservation, WaitForInstanceStatusResult } from '../../activities/instances/activities';
+import type { InstanceObservation } from '../../activities/instances/activities';
 import { pollTimedOut, retryAsPollOptions } from '../retry-policies';
 import { summarized } from '../activity-summary';
+
+/** How a wait ended: the statuses it saw, in order, and the polls and time it took. */
+export interface InstanceWaitResult {
+  reached: boolean;
+  statuses: string[];
+  finalStatus: string;
+  polls: number;
+  waitedMs: number;
+}
 
 export interface InstanceWait {
   instanceId: string;
@@ -21,11 +30,11 @@ export interface InstanceWait {
 export async function pollUntilStatus(
   wait: InstanceWait,
   onChange: (statuses: string[]) => void,
-): Promise<WaitForInstanceStatusResult> {
+): Promise<InstanceWaitResult> {
   // Workflow time: the deadline is the same on every replay.
   const startedAt = Date.now();
   const deadlineAt = startedAt + wait.timeoutSeconds * 1000;
-  const result = (reached: boolean, last: InstanceObservation | undefined): WaitForInstanceStatusResult => ({
+  const result = (reached: boolean, last: InstanceObservation | undefined): InstanceWaitResult => ({
     reached,
     statuses: last?.statuses ?? [],
     finalStatus: last?.statuses[last.statuses.length - 1] ?? 'unknown',
@@ -62,11 +71,7 @@ export async function pollUntilStatus(
 }
 
 /** The non-retryable failure of a wait that ran out, naming what it saw. */
-export function waitTimedOut(
-  wait: InstanceWait,
-  what: string,
-  waited: WaitForInstanceStatusResult,
-): ApplicationFailure {
+export function waitTimedOut(wait: InstanceWait, what: string, waited: InstanceWaitResult): ApplicationFailure {
   return ApplicationFailure.create({
     type: FailureType.DeadlineExceeded,
     nonRetryable: true,
@@ -76,7 +81,7 @@ export function waitTimedOut(
 }
 
 /** A wait's result as the workflows return it. */
-export const waitSummary = (instanceId: string, waited: WaitForInstanceStatusResult) => ({
+export const waitSummary = (instanceId: string, waited: InstanceWaitResult) => ({
   instanceId,
   statuses: waited.statuses,
   finalStatus: waited.finalStatus,

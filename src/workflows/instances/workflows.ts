@@ -1,5 +1,5 @@
 // GPU instance workflows: renew for months, restart and wait until running.
-import { patched, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import { statusQuery } from '../../api/contract';
 import { WorkflowType } from '../operations';
 import {
@@ -11,12 +11,9 @@ import {
   type RestartInstanceStatus,
 } from './contract';
 import { parseInput } from '../../api/failures';
-import type { z } from 'zod';
 import type { Activities } from '../../activities/instances/activities';
-import type { WaitForInstanceStatusResult } from '../../activities/instances/activities';
 import { pollUntilStatus, waitSummary, waitTimedOut } from './wait';
-import { Patch } from '../patches';
-import { DEFAULT_DEADLINE_MS, TRANSIENT_RETRY, untilDeadline } from '../retry-policies';
+import { DEFAULT_DEADLINE_MS, untilDeadline } from '../retry-policies';
 import { trackStatus } from '../status';
 import { summarized } from '../activity-summary';
 
@@ -34,7 +31,7 @@ export async function renewInstance(rawInput: RenewInstanceInput): Promise<Renew
 
   const before = await summarized(platform.getInstance, `read instance ${input.instanceId}`)(input.instanceId);
   // A renewal asked for one expiry (autoRenew's) is done once: if the expiry moved, someone renewed
-  // it already. No patch: a run without expectedEndTime schedules exactly what it did before.
+  // it already.
   if (input.expectedEndTime !== undefined && String(before.endTime) !== String(input.expectedEndTime)) {
     const notRenewed = `the expiry is ${before.endTime} now, not ${input.expectedEndTime}: already renewed`;
     status.set('EXPIRY_MOVED', { endTimeBefore: before.endTime, notRenewed });
@@ -93,39 +90,12 @@ export async function restartInstance(rawInput: RestartInstanceInput): Promise<R
   status.set('WAITING_FOR_RUNNING');
 
   const wait = { ...input, target: 'running' };
-  const waited = patched(Patch.restartRetryAsPoll)
-    ? await pollUntilStatus(wait, (statuses) => status.detail({ statuses }))
-    : await waitWithHeartbeats(input);
+  const waited = await pollUntilStatus(wait, (statuses) => status.detail({ statuses }));
   if (!waited.reached) {
     status.set('TIMED_OUT', { statuses: waited.statuses });
     throw waitTimedOut(wait, 'restart', waited);
   }
   status.set('RUNNING', { statuses: waited.statuses });
   return waitSummary(input.instanceId, waited);
-}
-
-type ParsedRestartInput = z.output<typeof RestartInstanceInput>;
-
-/** The wait before retry-as-poll, kept for runs that were waiting in it when the worker was upgraded. */
-async function waitWithHeartbeats(input: ParsedRestartInput): Promise<WaitForInstanceStatusResult> {
-  const timeoutMs = input.timeoutSeconds * 1000;
-  const maxIntervalMs = input.pollMaxSeconds * 1000;
-  const waiter = proxyActivities<Activities>({
-    // The activity owns the deadline; these bounds only catch a worker that died mid-wait.
-    startToCloseTimeout: timeoutMs + 60_000,
-    scheduleToCloseTimeout: timeoutMs + 60_000,
-    heartbeatTimeout: 2 * maxIntervalMs + 30_000,
-    retry: TRANSIENT_RETRY,
-  });
-  return summarized(
-    waiter.waitForInstanceStatus,
-    `wait for instance ${input.instanceId} to run`,
-  )({
-    instanceId: input.instanceId,
-    target: 'running',
-    timeoutMs,
-    initialIntervalMs: input.pollInitialSeconds * 1000,
-    maxIntervalMs,
-  });
 }
 export { createInstance, deleteInstance, startInstance, stopInstance } from './lifecycle';

@@ -23,9 +23,7 @@ export async function followAttachedTask(
   let end: TaskCheckpoint;
   try {
     // No first look to start from: the first poll is made at once, and a wrong id fails there.
-    end = await waitForTaskEnd(taskId, input.polling, deadlineAt, input.deadlineSeconds, (o) =>
-      progress.observed(o, 0),
-    );
+    end = await waitForTaskEnd(taskId, input.polling, deadlineAt, (o) => progress.observed(o, 0));
   } catch (err) {
     const missing = attachedNotFound(err, 'task', taskId);
     if (missing) progress.set('FAILED');

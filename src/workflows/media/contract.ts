@@ -39,11 +39,6 @@ export const PollingOptions = z
     maxIntervalMs: z.number().int().min(50).max(3_600_000).default(30_000),
     /** Added to a hint-based wait, so the poll lands just after the predicted end, not just before. */
     marginMs: z.number().int().min(0).max(60_000).default(250),
-    /**
-     * No longer used: failed polls (429, 5xx, timeouts) are retried until the deadline. Accepted so
-     * that inputs which set it keep working.
-     */
-    maxConsecutiveErrors: z.number().int().min(1).max(1_000).default(30),
   })
   .refine((p) => p.maxIntervalMs >= p.minIntervalMs, {
     path: ['maxIntervalMs'],
@@ -177,7 +172,7 @@ export const SubmissionAttempt = z.object({
 });
 export type SubmissionAttempt = z.infer<typeof SubmissionAttempt>;
 
-/** What one poll saw; the poll activity reports it at checkpoints and heartbeats it on every poll. */
+/** What one poll saw; the poll activity reports it at checkpoints, and in its StillRunning failure between them. */
 export const TaskObservation = z.object({
   taskId: z.string(),
   status: z.string(),

@@ -63,7 +63,7 @@ export function trackMediaProgress(input: ParsedMediaGenerationInput) {
     },
     /**
      * With the submit's first look, the task id and the status it shows go in one upsert. Without
-     * one (and in every recorded history of runs before the look), two upserts, as always.
+     * one (a callback is expected, or the look failed or saw the task ended), two upserts.
      */
     submitted(taskId: string, submissions: number, firstLook?: TaskObservation, pollsBefore = 0) {
       const taskIdAttribute = { key: SearchAttributes.taskId, value: taskId };

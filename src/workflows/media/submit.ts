@@ -8,7 +8,6 @@ import {
   ActivityFailure,
   ApplicationFailure,
   isCancellation,
-  patched,
   proxyActivities,
   sleep,
   TimeoutFailure,
@@ -21,20 +20,17 @@ import type { ParsedMediaGenerationRequestInput, SubmissionAttempt } from './con
 import type { Activities, SubmitFailureDetails, SubmitMediaTaskInput } from '../../activities/media/activities';
 import type { SubmitMediaTaskResult } from '../../activities/media/activities';
 import { isoTime } from '../../shared/time';
-import { Patch } from '../patches';
 import { submitTarget } from './model';
 import { SUBMIT_ONCE } from '../retry-policies';
 import { summarized } from '../activity-summary';
 
-// Costs money. Retried while the first attempt may still be in flight? Never by the server (one
-// attempt per run, SUBMIT_ONCE); the workflow sends again only what the platform clearly refused, or,
-// with onAmbiguous "resubmit", knowingly risks a duplicate and counts it (possibleDuplicates).
-const { submitMediaTask } = proxyActivities<Activities>(SUBMIT_ONCE);
-
 /**
- * The same submit on its quota's task queue, which the server paces for every worker
- * (docs/rate-limits.md). It may wait there for its turn, until the deadline: a schedule-to-start
- * timeout means no worker ever took it, so nothing was sent.
+ * Costs money. Retried while the first attempt may still be in flight? Never by the server (one
+ * attempt per run, SUBMIT_ONCE); the workflow sends again only what the platform clearly refused, or,
+ * with onAmbiguous "resubmit", knowingly risks a duplicate and counts it (possibleDuplicates).
+ * Sent on its quota's task queue, which the server paces for every worker (docs/rate-limits.md). It
+ * may wait there for its turn, until the deadline: a schedule-to-start timeout means no worker ever
+ * took it, so nothing was sent.
  */
 function submitOnQuotaQueue(operation: string, deadlineAt: number) {
   return proxyActivities<Activities>({
@@ -55,24 +51,14 @@ interface AttemptFailure {
   cause: unknown;
 }
 
-/**
- * An attempt that failed without a decided outcome: one recorded before the activity named it (runs in
- * flight across that deploy, and the recorded histories, said it through the failure's type), or an
- * error the activity did not expect, which may have come after the request was sent.
- */
-function outcomeNotDecided(failure: ApplicationFailure): AttemptOutcome {
-  if (failure.type === FailureType.AmbiguousSubmission) return 'ambiguous';
-  if (failure.type === FailureType.RateLimited || failure.type === FailureType.PlatformUnavailable) return 'refused';
-  return failure.nonRetryable ? 'rejected' : 'ambiguous';
-}
-
 function describeFailure(err: unknown): AttemptFailure {
   const cause = err instanceof ActivityFailure ? err.cause : err;
   if (cause instanceof ApplicationFailure) {
     const details = cause.details?.[0] as SubmitFailureDetails | undefined;
-    // The activity decided the outcome (src/activities/media/submit.ts); this only acts on it.
+    // The activity decides the outcome (src/activities/media/submit.ts); this only acts on it. Without
+    // one, the activity met an error it did not expect, which may have come after the request was sent.
     const decided = details?.outcome;
-    const outcome = decided && OUTCOMES.includes(decided) ? decided : outcomeNotDecided(cause);
+    const outcome = decided && OUTCOMES.includes(decided) ? decided : cause.nonRetryable ? 'rejected' : 'ambiguous';
     return { outcome, type: cause.type ?? 'Error', message: cause.message, details, cause };
   }
   if (cause instanceof TimeoutFailure && cause.timeoutType === TimeoutType.SCHEDULE_TO_START) {
@@ -101,11 +87,8 @@ export async function submitGeneration(
     const possibleDuplicate = mayExistAlready || undefined;
     try {
       // operation and request were parsed together, so they match.
-      const submit = patched(Patch.mediaSubmitQuotaQueue)
-        ? submitOnQuotaQueue(input.operation, deadlineAt)
-        : submitMediaTask;
       const res = await summarized(
-        submit,
+        submitOnQuotaQueue(input.operation, deadlineAt),
         `submit ${input.operation}${input.memberId ? ` for ${input.memberId}` : ''} (generation ${generation}, attempt ${attempt})`,
       )({
         ...submitTarget(input),
@@ -153,23 +136,14 @@ export async function submitGeneration(
         ambiguous++;
       }
       const left = deadlineAt - Date.now();
-      if (patched(Patch.mediaResubmitUntilDeadline)) {
-        if (ambiguous >= submission.maxAttempts || left <= 0) {
-          throw ApplicationFailure.create({
-            type: left <= 0 ? FailureType.DeadlineExceeded : f.type,
-            nonRetryable: true,
-            message:
-              `Gave up submitting generation ${generation} after ${attempt} attempts ` +
-              (left <= 0 ? 'at the deadline' : `(${ambiguous} may have created a task)`) +
-              `; the last: ${f.message}`,
-            details: [{ attempts }],
-          });
-        }
-      } else if (attempt >= submission.maxAttempts) {
+      if (ambiguous >= submission.maxAttempts || left <= 0) {
         throw ApplicationFailure.create({
-          type: f.type,
+          type: left <= 0 ? FailureType.DeadlineExceeded : f.type,
           nonRetryable: true,
-          message: `Gave up submitting generation ${generation} after ${attempt} attempts; the last: ${f.message}`,
+          message:
+            `Gave up submitting generation ${generation} after ${attempt} attempts ` +
+            (left <= 0 ? 'at the deadline' : `(${ambiguous} may have created a task)`) +
+            `; the last: ${f.message}`,
           details: [{ attempts }],
         });
       }

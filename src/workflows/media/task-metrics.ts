@@ -1,6 +1,6 @@
-// Polls per task on the worker's Prometheus endpoint (issue 14, "see it"): recorded once per task
-// end, from the workflow, the one place that knows both how many polls the task took and whether its
-// end came by callback. Metrics are not commands: the SDK drops them on replay and they leave no
+// Polls per task on the worker's Prometheus endpoint, so an operator sees what a task costs: recorded
+// once per task end, from the workflow, the one place that knows both how many polls the task took
+// and whether its end came by callback. Metrics are not commands: the SDK drops them on replay and they leave no
 // history event, so this needs no patch.
 import { metricMeter } from '@temporalio/workflow';
 

@@ -2,50 +2,33 @@
 // the platform's hints say (retry-as-poll, src/activities/media/poll.ts), and comes back only at
 // checkpoints (status change, progress step, end): this loop runs a handful of times per task however
 // many polls are made, and a waiting task holds nothing on the worker.
-import {
-  ActivityCancellationType,
-  ApplicationFailure,
-  CancellationScope,
-  condition,
-  patched,
-  proxyActivities,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, condition, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { FailureType } from '../../api/failures';
 import type { ParsedPollingOptions, TaskObservation } from './contract';
 import type { Activities, CallbackFallback, TaskCheckpoint } from '../../activities/media/activities';
-import { Patch } from '../patches';
 import type { TaskCallbackInbox } from './callback-inbox';
 import { pollTimedOut, retryAsPollOptions } from '../retry-policies';
 import { summarized } from '../activity-summary';
 
-/** The heartbeating wait checkpoints every 25 % (each checkpoint is a workflow task). */
-const PROGRESS_STEP = 25;
-
 /**
- * Retry-as-poll checkpoints on status changes only: with eta-aware polling nearly every poll crossed
- * a 25 % step, so each cost a workflow task and the poll activity rarely stayed pending. Between
+ * Checkpoints on status changes only: with eta-aware polling nearly every poll crosses a progress
+ * step, so each would cost a workflow task and the poll activity would rarely stay pending. Between
  * checkpoints the latest observation is in the pending poll's last failure, where the starter's
  * live progress reads it (src/starter/live-progress.ts); the mediaProgress query answers the last
  * checkpoint.
  */
-const RETRY_AS_POLL_PROGRESS_STEP = 0;
+const PROGRESS_STEP = 0;
 
 export async function waitForTaskEnd(
   taskId: string,
   polling: ParsedPollingOptions,
   deadlineAt: number,
-  deadlineSeconds: number,
   onCheckpoint: (observation: TaskObservation) => void,
   /** The submit's first look at the task (not ended): the wait starts from it. */
   first?: TaskObservation,
   /** The submit carried a callback URL: the end may come as a signal, and polls are only a safety net. */
   callbacks?: { inbox: TaskCallbackInbox; fallback: CallbackFallback },
 ): Promise<TaskCheckpoint> {
-  if (!patched(Patch.mediaRetryAsPoll)) {
-    return waitWithHeartbeats(taskId, polling, deadlineAt, deadlineSeconds, onCheckpoint, first);
-  }
-  const webhookFirst = callbacks !== undefined && patched(Patch.mediaWebhookFirst);
   let since: TaskObservation | undefined = first;
   for (;;) {
     const { pollTaskResult } = proxyActivities<Activities>(retryAsPollOptions(deadlineAt - Date.now()));
@@ -58,12 +41,12 @@ export async function waitForTaskEnd(
         polling,
         deadlineAt,
         since,
-        progressStep: RETRY_AS_POLL_PROGRESS_STEP,
-        fallback: webhookFirst ? callbacks.fallback : undefined,
+        progressStep: PROGRESS_STEP,
+        fallback: callbacks?.fallback,
       });
     let checkpoint: TaskCheckpoint;
     try {
-      checkpoint = webhookFirst ? await pollOrCallback(poll, taskId, callbacks.inbox, since) : await poll();
+      checkpoint = callbacks ? await pollOrCallback(poll, taskId, callbacks.inbox, since) : await poll();
     } catch (err) {
       throw pollTimedOut(err) ? deadlineExceeded(taskId, deadlineAt, since) : err;
     }
@@ -126,31 +109,4 @@ function deadlineExceeded(taskId: string, deadlineAt: number, last: TaskObservat
       `(workflow ${workflowInfo().workflowId}); the task may still finish (and be charged) on the platform.`,
     details: [{ taskId, last }],
   });
-}
-
-/** The design before retry-as-poll, kept for runs that were waiting in it when the worker was upgraded. */
-async function waitWithHeartbeats(
-  taskId: string,
-  polling: ParsedPollingOptions,
-  deadlineAt: number,
-  deadlineSeconds: number,
-  onCheckpoint: (observation: TaskObservation) => void,
-  first: TaskObservation | undefined,
-): Promise<TaskCheckpoint> {
-  const { waitForTaskResult } = proxyActivities<Activities>({
-    scheduleToCloseTimeout: deadlineSeconds * 1000 + 60_000,
-    heartbeatTimeout: '10s',
-    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
-    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-  });
-  let resume: TaskObservation | undefined = first;
-  for (;;) {
-    const checkpoint = await summarized(
-      waitForTaskResult,
-      `wait for task ${taskId}`,
-    )({ taskId, polling, deadlineAt, resume, progressStep: PROGRESS_STEP });
-    onCheckpoint(checkpoint.observation);
-    if (checkpoint.terminal) return checkpoint;
-    resume = checkpoint.observation;
-  }
 }

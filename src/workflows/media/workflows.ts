@@ -76,7 +76,6 @@ async function generate(
       taskId,
       input.polling,
       deadlineAt,
-      input.deadlineSeconds,
       (o) => progress.observed(o, pollsBefore),
       firstLook,
       callback && { inbox: callbacks, fallback: callback },
