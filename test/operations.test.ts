@@ -34,7 +34,10 @@ describe('the list of operations', () => {
     for (const name of withModule) {
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- each operation's module, by its folder
       const module = require(path.join(root, 'src', 'activities', name, 'activities')) as Record<string, unknown>;
-      expect({ name, createActivities: typeof module.createActivities }).toEqual({ name, createActivities: 'function' });
+      expect({ name, createActivities: typeof module.createActivities }).toEqual({
+        name,
+        createActivities: 'function',
+      });
     }
   });
 

@@ -4,7 +4,7 @@
 // releases it, and has the platform check each new cost on top of what it holds. This workflow is
 // the wiring: its handlers, the platform's check and the holder lookups as activities, signals to
 // waiting jobs, and continue-as-new to bound the history. Requests that arrive together (a worker
-// sends all it has waiting in one reserveBudgetBatch Update, src/api/schemas/reserve-batch.ts) are
+// sends all it has waiting in one reserveBudgetBatch Update, its schema in ./contract.ts) are
 // decided in one check, in arrival order.
 import {
   ActivityFailure,
