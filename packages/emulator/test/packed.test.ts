@@ -112,7 +112,8 @@ it('runs `npx platform-ops-emulator` with a scenario and a recording, from the o
   try {
     await waitFor(() => /listening on (http:\/\/\S+)/.test(output), 30_000, `the emulator to listen:\n${output}`);
     const url = /listening on (http:\/\/\S+)/.exec(output)![1];
-    expect(output).toContain('scenario "outage-5m" started');
+    // The lines after the first may come in a later chunk.
+    await waitFor(() => output.includes('scenario "outage-5m" started'), 10_000, `the scenario:\n${output}`);
     const quota = () =>
       fetch(`${url}/openapi/v1/user/quota/list`, { headers: { authorization: 'emu-dev-key-0000000000000000' } });
     // Clock at 1000×: the outage starts 30 ms after start and lasts 300 ms.
