@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { budgetLedgerStateQuery, budgetLedgerWorkflowId } from '../src/workflows/budget/contract';
+import { budgetLedgerStateQuery, budgetLedgerWorkflowId } from '../src/workflows/budgetLedger/contract';
 import { WorkflowType } from '../src/workflows/operations';
 import { DEV_API_KEY } from '../packages/emulator/src/config';
 import type { budgetGatedJob } from '../src/workflows/budget/workflows';

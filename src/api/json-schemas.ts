@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { DEFAULT_TASK_QUEUE, SEARCH_ATTRIBUTE_DEFINITIONS, statusQuery } from './contract';
 import { FailureType } from './failures';
-import { budgetLedgerWorkflowId } from '../workflows/budget/contract';
+import { budgetLedgerWorkflowId } from '../workflows/budgetLedger/contract';
 import { OPERATIONS, WORKFLOW_TYPES, WORKFLOWS } from '../workflows/operations';
 
 type JsonSchemaFiles = Record<string, unknown>;

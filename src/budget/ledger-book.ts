@@ -15,7 +15,7 @@ import type {
   ReleaseBudgetResult,
   ReserveBudgetRequest,
   ReserveBudgetResult,
-} from '../workflows/budget/contract';
+} from '../workflows/budgetLedger/contract';
 
 /** Released ids remembered, so a late duplicate of a released reservation is not admitted again. */
 export const RECENTLY_RELEASED = 500;

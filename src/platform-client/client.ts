@@ -142,10 +142,13 @@ export class PlatformClient {
   }
 
   // ── Decision evaluation: a paid call ────────────────────────────────────
-  async evaluateDecision(req: S.DecisionEvaluationRequest, opts?: CallOptions): Promise<S.DecisionEvaluationResponse> {
-    const json = check('evaluateDecision', S.DecisionEvaluationRequest, req);
+  async decisionEvaluation(
+    req: S.DecisionEvaluationRequest,
+    opts?: CallOptions,
+  ): Promise<S.DecisionEvaluationResponse> {
+    const json = check('decisionEvaluation', S.DecisionEvaluationRequest, req);
     const path = this.paths.decisionEvaluation;
-    return this.post('evaluateDecision', path, { json }, S.DecisionEvaluationResponse, this.paid(opts));
+    return this.post('decisionEvaluation', path, { json }, S.DecisionEvaluationResponse, this.paid(opts));
   }
 
   // ── Batches and their files ─────────────────────────────────────────────

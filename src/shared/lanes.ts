@@ -1,5 +1,5 @@
 // Bounded concurrency, once: a pool of at most `width` lanes (Lanes), and the two ways this service
-// feeds it: mapping a list (mapBounded: evaluateDecision's questions, the billing report's windows)
+// feeds it: mapping a list (mapBounded: a decision's questions, the billing report's windows)
 // and coalescing requests that arrive over time into batches (BatchLanes: budget reservations).
 // Plain promises, no timers, no Node modules: deterministic in workflow code, usable in activities.
 

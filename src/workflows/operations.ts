@@ -9,12 +9,13 @@ import * as autoRenew from './autoRenew/contract';
 import * as batch from './batch/contract';
 import * as billing from './billing/contract';
 import * as budget from './budget/contract';
+import * as budgetLedger from './budgetLedger/contract';
 import * as decision from './decision/contract';
 import * as instances from './instances/contract';
 import * as media from './media/contract';
 
 /** Each operation's contract module, which exports the operation under the same name. */
-export const CONTRACTS = { media, batch, instances, decision, budget, billing, autoRenew };
+export const CONTRACTS = { media, batch, instances, decision, budget, budgetLedger, billing, autoRenew };
 
 type Operations = {
   [K in keyof typeof CONTRACTS]: (typeof CONTRACTS)[K] extends Record<K, infer O extends Operation> ? O : never;

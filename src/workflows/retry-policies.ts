@@ -44,27 +44,18 @@ export const TRANSIENT_RETRY: RetryPolicy = {
  */
 export const PLATFORM_ATTEMPT_MS = 2 * 60_000;
 
-const MINUTE_MS = 60_000;
-const HOUR_MS = 60 * MINUTE_MS;
+export const HOUR_MS = 60 * 60_000;
 
 /**
- * How long an operation keeps retrying transient failures when its input gives no deadline of its
- * own, from the workflow's start. Inputs that have one use it: mediaGeneration's `deadlineSeconds`,
- * restartInstance's `timeoutSeconds`, batchJob's window and grace, budgetGatedJob's `wait.timeoutSeconds`.
+ * How long a step keeps retrying transient failures when the input gives no deadline of its own, from
+ * the workflow's start, for the steps several operations share. Each operation keeps its own default
+ * beside its workflow (DEADLINE_MS there); inputs that have a deadline use it: mediaGeneration's
+ * `deadlineSeconds`, restartInstance's `timeoutSeconds`, batchJob's window and grace, budgetGatedJob's
+ * `wait.timeoutSeconds`.
  */
 export const DEFAULT_DEADLINE_MS = {
-  /** Read, renew (once), read again. */
-  renewInstance: 6 * HOUR_MS,
-  /** The restart call; the wait for `running` has the input's timeout. */
-  restartInstance: HOUR_MS,
-  evaluateDecision: 6 * HOUR_MS,
-  billingReport: 12 * HOUR_MS,
-  /** Uploading a batch's input and creating it. */
-  batchCreate: 6 * HOUR_MS,
   /** Pricing, the gate and admission of a budget-gated job (the ledger answers while the platform is up). */
   budgetAdmission: 6 * HOUR_MS,
-  /** autoRenew's list of the member's instances (each renewal has renewInstance's own). */
-  autoRenewList: HOUR_MS,
   /** Keeping a finished task's or batch's outputs: their URLs expire on their own (OutputExpired ends it). */
   keepOutputs: 6 * HOUR_MS,
 } as const;

@@ -12,7 +12,7 @@ import {
   type CarriedLedgerState,
   type ReservationRequest,
 } from '../../src/budget/ledger-book';
-import type { ReserveBudgetResult } from '../../src/workflows/budget/contract';
+import type { ReserveBudgetResult } from '../../src/workflows/budgetLedger/contract';
 
 const EMPTY: CarriedLedgerState = {
   reservations: [],

@@ -111,7 +111,7 @@ describe('platform errors', () => {
     const slow = emu.client({ timeoutMs: 300, paidCallTimeoutMs: 3_000 });
     const task = await slow.submitTextToVideo({ prompt: 'slow but paid once' });
     expect(task.task_id).toEqual(expect.any(String));
-    const answer = await slow.evaluateDecision({
+    const answer = await slow.decisionEvaluation({
       kind: 'choice',
       state: ['a photo of a cat'],
       question: 'which animal?',

@@ -100,7 +100,7 @@ describe('platform client against the emulator', () => {
   });
 
   it('evaluates a decision', async () => {
-    const res = await client.evaluateDecision({
+    const res = await client.decisionEvaluation({
       kind: 'choice',
       state: ['a photo', { image: 'https://img.example.com/a.png' }],
       question: 'which animal?',

@@ -226,7 +226,7 @@ const cases: Case[] = [
   {
     name: 'decision: nine images',
     call: (c) =>
-      c.evaluateDecision({
+      c.decisionEvaluation({
         kind: 'yes_no',
         question: 'safe?',
         state: Array.from({ length: 9 }, () => ({ image: 'https://img.example.com/a.png' })),
@@ -246,32 +246,32 @@ const cases: Case[] = [
   },
   {
     name: 'decision: choice without options',
-    call: (c) => c.evaluateDecision({ kind: 'choice', question: 'which?', state: 'text' }),
+    call: (c) => c.decisionEvaluation({ kind: 'choice', question: 'which?', state: 'text' }),
     field: 'options',
     rule: 'is required when kind is "choice"',
   },
   {
     name: 'decision: wrong model',
-    call: (c) => c.evaluateDecision({ model: 'other' as never, kind: 'yes_no', question: 'q', state: 's' }),
+    call: (c) => c.decisionEvaluation({ model: 'other' as never, kind: 'yes_no', question: 'q', state: 's' }),
     field: 'model',
     rule: 'must be one of "vendor/decision-27b-vl"',
   },
   {
     name: 'decision: http image',
     call: (c) =>
-      c.evaluateDecision({ kind: 'yes_no', question: 'q', state: [{ image: 'http://a.example.com/x.png' }] }),
+      c.decisionEvaluation({ kind: 'yes_no', question: 'q', state: [{ image: 'http://a.example.com/x.png' }] }),
     field: 'state[0].image',
     rule: /https URL or a data:image/,
   },
   {
     name: 'decision: empty question',
-    call: (c) => c.evaluateDecision({ kind: 'yes_no', question: '', state: 's' }),
+    call: (c) => c.decisionEvaluation({ kind: 'yes_no', question: '', state: 's' }),
     field: 'question',
     rule: 'must not be empty',
   },
   {
     name: 'decision: body over 64 MB',
-    call: (c) => c.evaluateDecision({ kind: 'yes_no', question: 'q', state: X(64 * 1024 * 1024 + 1) }),
+    call: (c) => c.decisionEvaluation({ kind: 'yes_no', question: 'q', state: X(64 * 1024 * 1024 + 1) }),
     field: '',
     rule: /^request body must be at most 64 MB/,
   },

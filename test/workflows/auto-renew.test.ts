@@ -2,7 +2,7 @@
 // instances and members the tests set). Each test has members of its own: a member's budget ledger is
 // one workflow per member on the shared server.
 import type { Client } from '@temporalio/client';
-import { budgetLedgerStateQuery, budgetLedgerWorkflowId } from '../../src/workflows/budget/contract';
+import { budgetLedgerStateQuery, budgetLedgerWorkflowId } from '../../src/workflows/budgetLedger/contract';
 import { FailureType } from '../../src/api/failures';
 import { WorkflowType } from '../../src/workflows/operations';
 import { type AutoRenewResult } from '../../src/workflows/autoRenew/contract';

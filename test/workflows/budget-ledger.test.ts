@@ -9,11 +9,12 @@ import {
   releaseBudgetUpdate,
   reserveBudgetUpdate,
   type BudgetLedgerInput,
-} from '../../src/workflows/budget/contract';
+} from '../../src/workflows/budgetLedger/contract';
 import { FailureType } from '../../src/api/failures';
 import { WorkflowType } from '../../src/workflows/operations';
-import type { budgetGatedJob, budgetLedger } from '../../src/workflows/budget/workflows';
-import { reserveBudgetBatchUpdate } from '../../src/workflows/budget/contract';
+import type { budgetGatedJob } from '../../src/workflows/budget/workflows';
+import type { budgetLedger } from '../../src/workflows/budgetLedger/workflows';
+import { reserveBudgetBatchUpdate } from '../../src/workflows/budgetLedger/contract';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { waitFor } from '../helpers/processes';
 import { emulatorPlatform, eventTypes, recordHistory, uniqueId, withWorker } from '../helpers/temporal';

@@ -2,13 +2,12 @@
 // file's own (whose budgets the tests set). Each test pays with a member of its own: the ledger is one
 // workflow per member, and the emulator charges the member of the API key the worker uses.
 import type { Client, WorkflowHandle } from '@temporalio/client';
+import { budgetJobProgressQuery, type BudgetGatedJobInput } from '../../src/workflows/budget/contract';
 import {
-  budgetJobProgressQuery,
   budgetLedgerStateQuery,
   budgetLedgerWorkflowId,
   recheckBudgetSignal,
-  type BudgetGatedJobInput,
-} from '../../src/workflows/budget/contract';
+} from '../../src/workflows/budgetLedger/contract';
 import { FailureType } from '../../src/api/failures';
 import { SearchAttributes } from '../../src/api/contract';
 import { WorkflowType } from '../../src/workflows/operations';

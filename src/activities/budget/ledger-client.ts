@@ -15,7 +15,7 @@ import {
   releaseBudgetUpdate,
   reserveBudgetUpdate,
   reserveBudgetBatchUpdate,
-} from '../../workflows/budget/contract';
+} from '../../workflows/budgetLedger/contract';
 import { SearchAttributes } from '../../api/contract';
 import { WorkflowType } from '../../workflows/operations';
 import {
@@ -23,9 +23,9 @@ import {
   type ReleaseBudgetRequest,
   type ReleaseBudgetResult,
   type ReserveBudgetResult,
-} from '../../workflows/budget/contract';
+} from '../../workflows/budgetLedger/contract';
 import { BatchLanes } from '../../shared/lanes';
-import { MAX_RESERVATIONS_PER_UPDATE, type ReserveBudgetOutcome } from '../../workflows/budget/contract';
+import { MAX_RESERVATIONS_PER_UPDATE, type ReserveBudgetOutcome } from '../../workflows/budgetLedger/contract';
 import { recordBudgetReleased, recordBudgetReserved } from '../../metrics/work';
 
 export interface ReserveMemberBudgetInput {

@@ -12,8 +12,8 @@ export interface EvaluateQuestionInput {
 
 export function createDecisionActivities(platform: PlatformClient) {
   return {
-    async evaluateDecisionQuestion({ index, request }: EvaluateQuestionInput): Promise<DecisionAnswer> {
-      const res = await platform.evaluateDecision(request, { signal: Context.current().cancellationSignal });
+    async evaluateQuestion({ index, request }: EvaluateQuestionInput): Promise<DecisionAnswer> {
+      const res = await platform.decisionEvaluation(request, { signal: Context.current().cancellationSignal });
       return {
         index,
         kind: request.kind,

@@ -1,14 +1,14 @@
 // `budget …`: an operator's view of a member's budget ledger, and what an operator does to it: tell
 // the waiting jobs to re-check (after a top-up), and release a reservation whose job cannot.
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { budgetJobProgressQuery } from '../../workflows/budget/contract';
 import {
-  budgetJobProgressQuery,
   budgetLedgerStateQuery,
   budgetLedgerWorkflowId,
   recheckBudgetSignal,
   releaseBudgetUpdate,
   type BudgetLedgerState,
-} from '../../workflows/budget/contract';
+} from '../../workflows/budgetLedger/contract';
 import { WorkflowType } from '../../workflows/operations';
 import { formatAmount } from '../budget-progress';
 import { withStarter } from '../connect';

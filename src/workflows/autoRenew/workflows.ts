@@ -31,10 +31,13 @@ import type { Activities as InstanceActivities } from '../../activities/instance
 import { planRenewals, type DueRenewal } from '../../platform/renewal-plan';
 import { mapBounded } from '../../shared/lanes';
 import { isoTime } from '../../shared/time';
-import { DEFAULT_DEADLINE_MS, forUpTo, untilDeadline } from '../retry-policies';
+import { DEFAULT_DEADLINE_MS, forUpTo, HOUR_MS, untilDeadline } from '../retry-policies';
 import type { budgetGatedJob } from '../budget/workflows';
 import { trackStatus } from '../status';
 import { summarized } from '../activity-summary';
+
+/** The member's instance list is retried this long (each renewal has renewInstance's own). */
+const LIST_DEADLINE_MS = HOUR_MS;
 
 type Outcome =
   | { kind: 'renewed'; entry: AutoRenewResult['renewed'][number] }
@@ -54,7 +57,7 @@ export async function autoRenew(rawInput: AutoRenewInput): Promise<AutoRenewResu
   // 2. The member's instances, and which of them expire within the window (workflow time: replay-safe).
   status.set('LISTING');
   const { listInstances } = proxyActivities<InstanceActivities>(
-    untilDeadline(workflowInfo().startTime.getTime() + DEFAULT_DEADLINE_MS.autoRenewList),
+    untilDeadline(workflowInfo().startTime.getTime() + LIST_DEADLINE_MS),
   );
   const listed = await summarized(
     listInstances,

@@ -31,17 +31,17 @@ import { batchFollower } from './follow';
 import { trackBatchProgress, type BatchProgressTracker } from './progress';
 import { attachedNotFound } from '../attach';
 import { isoTime } from '../../shared/time';
-import { DEFAULT_DEADLINE_MS, UNTIL_DONE, untilDeadline } from '../retry-policies';
+import { DEFAULT_DEADLINE_MS, HOUR_MS, UNTIL_DONE, untilDeadline } from '../retry-policies';
 import { summarized } from '../activity-summary';
 
-const HOUR_MS = 3_600_000;
+/** Uploading the input and creating the batch are retried this long, from the workflow's start. */
+const CREATE_DEADLINE_MS = 6 * HOUR_MS;
+
 const ATTEMPT = { attemptMs: 5 * 60_000, heartbeatMs: 60_000 };
 
 /** Upload and create: retried through any outage until the deadline for getting the batch going. */
 const creating = () =>
-  proxyActivities<Activities>(
-    untilDeadline(workflowInfo().startTime.getTime() + DEFAULT_DEADLINE_MS.batchCreate, ATTEMPT),
-  );
+  proxyActivities<Activities>(untilDeadline(workflowInfo().startTime.getTime() + CREATE_DEADLINE_MS, ATTEMPT));
 /**
  * Cancelling a paid batch: retried until it is done, whatever the outage, so nothing is left running
  * on the platform because a call failed. Cancelling twice is harmless (an ended batch answers its state).

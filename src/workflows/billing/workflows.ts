@@ -6,9 +6,12 @@ import { BillingReportInput, type BillingReportResult, type BillingReportStatus 
 import { parseInput } from '../../api/failures';
 import type { Activities } from '../../activities/billing/activities';
 import { billWindows } from '../../platform/bill-windows';
-import { DEFAULT_DEADLINE_MS, untilDeadline } from '../retry-policies';
+import { HOUR_MS, untilDeadline } from '../retry-policies';
 import { trackStatus } from '../status';
 import { summarized } from '../activity-summary';
+
+/** How long the bill reads are retried through an outage, from the workflow's start. */
+const DEADLINE_MS = 12 * HOUR_MS;
 
 export async function billingReport(rawInput: BillingReportInput): Promise<BillingReportResult> {
   const input = parseInput(BillingReportInput, rawInput, WorkflowType.billingReport);
@@ -17,7 +20,7 @@ export async function billingReport(rawInput: BillingReportInput): Promise<Billi
   setHandler(statusQuery, () => status.current);
   // Reads only: retried through any outage until the report's deadline.
   const platform = proxyActivities<Activities>(
-    untilDeadline(workflowInfo().startTime.getTime() + DEFAULT_DEADLINE_MS.billingReport, {
+    untilDeadline(workflowInfo().startTime.getTime() + DEADLINE_MS, {
       attemptMs: 10 * 60_000,
       heartbeatMs: 2 * 60_000,
     }),

@@ -10,7 +10,8 @@ import {
   proxyActivities,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { ParsedBudgetWaitOptions, ReserveBudgetRequest, ReserveBudgetResult } from './contract';
+import type { ParsedBudgetWaitOptions } from './contract';
+import type { ReserveBudgetRequest, ReserveBudgetResult } from '../budgetLedger/contract';
 import type { Activities, AwaitBudgetAdmissionResult } from '../../activities/budget/activities';
 import type { BudgetJobProgressTracker } from './progress';
 import { isoTime } from '../../shared/time';

@@ -15,7 +15,7 @@ const JUDGEABLE_IMAGE = /^(https:\/\/\S+|data:image\/[a-z0-9.+-]+;base64,)/i;
 
 /** The content the job would submit: a generation's prompt and images, or a decision's own state. */
 function contentOf(job: ParsedBudgetGatedJobInput['job']): DecisionState | undefined {
-  if (job.workflowType === 'evaluateDecision') return job.input.state;
+  if ('state' in job.input) return job.input.state;
   if (job.workflowType !== 'mediaGeneration') return undefined;
   const req = job.input.request;
   const shots = (req.multi_prompt ?? []) as ReadonlyArray<string | { prompt: string }>;
@@ -62,13 +62,10 @@ export async function runGate(gate: PreparedGate): Promise<GateVerdict> {
   // A billed call. Retried while the first attempt may still be in flight? Never: an attempt outlives
   // the client's timeout. A request the client gave up on may still have been billed: each such retry
   // may pay for one more small evaluation, accepted (the gate's estimate is reserved with the job).
-  const { evaluateDecisionQuestion } = proxyActivities<Activities>(
+  const { evaluateQuestion } = proxyActivities<Activities>(
     untilDeadline(workflowInfo().startTime.getTime() + DEFAULT_DEADLINE_MS.budgetAdmission),
   );
-  const answer = await summarized(
-    evaluateDecisionQuestion,
-    'evaluate the gate question',
-  )({ index: 0, request: gate.request });
+  const answer = await summarized(evaluateQuestion, 'evaluate the gate question')({ index: 0, request: gate.request });
   const probability = answer.probabilities[gate.passOption] ?? 0;
   return {
     question: gate.request.question,

@@ -14,7 +14,8 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { FailureType } from '../../api/failures';
-import { budgetJobProgressQuery, budgetLedgerWorkflowId, recheckBudgetSignal } from './contract';
+import { budgetJobProgressQuery } from './contract';
+import { budgetLedgerWorkflowId, recheckBudgetSignal } from '../budgetLedger/contract';
 import { statusQuery } from '../../api/contract';
 import { WorkflowType } from '../operations';
 import {
@@ -223,4 +224,3 @@ async function runAdmitted(
   progress.update({ status: 'COMPLETED', outcome: 'Completed' });
   return { ...base, outcome: 'Completed', gate: verdict, job: { workflowType, workflowId: childId, result } };
 }
-export { budgetLedger } from './ledger';

@@ -8,9 +8,12 @@ import type { Activities, EvaluateQuestionInput } from '../../activities/decisio
 import { DECISION_MODEL, DecisionEvaluationRequest } from '../../platform/schemas/decision';
 import { tryParse, type ValidationIssue } from '../../platform/validation';
 import { mapBounded } from '../../shared/lanes';
-import { DEFAULT_DEADLINE_MS, untilDeadline } from '../retry-policies';
+import { HOUR_MS, untilDeadline } from '../retry-policies';
 import { trackStatus } from '../status';
 import { summarized } from '../activity-summary';
+
+/** How long the questions are retried through an outage, from the workflow's start. */
+const DEADLINE_MS = 6 * HOUR_MS;
 
 export async function evaluateDecision(rawInput: EvaluateDecisionInput): Promise<EvaluateDecisionResult> {
   const input = parseInput(EvaluateDecisionInput, rawInput, WorkflowType.evaluateDecision);
@@ -42,9 +45,7 @@ export async function evaluateDecision(rawInput: EvaluateDecisionInput): Promise
   const status = trackStatus<EvaluateDecisionStatus>(WorkflowType.evaluateDecision, 'EVALUATING', {});
   setHandler(statusQuery, () => status.current);
   // Each attempt outlives the client's timeout (thinking raises latency well above the usual 0.2 s).
-  const platform = proxyActivities<Activities>(
-    untilDeadline(workflowInfo().startTime.getTime() + DEFAULT_DEADLINE_MS.evaluateDecision),
-  );
+  const platform = proxyActivities<Activities>(untilDeadline(workflowInfo().startTime.getTime() + DEADLINE_MS));
   let answered = 0;
   status.detail({ answered, total: requests.length });
   const answers = await mapBounded(requests, input.maxConcurrency, async (req) => {
@@ -53,7 +54,7 @@ export async function evaluateDecision(rawInput: EvaluateDecisionInput): Promise
     // been answered and billed, and the platform takes no idempotency key, so the client waits for a
     // paid answer far longer than for a read (PLATFORM_PAID_CALL_TIMEOUT_MS, 100 s): only a call
     // slower than that, then retried, may pay for one more evaluation (a few tokens).
-    const answer = await summarized(platform.evaluateDecisionQuestion, `evaluate question ${req.index + 1}`)(req);
+    const answer = await summarized(platform.evaluateQuestion, `evaluate question ${req.index + 1}`)(req);
     status.detail({ answered: ++answered });
     return answer;
   });

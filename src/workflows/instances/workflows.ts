@@ -13,9 +13,12 @@ import {
 import { parseInput } from '../../api/failures';
 import type { Activities } from '../../activities/instances/activities';
 import { pollUntilStatus, waitSummary, waitTimedOut } from './wait';
-import { DEFAULT_DEADLINE_MS, untilDeadline } from '../retry-policies';
+import { HOUR_MS, untilDeadline } from '../retry-policies';
 import { trackStatus } from '../status';
 import { summarized } from '../activity-summary';
+
+/** renewInstance's read, renew (once) and read again are retried this long, from its start. */
+const RENEW_DEADLINE_MS = 6 * HOUR_MS;
 
 /** The platform's calls, retried through any outage until `ms` after the workflow started. */
 const platformFor = (ms: number) => proxyActivities<Activities>(untilDeadline(workflowInfo().startTime.getTime() + ms));
@@ -27,7 +30,7 @@ export async function renewInstance(rawInput: RenewInstanceInput): Promise<Renew
     instanceId: input.instanceId,
   });
   setHandler(statusQuery, () => status.current);
-  const platform = platformFor(DEFAULT_DEADLINE_MS.renewInstance);
+  const platform = platformFor(RENEW_DEADLINE_MS);
 
   const before = await summarized(platform.getInstance, `read instance ${input.instanceId}`)(input.instanceId);
   // A renewal asked for one expiry (autoRenew's) is done once: if the expiry moved, someone renewed

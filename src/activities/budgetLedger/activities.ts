@@ -2,6 +2,7 @@
 // the jobs holding reservations still run.
 import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { ActivityDeps } from '..';
 import type { PlatformClient } from '../../platform-client/client';
 import { coveredInOrder } from './covered';
 
@@ -57,3 +58,8 @@ export function createLedgerActivities(platform: PlatformClient, temporal: Clien
     },
   };
 }
+
+export function createActivities({ platform, temporal }: ActivityDeps) {
+  return createLedgerActivities(platform, temporal);
+}
+export type Activities = ReturnType<typeof createActivities>;
