@@ -65,7 +65,6 @@ export const SubmissionOptions = z.strictObject({
   backoffInitialMs: z.number().int().min(10).max(600_000).default(1_000),
   backoffMaxMs: z.number().int().min(10).max(3_600_000).default(60_000),
 });
-export type ParsedSubmissionOptions = z.output<typeof SubmissionOptions>;
 
 export const RegenerationOptions = z.strictObject({
   /** Generations after the first one, for a task that ended TASK_STATUS_FAILED with a retryable reason. */
@@ -76,19 +75,13 @@ export const RegenerationOptions = z.strictObject({
     .max(100)
     .default([...DEFAULT_NON_RETRYABLE_REASONS]),
 });
-export type ParsedRegenerationOptions = z.output<typeof RegenerationOptions>;
 
 const CommonOptions = {
   polling: PollingOptions.default(PollingOptions.parse({})),
   submission: SubmissionOptions.default(SubmissionOptions.parse({})),
   regeneration: RegenerationOptions.default(RegenerationOptions.parse({})),
   /** Overall deadline of the whole generation (all attempts), from the workflow's start. */
-  deadlineSeconds: z
-    .number()
-    .int()
-    .min(10)
-    .max(7 * 86_400)
-    .default(2 * 3600),
+  deadlineSeconds: z.number().int().min(10).max(604_800).default(7_200),
   /** Copy the outputs to the artifact store (default) or only report their URLs. */
   keepOutputs: z.boolean().default(true),
   /** For search attributes and reports: who pays, and the expected cost in 1/10000 USD. */
@@ -264,10 +257,8 @@ export const MediaGenerationResult = z
 export type MediaGenerationResult = z.infer<typeof MediaGenerationResult>;
 
 /**
- * mediaGeneration's business status (the `status` and `mediaProgress` queries and the PlatformStatus
- * search attribute): its own steps, and the platform's task statuses under names of ours
- * (MEDIA_STATUS_BY_TASK_STATUS); a task status the platform reports without a name here is shown as
- * it came.
+ * The business status (the queries and the PlatformStatus search attribute): its own steps, and the
+ * task statuses under names of ours (MEDIA_STATUS_BY_TASK_STATUS), or as the platform wrote them.
  */
 export const MEDIA_GENERATION_STATUSES = [
   'SUBMITTING',
