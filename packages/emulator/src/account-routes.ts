@@ -6,11 +6,11 @@ import { BillListRequest, CheckMemberBudgetRequest, QuotaListRequest } from '../
 import { MODEL_REGISTRY } from '../../../src/platform/models';
 import { DECISION_MODEL } from '../../../src/platform/schemas/decision';
 import { parseOr400, sendPlatformError } from './http';
-import type { Ledger } from './ledger';
+import type { Accounts } from './accounts';
 import type { RateLimiter } from './rate-limit';
 
 interface AccountDeps {
-  ledger: Ledger;
+  accounts: Accounts;
   limiter: RateLimiter;
   paths: PlatformPaths;
 }
@@ -21,15 +21,15 @@ const NUMBER = /^-?\d+(\.\d+)?$/;
 const UNLIMITED_BALANCE = 10_000_000_000;
 
 export function registerAccountRoutes(app: FastifyInstance, deps: AccountDeps): void {
-  const { ledger, limiter, paths } = deps;
+  const { accounts, limiter, paths } = deps;
 
   app.post(paths.checkMemberBudget, (request, reply) => {
     const body = parseOr400(reply, CheckMemberBudgetRequest, request.body);
     if (!body) return reply;
-    const member = ledger.member(body.member_id);
+    const member = accounts.member(body.member_id);
     // 404 like the task API's unknown id (the spec shows no answer for it); the reason says what is missing.
     if (!member) return sendPlatformError(reply, 404, 'MEMBER_NOT_FOUND', `member ${body.member_id} not found`);
-    return reply.send({ enough: ledger.canAfford(member.id, body.cost) });
+    return reply.send({ enough: accounts.canAfford(member.id, body.cost) });
   });
 
   app.get(paths.billList, (request, reply) => {
@@ -43,7 +43,7 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountDeps): 
     }
     const q = parseOr400(reply, BillListRequest, query);
     if (!q) return reply;
-    return reply.send({ bills: ledger.bills(request.caller.userId, q) });
+    return reply.send({ bills: accounts.bills(request.caller.userId, q) });
   });
 
   app.get(paths.listModels, (_request, reply) =>
@@ -59,7 +59,7 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AccountDeps): 
 
   // The caller's member's remaining budget, as the live platform's strings.
   app.get(paths.balanceDetail, (request, reply) => {
-    const member = ledger.member(request.caller.memberId);
+    const member = accounts.member(request.caller.memberId);
     const available = String(member?.remaining ?? UNLIMITED_BALANCE);
     return reply.send({ availableBalance: available, cashBalance: available, creditLimit: '0' });
   });

@@ -125,16 +125,16 @@ function routes(app: FastifyInstance, state: EmulatorState): void {
   });
 
   // ── Money and quotas ─────────────────────────────────────────────────────
-  app.get('/members', (_request, reply) => json(reply, { members: state.ledger.members() }));
+  app.get('/members', (_request, reply) => json(reply, { members: state.accounts.members() }));
   app.put<{ Params: { id: string } }>('/members/:id/budget', (request, reply) => {
     const body = parseOr400(reply, BudgetBody, request.body);
     if (!body) return reply;
-    if (!state.ledger.setRemaining(request.params.id, body.remaining)) {
+    if (!state.accounts.setRemaining(request.params.id, body.remaining)) {
       return sendPlatformError(reply, 404, 'MEMBER_NOT_FOUND', `member ${request.params.id} not found`);
     }
-    return json(reply, state.ledger.member(request.params.id));
+    return json(reply, state.accounts.member(request.params.id));
   });
-  app.get('/charges', (_request, reply) => json(reply, { charges: state.ledger.charges().filter((c) => c.debited) }));
+  app.get('/charges', (_request, reply) => json(reply, { charges: state.accounts.charges().filter((c) => c.debited) }));
   app.get('/quotas', (_request, reply) =>
     json(reply, { data: state.limiter.list(), rateLimits: state.fixtures.rateLimits }),
   );

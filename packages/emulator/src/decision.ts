@@ -16,7 +16,7 @@ import type { EmulatorClock } from './clock';
 import type { DecisionSettings } from './fixtures';
 import { draw, hash32 } from './hash';
 import { parseOr400, sendInvalid, sendPlatformError } from './http';
-import type { Ledger } from './ledger';
+import type { Accounts } from './accounts';
 import { LLM_CATEGORY, decisionAmount } from './pricing';
 import type { RateLimiter } from './rate-limit';
 
@@ -109,7 +109,7 @@ export function promptTokens(req: Request, options: readonly string[]): number {
 }
 
 interface DecisionDeps {
-  ledger: Ledger;
+  accounts: Accounts;
   limiter: RateLimiter;
   clock: EmulatorClock;
   settings: () => DecisionSettings;
@@ -117,7 +117,7 @@ interface DecisionDeps {
 }
 
 export function registerDecisionRoute(app: FastifyInstance, deps: DecisionDeps): void {
-  const { ledger, limiter, clock, paths } = deps;
+  const { accounts, limiter, clock, paths } = deps;
 
   app.post(
     paths.decisionEvaluation,
@@ -150,7 +150,7 @@ export function registerDecisionRoute(app: FastifyInstance, deps: DecisionDeps):
       const options = req.options ?? YES_NO;
       const tokens = promptTokens(req, options);
       const amount = decisionAmount(tokens);
-      if (!ledger.canAfford(request.caller.memberId, amount)) {
+      if (!accounts.canAfford(request.caller.memberId, amount)) {
         return sendPlatformError(
           reply,
           400,
@@ -184,7 +184,7 @@ export function registerDecisionRoute(app: FastifyInstance, deps: DecisionDeps):
       const thinkMs = thinkTokens * settings.msPerThinkToken;
       await delay(clock.realDelay(settings.baseLatencyMs + thinkMs));
 
-      ledger.charge({
+      accounts.charge({
         caller: request.caller,
         productId: DECISION_MODEL,
         productName: DECISION_MODEL,

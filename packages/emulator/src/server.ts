@@ -114,20 +114,20 @@ function buildEmulatorApp(state: EmulatorState, recorder?: Recorder): FastifyIns
   registerInstanceRoutes(app, { instances: state.instances, paths: state.paths });
   registerTaskRoutes(app, {
     tasks: state.tasks,
-    ledger: state.ledger,
+    accounts: state.accounts,
     limiter: state.limiter,
     counters: state.counters,
     paths: state.paths,
     callbacks: state.callbacks,
   });
   registerDecisionRoute(app, {
-    ledger: state.ledger,
+    accounts: state.accounts,
     limiter: state.limiter,
     clock: state.clock,
     settings: () => state.decision,
     paths: state.paths,
   });
-  registerAccountRoutes(app, { ledger: state.ledger, limiter: state.limiter, paths: state.paths });
+  registerAccountRoutes(app, { accounts: state.accounts, limiter: state.limiter, paths: state.paths });
   registerBatchRoutes(app, { env: state.batchEnv, store: state.batches, paths: state.paths });
   registerAdminRoutes(app, state);
   return app;

@@ -20,7 +20,7 @@ import {
 } from './fixtures';
 import { IdGenerator } from './hash';
 import { InstanceStore } from './instances';
-import { Ledger, type ChargeRecord } from './ledger';
+import { Accounts, type ChargeRecord } from './accounts';
 import { RateLimiter } from './rate-limit';
 import { RouteTable } from './routes';
 import { ScenarioRunner } from './scenario/runner';
@@ -36,7 +36,7 @@ export class EmulatorState {
   readonly counters = new Counters();
   readonly faults: FaultStore;
   readonly keys = new KeyRing();
-  readonly ledger: Ledger;
+  readonly accounts: Accounts;
   readonly limiter: RateLimiter;
   readonly tasks: TaskStore;
   readonly callbacks: CallbackSender;
@@ -56,16 +56,16 @@ export class EmulatorState {
   constructor(readonly options: EmulatorOptions) {
     this.clock = new EmulatorClock(options.clockSpeed);
     this.faults = new FaultStore(this.routes, this.counters);
-    this.ledger = new Ledger(() => this.clock.now());
+    this.accounts = new Accounts(() => this.clock.now());
     this.limiter = new RateLimiter(this.clock, this.counters);
-    this.tasks = new TaskStore(this.clock, this.ledger, this.ids, () => this.publicUrl);
+    this.tasks = new TaskStore(this.clock, this.accounts, this.ids, () => this.publicUrl);
     this.callbacks = new CallbackSender(this.clock, this.tasks);
     this.instances = new InstanceStore(this.clock);
     this.batchEnv = {
       now: () => this.clock.now(),
       newId: (prefix) => this.ids.next(prefix),
       charge: (input) => {
-        this.ledger.charge(input);
+        this.accounts.charge(input);
       },
     };
     this.batches = new BatchStore(this.batchEnv);
@@ -113,7 +113,7 @@ export class EmulatorState {
     this.faults.clear();
     if (this.clock.speed !== this.options.clockSpeed) this.clock.setSpeed(this.options.clockSpeed);
     this.keys.load(f.apiKeys);
-    this.ledger.load(
+    this.accounts.load(
       f.members,
       f.historicalCharges.map((h) => this.historyRecord(h)),
     );

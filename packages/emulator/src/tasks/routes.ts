@@ -12,7 +12,7 @@ import {
 } from '../../../../src/platform/schemas/media';
 import type { Counters } from '../counters';
 import { parseOr400, sendInvalid, sendPlatformError } from '../http';
-import type { Ledger } from '../ledger';
+import type { Accounts } from '../accounts';
 import { modelTaskCharge, videoCharge, type VideoCharge, type VideoOperation } from '../pricing';
 import type { RateLimiter } from '../rate-limit';
 import { OUTPUT_FILES_PREFIX } from '../routes';
@@ -24,7 +24,7 @@ import { describeZodIssues } from '../../../../src/platform/validation';
 
 interface TaskRouteDeps {
   tasks: TaskStore;
-  ledger: Ledger;
+  accounts: Accounts;
   limiter: RateLimiter;
   counters: Counters;
   paths: PlatformPaths;
@@ -87,7 +87,7 @@ function webhookUrlOf(body: Record<string, unknown>): string | undefined {
 }
 
 export function registerTaskRoutes(app: FastifyInstance, deps: TaskRouteDeps): void {
-  const { tasks, ledger, limiter, counters, paths, callbacks } = deps;
+  const { tasks, accounts, limiter, counters, paths, callbacks } = deps;
 
   /** Markers, quota, balance, then the task: the same for every model. */
   const accept = async (request: FastifyRequest, reply: FastifyReply, a: Accepted): Promise<FastifyReply> => {
@@ -95,7 +95,7 @@ export function registerTaskRoutes(app: FastifyInstance, deps: TaskRouteDeps): v
     if (issues.length > 0) return sendInvalid(reply, issues);
     if (!limiter.take(reply, a.operation, request.caller.userId)) return reply;
     // Refused up front, like a platform that checks the balance before queueing paid work.
-    if (!ledger.canAfford(request.caller.memberId, a.charge.amount)) {
+    if (!accounts.canAfford(request.caller.memberId, a.charge.amount)) {
       return sendPlatformError(
         reply,
         400,

@@ -4,7 +4,7 @@
 // end, or by a sweep every 250 ms real time, so a task nobody polls is still billed.
 import type { EmulatorClock } from '../clock';
 import { IdGenerator, mix } from '../hash';
-import type { ChargeRecord, Ledger } from '../ledger';
+import type { ChargeRecord, Accounts } from '../accounts';
 import { GEN_API_CATEGORY, VIDEO_PRODUCTS, type VideoCharge, type VideoOperation } from '../pricing';
 import type { Caller } from '../types';
 import type { TaskMarkers } from './markers';
@@ -123,7 +123,7 @@ export class TaskStore {
 
   constructor(
     private readonly clock: EmulatorClock,
-    private readonly ledger: Ledger,
+    private readonly accounts: Accounts,
     private readonly ids: IdGenerator,
     /** Base of output URLs (http://host:port), known once the server listens. */
     private readonly publicUrl: () => string,
@@ -342,7 +342,7 @@ export class TaskStore {
     if (!task.failReason) {
       const product = task.product;
       try {
-        settlement.charge = this.ledger.charge({
+        settlement.charge = this.accounts.charge({
           caller: task.caller,
           productId: product.productId,
           productName: product.productName,

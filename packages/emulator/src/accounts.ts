@@ -60,7 +60,7 @@ function periodOf(t: number, cycle: CycleType): { start: number; end: number } {
   }
 }
 
-export class Ledger {
+export class Accounts {
   private readonly membersById = new Map<string, MemberState>();
   private readonly records: ChargeRecord[] = [];
 
