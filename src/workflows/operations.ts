@@ -39,11 +39,6 @@ export const WORKFLOWS = Object.fromEntries(
   Object.values(OPERATIONS).flatMap((op) => Object.entries(op.workflows as Record<string, WorkflowContract>)),
 ) as { [T in WorkflowTypeName]: Contracts[T] };
 
-/** Each workflow type's operation (its folder). */
-export const OPERATION_OF = Object.fromEntries(
-  Object.entries(OPERATIONS).flatMap(([name, op]) => Object.keys(op.workflows).map((type) => [type, name])),
-) as Record<WorkflowTypeName, OperationName>;
-
 export const WORKFLOW_TYPES = Object.keys(WORKFLOWS) as WorkflowTypeName[];
 /** The workflow types a caller starts (a member's budget ledger is started by the jobs that need it). */
 export const STARTABLE_WORKFLOW_TYPES = WORKFLOW_TYPES.filter((t) => !(WORKFLOWS[t] as WorkflowContract).internal);
