@@ -31,6 +31,7 @@ export * from '../../../src/workflows/autoRenew/contract';
 export * from '../../../src/workflows/batch/contract';
 export * from '../../../src/workflows/billing/contract';
 export * from '../../../src/workflows/budget/contract';
+export * from '../../../src/workflows/budgetLedger/contract';
 export * from '../../../src/workflows/decision/contract';
 export * from '../../../src/workflows/instances/contract';
 export * from '../../../src/workflows/media/contract';
