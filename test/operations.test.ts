@@ -3,6 +3,7 @@
 // and its doc page. Pure: reads the modules and the docs, starts nothing.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import * as clientPackage from '../packages/client/src';
 import { operationsWithActivities } from '../src/activities';
 import { CONTRACTS, OPERATIONS, WORKFLOW_TYPES, WORKFLOWS, workflowSummary } from '../src/workflows/operations';
 
@@ -39,6 +40,12 @@ describe('the list of operations', () => {
         createActivities: 'function',
       });
     }
+  });
+
+  it.each(operations)('%s: the client package exports everything its contract does', (name) => {
+    const contract = (CONTRACTS as Record<string, Record<string, unknown>>)[name];
+    const missing = Object.keys(contract).filter((key) => !(key in clientPackage));
+    expect({ name, missing }).toEqual({ name, missing: [] });
   });
 
   it('names every workflow type once, across all operations', () => {
