@@ -40,9 +40,9 @@ describe('worker process', () => {
       // Our own, on the same endpoint: platform calls by operation and status, their latency, the pace.
       const series = (name: string, labels: string[]) =>
         new RegExp(`${name}\\{${labels.map((l) => `(?=[^}]*${l})`).join('')}[^}]*\\} [1-9]`);
-      expect(metrics).toMatch(series('platform_calls(_total)?', ['operation="evaluateDecision"', 'status="200"']));
+      expect(metrics).toMatch(series('platform_calls(_total)?', ['operation="decisionEvaluation"', 'status="200"']));
       expect(metrics).toMatch(series('platform_calls(_total)?', ['operation="listQuotas"', 'status="200"']));
-      expect(metrics).toMatch(series('platform_call_latency_count', ['operation="evaluateDecision"']));
+      expect(metrics).toMatch(series('platform_call_latency_count', ['operation="decisionEvaluation"']));
       expect(metrics).toMatch(series('platform_pacing_rps', ['operation="text-to-video"']));
     } finally {
       child.kill('SIGTERM');
