@@ -41,7 +41,11 @@ export default tseslint.config(
       '@typescript-eslint/no-non-null-assertion': 'off',
     },
   },
-  { files: workflowSandbox.WORKFLOW_SAFE, rules: workflowSandbox.rules },
+  {
+    ...workflowSandbox.WORKFLOW_SAFE,
+    plugins: { 'workflow-sandbox': workflowSandbox.plugin },
+    rules: workflowSandbox.rules,
+  },
   {
     // Activities are imported by workflows (as types), never the other way round: what both need lives
     // in the workflow-safe folders, and in each operation's contract.

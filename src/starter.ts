@@ -19,6 +19,7 @@ import {
   scheduleListCommand,
   schedulePauseCommand,
   scheduleTriggerCommand,
+  SCHEDULE_INPUT_DEFAULTS,
   type ScheduleCreateOptions,
 } from './starter/commands/schedule';
 import { quotasCommand } from './starter/commands/quotas';
@@ -34,9 +35,8 @@ import {
 } from './namespace/register-option';
 import { CliError, ExitCode } from './starter/exit-codes';
 import { toCliError } from './starter/failures';
-import { addInputOptions } from './starter/input-options';
 import { OVERLAP_NAMES } from './starter/schedule-options';
-import { FLAG_HELP } from './starter/workflow-inputs';
+import { addInputOptions, flagUsage, type StartableWorkflowType } from './starter/workflow-inputs';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -60,9 +60,7 @@ export function buildProgram(): Command {
       .command('start')
       .description(
         `start a workflow by name: ${STARTABLE_WORKFLOW_TYPES.join(', ')}\n` +
-          Object.entries(FLAG_HELP)
-            .map(([t, f]) => `  ${t}: ${f}`)
-            .join('\n'),
+          (STARTABLE_WORKFLOW_TYPES as StartableWorkflowType[]).map((t) => `  ${t}: ${flagUsage(t)}`).join('\n'),
       )
       .argument('<workflow>', 'workflow type')
       .option('--id <workflowId>', 'business workflow id (default: <workflow>-<random>)')
@@ -130,8 +128,8 @@ function addScheduleCommands(program: Command): void {
       .argument('<scheduleId>')
       .description(
         'create a schedule: --cron or --every, then the budgetGatedJob as `start budgetGatedJob` takes it ' +
-          `(--input JSON, or ${FLAG_HELP.budgetGatedJob}); a run without budget ends Skipped unless --on-insufficient says otherwise. ` +
-          `\`schedule create autoRenew ${FLAG_HELP.autoRenew} [--every 6h]\` renews a member's expiring instances instead`,
+          `(--input JSON, or ${flagUsage('budgetGatedJob')}); a run without budget ends Skipped unless --on-insufficient says otherwise. ` +
+          `\`schedule create autoRenew ${flagUsage('autoRenew')} [--every 6h]\` renews a member's expiring instances instead`,
       )
       .option('--cron <expr>', 'when to run, as cron (e.g. "0 3 * * MON-FRI", @daily); or --every')
       .option('--every <duration>', 'run every 30s, 5m, 1h …; or --cron')
@@ -141,7 +139,7 @@ function addScheduleCommands(program: Command): void {
       .option('--paused', 'create it paused')
       .option('--note <text>', 'a note on its state (why it is paused …)')
       .option('--task-queue <name>', 'task queue of the runs (default: TEMPORAL_TASK_QUEUE or platform-ops)'),
-    { onInsufficient: 'skip' },
+    SCHEDULE_INPUT_DEFAULTS,
   ).action((id: string, opts: ScheduleCreateOptions) => scheduleCreateCommand(id, opts, out));
   schedule
     .command('list')

@@ -1,11 +1,20 @@
-// Every operation that src/workflows/operations.ts lists has all its parts, and nothing is registered
-// that the list does not name: adding an operation is its folders, one line in the list, its tests
-// and its doc page. Pure: reads the modules and the docs, starts nothing.
+// Every operation that src/workflows/operations.ts lists has all its parts (contract, workflows,
+// starter flags, activities where it has its own), and nothing is registered that the list does not
+// name: adding an operation is its folders, one line in the list, its tests and its doc page. Pure:
+// reads the modules and the docs, starts nothing.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as clientPackage from '../packages/client/src';
 import { operationsWithActivities } from '../src/activities';
-import { CONTRACTS, OPERATIONS, WORKFLOW_TYPES, WORKFLOWS, workflowSummary } from '../src/workflows/operations';
+import { mergeFlags, operationStarters, type OperationStarter } from '../src/starter/workflow-inputs';
+import {
+  CONTRACTS,
+  OPERATIONS,
+  STARTABLE_WORKFLOW_TYPES,
+  WORKFLOW_TYPES,
+  WORKFLOWS,
+  workflowSummary,
+} from '../src/workflows/operations';
 
 const root = path.join(__dirname, '..');
 const operations = Object.entries(OPERATIONS);
@@ -46,6 +55,44 @@ describe('the list of operations', () => {
     const contract = (CONTRACTS as Record<string, Record<string, unknown>>)[name];
     const missing = Object.keys(contract).filter((key) => !(key in clientPackage));
     expect({ name, missing }).toEqual({ name, missing: [] });
+  });
+
+  // Every operation with a workflow type to start; a member's ledger has none.
+  const startable = operations.filter(([, op]) =>
+    Object.keys(op.workflows).some((t) => (STARTABLE_WORKFLOW_TYPES as string[]).includes(t)),
+  );
+  it.each(startable)('%s: src/workflows/%s/starter.ts gives the flags of each workflow type it starts', (name, op) => {
+    const file = path.join(root, 'src', 'workflows', name, 'starter.ts');
+    expect({ name, starter: existsSync(file) }).toEqual({ name, starter: true });
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- each operation's module, by its folder
+    const { starter } = require(file) as { starter: OperationStarter };
+    const startable = Object.keys(op.workflows).filter((t) => (STARTABLE_WORKFLOW_TYPES as string[]).includes(t));
+    expect({ name, inputs: Object.keys(starter.inputs).sort() }).toEqual({ name, inputs: startable.sort() });
+    for (const flags of Object.values(starter.inputs)) {
+      expect(typeof flags.input).toBe('function');
+      expect(flags.usage).not.toBe('');
+    }
+  });
+
+  it("merges the operations' flags into one option each, and refuses one flag of two kinds", () => {
+    const options = mergeFlags(operationStarters());
+    const image = options.find((o) => o.flag === '--image <url>');
+    expect(image?.kind).toBe('repeatable');
+    expect(options.filter((o) => o.flag.startsWith('--member-id '))).toHaveLength(1);
+
+    const declaring = (flag: string, extra: object): OperationStarter => ({
+      flags: { memberId: { flag, description: 'who pays', ...extra } },
+      inputs: {},
+    });
+    expect(() => mergeFlags({ a: declaring('--member-id <id>', {}), b: declaring('--member-id', {}) })).toThrow(
+      '--member-id is a value in src/workflows/a/starter.ts but a switch in src/workflows/b/starter.ts',
+    );
+    expect(() =>
+      mergeFlags({ a: declaring('--member-id <id>', {}), b: declaring('--member-id <id>', { repeatable: true }) }),
+    ).toThrow('--member-id is a value in src/workflows/a/starter.ts but repeatable in src/workflows/b/starter.ts');
+    expect(() => mergeFlags({ a: declaring('--member <id>', {}) })).toThrow(
+      'src/workflows/a/starter.ts names --member "memberId", but commander reads it as "member".',
+    );
   });
 
   it('names every workflow type once, across all operations', () => {

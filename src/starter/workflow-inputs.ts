@@ -1,232 +1,159 @@
-// Builds a workflow's input from `--input` JSON, `--input-file`, or the per-workflow flags, and
-// checks it with the same schema the workflow uses, so a typo fails before anything starts.
+// Builds a workflow's input from `--input` JSON, `--input-file`, or the workflow's own flags, and
+// checks it with the same schema the workflow uses, so a typo fails before anything starts. Each
+// operation declares its flags, how they make its workflow types' inputs and what `npm start` suggests
+// trying, in src/workflows/<operation>/starter.ts; they are loaded here by the operations list, and a
+// flag several operations declare becomes one option.
 import { readFileSync } from 'node:fs';
-import { BudgetJob, type BudgetJobType } from '../workflows/budget/contract';
-import { MEDIA_OPERATIONS } from '../workflows/media/contract';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { describeZodError, formatIssues } from '../platform/validation';
 import {
+  OPERATION_OF,
   STARTABLE_WORKFLOW_TYPES,
-  WORKFLOWS as WorkflowSchemas,
+  WORKFLOWS,
   WorkflowType,
   type WorkflowTypeName,
 } from '../workflows/operations';
-import { describeZodError, formatIssues } from '../platform/validation';
-import { batchEndpoint, batchFileInput } from './batch-file';
 import { CliError, ExitCode } from './exit-codes';
-import { INSTANCE_FLAG_HELP, instanceFlagInputs, type InstanceFlags } from './instance-inputs';
-
-export interface InputFlags extends InstanceFlags {
-  input?: string;
-  inputFile?: string;
-  instanceId?: string;
-  months?: string;
-  timeoutSeconds?: string;
-  state?: string;
-  image?: string[];
-  question?: string[];
-  kind?: string;
-  options?: string;
-  thinking?: boolean;
-  // mediaGeneration (`image` above is its start image).
-  operation?: string;
-  model?: string;
-  body?: string;
-  prompt?: string;
-  endImage?: string;
-  duration?: string;
-  sound?: boolean;
-  aspectRatio?: string;
-  negativePrompt?: string;
-  cfgScale?: string;
-  nsfwDetection?: boolean;
-  onAmbiguous?: string;
-  memberId?: string;
-  // batchJob.
-  file?: string;
-  endpoint?: string;
-  inputFileId?: string;
-  windowHours?: string;
-  graceMinutes?: string;
-  // billingReport.
-  cycleType?: string;
-  from?: string;
-  to?: string;
-  category?: string;
-  productName?: string;
-  quotas?: boolean;
-  // budgetGatedJob (`memberId` above is the paying member).
-  job?: string;
-  jobInput?: string;
-  cost?: string;
-  onInsufficient?: string;
-  budgetWaitSeconds?: string;
-  budgetWaitThen?: string;
-  gateQuestion?: string;
-  gateThreshold?: string;
-  gatePassOption?: string;
-  gateKind?: string;
-  gateOptions?: string;
-}
 
 /** The workflow types a user starts (the budget ledger is started by the jobs that need it). */
-type StartableWorkflowType = Exclude<WorkflowTypeName, typeof WorkflowType.budgetLedger>;
+export type StartableWorkflowType = Exclude<WorkflowTypeName, typeof WorkflowType.budgetLedger>;
 
-/** Which flags make up each workflow's input. */
-const FLAG_INPUTS: Record<StartableWorkflowType, (f: InputFlags) => Record<string, unknown>> = {
-  renewInstance: (f) => ({ instanceId: f.instanceId, months: num(f.months, '--months') }),
-  restartInstance: (f) => ({ instanceId: f.instanceId, timeoutSeconds: num(f.timeoutSeconds, '--timeout-seconds') }),
-  ...instanceFlagInputs(num),
-  evaluateDecision: (f) => ({
-    state: f.image?.length ? [...(f.state ? [f.state] : []), ...f.image.map((image) => ({ image }))] : f.state,
-    questions: (f.question ?? []).map((question) => ({
-      kind: f.kind ?? (f.options ? 'choice' : 'yes_no'),
-      question,
-      options: f.options?.split(',').map((o) => o.trim()),
-    })),
-    thinking: f.thinking,
-  }),
-  mediaGeneration: (f) => {
-    if (f.model !== undefined || f.operation === 'async') return asyncModelInput(f);
-    if (f.body !== undefined) throw new CliError('--body is the body of a --model; give --model too.', ExitCode.Usage);
-    const image = startImage(f.image);
-    return {
-      operation: mediaOperation(f.operation, image),
-      // The platform body as is: the schema says which fields the operation allows (aspect ratio is t2v only).
-      request: {
-        image,
-        end_image: f.endImage,
-        prompt: f.prompt,
-        duration: num(f.duration, '--duration', 'request.duration'),
-        sound: f.sound,
-        aspect_ratio: f.aspectRatio,
-        negative_prompt: f.negativePrompt,
-        cfg_scale: num(f.cfgScale, '--cfg-scale', 'request.cfg_scale'),
-        extra: f.nsfwDetection ? { enable_nsfw_detection: true } : undefined,
-      },
-      submission: f.onAmbiguous === undefined ? undefined : { onAmbiguous: f.onAmbiguous },
-      memberId: f.memberId,
-    };
-  },
-  batchJob: (f) => {
-    const endpoint = batchEndpoint(f.endpoint);
-    if ((f.file === undefined) === (f.inputFileId === undefined)) {
-      throw new CliError('batchJob needs either --file requests.jsonl or --input-file-id ID.', ExitCode.Usage);
+/** The parsed command line, as commander names each option (`memberId` for `--member-id`). */
+export interface InputFlags {
+  input?: string;
+  inputFile?: string;
+  [option: string]: string | string[] | boolean | undefined;
+}
+
+/** Top-level input fields a command fills when the input leaves them out (a schedule's runs skip without budget). */
+export type InputDefaults = Record<string, unknown>;
+
+/** One command-line flag: a value (`--months <n>`), a repeatable value, or a switch (`--sound`). */
+export interface Flag {
+  /** As commander takes it. */
+  flag: string;
+  /** A function where the help names the command's default. */
+  description: string | ((defaults: InputDefaults) => string);
+  /** Each use adds a value (`--question Q --question R`). */
+  repeatable?: true;
+}
+
+type FlagValue<F extends Flag> = F extends { repeatable: true }
+  ? string[]
+  : F['flag'] extends `${string}<${string}>`
+    ? string
+    : boolean;
+/** The options an operation reads, typed by its own flags. */
+export type FlagsOf<O extends Record<string, Flag>> = { [K in keyof O]?: FlagValue<O[K]> };
+
+export interface WorkflowFlags<F> {
+  /** The flags in one line, for `start --help` and a refused input. */
+  usage: string;
+  /** `inputFromFlags` builds another type's input from the same flags (a budget-gated job's own). */
+  input(flags: F, inputFromFlags: (type: StartableWorkflowType) => Record<string, unknown>): Record<string, unknown>;
+}
+
+/** What src/workflows/<operation>/starter.ts exports as `starter`. */
+export interface OperationStarter<O extends Record<string, Flag> = Record<string, Flag>> {
+  /** Keyed by the name commander gives the option. */
+  flags: O;
+  inputs: Partial<Record<StartableWorkflowType, WorkflowFlags<FlagsOf<O>>>>;
+  /** Command lines, after `npm run starter --`, that `npm start` suggests trying. */
+  examples?: string[];
+}
+
+/** Types an operation's `starter` by its flags. */
+export const defineStarter = <const O extends Record<string, Flag>>(s: OperationStarter<O>): OperationStarter<O> => s;
+
+let starters: Record<string, OperationStarter> | undefined;
+
+/** Each operation's starter.ts, by operation. */
+export function operationStarters(): Record<string, OperationStarter> {
+  starters ??= Object.fromEntries(
+    // Every operation that has a workflow type to start (a member's ledger has none).
+    [...new Set(STARTABLE_WORKFLOW_TYPES.map((type) => OPERATION_OF[type]))].map((op) => {
+      // Loaded by the operation's folder name, so that adding an operation never edits the starter.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const module = require(path.join(__dirname, '..', 'workflows', op, 'starter')) as { starter: OperationStarter };
+      return [op, module.starter];
+    }),
+  );
+  return starters;
+}
+
+type FlagKind = 'a switch' | 'a value' | 'repeatable';
+const kindOf = (f: Flag): FlagKind => (f.repeatable ? 'repeatable' : /<.+>/.test(f.flag) ? 'a value' : 'a switch');
+
+interface MergedFlag {
+  flag: string;
+  kind: FlagKind;
+  descriptions: Flag['description'][];
+  /** The first operation that declares it. */
+  by: string;
+}
+
+/** One option per flag, whichever operations declare it; a flag of two kinds cannot be one option, so it throws. */
+export function mergeFlags(byOperation: Record<string, OperationStarter>): MergedFlag[] {
+  const merged = new Map<string, MergedFlag>();
+  for (const [op, { flags }] of Object.entries(byOperation)) {
+    for (const [name, f] of Object.entries(flags)) {
+      const long = f.flag.split(' ')[0];
+      const attribute = long.slice(2).replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
+      if (attribute !== name) {
+        throw new Error(
+          `src/workflows/${op}/starter.ts names ${long} "${name}", but commander reads it as "${attribute}".`,
+        );
+      }
+      const seen = merged.get(name);
+      if (seen === undefined) {
+        merged.set(name, { flag: f.flag, kind: kindOf(f), descriptions: [f.description], by: op });
+      } else if (seen.kind !== kindOf(f)) {
+        throw new Error(
+          `${long} is ${seen.kind} in src/workflows/${seen.by}/starter.ts but ${kindOf(f)} in ` +
+            `src/workflows/${op}/starter.ts: one flag is one option, of one kind.`,
+        );
+      } else if (!seen.descriptions.includes(f.description)) {
+        seen.descriptions.push(f.description);
+      }
     }
-    return {
-      endpoint,
-      ...(f.file !== undefined ? batchFileInput(f.file, endpoint) : { inputFileId: f.inputFileId }),
-      windowHours: num(f.windowHours, '--window-hours', 'windowHours'),
-      graceMinutes: num(f.graceMinutes, '--grace-minutes', 'graceMinutes'),
-      memberId: f.memberId,
-    };
-  },
-  billingReport: (f) => ({
-    cycleType: f.cycleType,
-    startTime: unixSeconds(f.from, '--from'),
-    endTime: unixSeconds(f.to, '--to'),
-    category: f.category,
-    productName: f.productName,
-    includeQuotas: f.quotas,
-  }),
-  budgetGatedJob: (f) => {
-    const workflowType = budgetJobType(f.job);
-    const waitTimeout = num(f.budgetWaitSeconds, '--budget-wait-seconds', 'wait.timeoutSeconds');
-    return {
-      memberId: f.memberId,
-      cost: num(f.cost, '--cost', 'cost'),
-      onInsufficient: f.onInsufficient,
-      wait:
-        waitTimeout !== undefined || f.budgetWaitThen !== undefined
-          ? { timeoutSeconds: waitTimeout, onTimeout: f.budgetWaitThen }
-          : undefined,
-      // The job's input: as JSON, or from the job's own flags (--prompt, --instance-id …).
-      job: {
-        workflowType,
-        input: f.jobInput !== undefined ? parseJson(f.jobInput, '--job-input') : FLAG_INPUTS[workflowType](f),
-      },
-      gate:
-        f.gateQuestion === undefined
-          ? undefined
-          : {
-              question: f.gateQuestion,
-              threshold: num(f.gateThreshold, '--gate-threshold', 'gate.threshold'),
-              passOption: f.gatePassOption,
-              kind: f.gateKind,
-              options: f.gateOptions?.split(',').map((o) => o.trim()),
-            },
-    };
-  },
-};
-
-/** `--model` with its body: from `--body request.json`, or `{prompt}` from `--prompt`. */
-function asyncModelInput(f: InputFlags): Record<string, unknown> {
-  if (f.model === undefined)
-    throw new CliError('--operation async needs --model <name> (see `models`).', ExitCode.Usage);
-  if ((f.body === undefined) === (f.prompt === undefined)) {
-    throw new CliError(`--model ${f.model} needs its body: --body request.json, or --prompt TEXT.`, ExitCode.Usage);
   }
-  return {
-    operation: 'async',
-    model: f.model,
-    request: f.body !== undefined ? parseJson(readText(f.body, '--body'), `--body ${f.body}`) : { prompt: f.prompt },
-    submission: f.onAmbiguous === undefined ? undefined : { onAmbiguous: f.onAmbiguous },
-    memberId: f.memberId,
-  };
+  return [...merged.values()];
 }
 
-function readText(file: string, flag: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new CliError(`Cannot read ${flag}: ${(err as Error).message}`, ExitCode.Usage);
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** The input flags, shared by `start` and `schedule create` (whose runs are built from the same flags). */
+export function addInputOptions(command: Command, defaults: InputDefaults = {}): Command {
+  command
+    .option('--input <json>', 'the whole input as JSON')
+    .option('--input-file <path>', 'the whole input from a JSON file');
+  for (const f of mergeFlags(operationStarters())) {
+    const description = f.descriptions.map((d) => (typeof d === 'string' ? d : d(defaults))).join('; ');
+    if (f.kind === 'repeatable') command.option(f.flag, description, collect);
+    else command.option(f.flag, description);
   }
+  return command;
 }
 
-const BUDGET_JOB_TYPES = BudgetJob.options.map((o) => o.shape.workflowType.value);
-
-function budgetJobType(job: string | undefined): BudgetJobType {
-  if (job === undefined || !(BUDGET_JOB_TYPES as readonly string[]).includes(job)) {
-    throw new CliError(
-      `budgetGatedJob needs --job with the job to run: one of ${BUDGET_JOB_TYPES.join(', ')}` +
-        (job === undefined ? '.' : `, not "${job}".`),
-      ExitCode.Usage,
-    );
-  }
-  return job as BudgetJobType;
+function workflowFlags(type: StartableWorkflowType): WorkflowFlags<InputFlags> {
+  const flags = operationStarters()[OPERATION_OF[type]].inputs[type];
+  if (flags === undefined) throw new Error(`src/workflows/${OPERATION_OF[type]}/starter.ts has no inputs.${type}.`);
+  return flags;
 }
 
-/** A date (2026-02-01, 2026-02-01T12:00:00Z) or Unix seconds, as Unix seconds. */
-function unixSeconds(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (/^\d+$/.test(value)) return Number(value);
-  const ms = Date.parse(value);
-  if (Number.isNaN(ms))
-    throw new CliError(`${flag} must be a date like 2026-02-01 or Unix seconds, not "${value}".`, ExitCode.Usage);
-  return Math.floor(ms / 1000);
-}
+/** A workflow type's flags in one line. */
+export const flagUsage = (type: StartableWorkflowType): string => workflowFlags(type).usage;
 
-export const FLAG_HELP: Record<StartableWorkflowType, string> = {
-  renewInstance: '--instance-id ID --months N',
-  restartInstance: '--instance-id ID [--timeout-seconds N]',
-  ...INSTANCE_FLAG_HELP,
-  evaluateDecision:
-    '--state TEXT [--image URL]... --question Q [--question Q]... [--kind K] [--options a,b,c] [--thinking]',
-  mediaGeneration:
-    '--prompt TEXT [--image URL] [--end-image URL] [--operation image-to-video|text-to-video] [--duration N] ' +
-    '[--sound] [--aspect-ratio 16:9|9:16|1:1] [--negative-prompt TEXT] [--cfg-scale X] [--nsfw-detection] ' +
-    '[--on-ambiguous fail|resubmit] [--member-id ID]; or --model NAME (--body request.json | --prompt TEXT)',
-  batchJob:
-    '--endpoint /v1/chat/completions|/v1/completions (--file requests.jsonl | --input-file-id ID) ' +
-    '[--window-hours N] [--grace-minutes N] [--member-id ID]',
-  billingReport:
-    '--cycle-type Hour|Day|Week|Month --from 2026-02-01 --to 2026-03-12 [--category C] [--product-name P] [--quotas]',
-  budgetGatedJob:
-    "--member-id ID --job TYPE (--job-input JSON | the job's own flags) [--cost N] " +
-    '[--on-insufficient fail|wait|skip] [--budget-wait-seconds N] [--budget-wait-then fail|skip] ' +
-    '[--gate-question Q --gate-threshold P [--gate-pass-option O] [--gate-kind K] [--gate-options a,b]]',
-};
+/** What `npm start` suggests trying, every operation's examples in the list's order. */
+export const starterExamples = (): string[] => Object.values(operationStarters()).flatMap((s) => s.examples ?? []);
+
+function inputFromFlags(type: StartableWorkflowType, flags: InputFlags): Record<string, unknown> {
+  return workflowFlags(type).input(flags, (other) => inputFromFlags(other, flags));
+}
 
 /** `field` names where the number goes in the input, so the message matches the schema's wording. */
-function num(value: string | undefined, flag: string, field?: string): number | undefined {
+export function num(value: string | undefined, flag: string, field?: string): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
   if (value.trim() === '' || !Number.isFinite(n)) {
@@ -236,30 +163,20 @@ function num(value: string | undefined, flag: string, field?: string): number | 
   return n;
 }
 
-/** `--image` is repeatable for evaluateDecision; a video has one start image (the last frame is --end-image). */
-function startImage(images: string[] | undefined): string | undefined {
-  if (images && images.length > 1) {
-    throw new CliError(
-      `mediaGeneration takes one start image, but --image was given ${images.length} times; ` +
-        'use --end-image for the last frame.',
-      ExitCode.Usage,
-    );
+export function readText(file: string, flag: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new CliError(`Cannot read ${flag}: ${(err as Error).message}`, ExitCode.Usage);
   }
-  return images?.[0];
 }
 
-/**
- * Checked here rather than by the schema: `operation` picks the schema's branch, and a wrong one only
- * reads "has an invalid shape". Without --operation, a start image means image-to-video.
- */
-function mediaOperation(operation: string | undefined, image: string | undefined): string {
-  if (operation === undefined) return image !== undefined ? 'image-to-video' : 'text-to-video';
-  // "async" never gets here: it goes with --model (asyncModelInput).
-  const detailed = MEDIA_OPERATIONS.filter((o) => o !== 'async');
-  if (!(detailed as readonly string[]).includes(operation)) {
-    throw new CliError(`--operation must be ${detailed.join(' or ')}, not "${operation}".`, ExitCode.Usage);
+export function parseJson(text: string, where: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new CliError(`${where} is not valid JSON: ${(err as Error).message}`, ExitCode.Usage);
   }
-  return operation;
 }
 
 export function assertWorkflowType(type: string): StartableWorkflowType {
@@ -278,39 +195,30 @@ export function assertWorkflowType(type: string): StartableWorkflowType {
   return type as StartableWorkflowType;
 }
 
-function parseJson(text: string, where: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new CliError(`${where} is not valid JSON: ${(err as Error).message}`, ExitCode.Usage);
-  }
-}
-
 /**
  * The workflow input as it will be sent (defaults are left to the workflow), after checking it.
- * `defaults` fill the top-level fields the input leaves out, from JSON or flags alike (a schedule's
- * runs skip rather than fail without budget, unless told otherwise).
+ * `defaults` fill the top-level fields the input leaves out, from JSON or flags alike.
  */
 export function buildWorkflowInput(
   type: StartableWorkflowType,
   flags: InputFlags,
-  defaults: Record<string, unknown> = {},
+  defaults: InputDefaults = {},
 ): unknown {
   let input: unknown;
   if (flags.input !== undefined) input = parseJson(flags.input, '--input');
   else if (flags.inputFile !== undefined) {
     input = parseJson(readText(flags.inputFile, '--input-file'), `--input-file ${flags.inputFile}`);
   } else {
-    input = JSON.parse(JSON.stringify(FLAG_INPUTS[type](flags))) as unknown; // drops undefined fields
+    input = JSON.parse(JSON.stringify(inputFromFlags(type, flags))) as unknown; // drops undefined fields
   }
   if (input !== null && typeof input === 'object' && !Array.isArray(input)) {
     const fields = input as Record<string, unknown>;
     for (const [field, value] of Object.entries(defaults)) if (!(field in fields)) fields[field] = value;
   }
-  const parsed = WorkflowSchemas[type].input.safeParse(input);
+  const parsed = WORKFLOWS[type].input.safeParse(input);
   if (!parsed.success) {
     throw new CliError(
-      `Invalid ${type} input: ${formatIssues(describeZodError(parsed.error))}. Flags for ${type}: ${FLAG_HELP[type]}`,
+      `Invalid ${type} input: ${formatIssues(describeZodError(parsed.error))}. Flags for ${type}: ${flagUsage(type)}`,
       ExitCode.Usage,
     );
   }

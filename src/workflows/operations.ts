@@ -1,7 +1,7 @@
 // The service's operations: CONTRACTS below lists them, each by its contract module. The key is the
-// operation's folder under src/workflows (its contract.ts and workflows.ts) and src/activities (its
-// activities.ts, where it has activities of its own). The worker, the client package, the starter,
-// the JSON Schemas, the sandbox preload and the docs table all read this list;
+// operation's folder under src/workflows (its contract.ts, workflows.ts and starter.ts) and
+// src/activities (its activities.ts, where it has activities of its own). The worker, the client
+// package, the starter, the JSON Schemas, the sandbox preload and the docs table all read this list;
 // test/operations.test.ts names any part an operation lacks.
 import type { z } from 'zod';
 import type { Operation, WorkflowContract } from '../api/contract';
@@ -38,6 +38,11 @@ export type ResultOf<T extends WorkflowTypeName> = z.output<Contracts[T]['result
 export const WORKFLOWS = Object.fromEntries(
   Object.values(OPERATIONS).flatMap((op) => Object.entries(op.workflows as Record<string, WorkflowContract>)),
 ) as { [T in WorkflowTypeName]: Contracts[T] };
+
+/** Each workflow type's operation (its folder). */
+export const OPERATION_OF = Object.fromEntries(
+  Object.entries(OPERATIONS).flatMap(([name, op]) => Object.keys(op.workflows).map((type) => [type, name])),
+) as Record<WorkflowTypeName, OperationName>;
 
 export const WORKFLOW_TYPES = Object.keys(WORKFLOWS) as WorkflowTypeName[];
 /** The workflow types a caller starts (a member's budget ledger is started by the jobs that need it). */

@@ -119,7 +119,7 @@ describe('starter CLI', () => {
     [['start', 'renewInstance', '--input', '{bad'], /--input is not valid JSON/],
     [
       ['start', 'noSuchWorkflow'],
-      /Unknown workflow "noSuchWorkflow"\. Known workflows: renewInstance, restartInstance, evaluateDecision, mediaGeneration, batchJob, billingReport, budgetGatedJob, autoRenew, createInstance, startInstance, stopInstance, deleteInstance\./,
+      /Unknown workflow "noSuchWorkflow"\. Known workflows: mediaGeneration, batchJob, renewInstance, restartInstance, createInstance, startInstance, stopInstance, deleteInstance, evaluateDecision, budgetGatedJob, billingReport, autoRenew\./,
     ],
     [['start', 'budgetLedger'], /budgetLedger is started by the budget-gated jobs that need it/],
     [

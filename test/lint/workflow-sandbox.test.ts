@@ -1,5 +1,5 @@
 // The sandbox boundary is enforced by lint, not by memory: a forbidden import in workflow-safe code
-// must fail `npm run lint`, and the rule must apply to every workflow-safe folder.
+// must fail `npm run lint`, and the rule must apply to every workflow-safe file and to no other.
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { ESLint, type Linter } from 'eslint';
@@ -7,12 +7,13 @@ import tseslint from 'typescript-eslint';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const sandbox = require('../../lint/workflow-sandbox.cjs') as {
-  WORKFLOW_SAFE: string[];
+  isWorkflowSafe(file: string): boolean;
+  plugin: ESLint.Plugin;
   rules: Linter.RulesRecord;
 };
 
 const root = path.resolve(__dirname, '../..');
-const RULE = '@typescript-eslint/no-restricted-imports';
+const RULE = 'workflow-sandbox/imports';
 
 // The rule alone, without type information, so probe code need not be a file of the project.
 const eslint = new ESLint({
@@ -22,7 +23,7 @@ const eslint = new ESLint({
     {
       files: ['**/*.ts'],
       languageOptions: { parser: tseslint.parser },
-      plugins: { '@typescript-eslint': tseslint.plugin },
+      plugins: { 'workflow-sandbox': sandbox.plugin },
       rules: sandbox.rules,
     },
   ],
@@ -40,10 +41,15 @@ describe('workflow-safe code may not import I/O', () => {
     ["import ky from 'ky';", 'only zod'],
     ["import { Client } from '@temporalio/client';", 'only zod'],
     ["import { Context } from '@temporalio/activity';", 'only zod'],
-    ["import { PlatformClient } from '../../platform-client/client';", 'does I/O'],
-    ["import { loadPlatformConfig } from '../../platform-client/config';", 'does I/O'],
-    ["import { guardedFetch } from '../../fetching/guarded-fetch';", 'does I/O'],
-    ["import { startEmulator } from '../../../packages/emulator/src/server';", 'does I/O'],
+    ["import { PlatformClient } from '../../platform-client/client';", 'src/platform-client/client is not'],
+    ["import { loadPlatformConfig } from '../../platform-client/config';", 'src/platform-client/config is not'],
+    ["import { guardedFetch } from '../../fetching/guarded-fetch';", 'src/fetching/guarded-fetch is not'],
+    ["import { SubmitPacing } from '../../ratelimit/shared-pacing';", 'src/ratelimit/shared-pacing is not'],
+    ["import { startEmulator } from '../../../packages/emulator/src/server';", 'packages/emulator/src/server is not'],
+    ["export * from '../../config/worker';", 'src/config/worker is not'],
+    ["import { starter } from './starter';", 'src/workflows/media/starter is a starter module'],
+    ["import { starter } from '../batch/starter';", 'src/workflows/batch/starter is a starter module'],
+    ["import { buildWorkflowInput } from '../../starter/workflow-inputs';", 'src/starter/workflow-inputs is not'],
     ["import { submitMediaTask } from '../../activities/media/submit';", 'only as types'],
     ["import * as activities from '../../activities';", 'only as types'],
   ])('%s fails lint', async (line, why) => {
@@ -61,13 +67,16 @@ describe('workflow-safe code may not import I/O', () => {
     "import { type Activities } from '../../activities';",
     "import { mediaGenerationInput } from '../../api/schemas/media';",
     "import { usdToTenThousandths } from '../../platform/money';",
+    "import { BudgetJob } from '../budget/contract';",
+    "import { parseInput } from '../../api/failures';",
+    "export { WorkflowType } from '../operations';",
   ])('%s passes', async (line) => {
     expect(await violations(`${line}\n`)).toEqual([]);
   });
 });
 
 describe('the project lint config applies the rule', () => {
-  // One file per workflow-safe folder, and one I/O file where the rule must not apply.
+  // One file per workflow-safe folder, and the I/O files beside them where the rule must not apply.
   const config = (file: string) =>
     JSON.parse(
       execFileSync(path.join(root, 'node_modules/.bin/eslint'), ['--print-config', file], {
@@ -83,13 +92,24 @@ describe('the project lint config applies the rule', () => {
     'src/shared/time.ts',
     'src/workflows/operations.ts',
     'src/workflows/media/contract.ts',
+    'src/workflows/budget/ledger.ts',
   ])('to %s', (file) => {
-    const [, options] = sandbox.rules[RULE] as [string, unknown];
-    expect(config(file).rules[RULE]).toEqual([2, options]);
+    expect(sandbox.isWorkflowSafe(file)).toBe(true);
+    expect(config(file).rules[RULE]).toEqual([2]);
   });
 
+  it.each(['src/workflows/media/starter.ts', 'src/starter/workflow-inputs.ts', 'src/worker.ts'])(
+    'not to %s, which does I/O',
+    (file) => {
+      expect(sandbox.isWorkflowSafe(file)).toBe(false);
+      expect(config(file).rules[RULE]).toBeUndefined();
+    },
+  );
+
   it('not to activities, which do the I/O; they may import only the contracts of workflow code', () => {
-    const [, options] = config('src/activities/media/submit.ts').rules[RULE] as [
+    const rules = config('src/activities/media/submit.ts').rules;
+    expect(rules[RULE]).toBeUndefined();
+    const [, options] = rules['@typescript-eslint/no-restricted-imports'] as [
       number,
       { patterns: { regex: string }[] },
     ];

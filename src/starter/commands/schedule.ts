@@ -32,15 +32,16 @@ async function withSchedules(scheduleId: string, fn: (client: Client) => Promise
   });
 }
 
+/** A scheduled run without budget ends Skipped (a success) unless the input says otherwise. */
+export const SCHEDULE_INPUT_DEFAULTS = { onInsufficient: 'skip' };
+
 export async function scheduleCreateCommand(scheduleId: string, opts: ScheduleCreateOptions, out: Out): Promise<void> {
   // `schedule create autoRenew --member M --before 72h`: runs autoRenew itself, not a budgetGatedJob.
   if (scheduleId === WorkflowType.autoRenew) return scheduleAutoRenewCommand(opts, out);
   // Everything is checked before connecting: nothing is created from a bad command line.
   const spec = scheduleSpec(opts);
   const policies = schedulePolicies(opts);
-  const input = buildWorkflowInput(WorkflowType.budgetGatedJob, opts, {
-    onInsufficient: 'skip',
-  }) as BudgetGatedJobInput;
+  const input = buildWorkflowInput(WorkflowType.budgetGatedJob, opts, SCHEDULE_INPUT_DEFAULTS) as BudgetGatedJobInput;
   await createMemberSchedule(
     {
       scheduleId,

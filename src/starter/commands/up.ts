@@ -17,6 +17,7 @@ import {
 import { PlatformClient } from '../../platform-client/client';
 import { checkNamespace, connectWorker, createPlatformWorker, installRuntime } from '../../worker';
 import { startLocalPlatform } from '../local-platform';
+import { starterExamples } from '../workflow-inputs';
 
 type Out = (line: string) => void;
 type Stop = () => Promise<void>;
@@ -142,16 +143,7 @@ export function printBanner(out: Out, s: BannerFacts): void {
   for (const line of s.more ?? []) out(`  ${line}`);
   out('');
   out('Try, in another terminal:');
-  out('  npm run starter -- start renewInstance --instance-id inst-demo-1 --months 1 --wait');
-  out('  npm run starter -- start restartInstance --instance-id inst-demo-2 --wait');
-  out('  npm run starter -- start mediaGeneration --prompt "a red fox in the snow" --duration 5 --sound --wait');
-  out(
-    '  npm run starter -- start evaluateDecision --state "A photo of a cat" --question "Is it an animal?" --question "Which one?" --options cat,dog --wait',
-  );
-  out(
-    '  npm run starter -- start budgetGatedJob --member-id member-demo --job mediaGeneration --prompt "a lighthouse" --gate-question "Is this safe to publish?" --gate-threshold 0.5 --wait',
-  );
-  out('  npm run starter -- budget show member-demo');
+  for (const example of starterExamples()) out(`  npm run starter -- ${example}`);
   out('  npm run starter -- list');
   out('');
   out('Ctrl-C stops everything.');

@@ -1,0 +1,71 @@
+// `start batchJob`'s flags and how they make its input. --file is checked here, line by line, before
+// anything starts: a small one travels inline; a larger one is read by the worker from the shared
+// disk, since a workflow input must stay far below Temporal's 2 MB limit. Not workflow-safe (it reads
+// the file): only the starter loads it (src/starter/workflow-inputs.ts).
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { BATCH_ENDPOINTS, batchInputProblems, jsonlLines, type BatchEndpoint } from '../../platform/schemas/batches';
+import { formatIssues } from '../../platform/validation';
+import { CliError, ExitCode } from '../../starter/exit-codes';
+import { defineStarter, num, readText } from '../../starter/workflow-inputs';
+import { BATCH_INLINE_MAX_BYTES } from './contract';
+
+export const starter = defineStarter({
+  flags: {
+    file: { flag: '--file <requests.jsonl>', description: 'batchJob: the batch requests, one JSON line each' },
+    endpoint: { flag: '--endpoint <path>', description: 'batchJob: /v1/chat/completions or /v1/completions' },
+    inputFileId: { flag: '--input-file-id <id>', description: 'batchJob: an input file already uploaded' },
+    windowHours: { flag: '--window-hours <n>', description: 'batchJob: the completion window (48)' },
+    graceMinutes: {
+      flag: '--grace-minutes <n>',
+      description: 'batchJob: grace after the window before cancelling (15)',
+    },
+    memberId: { flag: '--member-id <id>', description: 'the team member whose budget pays' },
+  },
+  inputs: {
+    batchJob: {
+      usage:
+        '--endpoint /v1/chat/completions|/v1/completions (--file requests.jsonl | --input-file-id ID) ' +
+        '[--window-hours N] [--grace-minutes N] [--member-id ID]',
+      input: (f) => {
+        const endpoint = batchEndpoint(f.endpoint);
+        if ((f.file === undefined) === (f.inputFileId === undefined)) {
+          throw new CliError('batchJob needs either --file requests.jsonl or --input-file-id ID.', ExitCode.Usage);
+        }
+        return {
+          endpoint,
+          ...(f.file !== undefined ? batchFileInput(f.file, endpoint) : { inputFileId: f.inputFileId }),
+          windowHours: num(f.windowHours, '--window-hours', 'windowHours'),
+          graceMinutes: num(f.graceMinutes, '--grace-minutes', 'graceMinutes'),
+          memberId: f.memberId,
+        };
+      },
+    },
+  },
+});
+
+function batchEndpoint(value: string | undefined): BatchEndpoint {
+  if (value === undefined) {
+    throw new CliError(`--endpoint is required: one of ${BATCH_ENDPOINTS.join(', ')}.`, ExitCode.Usage);
+  }
+  if (!(BATCH_ENDPOINTS as readonly string[]).includes(value)) {
+    throw new CliError(`--endpoint must be one of ${BATCH_ENDPOINTS.join(', ')}, not "${value}".`, ExitCode.Usage);
+  }
+  return value as BatchEndpoint;
+}
+
+/** `{requests}` for a small file, `{inputFileUri}` for a large one; a bad line stops here. */
+function batchFileInput(file: string, endpoint: BatchEndpoint): { requests: unknown[] } | { inputFileUri: string } {
+  const text = readText(file, '--file');
+  const problems = batchInputProblems(text, endpoint);
+  if (problems.length > 0) throw new CliError(`--file ${file}: ${formatIssues(problems)}.`, ExitCode.Usage);
+  if (Buffer.byteLength(text) <= BATCH_INLINE_MAX_BYTES) {
+    return { requests: jsonlLines(text).map((l) => JSON.parse(l.text) as unknown) };
+  }
+  const uri = pathToFileURL(path.resolve(file)).href;
+  // The worker reads file:// URIs only inside its INPUT_FILE_DIR (default .data/inputs).
+  process.stderr.write(
+    `${file} is larger than ${BATCH_INLINE_MAX_BYTES / 1024} KB: the worker will read it from ${uri}, which must be inside the worker's INPUT_FILE_DIR.\n`,
+  );
+  return { inputFileUri: uri };
+}

@@ -1,0 +1,43 @@
+// `start billingReport`'s flags and how they make its input. Not workflow-safe: only the starter loads
+// it (src/starter/workflow-inputs.ts).
+import { CliError, ExitCode } from '../../starter/exit-codes';
+import { defineStarter } from '../../starter/workflow-inputs';
+
+export const starter = defineStarter({
+  flags: {
+    cycleType: { flag: '--cycle-type <Hour|Day|Week|Month>', description: 'billingReport: the bill cycle' },
+    from: { flag: '--from <date>', description: 'billingReport: start (a date or Unix seconds, from 2026-01-01)' },
+    to: { flag: '--to <date>', description: 'billingReport: end (a date or Unix seconds)' },
+    category: { flag: '--category <c>', description: 'billingReport: only this category' },
+    productName: {
+      flag: '--product-name <p>',
+      description: 'billingReport: only products whose name contains this',
+    },
+    quotas: { flag: '--quotas', description: 'billingReport: add a snapshot of the quota list' },
+  },
+  inputs: {
+    billingReport: {
+      usage:
+        '--cycle-type Hour|Day|Week|Month --from 2026-02-01 --to 2026-03-12 [--category C] [--product-name P] [--quotas]',
+      input: (f) => ({
+        cycleType: f.cycleType,
+        startTime: unixSeconds(f.from, '--from'),
+        endTime: unixSeconds(f.to, '--to'),
+        category: f.category,
+        productName: f.productName,
+        includeQuotas: f.quotas,
+      }),
+    },
+  },
+});
+
+/** A date (2026-02-01, 2026-02-01T12:00:00Z) or Unix seconds, as Unix seconds. */
+function unixSeconds(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (/^\d+$/.test(value)) return Number(value);
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) {
+    throw new CliError(`${flag} must be a date like 2026-02-01 or Unix seconds, not "${value}".`, ExitCode.Usage);
+  }
+  return Math.floor(ms / 1000);
+}

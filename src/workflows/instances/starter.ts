@@ -1,0 +1,64 @@
+// The instance workflows' flags (`start renewInstance --instance-id …`) and how they make each input.
+// Not workflow-safe: only the starter loads it (src/starter/workflow-inputs.ts).
+import { defineStarter, num, type FlagsOf } from '../../starter/workflow-inputs';
+
+const flags = {
+  instanceId: { flag: '--instance-id <id>', description: 'GPU instance id' },
+  months: { flag: '--months <n>', description: 'months to renew' },
+  timeoutSeconds: { flag: '--timeout-seconds <n>', description: 'how long to wait for the instance to run again' },
+  name: { flag: '--name <name>', description: 'createInstance: the instance name (no live instance may have it)' },
+  productId: { flag: '--product-id <id>', description: 'createInstance: the GPU product' },
+  gpus: { flag: '--gpus <n>', description: 'createInstance: GPUs (1)' },
+  billingMode: {
+    flag: '--billing-mode <mode>',
+    description: 'createInstance: subscription (with --months) or payAsYouGo',
+  },
+  imageUrl: { flag: '--image-url <url>', description: 'createInstance: the container image' },
+  templateId: { flag: '--template-id <id>', description: 'createInstance: a template to take the image from' },
+  regionId: { flag: '--region-id <id>', description: 'createInstance: the region' },
+} as const;
+
+/** start, stop and delete: the instance, and how long to wait for it to get there. */
+const action = {
+  usage: '--instance-id ID [--timeout-seconds N]',
+  input: (f: FlagsOf<typeof flags>) => ({
+    instanceId: f.instanceId,
+    timeoutSeconds: num(f.timeoutSeconds, '--timeout-seconds'),
+  }),
+};
+
+export const starter = defineStarter({
+  flags,
+  inputs: {
+    renewInstance: {
+      usage: '--instance-id ID --months N',
+      input: (f) => ({ instanceId: f.instanceId, months: num(f.months, '--months') }),
+    },
+    restartInstance: action,
+    createInstance: {
+      usage:
+        '--name NAME --product-id ID [--gpus N] [--months N (a subscription) | --billing-mode payAsYouGo] ' +
+        '[--image-url URL] [--template-id ID] [--region-id ID] [--timeout-seconds N]',
+      input: (f) => ({
+        request: {
+          name: f.name,
+          productId: f.productId,
+          gpuNum: num(f.gpus ?? '1', '--gpus', 'request.gpuNum'),
+          billingMode: f.billingMode ?? (f.months === undefined ? 'payAsYouGo' : 'subscription'),
+          months: num(f.months, '--months', 'request.months'),
+          imageUrl: f.imageUrl,
+          templateId: f.templateId,
+          regionId: f.regionId,
+        },
+        timeoutSeconds: num(f.timeoutSeconds, '--timeout-seconds'),
+      }),
+    },
+    startInstance: action,
+    stopInstance: action,
+    deleteInstance: action,
+  },
+  examples: [
+    'start renewInstance --instance-id inst-demo-1 --months 1 --wait',
+    'start restartInstance --instance-id inst-demo-2 --wait',
+  ],
+});

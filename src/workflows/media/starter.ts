@@ -1,0 +1,119 @@
+// `start mediaGeneration`'s flags and how they make its input. Not workflow-safe (it reads --body from
+// disk): only the starter loads it (src/starter/workflow-inputs.ts).
+import { CliError, ExitCode } from '../../starter/exit-codes';
+import { defineStarter, num, parseJson, readText, type FlagsOf } from '../../starter/workflow-inputs';
+import { MEDIA_OPERATIONS } from './contract';
+
+const flags = {
+  operation: {
+    flag: '--operation <op>',
+    description: 'media: image-to-video or text-to-video (default: image-to-video with --image)',
+  },
+  model: {
+    flag: '--model <name>',
+    description: 'media: any model of the registry (`models` lists them), with --body or --prompt',
+  },
+  body: {
+    flag: '--body <request.json>',
+    description: "media: the model's request body, from a JSON file (with --model)",
+  },
+  prompt: { flag: '--prompt <text>', description: 'media: what the video shows' },
+  // Repeatable as evaluateDecision's --image is (one flag, one kind); a video takes one (startImage).
+  image: { flag: '--image <url>', description: 'mediaGeneration: the start image', repeatable: true },
+  endImage: { flag: '--end-image <url>', description: 'media: the last frame (image-to-video)' },
+  duration: { flag: '--duration <n>', description: 'media: video length in seconds' },
+  sound: { flag: '--sound', description: 'media: generate sound too' },
+  aspectRatio: { flag: '--aspect-ratio <ratio>', description: 'media: 16:9, 9:16 or 1:1 (text-to-video)' },
+  negativePrompt: { flag: '--negative-prompt <text>', description: 'media: what the video must not show' },
+  cfgScale: { flag: '--cfg-scale <x>', description: 'media: how closely to follow the prompt, 0 to 1' },
+  nsfwDetection: {
+    flag: '--nsfw-detection',
+    description: 'media: check the outputs for NSFW content (billed per image)',
+  },
+  onAmbiguous: {
+    flag: '--on-ambiguous <what>',
+    description: 'media: fail (default) or resubmit when a submit may have created a task',
+  },
+  memberId: { flag: '--member-id <id>', description: 'the team member whose budget pays' },
+} as const;
+type Flags = FlagsOf<typeof flags>;
+
+export const starter = defineStarter({
+  flags,
+  inputs: {
+    mediaGeneration: {
+      usage:
+        '--prompt TEXT [--image URL] [--end-image URL] [--operation image-to-video|text-to-video] [--duration N] ' +
+        '[--sound] [--aspect-ratio 16:9|9:16|1:1] [--negative-prompt TEXT] [--cfg-scale X] [--nsfw-detection] ' +
+        '[--on-ambiguous fail|resubmit] [--member-id ID]; or --model NAME (--body request.json | --prompt TEXT)',
+      input: (f) => {
+        if (f.model !== undefined || f.operation === 'async') return asyncModelInput(f);
+        if (f.body !== undefined) {
+          throw new CliError('--body is the body of a --model; give --model too.', ExitCode.Usage);
+        }
+        const image = startImage(f.image);
+        return {
+          operation: mediaOperation(f.operation, image),
+          // The platform body as is: the schema says which fields the operation allows (aspect ratio is t2v only).
+          request: {
+            image,
+            end_image: f.endImage,
+            prompt: f.prompt,
+            duration: num(f.duration, '--duration', 'request.duration'),
+            sound: f.sound,
+            aspect_ratio: f.aspectRatio,
+            negative_prompt: f.negativePrompt,
+            cfg_scale: num(f.cfgScale, '--cfg-scale', 'request.cfg_scale'),
+            extra: f.nsfwDetection ? { enable_nsfw_detection: true } : undefined,
+          },
+          submission: f.onAmbiguous === undefined ? undefined : { onAmbiguous: f.onAmbiguous },
+          memberId: f.memberId,
+        };
+      },
+    },
+  },
+  examples: ['start mediaGeneration --prompt "a red fox in the snow" --duration 5 --sound --wait'],
+});
+
+/** `--model` with its body: from `--body request.json`, or `{prompt}` from `--prompt`. */
+function asyncModelInput(f: Flags): Record<string, unknown> {
+  if (f.model === undefined) {
+    throw new CliError('--operation async needs --model <name> (see `models`).', ExitCode.Usage);
+  }
+  if ((f.body === undefined) === (f.prompt === undefined)) {
+    throw new CliError(`--model ${f.model} needs its body: --body request.json, or --prompt TEXT.`, ExitCode.Usage);
+  }
+  return {
+    operation: 'async',
+    model: f.model,
+    request: f.body !== undefined ? parseJson(readText(f.body, '--body'), `--body ${f.body}`) : { prompt: f.prompt },
+    submission: f.onAmbiguous === undefined ? undefined : { onAmbiguous: f.onAmbiguous },
+    memberId: f.memberId,
+  };
+}
+
+/** A video has one start image (the last frame is --end-image). */
+function startImage(images: string[] | undefined): string | undefined {
+  if (images && images.length > 1) {
+    throw new CliError(
+      `mediaGeneration takes one start image, but --image was given ${images.length} times; ` +
+        'use --end-image for the last frame.',
+      ExitCode.Usage,
+    );
+  }
+  return images?.[0];
+}
+
+/**
+ * Checked here rather than by the schema: `operation` picks the schema's branch, and a wrong one only
+ * reads "has an invalid shape". Without --operation, a start image means image-to-video.
+ */
+function mediaOperation(operation: string | undefined, image: string | undefined): string {
+  if (operation === undefined) return image !== undefined ? 'image-to-video' : 'text-to-video';
+  // "async" never gets here: it goes with --model (asyncModelInput).
+  const detailed = MEDIA_OPERATIONS.filter((o) => o !== 'async');
+  if (!(detailed as readonly string[]).includes(operation)) {
+    throw new CliError(`--operation must be ${detailed.join(' or ')}, not "${operation}".`, ExitCode.Usage);
+  }
+  return operation;
+}
