@@ -20,7 +20,7 @@ import type { ArtifactStore } from './artifacts';
 import { createArtifactStore } from './config/artifacts';
 import { loadFetchPolicy } from './config/fetch';
 import type { FetchPolicy } from './fetching/policy';
-import { loadPriceTable, type PriceTable } from './config/prices';
+import { loadPriceTable, type PriceTable } from './activities/budget/price';
 import { clientConnectionOptions, loadTemporalSettings, type TemporalSettings } from './config/temporal';
 import { loadWorkerSettings, type WorkerSettings } from './config/worker';
 import {

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { ArtifactStore } from '../artifacts';
-import type { PriceTable } from '../config/prices';
+import type { PriceTable } from './budget/price';
 import type { FetchPolicy } from '../fetching/policy';
 import type { PlatformClient } from '../platform-client/client';
 import type { SubmitPacing } from '../ratelimit/shared-pacing';

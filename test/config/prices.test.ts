@@ -6,7 +6,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { BudgetJob } from '../../src/workflows/budget/contract';
 import { priceQuantities } from '../../src/activities/budget/activities';
 import { jobQuantities } from '../../src/budget/quantities';
-import { DEFAULT_PRICE_TABLE, loadPriceTable } from '../../src/config/prices';
+import { DEFAULT_PRICE_TABLE, loadPriceTable } from '../../src/activities/budget/price';
 import { videoCharge } from '../../packages/emulator/src/pricing';
 
 const price = (job: unknown, table = DEFAULT_PRICE_TABLE) =>

@@ -25,7 +25,7 @@ import { DEFAULT_SERVER_PORTS, DYNAMIC_CONFIG_FILE, POSTGRES_USER, serverEnv } f
 import { loadClusterSettings } from '../../src/cluster/settings';
 import { POSTGRES_MAJOR, TEMPORAL_SERVER_VERSION, TEMPORAL_UI_VERSION } from '../../src/cluster/versions';
 import { loadArtifactSettings } from '../../src/config/artifacts';
-import { loadPriceTable } from '../../src/config/prices';
+import { loadPriceTable } from '../../src/activities/budget/price';
 import { loadTemporalSettings } from '../../src/config/temporal';
 import { loadWorkerSettings } from '../../src/config/worker';
 import { DEV_API_KEY, loadEmulatorConfig } from '../../packages/emulator/src/config';

@@ -18,7 +18,7 @@ const flags = {
     description: "media: the model's request body, from a JSON file (with --model)",
   },
   prompt: { flag: '--prompt <text>', description: 'media: what the video shows' },
-  // Repeatable as evaluateDecision's --image is (one flag, one kind); a video takes one (startImage).
+  // Repeatable as the decision's --image is (one flag, one kind); a video takes one (startImage).
   image: { flag: '--image <url>', description: 'mediaGeneration: the start image', repeatable: true },
   endImage: { flag: '--end-image <url>', description: 'media: the last frame (image-to-video)' },
   duration: { flag: '--duration <n>', description: 'media: video length in seconds' },
