@@ -9,10 +9,12 @@ WORKDIR /app
 # The manifests alone first (the workspaces' too: npm ci installs them), so the dependency layer is
 # reused until they change.
 COPY package.json package-lock.json ./
+COPY packages/client/package.json ./packages/client/
 COPY packages/emulator/package.json ./packages/emulator/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY packages/client/src ./packages/client/src
 COPY packages/emulator/src ./packages/emulator/src
 RUN npm run build
 
@@ -21,6 +23,7 @@ FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY packages/client/package.json ./packages/client/
 COPY packages/emulator/package.json ./packages/emulator/
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/lib ./lib
