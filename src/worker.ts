@@ -84,13 +84,15 @@ export const WORKFLOW_BUNDLER_OPTIONS = { preloadModules: ['zod', require.resolv
 /**
  * The bundle's entry: every operation's workflows.ts, for the operations src/workflows/operations.ts
  * lists, and any `extra` modules. Written beside the workflows, where the bundler resolves the
- * packages it adds to the entry (zod, @temporalio/workflow); named by its content and moved into
- * place whole, so workers starting at once never read a half-written one.
+ * packages it adds to the entry (zod, @temporalio/workflow), with paths relative to it. `npm run
+ * build` writes the service's own, so a deployment whose code is read-only (the Docker image runs as
+ * an unprivileged user) never writes it; one written at run time is named by its content and moved
+ * into place whole, so workers starting at once never read a half-written one.
  */
 export function workflowsEntry(extra: string[] = []): string {
   const dir = path.join(__dirname, 'workflows');
   const modules = [...Object.keys(OPERATIONS).map((op) => path.join(dir, op, 'workflows')), ...extra];
-  const code = modules.map((m) => `export * from ${JSON.stringify(m)};\n`).join('');
+  const code = modules.map((m) => `export * from ${JSON.stringify(`./${path.relative(dir, m)}`)};\n`).join('');
   const file = path.join(dir, `.entry-${createHash('sha256').update(code).digest('hex').slice(0, 12)}.js`);
   if (!existsSync(file)) {
     const partial = `${file}.${process.pid}`;
