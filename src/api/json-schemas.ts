@@ -1,7 +1,7 @@
 // JSON Schemas of every workflow's input and result, generated from the zod schemas, so backends in
 // other languages can start workflows by name with plain JSON. `npm run schemas` writes them out.
 import { z } from 'zod';
-import { DEFAULT_TASK_QUEUE, SEARCH_ATTRIBUTE_DEFINITIONS, statusQuery } from './contract';
+import { DEFAULT_TASK_QUEUE, SEARCH_ATTRIBUTE_DEFINITIONS, statusQuery, type Operation } from './contract';
 import { FailureType } from './failures';
 import { budgetLedgerWorkflowId } from '../workflows/budgetLedger/contract';
 import { OPERATIONS, WORKFLOW_TYPES, WORKFLOWS } from '../workflows/operations';
@@ -9,8 +9,8 @@ import { OPERATIONS, WORKFLOW_TYPES, WORKFLOWS } from '../workflows/operations';
 type JsonSchemaFiles = Record<string, unknown>;
 
 const names = (kind: 'queries' | 'signals' | 'updates'): string[] =>
-  Object.values(OPERATIONS).flatMap((op) =>
-    Object.values((op as { [k in typeof kind]?: Record<string, { name: string }> })[kind] ?? {}).map((d) => d.name),
+  Object.values<Operation>(OPERATIONS).flatMap((op) =>
+    Object.values<{ name: string }>(op[kind] ?? {}).map((d) => d.name),
   );
 
 /** File name → content: `<type>.input.json`, `<type>.result.json` and an `index.json` of the names. */
