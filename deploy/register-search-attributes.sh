@@ -1,7 +1,7 @@
 #!/bin/sh
 # Creates the namespace when it is missing and registers custom search attributes on a Temporal
 # cluster: the compose stack's `search-attributes` job runs it in temporalio/admin-tools (busybox sh),
-# with the list from src/api/names.ts (what `npm run cluster` does in src/cluster/namespace.ts).
+# with the list from src/api/names.ts (what `npm run cluster` does in src/cluster/cluster.ts).
 #
 #   TEMPORAL_ADDRESS    host:port of the frontend (required)
 #   TEMPORAL_NAMESPACE  namespace (default: default)

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Creates the Temporal databases on PostgreSQL and brings their schemas to the SQL tool's version:
 # the compose stack's `temporal-schema` job runs it in temporalio/admin-tools. The same steps as
-# `npm run cluster` (src/cluster/schema.ts), which test/deploy/compose.test.ts compares.
+# `npm run cluster` (src/cluster/postgres.ts), which test/deploy/compose.test.ts compares.
 #
 #   POSTGRES_SEEDS, DB_PORT, POSTGRES_USER, POSTGRES_PWD   where PostgreSQL is, and who connects
 #   TEMPORAL_SCHEMAS   space-separated database=schema-name pairs (the schemas embedded in the tool)

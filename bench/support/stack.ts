@@ -11,8 +11,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/api/contract';
 import { startCluster } from '../../src/cluster/cluster';
-import { freeServerPorts } from '../../src/cluster/ports';
-import { DEFAULT_POSTGRES_PASSWORD } from '../../src/cluster/server-config';
+import { DEFAULT_POSTGRES_PASSWORD, freeServerPorts } from '../../src/cluster/server-config';
 import { findOrBuildTemporalCli, getFreePort, startDevServer } from '../../src/devserver';
 import { DEV_API_KEY } from '../../packages/emulator/src/config';
 import { PlatformClient } from '../../src/platform-client/client';
@@ -286,11 +285,11 @@ async function startClusterServer(
     address: cluster.address,
     namespace: cluster.namespace,
     metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
-    sampler: new ProcSampler(cluster.server().process.pid, 1_000).start(),
+    sampler: new ProcSampler(cluster.server().pid, 1_000).start(),
     restart: async () => {
       bench.sampler.stop();
       await cluster.restartServer();
-      bench.sampler = new ProcSampler(cluster.server().process.pid, 1_000).start();
+      bench.sampler = new ProcSampler(cluster.server().pid, 1_000).start();
     },
   };
   return {

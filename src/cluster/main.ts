@@ -5,8 +5,7 @@ import { loadTemporalSettings } from '../config/temporal';
 import { printBanner } from '../starter/commands/up';
 import { startLocalPlatform } from '../starter/local-platform';
 import { startCluster } from './cluster';
-import { DEFAULT_SERVER_PORTS } from './server-config';
-import { loadClusterSettings } from './settings';
+import { DEFAULT_SERVER_PORTS, loadClusterSettings } from './server-config';
 import { startWorkerPool } from './workers';
 
 const out = (line: string): void => void process.stdout.write(`${line}\n`);

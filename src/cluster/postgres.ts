@@ -1,11 +1,10 @@
 // PostgreSQL for the cluster: Debian's package (installed when absent), with a data directory and a
 // port of the cluster's own, so a system cluster on the machine is never touched. PostgreSQL refuses
 // to run as root, so as root its programs run as the `postgres` user the package creates.
-import { execFile } from 'child_process';
 import { existsSync, promises as fs, readdirSync } from 'fs';
 import * as path from 'path';
-import { findOnPath } from '../devserver/go-install';
-import { startManagedProcess, type ManagedProcess } from './managed-process';
+import { exec, findOnPath, problemOf, startManagedProcess, type ManagedProcess } from '../devserver/processes';
+import { DB_PLUGIN } from './server-config';
 import { POSTGRES_MAJOR } from './versions';
 
 const POSTGRES_USER_ACCOUNT = 'postgres';
@@ -20,27 +19,6 @@ interface PostgresOptions {
   user: string;
   password: string;
   log: (msg: string) => void;
-}
-
-export interface PostgresHandle {
-  port: number;
-  dataDir: string;
-  process: ManagedProcess;
-  stop(): Promise<void>;
-}
-
-function exec(file: string, args: string[], opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}) {
-  return new Promise<string>((resolve, reject) => {
-    execFile(
-      file,
-      args,
-      { env: opts.env, timeout: opts.timeoutMs ?? 120_000, maxBuffer: 16 << 20 },
-      (err, stdout, stderr) => {
-        if (err) reject(new Error(`${path.basename(file)} ${args.join(' ')} failed: ${stderr.trim() || err.message}`));
-        else resolve(stdout);
-      },
-    );
-  });
 }
 
 const isRoot = (): boolean => process.getuid?.() === 0;
@@ -84,20 +62,15 @@ export async function findOrInstallPostgres(log: (msg: string) => void): Promise
         `Install it with: sudo apt-get install postgresql`,
     );
   }
-  const run = (args: string[]) =>
-    isRoot()
-      ? exec(aptGet, args, { env: aptEnv(), timeoutMs: INSTALL_TIMEOUT_MS })
-      : exec(sudo!, ['-n', aptGet, ...args], { env: aptEnv(), timeoutMs: INSTALL_TIMEOUT_MS });
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const [file, sudoArgs] = isRoot() ? [aptGet, []] : [sudo!, ['-n', aptGet]];
+  const run = (...args: string[]) => exec(file, [...sudoArgs, ...args], { env, timeoutMs: INSTALL_TIMEOUT_MS });
   log('Installing PostgreSQL from Debian’s packages (apt-get install postgresql)…');
-  await run(['update']);
-  await run(['install', '-y', '--no-install-recommends', 'postgresql']);
+  await run('update');
+  await run('install', '-y', '--no-install-recommends', 'postgresql');
   const installed = findBinDir();
   if (!installed) throw new Error('apt-get installed postgresql, but no /usr/lib/postgresql/*/bin/initdb was found.');
   return installed;
-}
-
-function aptEnv(): NodeJS.ProcessEnv {
-  return { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
 }
 
 /** initdb, once: a data directory that exists is reused as it is (a second run keeps its data). */
@@ -136,7 +109,7 @@ async function initDataDir(binDir: string, dataDir: string, opts: PostgresOption
 }
 
 /** Starts PostgreSQL on 127.0.0.1:port with its data in `<dir>/data`, creating that on first use. */
-export async function startPostgres(binDir: string, opts: PostgresOptions): Promise<PostgresHandle> {
+export async function startPostgres(binDir: string, opts: PostgresOptions): Promise<ManagedProcess> {
   await fs.mkdir(opts.dir, { recursive: true });
   const dataDir = path.join(opts.dir, 'data');
   await initDataDir(binDir, dataDir, opts);
@@ -155,37 +128,46 @@ export async function startPostgres(binDir: string, opts: PostgresOptions): Prom
     'max_connections=300',
   ]);
   const child = startManagedProcess({
-    name: 'postgresql',
+    name: 'PostgreSQL',
     file,
     args,
     logFile: path.join(opts.dir, 'postgresql.log'),
-    onUnexpectedExit: opts.log,
+    log: opts.log,
+    // PostgreSQL's "fast" shutdown: open sessions are ended, the data is left consistent.
+    stopSignal: 'SIGINT',
+    graceMs: 30_000,
   });
-  await waitReady(binDir, opts.port, child);
-  return {
-    port: opts.port,
-    dataDir,
-    process: child,
-    // SIGINT is PostgreSQL's "fast" shutdown: open sessions are ended, the data is left consistent.
-    stop: async () => {
-      await child.stop({ signal: 'SIGINT', graceMs: 30_000 });
-    },
-  };
+  const isReady = path.join(binDir, 'pg_isready');
+  await child.ready(() => problemOf(exec(isReady, ['-h', '127.0.0.1', '-p', String(opts.port)])), READY_TIMEOUT_MS);
+  return child;
 }
 
-async function waitReady(binDir: string, port: number, child: ManagedProcess): Promise<void> {
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  for (;;) {
-    if (!child.isRunning()) throw new Error(`PostgreSQL did not start; see ${child.logFile}:\n${child.tail()}`);
-    const ready = await exec(path.join(binDir, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port)]).then(
-      () => true,
-      () => false,
-    );
-    if (ready) return;
-    if (Date.now() > deadline) {
-      await child.stop();
-      throw new Error(`PostgreSQL did not accept connections on port ${port} within ${READY_TIMEOUT_MS / 1000} s`);
-    }
-    await new Promise((r) => setTimeout(r, 250));
+/** Each Temporal database and the schema, embedded in the server's SQL tool, that goes into it. */
+const TEMPORAL_DATABASES = [
+  { database: 'temporal', schemaName: 'postgresql/v12/temporal' },
+  { database: 'temporal_visibility', schemaName: 'postgresql/v12/visibility' },
+] as const;
+
+/**
+ * Sets up the Temporal databases on every start: each step is idempotent (an existing database is
+ * kept, `setup-schema -v 0.0` skips a database already past 0.0, `update-schema` applies only the
+ * versions missing), so a later start changes nothing and a newer server's schema is applied on
+ * upgrade. deploy/setup-schema.sh runs the same steps in docker-compose.yml.
+ */
+export async function setUpSchemas(opts: Omit<PostgresOptions, 'dir'> & { sqlTool: string }): Promise<void> {
+  opts.log('Setting up the Temporal databases and schemas in PostgreSQL…');
+  // The password goes through the environment, not the command line (where `ps` shows it).
+  const env = { ...process.env, SQL_PASSWORD: opts.password };
+  const connect = ['--plugin', DB_PLUGIN, '--ep', '127.0.0.1', '-p', String(opts.port), '-u', opts.user];
+  const sql = (database: string, ...args: string[]) =>
+    exec(opts.sqlTool, [...connect, '--db', database, ...args], { env });
+  for (const { database, schemaName } of TEMPORAL_DATABASES) {
+    // `create` refuses a database that exists, which is what a second start finds.
+    await sql(database, 'create').catch((err: Error) => {
+      if (!/already exists/.test(err.message)) throw err;
+    });
+    // Version 0.0 makes the tool's bookkeeping tables; update-schema adds the real schema.
+    await sql(database, 'setup-schema', '-v', '0.0');
+    await sql(database, 'update-schema', '--schema-name', schemaName);
   }
 }

@@ -1,65 +1,42 @@
-// How the Temporal server of the production topology is configured: through its environment (the
-// server's embedded config template reads it when started with no config flags) and the project's
-// dynamic config file. `npm run cluster` starts the server with serverEnv(); docker-compose.yml sets
-// the same values, which test/deploy/compose.test.ts checks.
+// The cluster's configuration: `npm run cluster`'s settings from the environment, and the Temporal
+// server's, given through its environment (the server's embedded config template reads it when
+// started with no config flags) and the project's dynamic config file. docker-compose.yml sets the
+// same values, which test/deploy/compose.test.ts checks.
 import * as path from 'path';
+import { z } from 'zod';
 import { findProjectRoot } from '../devserver/find-temporal-cli';
+import { tryListen } from '../devserver/processes';
+import { parseConfig } from '../platform-client/config';
 
 /** The server's persistence plugin for PostgreSQL 12 and later. */
-const DB_PLUGIN = 'postgres12';
+export const DB_PLUGIN = 'postgres12';
 /** Fixed for the life of a cluster's data: changing it needs a new database. Four suit two cores. */
-export const NUM_HISTORY_SHARDS = 4;
+const NUM_HISTORY_SHARDS = 4;
 /** The database user the server connects as (its password: POSTGRES_PASSWORD, "temporal" by default). */
 export const POSTGRES_USER = 'temporal';
 export const DEFAULT_POSTGRES_PASSWORD = 'temporal';
 /** Relative to the project root; docker-compose.yml mounts the same file. */
 export const DYNAMIC_CONFIG_FILE = path.join('deploy', 'dynamicconfig', 'cluster.yaml');
 
-/** Every port the server listens on (its four services and their membership ring). */
-export interface ServerPorts {
-  frontend: number;
-  frontendHttp: number;
-  history: number;
-  matching: number;
-  worker: number;
-  frontendMembership: number;
-  historyMembership: number;
-  matchingMembership: number;
-  workerMembership: number;
-}
+/**
+ * Every port the server listens on (its four services and their membership ring): the variable its
+ * config template reads, and the server's own default (the frontend's 7233 is also the dev server's).
+ */
+const PORTS = {
+  frontend: ['FRONTEND_GRPC_PORT', 7233],
+  frontendHttp: ['FRONTEND_HTTP_PORT', 7243],
+  history: ['HISTORY_GRPC_PORT', 7234],
+  matching: ['MATCHING_GRPC_PORT', 7235],
+  worker: ['WORKER_GRPC_PORT', 7239],
+  frontendMembership: ['FRONTEND_MEMBERSHIP_PORT', 6933],
+  historyMembership: ['HISTORY_MEMBERSHIP_PORT', 6934],
+  matchingMembership: ['MATCHING_MEMBERSHIP_PORT', 6935],
+  workerMembership: ['WORKER_MEMBERSHIP_PORT', 6939],
+} as const;
 
-/** The server's own defaults; the frontend's 7233 is also the dev server's. */
-export const DEFAULT_SERVER_PORTS: ServerPorts = {
-  frontend: 7233,
-  frontendHttp: 7243,
-  history: 7234,
-  matching: 7235,
-  worker: 7239,
-  frontendMembership: 6933,
-  historyMembership: 6934,
-  matchingMembership: 6935,
-  workerMembership: 6939,
-};
-
-const PORT_VARIABLES: Record<keyof ServerPorts, string> = {
-  frontend: 'FRONTEND_GRPC_PORT',
-  frontendHttp: 'FRONTEND_HTTP_PORT',
-  history: 'HISTORY_GRPC_PORT',
-  matching: 'MATCHING_GRPC_PORT',
-  worker: 'WORKER_GRPC_PORT',
-  frontendMembership: 'FRONTEND_MEMBERSHIP_PORT',
-  historyMembership: 'HISTORY_MEMBERSHIP_PORT',
-  matchingMembership: 'MATCHING_MEMBERSHIP_PORT',
-  workerMembership: 'WORKER_MEMBERSHIP_PORT',
-};
-
-export interface ServerEnvOptions {
-  postgresPort: number;
-  postgresPassword: string;
-  ports: ServerPorts;
-  /** Serves Prometheus metrics on 127.0.0.1:port when set. */
-  metricsPort?: number;
-}
+export type ServerPorts = Record<keyof typeof PORTS, number>;
+const PORT_NAMES = Object.keys(PORTS) as Array<keyof ServerPorts>;
+export const DEFAULT_SERVER_PORTS = Object.fromEntries(PORT_NAMES.map((k) => [k, PORTS[k][1]])) as ServerPorts;
 
 /**
  * The server keeps each service's ports in PostgreSQL's cluster_membership table, whose port
@@ -67,6 +44,28 @@ export interface ServerEnvOptions {
  * fail at start ("value … is out of range for type smallint").
  */
 export const MAX_SERVER_PORT = 32_767;
+
+/** Every port of the server, each free now and below MAX_SERVER_PORT (the OS's own picks are all above it). */
+export async function freeServerPorts(): Promise<ServerPorts> {
+  const ports = {} as ServerPorts;
+  const taken = new Set<number>();
+  for (const key of PORT_NAMES) {
+    let port: number;
+    do port = 20_000 + Math.floor(Math.random() * (MAX_SERVER_PORT - 20_000));
+    while (taken.has(port) || (await tryListen('127.0.0.1', port)));
+    taken.add(port);
+    ports[key] = port;
+  }
+  return ports;
+}
+
+interface ServerEnvOptions {
+  postgresPort: number;
+  postgresPassword: string;
+  ports: ServerPorts;
+  /** Serves Prometheus metrics on 127.0.0.1:port when set. */
+  metricsPort?: number;
+}
 
 /** The whole environment of the server process: nothing inherited, so no TEMPORAL_* of the user's leaks in. */
 export function serverEnv(opts: ServerEnvOptions): NodeJS.ProcessEnv {
@@ -77,7 +76,7 @@ export function serverEnv(opts: ServerEnvOptions): NodeJS.ProcessEnv {
         `smallint): ${tooHigh.map(([name, port]) => `${name} ${port}`).join(', ')}`,
     );
   }
-  const env: NodeJS.ProcessEnv = {
+  return {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     DB: DB_PLUGIN,
@@ -90,9 +89,28 @@ export function serverEnv(opts: ServerEnvOptions): NodeJS.ProcessEnv {
     // Not reachable from the network: the server has no authentication.
     BIND_ON_IP: '127.0.0.1',
     LOG_LEVEL: 'warn',
+    ...Object.fromEntries(PORT_NAMES.map((k) => [PORTS[k][0], String(opts.ports[k])])),
+    ...(opts.metricsPort === undefined ? {} : { PROMETHEUS_ENDPOINT: `127.0.0.1:${opts.metricsPort}` }),
   };
-  for (const [key, variable] of Object.entries(PORT_VARIABLES))
-    env[variable] = String(opts.ports[key as keyof ServerPorts]);
-  if (opts.metricsPort !== undefined) env.PROMETHEUS_ENDPOINT = `127.0.0.1:${opts.metricsPort}`;
-  return env;
+}
+
+const port = z.coerce.number().int().min(1).max(65_535);
+
+const ClusterEnv = z.object({
+  /** How many worker processes; two, so that one can be lost. */
+  CLUSTER_WORKERS: z.coerce.number().int().min(1).max(16).default(2),
+  CLUSTER_DATA_DIR: z
+    .string()
+    .min(1)
+    .optional()
+    .transform((dir) => path.resolve(dir ?? path.join(findProjectRoot(), '.data', 'cluster'))),
+  // Not 5432: a system PostgreSQL may be there, and this one is the cluster's own.
+  CLUSTER_POSTGRES_PORT: port.default(55432),
+  CLUSTER_FRONTEND_PORT: port.default(DEFAULT_SERVER_PORTS.frontend),
+  CLUSTER_UI_PORT: port.default(8233),
+  POSTGRES_PASSWORD: z.string().min(1).default(DEFAULT_POSTGRES_PASSWORD),
+});
+
+export function loadClusterSettings(env: NodeJS.ProcessEnv = process.env): z.output<typeof ClusterEnv> {
+  return parseConfig(ClusterEnv, env, 'Cluster configuration');
 }

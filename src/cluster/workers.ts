@@ -3,7 +3,7 @@
 import { existsSync } from 'fs';
 import * as path from 'path';
 import { findProjectRoot } from '../devserver/find-temporal-cli';
-import { startManagedProcess, type ManagedProcess } from './managed-process';
+import { startManagedProcess, type ManagedProcess } from '../devserver/processes';
 
 const READY_TIMEOUT_MS = 120_000;
 // The worker logs this once it polls (src/worker.ts).
@@ -35,23 +35,24 @@ function workerEntry(): string {
 export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPool> {
   const entry = workerEntry();
   const workers: ManagedProcess[] = [];
+  // The drain gets the worker's own grace time (WORKER_SHUTDOWN_GRACE_SECONDS) and a little more.
+  const graceMs = (Number(opts.env.WORKER_SHUTDOWN_GRACE_SECONDS ?? 20) + 10) * 1000;
   const start = async (i: number): Promise<void> => {
+    let polling = false;
     const child = startManagedProcess({
       name: `worker-${i + 1}`,
       file: process.execPath,
       args: [entry],
       env: opts.env,
       logFile: path.join(opts.logDir, `worker-${i + 1}.log`),
-      onUnexpectedExit: opts.log,
+      onLine: (line) => (polling ||= READY_LINE.test(line)),
+      log: opts.log,
+      graceMs,
     });
     workers[i] = child;
-    await child.waitForLine(READY_LINE, READY_TIMEOUT_MS);
+    await child.ready(() => (polling ? undefined : 'it has not logged "Worker started"'), READY_TIMEOUT_MS);
   };
-  const stopOne = async (i: number, signal: NodeJS.Signals): Promise<void> => {
-    // The drain gets the worker's own grace time (WORKER_SHUTDOWN_GRACE_SECONDS) and a little more.
-    const graceSeconds = Number(opts.env.WORKER_SHUTDOWN_GRACE_SECONDS ?? 20);
-    await workers[i]?.stop({ signal, graceMs: (graceSeconds + 10) * 1000 });
-  };
+  const stopOne = async (i: number, signal: NodeJS.Signals): Promise<void> => void (await workers[i]?.stop({ signal }));
   try {
     await Promise.all(Array.from({ length: opts.count }, (_, i) => start(i)));
   } catch (err) {

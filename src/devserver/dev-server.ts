@@ -1,8 +1,7 @@
-import { execFile, spawn } from 'child_process';
 import { promises as fs } from 'fs';
 import * as net from 'net';
 import * as path from 'path';
-import { createInterface } from 'readline';
+import { exec, problemOf, startManagedProcess, tryListen } from './processes';
 
 export type SearchAttributeType = 'Keyword' | 'Int' | 'Text' | 'Bool' | 'Double' | 'Datetime' | 'KeywordList';
 
@@ -90,23 +89,7 @@ export const SERVER_DEFAULT_PARTITIONS = 4;
 const DEFAULT_PORT = 7233;
 const READY_TIMEOUT_MS = 60_000;
 const PROBE_TIMEOUT_MS = 10_000;
-const PROBE_INTERVAL_MS = 250;
 const STOP_GRACE_MS = 10_000;
-const OUTPUT_TAIL_LINES = 40;
-
-type Exit = { code: number | null; signal: NodeJS.Signals | null } | { error: Error };
-
-/** A port that was free a moment ago (the OS picks it); another process may still grab it before we use it. */
-export async function getFreePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export async function startDevServer(opts: DevServerOptions): Promise<DevServerHandle> {
   const log = opts.log ?? (() => undefined);
@@ -121,18 +104,17 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServerH
   const metricsUrl = opts.metricsPort === undefined ? undefined : `http://${host}:${opts.metricsPort}/metrics`;
 
   // The CLI would also refuse a busy port, but with an error that does not hint at the usual cause.
-  await assertPortFree(
-    ip,
-    port,
-    `Port ${port} is already in use: is another Temporal server running? Stop it, or set TEMPORAL_DEV_PORT to use another port.`,
-  );
-  if (!opts.headless) {
-    await assertPortFree(
-      ip,
-      uiPort,
-      `Port ${uiPort} (Temporal Web UI) is already in use: is another Temporal server running? Stop it, or set TEMPORAL_DEV_UI_PORT to use another port.`,
-    );
-  }
+  const assertFree = async (p: number, what: string, variable: string): Promise<void> => {
+    const err = await tryListen(ip, p);
+    if (err?.code === 'EADDRINUSE') {
+      throw new Error(
+        `Port ${p}${what} is already in use: is another Temporal server running? Stop it, or set ${variable} to use another port.`,
+      );
+    }
+    if (err) throw err;
+  };
+  await assertFree(port, '', 'TEMPORAL_DEV_PORT');
+  if (!opts.headless) await assertFree(uiPort, ' (Temporal Web UI)', 'TEMPORAL_DEV_UI_PORT');
 
   const args = ['server', 'start-dev', '--ip', ip, '--port', String(port), '--log-level', 'warn'];
   args.push(...(opts.headless ? ['--headless'] : ['--ui-port', String(uiPort)]));
@@ -156,87 +138,28 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServerH
 
   const started = Date.now();
   log(`Starting Temporal dev server: ${opts.cliPath} ${args.join(' ')}`);
-  // Its own process group: Ctrl-C in a terminal must reach only us, so the worker can drain against a
-  // live server before we stop it (the 'exit' hook below still kills it if we die first).
-  const child = spawn(opts.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  const tail: string[] = [];
   let stopRequested = false;
-  const onLine = (line: string): void => {
-    tail.push(line);
-    if (tail.length > OUTPUT_TAIL_LINES) tail.shift();
-    // A graceful stop makes the server's internal workers log a burst of "connection refused" / "context canceled"
-    // warnings and errors: noise for the caller (they stay in the tail).
-    if (stopRequested && /level=(WARN|ERROR)/.test(line)) return;
-    log(`[temporal] ${line}`);
-  };
-  createInterface({ input: child.stdout }).on('line', onLine);
-  createInterface({ input: child.stderr }).on('line', onLine);
-  // 'close' (not 'exit') so the output tail is complete when we report an early exit.
-  const exited = new Promise<Exit>((resolve) => {
-    child.once('close', (code, signal) => resolve({ code, signal }));
-    child.on('error', (error) => resolve({ error }));
+  const child = startManagedProcess({
+    name: 'Temporal dev server',
+    file: opts.cliPath,
+    args,
+    // A graceful stop makes the server's internal workers log a burst of "connection refused" / "context
+    // canceled" warnings and errors: noise for the caller.
+    onLine: (line) => (stopRequested && /level=(WARN|ERROR)/.test(line) ? undefined : log(`[temporal] ${line}`)),
+    log,
+    // Not SIGKILL: the server then closes its SQLite file cleanly.
+    exitSignal: 'SIGTERM',
+    graceMs: STOP_GRACE_MS,
   });
-  // Best effort against orphans: on a normal exit or process.exit() of this process, take the server down too.
-  // (Ctrl-C reaches the child through the process group anyway; a SIGKILL of this process cannot be caught.)
-  const killOnExit = (): void => {
-    child.kill('SIGTERM');
-  };
-  process.on('exit', killOnExit);
-  void exited.then(() => process.removeListener('exit', killOnExit));
-
-  const stopChild = async (): Promise<void> => {
+  const stop = async (): Promise<void> => {
     stopRequested = true;
-    if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
-      child.kill('SIGTERM');
-      if (!(await settlesWithin(exited, STOP_GRACE_MS))) {
-        log(`Temporal dev server (pid ${child.pid}) did not stop within ${STOP_GRACE_MS / 1000} s; killing it`);
-        child.kill('SIGKILL');
-      }
-    }
-    await exited;
+    await child.stop();
   };
-  let stopping: Promise<void> | undefined;
-  const stop = (): Promise<void> => (stopping ??= stopChild());
 
-  try {
-    await waitUntilReady(opts.cliPath, address, namespace, exited, tail);
-  } catch (err) {
-    await stop();
-    throw err;
-  }
+  await child.ready(() => probe(opts.cliPath, address, namespace), READY_TIMEOUT_MS);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   log(`Temporal dev server ready at ${address}${uiUrl ? `, UI ${uiUrl}` : ''} (namespace ${namespace}, ${seconds} s)`);
-  // pid is set whenever spawn succeeded, which waitUntilReady has established.
-  return { address, uiUrl, metricsUrl, namespace, pid: child.pid ?? -1, stop };
-}
-
-async function waitUntilReady(
-  cliPath: string,
-  address: string,
-  namespace: string,
-  exited: Promise<Exit>,
-  tail: string[],
-): Promise<void> {
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  const exitedEarly = exited.then((exit) => ({ exit }));
-  let lastProblem = 'not probed yet';
-  for (;;) {
-    const outcome = await Promise.race([
-      probe(cliPath, address, namespace).then((problem) => ({ problem })),
-      exitedEarly,
-    ]);
-    if ('exit' in outcome) {
-      const how =
-        'error' in outcome.exit ? outcome.exit.error.message : `code ${outcome.exit.code ?? outcome.exit.signal}`;
-      throw new Error(`Temporal dev server exited during startup (${how}):\n${tail.join('\n')}`);
-    }
-    if (outcome.problem === undefined) return;
-    lastProblem = outcome.problem;
-    if (Date.now() > deadline) {
-      throw new Error(`Temporal dev server at ${address} not ready after ${READY_TIMEOUT_MS / 1000} s: ${lastProblem}`);
-    }
-    await Promise.race([sleep(PROBE_INTERVAL_MS), exitedEarly]);
-  }
+  return { address, uiUrl, metricsUrl, namespace, pid: child.pid, stop };
 }
 
 /**
@@ -248,13 +171,8 @@ async function probe(cliPath: string, address: string, namespace: string): Promi
   const connectProblem = await tcpConnect(host, port);
   if (connectProblem) return connectProblem;
   const args = ['operator', 'namespace', 'describe', '--address', address, '--namespace', namespace];
-  return new Promise((resolve) => {
-    execFile(cliPath, args, { timeout: PROBE_TIMEOUT_MS, env: envWithoutTemporalVars() }, (err, _stdout, stderr) => {
-      resolve(err ? `\`temporal ${args.join(' ')}\`: ${stderr.trim() || err.message}` : undefined);
-    });
-  });
+  return problemOf(exec(cliPath, args, { timeoutMs: PROBE_TIMEOUT_MS, env: envWithoutTemporalVars() }));
 }
-
 /** The user's TEMPORAL_ADDRESS / TEMPORAL_TLS_* / TEMPORAL_API_KEY… are meant for their own server, not this one. */
 function envWithoutTemporalVars(): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('TEMPORAL_')));
@@ -270,14 +188,6 @@ function tcpConnect(host: string, port: number): Promise<string | undefined> {
     socket.once('connect', () => done(undefined));
     socket.once('timeout', () => done(`connect to ${host}:${port} timed out`));
     socket.once('error', (err) => done(`connect to ${host}:${port}: ${err.message}`));
-  });
-}
-
-async function assertPortFree(ip: string, port: number, message: string): Promise<void> {
-  await new Promise<void>((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', (err: NodeJS.ErrnoException) => reject(err.code === 'EADDRINUSE' ? new Error(message) : err));
-    server.listen({ host: ip, port, exclusive: true }, () => server.close(() => resolve()));
   });
 }
 
@@ -299,19 +209,4 @@ function connectHost(ip: string): string {
 function splitAddress(address: string): [string, number] {
   const colon = address.lastIndexOf(':');
   return [address.slice(0, colon).replace(/^\[(.*)\]$/, '$1'), Number(address.slice(colon + 1))];
-}
-
-/** true if `promise` settled within `ms`; clears its timer so a fast stop does not keep the event loop alive. */
-async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  try {
-    return await Promise.race([promise.then(() => true), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

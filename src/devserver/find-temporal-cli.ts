@@ -1,7 +1,7 @@
-import { execFile } from 'child_process';
 import { existsSync } from 'fs';
 import * as path from 'path';
-import { findOnPath, goInstallWithLock, isExecutableFile } from './go-install';
+import { goInstallWithLock } from './go-install';
+import { exec, findOnPath, isExecutableFile } from './processes';
 
 /** The Temporal CLI release we build from source (and expect elsewhere). */
 export const TEMPORAL_CLI_VERSION = '1.5.1';
@@ -48,15 +48,7 @@ export async function findOrBuildTemporalCli(opts: FindTemporalCliOptions = {}):
 
   if (await isExecutableFile(cached)) return verify(cached, 'cached build', log);
 
-  const go = await findOnPath(process.platform === 'win32' ? 'go.exe' : 'go');
-  if (!go) {
-    throw new TemporalCliNotFoundError(
-      `The Temporal CLI was not found. Either set TEMPORAL_CLI_PATH to a temporal binary, ` +
-        `put \`temporal\` on PATH (see https://docs.temporal.io/cli#install), ` +
-        `place a build at ${cached}, or install Go 1.25+ so that v${TEMPORAL_CLI_VERSION} can be built there from source.`,
-    );
-  }
-  await goInstallWithLock(go, {
+  await goInstallWithLock({
     label: `the Temporal CLI v${TEMPORAL_CLI_VERSION}`,
     packages: [`${GO_PACKAGE}@v${TEMPORAL_CLI_VERSION}`],
     ldflags: GO_LDFLAGS,
@@ -64,6 +56,12 @@ export async function findOrBuildTemporalCli(opts: FindTemporalCliOptions = {}):
     binaries: [cached],
     cacheDir,
     log,
+    noGo: () =>
+      new TemporalCliNotFoundError(
+        `The Temporal CLI was not found. Either set TEMPORAL_CLI_PATH to a temporal binary, ` +
+          `put \`temporal\` on PATH (see https://docs.temporal.io/cli#install), ` +
+          `place a build at ${cached}, or install Go 1.25+ so that v${TEMPORAL_CLI_VERSION} can be built there from source.`,
+      ),
   });
   return verify(cached, 'fresh build', log);
 }
@@ -77,12 +75,11 @@ export function findProjectRoot(start: string = __dirname): string {
 }
 
 async function verify(bin: string, source: string, log: (msg: string) => void): Promise<string> {
-  const version = await new Promise<string>((resolve, reject) => {
-    execFile(bin, ['--version'], { timeout: VERSION_TIMEOUT_MS }, (err, stdout, stderr) => {
-      if (!err) return resolve(stdout.trim());
-      reject(new Error(`Temporal CLI at ${bin} (from ${source}) failed \`--version\`: ${stderr || err.message}`));
-    });
-  });
+  const version = (
+    await exec(bin, ['--version'], { timeoutMs: VERSION_TIMEOUT_MS }).catch((err: Error) => {
+      throw new Error(`Temporal CLI at ${bin} (from ${source}): ${err.message}`);
+    })
+  ).trim();
   // Another release on PATH may work too; just make the difference visible. `go install` without our -ldflags
   // (e.g. done by hand) reports 0.0.0-DEV.
   const note = version.includes(`version ${TEMPORAL_CLI_VERSION} `)

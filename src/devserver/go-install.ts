@@ -1,11 +1,10 @@
 // Builds pinned Go programs from source with `go install` into a project cache folder, once: the
 // Temporal CLI, and the cluster's server, SQL tool and Web UI server. A lock file keeps two processes
 // (two test runs, `npm start` beside `npm run cluster`) from building the same thing at once.
-import { spawn } from 'child_process';
-import { constants as fsConstants, promises as fs } from 'fs';
+import { promises as fs } from 'fs';
 import { hostname } from 'os';
 import * as path from 'path';
-import { createInterface } from 'readline';
+import { findOnPath, isExecutableFile, sleep, startManagedProcess } from './processes';
 
 // The lock holder touches the lock file this often; a lock not touched for LOCK_STALE_MS belongs to a dead build.
 const LOCK_HEARTBEAT_MS = 15_000;
@@ -27,25 +26,8 @@ interface GoInstallSpec {
   /** Run `go` under `nice`, so a long build leaves the machine usable. */
   nice?: boolean;
   log: (msg: string) => void;
-}
-
-export async function isExecutableFile(file: string): Promise<boolean> {
-  try {
-    await fs.access(file, fsConstants.X_OK);
-    return (await fs.stat(file)).isFile();
-  } catch {
-    return false;
-  }
-}
-
-export async function findOnPath(name: string): Promise<string | undefined> {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    // An empty PATH entry means the current directory; skipping it avoids picking up stray binaries.
-    if (!dir) continue;
-    const candidate = path.resolve(dir, name);
-    if (await isExecutableFile(candidate)) return candidate;
-  }
-  return undefined;
+  /** The error when something is missing and Go is not on PATH (a machine with the cache needs no Go). */
+  noGo: () => Error;
 }
 
 async function allBuilt(binaries: string[]): Promise<boolean> {
@@ -54,8 +36,10 @@ async function allBuilt(binaries: string[]): Promise<boolean> {
 }
 
 /** Builds what is missing of spec.binaries, holding the cache's lock while building. */
-export async function goInstallWithLock(go: string, spec: GoInstallSpec): Promise<void> {
+export async function goInstallWithLock(spec: GoInstallSpec): Promise<void> {
   if (await allBuilt(spec.binaries)) return;
+  const go = await findOnPath(process.platform === 'win32' ? 'go.exe' : 'go');
+  if (!go) throw spec.noGo();
   await fs.mkdir(spec.binDir, { recursive: true });
   const lockFile = path.join(spec.cacheDir, 'build.lock');
   let announcedWait = false;
@@ -152,35 +136,23 @@ async function goInstall(go: string, spec: GoInstallSpec): Promise<void> {
   const goArgs = ['install', ...(spec.ldflags ? [`-ldflags=${spec.ldflags}`] : []), ...spec.packages];
   // nice: a cold build keeps every core busy for minutes, on a machine that runs other things too.
   const [file, args] = spec.nice && (await findOnPath('nice')) ? ['nice', ['-n', '10', go, ...goArgs]] : [go, goArgs];
-  // cwd outside any Go module, so `go install pkg@version` cannot be influenced by a go.mod around it.
-  const child = spawn(file, args, { cwd: spec.cacheDir, env: { ...process.env, GOBIN: spec.binDir }, stdio: 'pipe' });
-  const tail: string[] = [];
-  const onLine = (line: string): void => {
-    tail.push(line);
-    if (tail.length > 30) tail.shift();
-    log(`[go] ${line}`);
-  };
-  createInterface({ input: child.stdout }).on('line', onLine);
-  createInterface({ input: child.stderr }).on('line', onLine);
+  const child = startManagedProcess({
+    name: 'go',
+    file,
+    args,
+    // cwd outside any Go module, so `go install pkg@version` cannot be influenced by a go.mod around it.
+    cwd: spec.cacheDir,
+    env: { ...process.env, GOBIN: spec.binDir },
+    onLine: (line) => log(`[go] ${line}`),
+    // In the terminal's process group: a Ctrl-C stops the build and the compilers it runs.
+    detached: false,
+  });
   // Go prints only the module downloads; compiling is silent for minutes, so show that we are alive.
   const progress = setInterval(
     () => log(`[go] still building ${spec.label} (${Math.round((Date.now() - started) / 1000)} s)…`),
     30_000,
   );
-  try {
-    const code = await new Promise<number | null>((resolve, reject) => {
-      child.once('error', reject);
-      child.once('close', resolve);
-    });
-    if (code !== 0) {
-      throw new Error(`\`go ${goArgs.join(' ')}\` failed with exit code ${code}:\n${tail.join('\n')}`);
-    }
-  } finally {
-    clearInterval(progress);
-  }
+  const { code } = await child.exited.finally(() => clearInterval(progress));
+  if (code !== 0) throw new Error(`\`go ${goArgs.join(' ')}\` failed with exit code ${code}:\n${child.tail()}`);
   log(`Built ${spec.label} in ${Math.round((Date.now() - started) / 1000)} s`);
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

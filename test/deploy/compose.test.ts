@@ -20,9 +20,14 @@ import path from 'node:path';
 import ts from 'typescript';
 import { z } from 'zod';
 import { DEFAULT_TASK_QUEUE, SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/api/contract';
-import { setUpSchemas } from '../../src/cluster/schema';
-import { DEFAULT_SERVER_PORTS, DYNAMIC_CONFIG_FILE, POSTGRES_USER, serverEnv } from '../../src/cluster/server-config';
-import { loadClusterSettings } from '../../src/cluster/settings';
+import { setUpSchemas } from '../../src/cluster/postgres';
+import {
+  DEFAULT_SERVER_PORTS,
+  DYNAMIC_CONFIG_FILE,
+  loadClusterSettings,
+  POSTGRES_USER,
+  serverEnv,
+} from '../../src/cluster/server-config';
 import { POSTGRES_MAJOR, TEMPORAL_SERVER_VERSION, TEMPORAL_UI_VERSION } from '../../src/cluster/versions';
 import { loadArtifactSettings } from '../../src/config/artifacts';
 import { loadPriceTable } from '../../src/activities/budget/price';

@@ -1,0 +1,222 @@
+// The children this project starts and watches: the dev server, `go install`, and the cluster's
+// PostgreSQL, Temporal server, UI server and workers. Each child's output is kept (its last lines for
+// error messages, all of it in a log file when one is named), an exit nobody asked for is reported,
+// and a child can be waited for until it answers, and stopped with a grace time.
+import { execFile, spawn } from 'child_process';
+import { constants as fsConstants, createWriteStream, mkdirSync, promises as fs } from 'fs';
+import * as net from 'net';
+import * as path from 'path';
+import { createInterface } from 'readline';
+
+interface ManagedProcessOptions {
+  name: string;
+  file: string;
+  args: string[];
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** The child's output is appended here. */
+  logFile?: string;
+  /** Each line of output, as it comes. */
+  onLine?: (line: string) => void;
+  /** Told about an exit nobody asked for (with the last lines of output), and about a forced kill. */
+  log?: (msg: string) => void;
+  /**
+   * Its own process group (the default), so a Ctrl-C in the terminal reaches only this process, which
+   * then stops its children in order.
+   */
+  detached?: boolean;
+  /** Sent when this process exits with the child still running: best effort against orphans. */
+  exitSignal?: NodeJS.Signals;
+  /** How stop() stops it by default: the signal of a clean shutdown, and how long that may take. */
+  stopSignal?: NodeJS.Signals;
+  graceMs?: number;
+}
+
+interface ExitStatus {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface ManagedProcess {
+  readonly name: string;
+  readonly pid: number;
+  /** Resolves when the process has exited (and its output is flushed). */
+  readonly exited: Promise<ExitStatus>;
+  isRunning(): boolean;
+  /** The last lines of output, for error messages. */
+  tail(): string;
+  /**
+   * Polls `probe` (undefined: ready, else what is wrong) until it passes; if the process exits first or
+   * time runs out, stops it and throws with the last lines of output or the last problem.
+   */
+  ready(probe: () => Promise<string | undefined> | string | undefined, timeoutMs: number): Promise<void>;
+  /** Sends `signal` (stopSignal, else SIGTERM), then SIGKILL after graceMs; resolves once it has exited. Safe to call twice. */
+  stop(opts?: { signal?: NodeJS.Signals; graceMs?: number }): Promise<ExitStatus>;
+}
+
+const TAIL_LINES = 40;
+const PROBE_INTERVAL_MS = 250;
+
+export function startManagedProcess(opts: ManagedProcessOptions): ManagedProcess {
+  let logStream: ReturnType<typeof createWriteStream> | undefined;
+  if (opts.logFile) {
+    mkdirSync(path.dirname(opts.logFile), { recursive: true });
+    logStream = createWriteStream(opts.logFile, { flags: 'a' });
+    logStream.write(`--- ${new Date().toISOString()} ${opts.file} ${opts.args.join(' ')}\n`);
+  }
+  const child = spawn(opts.file, opts.args, {
+    env: opts.env ?? process.env,
+    cwd: opts.cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: opts.detached ?? true,
+  });
+  const lines: string[] = [];
+  const tail = (): string => lines.join('\n');
+  const see = opts.logFile ? `; see ${opts.logFile}` : '';
+  const onLine = (line: string): void => {
+    lines.push(line);
+    if (lines.length > TAIL_LINES) lines.shift();
+    logStream?.write(`${line}\n`);
+    opts.onLine?.(line);
+  };
+  createInterface({ input: child.stdout }).on('line', onLine);
+  createInterface({ input: child.stderr }).on('line', onLine);
+
+  let status: ExitStatus | undefined;
+  // Either way, the exit is not news: ready() throws with it, or stop() asked for it.
+  let starting = false;
+  let stopping = false;
+  // 'close' (not 'exit'), so the output is complete when the exit is reported.
+  const exited = new Promise<ExitStatus>((resolve) => {
+    const done = (exit: ExitStatus): void => {
+      status = exit;
+      process.removeListener('exit', killOnExit);
+      if (!stopping && !starting) opts.log?.(`${opts.name} exited (${describe(exit)})${see}:\n${tail()}`);
+      if (logStream) logStream.end(() => resolve(exit));
+      else resolve(exit);
+    };
+    child.once('close', (code, signal) => done({ code, signal }));
+    child.once('error', (err) => {
+      onLine(String(err));
+      done({ code: null, signal: null });
+    });
+  });
+  const killOnExit = (): void => void child.kill(opts.exitSignal ?? 'SIGKILL');
+  process.on('exit', killOnExit);
+
+  const handle: ManagedProcess = {
+    name: opts.name,
+    pid: child.pid ?? -1,
+    exited,
+    isRunning: () => status === undefined,
+    tail,
+    async ready(probe, timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      const exitedEarly = exited.then(() => 'exited');
+      starting = true;
+      try {
+        for (;;) {
+          const problem = await Promise.race([probe(), exitedEarly]);
+          if (status) throw new Error(`${opts.name} exited during startup (${describe(status)})${see}:\n${tail()}`);
+          if (problem === undefined) return;
+          if (Date.now() > deadline)
+            throw new Error(`${opts.name} did not answer within ${timeoutMs / 1000} s: ${problem}`);
+          await Promise.race([sleep(PROBE_INTERVAL_MS), exited]);
+        }
+      } catch (err) {
+        await handle.stop();
+        throw err;
+      } finally {
+        starting = false;
+      }
+    },
+    async stop({ signal = opts.stopSignal ?? 'SIGTERM', graceMs = opts.graceMs ?? 15_000 } = {}) {
+      stopping = true;
+      if (status) return status;
+      child.kill(signal);
+      const timer = setTimeout(() => {
+        opts.log?.(`${opts.name} (pid ${child.pid}) did not stop within ${graceMs / 1000} s; killing it`);
+        child.kill('SIGKILL');
+      }, graceMs);
+      try {
+        return await exited;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+  return handle;
+}
+
+const describe = (exit: ExitStatus): string => (exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`);
+
+/** undefined when `attempt` succeeds, else its error's message: a probe for ready(). */
+export function problemOf(attempt: Promise<unknown>): Promise<string | undefined> {
+  return attempt.then(
+    () => undefined,
+    (err: Error) => err.message,
+  );
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Runs a program to its end; rejects with its stderr (else stdout) when it fails. */
+export function exec(
+  file: string,
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      file,
+      args,
+      { env: opts.env, timeout: opts.timeoutMs ?? 120_000, maxBuffer: 16 << 20 },
+      (err, stdout, stderr) => {
+        if (!err) return resolve(stdout);
+        reject(new Error(`${path.basename(file)} ${args.join(' ')} failed: ${stderr.trim() || stdout || err.message}`));
+      },
+    );
+  });
+}
+
+export async function isExecutableFile(file: string): Promise<boolean> {
+  try {
+    await fs.access(file, fsConstants.X_OK);
+    return (await fs.stat(file)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+export async function findOnPath(name: string): Promise<string | undefined> {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    // An empty PATH entry means the current directory; skipping it avoids picking up stray binaries.
+    if (!dir) continue;
+    const candidate = path.resolve(dir, name);
+    if (await isExecutableFile(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+/** Listens on `port` for a moment: the error when it cannot (EADDRINUSE: something else is there). */
+export function tryListen(host: string, port: number): Promise<NodeJS.ErrnoException | undefined> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', resolve);
+    server.listen({ host, port, exclusive: true }, () => server.close(() => resolve(undefined)));
+  });
+}
+
+/** A port that was free a moment ago (the OS picks it); another process may still grab it before we use it. */
+export async function getFreePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
