@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { getFreePort } from '../src/devserver';
+import { getFreePort } from '../src/devserver/processes';
 import { mediaTaskRuns, textToVideoLoad } from './media/temporal-run';
 import { formatTable } from './media-polling';
 import { atMost, formatChecks, isTrue, type Check } from './support/checks';

@@ -5,6 +5,7 @@ import { Connection, isGrpcServiceError } from '@temporalio/client';
 import { msToTs } from '@temporalio/common';
 import { promises as fs } from 'fs';
 import * as path from 'path';
+import { frontendAnswers } from '../devserver/dev-server';
 import { problemOf, sleep, startManagedProcess, type ManagedProcess } from '../devserver/processes';
 import { ensureSearchAttributes } from '../namespace/search-attributes';
 import { findOrBuildClusterBinaries } from './go-binaries';
@@ -73,7 +74,7 @@ export async function startCluster(opts: ClusterOptions): Promise<ClusterHandle>
       // SIGTERM: the server leaves its membership ring and closes its shards before exiting.
       graceMs: 30_000,
     });
-    await child.ready(() => problemOf(frontendAnswers(address)), SERVER_READY_TIMEOUT_MS);
+    await child.ready(() => problemOf(frontendAnswers('127.0.0.1', opts.ports.frontend)), SERVER_READY_TIMEOUT_MS);
     return child;
   };
 
@@ -119,15 +120,6 @@ export async function startCluster(opts: ClusterOptions): Promise<ClusterHandle>
   } catch (err) {
     await stopAll();
     throw err;
-  }
-}
-
-async function frontendAnswers(address: string): Promise<void> {
-  const connection = await Connection.connect({ address, connectTimeout: 2_000 });
-  try {
-    await connection.workflowService.getSystemInfo({});
-  } finally {
-    await connection.close();
   }
 }
 

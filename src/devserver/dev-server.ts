@@ -1,7 +1,8 @@
+import { Connection } from '@temporalio/client';
 import { promises as fs } from 'fs';
 import * as net from 'net';
 import * as path from 'path';
-import { exec, problemOf, startManagedProcess, tryListen } from './processes';
+import { problemOf, startManagedProcess, tryListen } from './processes';
 
 export type SearchAttributeType = 'Keyword' | 'Int' | 'Text' | 'Bool' | 'Double' | 'Datetime' | 'KeywordList';
 
@@ -88,7 +89,6 @@ export const SERVER_DEFAULT_PARTITIONS = 4;
 
 const DEFAULT_PORT = 7233;
 const READY_TIMEOUT_MS = 60_000;
-const PROBE_TIMEOUT_MS = 10_000;
 const STOP_GRACE_MS = 10_000;
 
 export async function startDevServer(opts: DevServerOptions): Promise<DevServerHandle> {
@@ -98,10 +98,11 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServerH
   const port = opts.port ?? envPort('TEMPORAL_DEV_PORT') ?? DEFAULT_PORT;
   const uiPort = opts.uiPort ?? envPort('TEMPORAL_DEV_UI_PORT') ?? Math.min(port + 1000, 65535);
   const namespace = opts.namespace ?? 'default';
-  const host = connectHost(ip);
-  const address = `${host}:${port}`;
-  const uiUrl = opts.headless ? undefined : `http://${host}:${uiPort}`;
-  const metricsUrl = opts.metricsPort === undefined ? undefined : `http://${host}:${opts.metricsPort}/metrics`;
+  // Where clients connect: a wildcard bind is reachable via loopback.
+  const host = ip === '0.0.0.0' ? '127.0.0.1' : ip === '::' ? '::1' : ip;
+  const address = hostPort(host, port);
+  const uiUrl = opts.headless ? undefined : `http://${hostPort(host, uiPort)}`;
+  const metricsUrl = opts.metricsPort === undefined ? undefined : `http://${hostPort(host, opts.metricsPort)}/metrics`;
 
   // The CLI would also refuse a busy port, but with an error that does not hint at the usual cause.
   const assertFree = async (p: number, what: string, variable: string): Promise<void> => {
@@ -156,40 +157,32 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServerH
     await child.stop();
   };
 
-  await child.ready(() => probe(opts.cliPath, address, namespace), READY_TIMEOUT_MS);
+  await child.ready(() => problemOf(frontendAnswers(host, port, namespace)), READY_TIMEOUT_MS);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   log(`Temporal dev server ready at ${address}${uiUrl ? `, UI ${uiUrl}` : ''} (namespace ${namespace}, ${seconds} s)`);
   return { address, uiUrl, metricsUrl, namespace, pid: child.pid, stop };
 }
 
 /**
- * undefined when the frontend serves the namespace, else what is wrong. A TCP connect first, because it is cheap;
- * then the CLI, because only a real RPC proves the frontend (and our namespace) is up, not just the socket.
+ * Resolves once the frontend answers a real RPC (serving `namespace`, when given): an open socket is
+ * not yet a server that is up. A TCP connect first, because it is cheap and fails at once.
  */
-async function probe(cliPath: string, address: string, namespace: string): Promise<string | undefined> {
-  const [host, port] = splitAddress(address);
-  const connectProblem = await tcpConnect(host, port);
-  if (connectProblem) return connectProblem;
-  const args = ['operator', 'namespace', 'describe', '--address', address, '--namespace', namespace];
-  return problemOf(exec(cliPath, args, { timeoutMs: PROBE_TIMEOUT_MS, env: envWithoutTemporalVars() }));
-}
-/** The user's TEMPORAL_ADDRESS / TEMPORAL_TLS_* / TEMPORAL_API_KEY… are meant for their own server, not this one. */
-function envWithoutTemporalVars(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('TEMPORAL_')));
+export async function frontendAnswers(host: string, port: number, namespace?: string): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const socket = net.connect({ host, port, timeout: 1_000 }, () => resolve(void socket.destroy()));
+    socket.once('timeout', () => socket.destroy(new Error(`connect to ${host}:${port} timed out`)));
+    socket.once('error', reject);
+  });
+  const connection = await Connection.connect({ address: hostPort(host, port), connectTimeout: 2_000 });
+  try {
+    if (namespace) await connection.workflowService.describeNamespace({ namespace });
+    else await connection.workflowService.getSystemInfo({});
+  } finally {
+    await connection.close();
+  }
 }
 
-function tcpConnect(host: string, port: number): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host, port, timeout: 1_000 });
-    const done = (problem: string | undefined): void => {
-      socket.destroy();
-      resolve(problem);
-    };
-    socket.once('connect', () => done(undefined));
-    socket.once('timeout', () => done(`connect to ${host}:${port} timed out`));
-    socket.once('error', (err) => done(`connect to ${host}:${port}: ${err.message}`));
-  });
-}
+const hostPort = (host: string, port: number): string => (net.isIPv6(host) ? `[${host}]:${port}` : `${host}:${port}`);
 
 function envPort(name: string): number | undefined {
   const value = process.env[name];
@@ -197,16 +190,4 @@ function envPort(name: string): number | undefined {
   const port = Number(value);
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`${name}=${value} is not a valid port`);
   return port;
-}
-
-/** Where clients connect: a wildcard bind is reachable via loopback. */
-function connectHost(ip: string): string {
-  if (ip === '0.0.0.0') return '127.0.0.1';
-  if (ip === '::') return '[::1]';
-  return net.isIPv6(ip) ? `[${ip}]` : ip;
-}
-
-function splitAddress(address: string): [string, number] {
-  const colon = address.lastIndexOf(':');
-  return [address.slice(0, colon).replace(/^\[(.*)\]$/, '$1'), Number(address.slice(colon + 1))];
 }

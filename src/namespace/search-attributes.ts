@@ -4,26 +4,26 @@
 // So the worker registers what is missing where it may, and otherwise refuses to start, naming
 // every missing attribute and the command that adds it.
 import { isGrpcServiceError, type Connection } from '@temporalio/client';
-import type { temporal } from '@temporalio/proto';
+import { temporal } from '@temporalio/proto';
 import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../api/contract';
+import { sleep } from '../devserver/processes';
 
-type IndexedValueType = temporal.api.enums.v1.IndexedValueType;
+const IndexedValueType = temporal.api.enums.v1.IndexedValueType;
 // gRPC codes of a server that will not let us look (Temporal Cloud keeps the operator API for itself).
 const PERMISSION_DENIED = 7;
 const UNIMPLEMENTED = 12;
 type AttributeType = (typeof SEARCH_ATTRIBUTE_DEFINITIONS)[string];
 
-// temporal.api.enums.v1.IndexedValueType's wire values (fixed by the API's protobuf).
-const INDEXED_TYPE: Record<AttributeType, IndexedValueType> = { Keyword: 2, Int: 3 };
-const TYPE_NAMES: Record<number, string> = {
-  1: 'Text',
-  2: 'Keyword',
-  3: 'Int',
-  4: 'Double',
-  5: 'Bool',
-  6: 'Datetime',
-  7: 'KeywordList',
+const INDEXED_TYPE: Record<AttributeType, temporal.api.enums.v1.IndexedValueType> = {
+  Keyword: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+  Int: IndexedValueType.INDEXED_VALUE_TYPE_INT,
 };
+/** How the CLI names a type: INDEXED_VALUE_TYPE_KEYWORD_LIST is KeywordList. */
+const typeName = (type: number): string =>
+  (IndexedValueType[type] ?? String(type))
+    .replace('INDEXED_VALUE_TYPE_', '')
+    .toLowerCase()
+    .replace(/(^|_)(\w)/g, (_, _sep, c: string) => c.toUpperCase());
 
 /**
  * The server applies a new attribute through its namespace cache, refreshed every 2 s by default
@@ -66,7 +66,7 @@ export function addSearchAttributesCommand(
 
 export async function ensureSearchAttributes(check: SearchAttributeCheck): Promise<SearchAttributeCheckResult> {
   const { operatorService } = check.connection;
-  let existing: Record<string, IndexedValueType>;
+  let existing: Record<string, temporal.api.enums.v1.IndexedValueType>;
   try {
     existing = (await operatorService.listSearchAttributes({ namespace: check.namespace })).customAttributes ?? {};
   } catch (err) {
@@ -86,7 +86,7 @@ export async function ensureSearchAttributes(check: SearchAttributeCheck): Promi
   for (const [name, type] of Object.entries(SEARCH_ATTRIBUTE_DEFINITIONS)) {
     const found = existing[name];
     if (found === undefined) missing[name] = type;
-    else if (found !== INDEXED_TYPE[type]) wrongType.push(`${name} (${TYPE_NAMES[found] ?? found}, want ${type})`);
+    else if (found !== INDEXED_TYPE[type]) wrongType.push(`${name} (${typeName(found)}, want ${type})`);
   }
   if (wrongType.length > 0) {
     // Cannot be repaired by adding: an attribute's type is fixed once created.
@@ -112,12 +112,8 @@ export async function ensureSearchAttributes(check: SearchAttributeCheck): Promi
     namespace: check.namespace,
     searchAttributes: Object.fromEntries(names.map((n) => [n, INDEXED_TYPE[missing[n]]])),
   });
-  await (check.sleep ?? defaultSleep)(SEARCH_ATTRIBUTE_PROPAGATION_MS);
+  await (check.sleep ?? sleep)(SEARCH_ATTRIBUTE_PROPAGATION_MS);
   return { registered: names, checked: true };
-}
-
-function defaultSleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** Local stacks (a server on this machine) may be changed by the worker; anything else only by a person. */

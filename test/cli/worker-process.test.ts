@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { WorkflowType } from '../../src/workflows/operations';
 import { DEV_API_KEY } from '../../packages/emulator/src/config';
-import { getFreePort } from '../../src/devserver';
+import { getFreePort } from '../../src/devserver/processes';
 import { cleanEnv, runNode, startNode, waitFor, workerProcessEnv } from '../helpers/processes';
 import { testEnv } from '../setup/shared';
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { startCluster, type ClusterHandle } from '../../src/cluster/cluster';
 import { DEFAULT_POSTGRES_PASSWORD, freeServerPorts } from '../../src/cluster/server-config';
 import { startWorkerPool, type WorkerPool } from '../../src/cluster/workers';
-import { getFreePort } from '../../src/devserver';
+import { getFreePort } from '../../src/devserver/processes';
 import { DEV_API_KEY } from '../../packages/emulator/src/config';
 import { startEmulator } from '../../packages/emulator/src/server';
 import { BATCH_PER_REQUEST_MS, CHAOS_CLOCK_SPEED, chaosFixtures } from '../../bench/chaos/workload';

@@ -4,13 +4,9 @@ import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import { promisify } from 'util';
-import {
-  DevServerHandle,
-  findOrBuildTemporalCli,
-  findProjectRoot,
-  getFreePort,
-  startDevServer,
-} from '../../src/devserver';
+import { startDevServer, type DevServerHandle } from '../../src/devserver/dev-server';
+import { findOrBuildTemporalCli, findProjectRoot } from '../../src/devserver/find-temporal-cli';
+import { getFreePort } from '../../src/devserver/processes';
 
 const execFileAsync = promisify(execFile);
 

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import { startWorkflow, type BudgetGatedJobInput } from '../../packages/client/src';
-import { getFreePort } from '../../src/devserver';
+import { getFreePort } from '../../src/devserver/processes';
 import { startTracing, tracesExporterName, type Tracing } from '../../src/tracing';
 import { tracingClientInterceptors } from '../../src/tracing/client';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';

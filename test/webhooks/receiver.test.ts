@@ -4,7 +4,7 @@
 import type { ChildProcess } from 'node:child_process';
 import type { WorkflowHandle } from '@temporalio/client';
 import { WorkflowType } from '../../src/workflows/operations';
-import { getFreePort } from '../../src/devserver';
+import { getFreePort } from '../../src/devserver/processes';
 import { CallbackSigner } from '../../src/webhooks/token';
 import { uniqueId, withClient } from '../helpers/temporal';
 import { cleanEnv, startNode, waitFor } from '../helpers/processes';

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { WorkflowType } from '../../src/workflows/operations';
-import { getFreePort } from '../../src/devserver';
+import { getFreePort } from '../../src/devserver/processes';
 import type { mediaGeneration } from '../../src/workflows/media/workflows';
 import { startNode, waitFor, workerProcessEnv } from '../helpers/processes';
 import { testEnv } from '../setup/shared';

@@ -6,14 +6,8 @@ import path from 'node:path';
 import { SEARCH_ATTRIBUTE_DEFINITIONS, SearchAttributes } from '../../api/contract';
 import { loadTemporalSettings } from '../../config/temporal';
 import { loadWorkerSettings } from '../../config/worker';
-import {
-  findOrBuildTemporalCli,
-  findProjectRoot,
-  SERVER_DEFAULT_PARTITIONS,
-  taskQueuePartitions,
-  startDevServer,
-  TemporalCliNotFoundError,
-} from '../../devserver';
+import { SERVER_DEFAULT_PARTITIONS, startDevServer, taskQueuePartitions } from '../../devserver/dev-server';
+import { findOrBuildTemporalCli, findProjectRoot, TemporalCliNotFoundError } from '../../devserver/find-temporal-cli';
 import { PlatformClient } from '../../platform-client/client';
 import { checkNamespace, connectWorker, createPlatformWorker, installRuntime } from '../../worker';
 import { startLocalPlatform } from '../local-platform';
