@@ -6,7 +6,7 @@ import { msToTs } from '@temporalio/common';
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import { frontendAnswers } from '../devserver/dev-server';
-import { problemOf, sleep, startManagedProcess, type ManagedProcess } from '../devserver/processes';
+import { sleep, startManagedProcess, type ManagedProcess } from '../devserver/processes';
 import { ensureSearchAttributes } from '../namespace/search-attributes';
 import { findOrBuildClusterBinaries } from './go-binaries';
 import { findOrInstallPostgres, setUpSchemas, startPostgres } from './postgres';
@@ -74,7 +74,7 @@ export async function startCluster(opts: ClusterOptions): Promise<ClusterHandle>
       // SIGTERM: the server leaves its membership ring and closes its shards before exiting.
       graceMs: 30_000,
     });
-    await child.ready(() => problemOf(frontendAnswers('127.0.0.1', opts.ports.frontend)), SERVER_READY_TIMEOUT_MS);
+    await child.ready(() => frontendAnswers('127.0.0.1', opts.ports.frontend), SERVER_READY_TIMEOUT_MS);
     return child;
   };
 
@@ -159,7 +159,7 @@ async function startUiServer(
     const response = await fetch(url);
     if (!response.ok) throw new Error(`${url} answered ${response.status}`);
   };
-  await child.ready(() => problemOf(answers()), UI_READY_TIMEOUT_MS);
+  await child.ready(answers, UI_READY_TIMEOUT_MS);
   return { url, process: child };
 }
 

@@ -3,7 +3,7 @@
 // to run as root, so as root its programs run as the `postgres` user the package creates.
 import { existsSync, promises as fs, readdirSync } from 'fs';
 import * as path from 'path';
-import { exec, findOnPath, problemOf, startManagedProcess, type ManagedProcess } from '../devserver/processes';
+import { exec, findOnPath, startManagedProcess, type ManagedProcess } from '../devserver/processes';
 import { DB_PLUGIN } from './server-config';
 import { POSTGRES_MAJOR } from './versions';
 
@@ -138,7 +138,7 @@ export async function startPostgres(binDir: string, opts: PostgresOptions): Prom
     graceMs: 30_000,
   });
   const isReady = path.join(binDir, 'pg_isready');
-  await child.ready(() => problemOf(exec(isReady, ['-h', '127.0.0.1', '-p', String(opts.port)])), READY_TIMEOUT_MS);
+  await child.ready(() => exec(isReady, ['-h', '127.0.0.1', '-p', String(opts.port)]), READY_TIMEOUT_MS);
   return child;
 }
 

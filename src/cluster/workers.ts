@@ -50,7 +50,8 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
       graceMs,
     });
     workers[i] = child;
-    await child.ready(() => (polling ? undefined : 'it has not logged "Worker started"'), READY_TIMEOUT_MS);
+    const notYet = new Error('it has not logged "Worker started"');
+    await child.ready(() => (polling ? Promise.resolve() : Promise.reject(notYet)), READY_TIMEOUT_MS);
   };
   const stopOne = async (i: number, signal: NodeJS.Signals): Promise<void> => void (await workers[i]?.stop({ signal }));
   try {

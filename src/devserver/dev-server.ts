@@ -2,7 +2,7 @@ import { Connection } from '@temporalio/client';
 import { promises as fs } from 'fs';
 import * as net from 'net';
 import * as path from 'path';
-import { problemOf, startManagedProcess, tryListen } from './processes';
+import { startManagedProcess, tryListen } from './processes';
 
 export type SearchAttributeType = 'Keyword' | 'Int' | 'Text' | 'Bool' | 'Double' | 'Datetime' | 'KeywordList';
 
@@ -23,20 +23,14 @@ export interface DevServerOptions {
   log?: (msg: string) => void;
   /** No Web UI (and no UI port needed). */
   headless?: boolean;
-  /**
-   * Port of the server's Prometheus `/metrics` endpoint (then in the handle's metricsUrl). Omitted: the
-   * CLI still serves metrics, but on a random port nobody is told about.
-   */
+  /** The Prometheus endpoint's port (see metricsUrl). Omitted: a random port nobody is told about. */
   metricsPort?: number;
   /**
    * SQLite pragmas, e.g. `{ journal_mode: 'WAL', synchronous: 'OFF' }` for load tests: the server keeps
    * one SQLite connection, and a synced rollback journal makes every write wait for the disk.
    */
   sqlitePragmas?: Record<string, string>;
-  /**
-   * Dynamic config values (`--dynamic-config-value KEY=<JSON>`), e.g. `{ 'frontend.rps': 10000 }`, on
-   * top of DEV_SERVER_DYNAMIC_CONFIG.
-   */
+  /** `--dynamic-config-value KEY=<JSON>` values, on top of DEV_SERVER_DYNAMIC_CONFIG. */
   dynamicConfig?: Record<string, unknown>;
 }
 
@@ -53,12 +47,10 @@ export interface DevServerHandle {
 }
 
 /**
- * What every dev server we start gets. Eager activity dispatch hands a workflow's newly scheduled
- * activity (a media submit, its first look) straight back to the worker in the answer to its workflow
- * task, instead of through the task queue: one server round trip less per activity, and a burst of
- * starts no longer queues its submits behind matching. The production cluster's server (1.32) has it
- * on by default; the CLI's embedded server (1.29) has it off, so the dev server would otherwise behave
- * unlike the cluster. Measured with `npm run bench -- --only=media-polling` (docs/benchmarks.md).
+ * What every dev server we start gets. Eager activity dispatch hands a newly scheduled activity straight
+ * back to the worker in the answer to its workflow task: one server round trip less per activity. The
+ * cluster's server (1.32) has it on by default, the CLI's embedded server (1.29) off, so this keeps the
+ * two alike (`npm run bench -- --only=media-polling`, docs/benchmarks.md).
  */
 export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, unknown>> = {
   'system.enableActivityEagerExecution': true,
@@ -66,16 +58,12 @@ export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, unknown>> = {
 };
 
 /**
- * The dynamic config for `partitions` read and write partitions on every task queue. The dev servers
- * use one. The server splits a queue's rate limit evenly over its read
- * partitions, and a partition with its backlog drained cannot lend its share to another that still
- * has one: with the default four, the paid submits paced on a quota queue (docs/rate-limits.md) end
- * with a tail where a quarter of the rate or less is in use, and a quota went 81.5 % used
- * (`npm run bench -- --only=rate-limit`). One server process gains nothing from more partitions. The
- * cluster sets one partition on the quota queues only (deploy/dynamicconfig/cluster.yaml).
- *
- * Fewer read partitions strand the tasks already in the others, so a server whose data was written
- * with more must keep them (`npm start` keeps an older `.data/` on the default).
+ * The dynamic config for `partitions` read and write partitions on every task queue; the dev servers
+ * use one. The server splits a queue's rate limit evenly over its read partitions, and a drained
+ * partition cannot lend its share to another: with the default four, the paid submits paced on a
+ * quota queue (docs/rate-limits.md) end with a tail at a quarter of the rate or less, and a quota went
+ * 81.5 % used (`npm run bench -- --only=rate-limit`). Fewer read partitions strand the tasks already in
+ * the others, so data written with more keeps them (`npm start` keeps an older `.data/` on the default).
  */
 export function taskQueuePartitions(partitions: number): Record<string, number> {
   return {
@@ -157,7 +145,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServerH
     await child.stop();
   };
 
-  await child.ready(() => problemOf(frontendAnswers(host, port, namespace)), READY_TIMEOUT_MS);
+  await child.ready(() => frontendAnswers(host, port, namespace), READY_TIMEOUT_MS);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   log(`Temporal dev server ready at ${address}${uiUrl ? `, UI ${uiUrl}` : ''} (namespace ${namespace}, ${seconds} s)`);
   return { address, uiUrl, metricsUrl, namespace, pid: child.pid, stop };

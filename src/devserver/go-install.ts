@@ -44,15 +44,15 @@ export async function goInstallWithLock(spec: GoInstallSpec): Promise<void> {
   const lockFile = path.join(spec.cacheDir, 'build.lock');
   let announcedWait = false;
   for (;;) {
-    const lock = await tryLock(lockFile);
-    if (lock) {
+    const release = await tryLock(lockFile);
+    if (release) {
       try {
         // Another process may have finished the build between our check and taking the lock.
         if (await allBuilt(spec.binaries)) return;
         await goInstall(go, spec);
         return;
       } finally {
-        await lock.release();
+        await release();
       }
     }
     if (!announcedWait) {
@@ -65,34 +65,24 @@ export async function goInstallWithLock(spec: GoInstallSpec): Promise<void> {
   }
 }
 
-interface Lock {
-  release(): Promise<void>;
-}
-
-async function tryLock(lockFile: string): Promise<Lock | undefined> {
-  let handle: fs.FileHandle;
+/** The lock's release, or undefined when another process holds it. */
+async function tryLock(lockFile: string): Promise<(() => Promise<void>) | undefined> {
+  const holder = JSON.stringify({ pid: process.pid, host: hostname(), since: new Date().toISOString() });
   try {
     // 'wx' = O_CREAT | O_EXCL: exactly one process can create the file.
-    handle = await fs.open(lockFile, 'wx');
+    await fs.writeFile(lockFile, holder, { flag: 'wx' });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
     throw err;
-  }
-  try {
-    await handle.writeFile(JSON.stringify({ pid: process.pid, host: hostname(), since: new Date().toISOString() }));
-  } finally {
-    await handle.close();
   }
   const heartbeat = setInterval(() => {
     const now = new Date();
     fs.utimes(lockFile, now, now).catch(() => undefined);
   }, LOCK_HEARTBEAT_MS);
   heartbeat.unref();
-  return {
-    async release() {
-      clearInterval(heartbeat);
-      await fs.rm(lockFile, { force: true });
-    },
+  return async () => {
+    clearInterval(heartbeat);
+    await fs.rm(lockFile, { force: true });
   };
 }
 

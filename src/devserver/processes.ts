@@ -38,7 +38,6 @@ interface ExitStatus {
 }
 
 export interface ManagedProcess {
-  readonly name: string;
   readonly pid: number;
   /** Resolves when the process has exited (and its output is flushed). */
   readonly exited: Promise<ExitStatus>;
@@ -46,10 +45,10 @@ export interface ManagedProcess {
   /** The last lines of output, for error messages. */
   tail(): string;
   /**
-   * Polls `probe` (undefined: ready, else what is wrong) until it passes; if the process exits first or
-   * time runs out, stops it and throws with the last lines of output or the last problem.
+   * Polls `probe` until it resolves; if the process exits first or time runs out, stops it and throws
+   * with the last lines of output or the probe's last error.
    */
-  ready(probe: () => Promise<string | undefined> | string | undefined, timeoutMs: number): Promise<void>;
+  ready(probe: () => Promise<unknown>, timeoutMs: number): Promise<void>;
   /** Sends `signal` (stopSignal, else SIGTERM), then SIGKILL after graceMs; resolves once it has exited. Safe to call twice. */
   stop(opts?: { signal?: NodeJS.Signals; graceMs?: number }): Promise<ExitStatus>;
 }
@@ -105,7 +104,6 @@ export function startManagedProcess(opts: ManagedProcessOptions): ManagedProcess
   process.on('exit', killOnExit);
 
   const handle: ManagedProcess = {
-    name: opts.name,
     pid: child.pid ?? -1,
     exited,
     isRunning: () => status === undefined,
@@ -116,7 +114,13 @@ export function startManagedProcess(opts: ManagedProcessOptions): ManagedProcess
       starting = true;
       try {
         for (;;) {
-          const problem = await Promise.race([probe(), exitedEarly]);
+          const problem = await Promise.race([
+            probe().then(
+              () => undefined,
+              (err: Error) => err.message,
+            ),
+            exitedEarly,
+          ]);
           if (status) throw new Error(`${opts.name} exited during startup (${describe(status)})${see}:\n${tail()}`);
           if (problem === undefined) return;
           if (Date.now() > deadline)
@@ -149,14 +153,6 @@ export function startManagedProcess(opts: ManagedProcessOptions): ManagedProcess
 }
 
 const describe = (exit: ExitStatus): string => (exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`);
-
-/** undefined when `attempt` succeeds, else its error's message: a probe for ready(). */
-export function problemOf(attempt: Promise<unknown>): Promise<string | undefined> {
-  return attempt.then(
-    () => undefined,
-    (err: Error) => err.message,
-  );
-}
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
