@@ -17,12 +17,20 @@ import { isQuotaTaskQueue } from './api/contract';
 import { OPERATIONS } from './workflows/operations';
 import { createActivities } from './activities';
 import type { ArtifactStore } from './artifacts';
-import { createArtifactStore } from './config/artifacts';
-import { loadFetchPolicy } from './config/fetch';
+import {
+  clientConnectionOptions,
+  createArtifactStore,
+  loadFetchPolicy,
+  loadRateLimitSettings,
+  loadTemporalSettings,
+  loadWebhookSettings,
+  loadWorkerSettings,
+  type RateLimitSettings,
+  type TemporalSettings,
+  type WorkerSettings,
+} from './config/settings';
 import type { FetchPolicy } from './fetching/policy';
 import { loadPriceTable, type PriceTable } from './activities/budget/price';
-import { clientConnectionOptions, loadTemporalSettings, type TemporalSettings } from './config/temporal';
-import { loadWorkerSettings, type WorkerSettings } from './config/worker';
 import {
   addRegisterSearchAttributesOption,
   type RegisterOption,
@@ -31,12 +39,10 @@ import {
 import { ensureSearchAttributes, isLocalAddress } from './namespace/search-attributes';
 import { PlatformClient } from './platform-client/client';
 import { checkFirstCall } from './platform-client/config';
-import { loadRateLimitSettings, type RateLimitSettings } from './config/rate-limit';
 import { platformCallMetrics, pacingGauge } from './metrics/platform-calls';
 import { SharedPacing } from './ratelimit/shared-pacing';
 import { startTracing, tracingClientInterceptors, tracingWorkerOptions, type Tracing } from './tracing';
 import { WorkerGroup } from './ratelimit/worker-group';
-import { loadWebhookSettings } from './config/webhooks';
 import { serveCallbacks } from './webhooks/serve';
 import { callbackUrls, type CallbackUrls } from './webhooks/token';
 

@@ -1,7 +1,7 @@
 // `npm run cluster`: the production topology on this machine, with no Docker. PostgreSQL, the
 // Temporal server on it, its Web UI, the platform emulator (unless PLATFORM_* name a platform) and
 // CLUSTER_WORKERS worker processes. Ctrl-C drains the workers, then stops the rest.
-import { loadTemporalSettings } from '../config/temporal';
+import { loadTemporalSettings } from '../config/settings';
 import { printBanner } from '../starter/commands/up';
 import { startLocalPlatform } from '../starter/local-platform';
 import { startCluster } from './cluster';

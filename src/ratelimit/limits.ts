@@ -1,7 +1,7 @@
 // Which limit each paid submit has: its model's quota in the platform's quota list (RPM, or IPM),
 // unless configuration gives a figure (RATE_LIMIT_QUOTAS). Pure: the quota list is read elsewhere.
 import { MEDIA_OPERATIONS, type MediaOperation } from '../workflows/media/contract';
-import type { QuotaChoice } from '../config/rate-limit';
+import type { QuotaChoice } from '../config/settings';
 import type { PlatformPaths } from '../platform/paths';
 import type { Quota } from '../platform/schemas';
 

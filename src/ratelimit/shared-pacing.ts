@@ -8,7 +8,7 @@ import { temporal } from '@temporalio/proto';
 import type { MediaOperation } from '../workflows/media/contract';
 import { quotaTaskQueue } from '../api/contract';
 import type { PlatformClient } from '../platform-client/client';
-import type { RateLimitSettings } from '../config/rate-limit';
+import type { RateLimitSettings } from '../config/settings';
 import { resolveLimits, type QuotaLimit } from './limits';
 import {
   AdaptivePacing,

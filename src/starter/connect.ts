@@ -1,6 +1,6 @@
 // A Temporal client for the starter, configured like the worker (envconfig).
 import { Client, Connection } from '@temporalio/client';
-import { clientConnectionOptions, loadTemporalSettings, type TemporalSettings } from '../config/temporal';
+import { clientConnectionOptions, loadTemporalSettings, type TemporalSettings } from '../config/settings';
 import { startTracing, tracingClientInterceptors } from '../tracing';
 import { CliError, ExitCode } from './exit-codes';
 

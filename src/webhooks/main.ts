@@ -3,9 +3,12 @@
 // settings, and METRICS_PORT for its counters (docs/configuration.md#webhooks).
 import { Client, Connection } from '@temporalio/client';
 import { Runtime } from '@temporalio/worker';
-import { loadWebhookSettings } from '../config/webhooks';
-import { clientConnectionOptions, loadTemporalSettings } from '../config/temporal';
-import { loadWorkerSettings } from '../config/worker';
+import {
+  clientConnectionOptions,
+  loadTemporalSettings,
+  loadWebhookSettings,
+  loadWorkerSettings,
+} from '../config/settings';
 import { installRuntime } from '../worker';
 import { serveCallbacks } from './serve';
 

@@ -2,7 +2,7 @@
 // or the receiver's own process (./main.ts). Its counters go to that process's Runtime metric meter.
 import type { Client } from '@temporalio/client';
 import { Runtime } from '@temporalio/worker';
-import type { WebhookSettings } from '../config/webhooks';
+import type { WebhookSettings } from '../config/settings';
 import { callbackMetrics } from './metrics';
 import { startCallbackReceiver, type RunningReceiver } from './receiver';
 import { CallbackSigner } from './token';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { InvalidArtifactKeyError, LocalArtifactStore } from '../../src/artifacts';
-import { createArtifactStore, loadArtifactSettings } from '../../src/config/artifacts';
+import { createArtifactStore, loadArtifactSettings } from '../../src/config/settings';
 import { ConfigError } from '../../src/platform-client/config';
 
 const sha256 = (data: Uint8Array) => createHash('sha256').update(data).digest('hex');

@@ -29,10 +29,8 @@ import {
   serverEnv,
 } from '../../src/cluster/server-config';
 import { POSTGRES_MAJOR, TEMPORAL_SERVER_VERSION, TEMPORAL_UI_VERSION } from '../../src/cluster/versions';
-import { loadArtifactSettings } from '../../src/config/artifacts';
+import { loadArtifactSettings, loadTemporalSettings, loadWorkerSettings } from '../../src/config/settings';
 import { loadPriceTable } from '../../src/activities/budget/price';
-import { loadTemporalSettings } from '../../src/config/temporal';
-import { loadWorkerSettings } from '../../src/config/worker';
 import { DEV_API_KEY, loadEmulatorConfig } from '../../packages/emulator/src/config';
 import { HEALTH_PATH } from '../../packages/emulator/src/routes';
 import { PlatformClient } from '../../src/platform-client/client';

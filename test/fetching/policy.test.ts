@@ -1,7 +1,7 @@
 // The fetch policy's parts: which addresses are not public, which URLs and files are allowed, and
 // the settings with their defaults.
 import path from 'node:path';
-import { loadFetchPolicy } from '../../src/config/fetch';
+import { loadFetchPolicy } from '../../src/config/settings';
 import { isNonPublicAddress } from '../../src/fetching/addresses';
 import { localFileRefusal, urlRefusal } from '../../src/fetching/policy';
 import { ConfigError } from '../../src/platform-client/config';

@@ -14,9 +14,8 @@ import type { PlatformConfig } from '../../src/platform-client/config';
 import { DEFAULT_PATHS } from '../../src/platform';
 import { DEV_API_KEY } from '../../packages/emulator/src/config';
 import { createPlatformWorker } from '../../src/worker';
-import type { RateLimitSettings } from '../../src/config/rate-limit';
+import type { RateLimitSettings, WorkerSettings } from '../../src/config/settings';
 import type { WorkerGroup } from '../../src/ratelimit/worker-group';
-import type { WorkerSettings } from '../../src/config/worker';
 import type { CallbackUrls } from '../../src/webhooks/token';
 import { testEnv } from '../setup/shared';
 

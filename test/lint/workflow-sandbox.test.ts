@@ -46,7 +46,7 @@ describe('workflow-safe code may not import I/O', () => {
     ["import { guardedFetch } from '../../fetching/guarded-fetch';", 'src/fetching/guarded-fetch is not'],
     ["import { SubmitPacing } from '../../ratelimit/shared-pacing';", 'src/ratelimit/shared-pacing is not'],
     ["import { startEmulator } from '../../../packages/emulator/src/server';", 'packages/emulator/src/server is not'],
-    ["export * from '../../config/worker';", 'src/config/worker is not'],
+    ["export * from '../../config/settings';", 'src/config/settings is not'],
     ["import { starter } from './starter';", 'src/workflows/media/starter is a starter module'],
     ["import { starter } from '../batch/starter';", 'src/workflows/batch/starter is a starter module'],
     ["import { buildWorkflowInput } from '../../starter/workflow-inputs';", 'src/starter/workflow-inputs is not'],

@@ -1,5 +1,5 @@
 // The adaptive pace of a shared rate limit and the limits a quota list gives: pure, no server.
-import { loadRateLimitSettings } from '../../src/config/rate-limit';
+import { loadRateLimitSettings } from '../../src/config/settings';
 import { DEFAULT_PATHS } from '../../src/platform';
 import { resolveLimits } from '../../src/ratelimit/limits';
 import {

@@ -4,7 +4,7 @@ import { TaskCallbackInbox } from '../../src/workflows/media/callback-inbox';
 import { parseCallbackBody } from '../../src/webhooks/callback-body';
 import { CallbackGuard } from '../../src/webhooks/guard';
 import { CallbackSigner, callbackUrls } from '../../src/webhooks/token';
-import { loadWebhookSettings } from '../../src/config/webhooks';
+import { loadWebhookSettings } from '../../src/config/settings';
 
 const SECRET = 'unit-test-secret-of-at-least-32-characters';
 

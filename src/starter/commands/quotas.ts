@@ -2,7 +2,7 @@
 // (docs/rate-limits.md), as the quota list and the Temporal server say now.
 import { quotaTaskQueue } from '../../api/contract';
 import { PlatformClient } from '../../platform-client/client';
-import { loadRateLimitSettings } from '../../config/rate-limit';
+import { loadRateLimitSettings } from '../../config/settings';
 import { resolveLimits, type QuotaLimit } from '../../ratelimit/limits';
 import { AdaptivePacing } from '../../ratelimit/pacing';
 import { describeQuotaQueue, queuePartitions, type ServerPace } from '../../ratelimit/shared-pacing';

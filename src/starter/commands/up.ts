@@ -4,8 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { SEARCH_ATTRIBUTE_DEFINITIONS, SearchAttributes } from '../../api/contract';
-import { loadTemporalSettings } from '../../config/temporal';
-import { loadWorkerSettings } from '../../config/worker';
+import { loadTemporalSettings, loadWorkerSettings } from '../../config/settings';
 import { SERVER_DEFAULT_PARTITIONS, startDevServer, taskQueuePartitions } from '../../devserver/dev-server';
 import { findOrBuildTemporalCli, findProjectRoot, TemporalCliNotFoundError } from '../../devserver/find-temporal-cli';
 import { PlatformClient } from '../../platform-client/client';

@@ -1,0 +1,212 @@
+// The service's settings from the environment, each group checked with zod (docs/configuration.md).
+import path from 'node:path';
+import type { ConnectionOptions } from '@temporalio/client';
+import { loadClientConnectConfig } from '@temporalio/envconfig';
+import type { NativeConnectionOptions } from '@temporalio/worker';
+import { z } from 'zod';
+import { DEFAULT_TASK_QUEUE } from '../api/contract';
+import { LocalArtifactStore } from '../artifacts/local';
+import type { FetchPolicy } from '../fetching/policy';
+import { HttpUrl } from '../platform/schemas/common';
+import { parseConfig } from '../platform-client/config';
+import { MEDIA_OPERATIONS } from '../workflows/media/contract';
+
+/** Reads one group of settings; `what` names the group in the error. */
+const loader =
+  <S extends z.ZodType>(schema: S, what: string) =>
+  (env: NodeJS.ProcessEnv = process.env): z.output<S> =>
+    parseConfig(schema, env, what);
+
+// ── Worker tuning ─────────────────────────────────────────────────────────
+const WorkerEnv = z.object({
+  // A waiting generation holds no slot (retry-as-poll): a slot is held for one poll, up to a second
+  // early plus one HTTP call, and for downloads. Waits started before that design still hold one.
+  WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).max(100_000).default(1000),
+  WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).max(10_000).default(40),
+  // Bounds the worker's memory, not the number of open workflows: a workflow evicted while it waits
+  // is replayed from its (small) history when its next checkpoint arrives. 600 keeps a worker holding
+  // 10,000 waiting generations under 1 GB (1,017 MB measured; 1,035 MB with 1,000), and cost nothing
+  // measurable at 1,000 open (docs/benchmarks.md).
+  WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).max(100_000).default(600),
+  WORKER_SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).max(3600).default(20),
+  // How long a heartbeat may be held back: bounds how fast a cancellation reaches a waiting activity.
+  WORKER_MAX_HEARTBEAT_THROTTLE_SECONDS: z.coerce.number().min(0.1).max(60).default(3),
+  METRICS_PORT: z.coerce.number().int().min(1).max(65_535).optional(),
+  LOG_LEVEL: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
+  // Whether the worker adds search attributes its namespace lacks (else it refuses to start). Unset:
+  // yes for a server on this machine (a local stack), no for any other.
+  WORKER_REGISTER_SEARCH_ATTRIBUTES: z
+    .enum(['true', 'false'])
+    .transform((v) => v === 'true')
+    .optional(),
+});
+export type WorkerSettings = z.output<typeof WorkerEnv>;
+export const loadWorkerSettings = loader(WorkerEnv, 'Worker configuration');
+
+// ── Artifacts ─────────────────────────────────────────────────────────────
+const ArtifactEnv = z.object({
+  // Resolved against the working directory when the worker starts, so logs show one absolute place.
+  ARTIFACT_DIR: z
+    .string()
+    .trim()
+    .min(1)
+    .optional()
+    .transform((dir) => path.resolve(dir ?? path.join(process.cwd(), '.data', 'artifacts'))),
+});
+export const loadArtifactSettings = loader(ArtifactEnv, 'Artifact configuration');
+
+/** The store the worker keeps outputs in: the local folder of ARTIFACT_DIR. */
+export function createArtifactStore(env: NodeJS.ProcessEnv = process.env): LocalArtifactStore {
+  return new LocalArtifactStore(loadArtifactSettings(env).ARTIFACT_DIR);
+}
+
+// ── Where the worker may fetch from (batch inputFileUri, generation outputs) ──
+const HostEntry = z.string().regex(/^(\*\.)?[a-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-f:]+\](:\d{1,5})?$/i, {
+  error: 'each entry must be host, host:port or *.domain',
+});
+
+const FetchEnv = z.object({
+  FETCH_ALLOWED_HOSTS: z
+    .string()
+    .optional()
+    .transform((list) =>
+      list
+        ?.split(',')
+        .map((h) => h.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(HostEntry).optional()),
+  INPUT_FILE_DIR: z.string().trim().min(1).optional(),
+  DOWNLOAD_MAX_MB: z.coerce.number().int().min(1).max(1_000_000).default(2_048),
+});
+
+/**
+ * FETCH_ALLOWED_HOSTS (comma-separated; default: the host of PLATFORM_BASE_URL, where the emulator
+ * serves outputs), INPUT_FILE_DIR (default .data/inputs), DOWNLOAD_MAX_MB (per output file, default 2048).
+ */
+export function loadFetchPolicy(env: NodeJS.ProcessEnv, platformBaseUrl: string): FetchPolicy {
+  const e = parseConfig(FetchEnv, env, 'Fetch configuration');
+  return {
+    allowedHosts: e.FETCH_ALLOWED_HOSTS ?? [new URL(platformBaseUrl).host],
+    inputFileDir: path.resolve(e.INPUT_FILE_DIR ?? path.join(process.cwd(), '.data', 'inputs')),
+    maxDownloadBytes: e.DOWNLOAD_MAX_MB * 2 ** 20,
+  };
+}
+
+// ── The shared rate limits of paid submits (docs/rate-limits.md) ──────────
+/** What one operation's limit is: a quota of the quota list, a fixed figure, or both (the figure wins). */
+const QuotaChoice = z.strictObject({
+  /** The quota list's `quotaObject` (for models, the model id); default: the operation's model path. */
+  quotaObject: z.string().min(1).max(200).optional(),
+  quotaType: z.enum(['RPM', 'IPM']).optional(),
+  /** A fixed limit per quota window, instead of the quota list's `currentQuota`. */
+  perMinute: z.number().int().min(1).max(1_000_000).optional(),
+});
+export type QuotaChoice = z.infer<typeof QuotaChoice>;
+
+const RateLimitEnv = z.object({
+  /** `off`: submits still go to their quota's task queue, but nothing paces them (a 429 backs off alone). */
+  RATE_LIMIT_PACING: z.enum(['on', 'off']).default('on'),
+  /** JSON: operation → QuotaChoice, e.g. {"text-to-video":{"perMinute":30}}. */
+  RATE_LIMIT_QUOTAS: z
+    .string()
+    .max(10_000)
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined || text.trim() === '') return {};
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be a JSON object' });
+        return z.NEVER;
+      }
+    })
+    .pipe(z.partialRecord(z.enum(MEDIA_OPERATIONS), QuotaChoice)),
+  /** How often the quota list is read again. */
+  RATE_LIMIT_REFRESH_SECONDS: z.coerce.number().min(5).max(86_400).default(300),
+  /** How often a worker reads the shared pace (a hold another worker set reaches it within this). */
+  RATE_LIMIT_SYNC_SECONDS: z.coerce.number().min(0.2).max(60).default(2),
+  /**
+   * The quota window in real seconds: 60 on the platform (RPM, IPM). Lower only against an emulator
+   * whose clock runs faster (its minute is 60 / speed real seconds).
+   */
+  RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().min(0.1).max(3_600).default(60),
+  /**
+   * The server's read partitions per quota task queue (matching.numTaskqueueReadPartitions). Unset:
+   * asked of the server (ListTaskQueuePartitions), and 4, its default, when it cannot say.
+   */
+  RATE_LIMIT_QUEUE_PARTITIONS: z.coerce.number().int().min(1).max(64).optional(),
+});
+export type RateLimitSettings = z.output<typeof RateLimitEnv>;
+export const loadRateLimitSettings = loader(RateLimitEnv, 'Rate limit configuration');
+
+// ── Webhooks (docs/configuration.md#webhooks) ─────────────────────────────
+// Without WEBHOOK_PUBLIC_URL nothing changes: submits carry no callback URL and tasks are polled.
+
+/** host:port, or a bare port (all interfaces). */
+const Listen = z
+  .string()
+  .trim()
+  .regex(/^(?:(?:[a-z0-9.-]+|\[[0-9a-f:]+\]):)?\d{1,5}$/i, { error: 'must be host:port or a port' })
+  .transform((v) => {
+    const colon = v.lastIndexOf(':');
+    const host = colon < 0 ? '0.0.0.0' : v.slice(0, colon).replace(/^\[|\]$/g, '');
+    return { host, port: Number(colon < 0 ? v : v.slice(colon + 1)) };
+  })
+  .refine((l) => l.port <= 65_535, { error: 'the port must be at most 65535' });
+
+const WebhookEnv = z
+  .object({
+    /** Where the platform reaches the receiver (a proxy in front of WEBHOOK_LISTEN); set: submits carry it. */
+    WEBHOOK_PUBLIC_URL: HttpUrl.max(2_000).optional(),
+    /** Set: this process runs the receiver (the worker, or `npm run webhooks`). */
+    WEBHOOK_LISTEN: Listen.optional(),
+    /** Signs each task's callback URL; the same in every worker and receiver. Never logged. */
+    WEBHOOK_SECRET: z.string().min(32, { error: 'must be at least 32 characters' }).max(1_024).optional(),
+    /** While a callback is expected: the first safety-net poll this long after the submit. */
+    WEBHOOK_FIRST_POLL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+    /** …and then polls at least this far apart. */
+    WEBHOOK_POLL_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
+    /** Larger callback bodies are refused (413). */
+    WEBHOOK_MAX_BODY_KB: z.coerce.number().int().min(1).max(10_240).default(256),
+  })
+  .superRefine((e, ctx) => {
+    for (const key of ['WEBHOOK_PUBLIC_URL', 'WEBHOOK_LISTEN'] as const) {
+      if (e[key] !== undefined && e.WEBHOOK_SECRET === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['WEBHOOK_SECRET'], message: `is required when ${key} is set` });
+      }
+    }
+  });
+export type WebhookSettings = z.output<typeof WebhookEnv>;
+export const loadWebhookSettings = loader(WebhookEnv, 'Webhook configuration');
+
+// ── Where Temporal is ─────────────────────────────────────────────────────
+// Every setting comes from @temporalio/envconfig (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE,
+// TEMPORAL_API_KEY, TEMPORAL_TLS_*, TEMPORAL_PROFILE and temporal.toml profiles), for the client and
+// the worker alike, so the same code runs against the dev server, a self-hosted cluster or Temporal Cloud.
+export type TemporalSettings = ReturnType<typeof loadTemporalSettings>;
+
+export function loadTemporalSettings(env: NodeJS.ProcessEnv = process.env) {
+  const overrideEnvVars = Object.fromEntries(
+    Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string'),
+  );
+  const config = loadClientConnectConfig({ overrideEnvVars });
+  const configured = config.connectionOptions.address;
+  // host:port of the frontend (also inside connectionOptions).
+  const address = configured ?? 'localhost:7233';
+  const connectionOptions: NativeConnectionOptions = { ...config.connectionOptions, address };
+  return {
+    address,
+    connectionOptions,
+    namespace: config.namespace ?? 'default',
+    taskQueue: env.TEMPORAL_TASK_QUEUE?.trim() || DEFAULT_TASK_QUEUE,
+    /** True when TEMPORAL_ADDRESS (or a profile) names a server: then no local server is started. */
+    addressConfigured: Boolean(configured),
+  };
+}
+
+/** The same server and credentials, for a client connection (`@temporalio/client`'s Connection). */
+export function clientConnectionOptions(settings: TemporalSettings): ConnectionOptions {
+  const { tls, apiKey, metadata } = settings.connectionOptions;
+  return { address: settings.address, tls, apiKey, metadata };
+}
