@@ -12,15 +12,12 @@ import { BATCH_INLINE_MAX_BYTES } from './contract';
 
 export const starter = defineStarter({
   flags: {
-    file: { flag: '--file <requests.jsonl>', description: 'batchJob: the batch requests, one JSON line each' },
-    endpoint: { flag: '--endpoint <path>', description: 'batchJob: /v1/chat/completions or /v1/completions' },
-    inputFileId: { flag: '--input-file-id <id>', description: 'batchJob: an input file already uploaded' },
-    windowHours: { flag: '--window-hours <n>', description: 'batchJob: the completion window (48)' },
-    graceMinutes: {
-      flag: '--grace-minutes <n>',
-      description: 'batchJob: grace after the window before cancelling (15)',
-    },
-    memberId: { flag: '--member-id <id>', description: 'the team member whose budget pays' },
+    '--file <requests.jsonl>': 'batchJob: the batch requests, one JSON line each',
+    '--endpoint <path>': 'batchJob: /v1/chat/completions or /v1/completions',
+    '--input-file-id <id>': 'batchJob: an input file already uploaded',
+    '--window-hours <n>': 'batchJob: the completion window (48)',
+    '--grace-minutes <n>': 'batchJob: grace after the window before cancelling (15)',
+    '--member-id <id>': 'the team member whose budget pays',
   },
   inputs: {
     batchJob: {

@@ -7,43 +7,19 @@ import { BudgetJob, type BudgetJobType } from './contract';
 
 export const starter = defineStarter({
   flags: {
-    memberId: { flag: '--member-id <id>', description: 'budgetGatedJob: required' },
-    job: { flag: '--job <type>', description: 'budgetGatedJob: the job to run (mediaGeneration, batchJob …)' },
-    jobInput: {
-      flag: '--job-input <json>',
-      description: "budgetGatedJob: the job's input as JSON (else from the job's own flags)",
-    },
-    cost: {
-      flag: '--cost <n>',
-      description: 'budgetGatedJob: the cost in 1/10000 USD (default: the worker price table)',
-    },
-    onInsufficient: {
-      flag: '--on-insufficient <what>',
-      description: (defaults) =>
-        `budgetGatedJob: fail, wait or skip without enough budget (default ${(defaults.onInsufficient as string | undefined) ?? 'fail'})`,
-    },
-    budgetWaitSeconds: {
-      flag: '--budget-wait-seconds <n>',
-      description: 'budgetGatedJob: how long to wait for budget (3600)',
-    },
-    budgetWaitThen: {
-      flag: '--budget-wait-then <what>',
-      description: 'budgetGatedJob: fail (default) or skip when the wait times out',
-    },
-    gateQuestion: {
-      flag: '--gate-question <q>',
-      description: 'budgetGatedJob: a question about the content, asked before submitting',
-    },
-    gateThreshold: {
-      flag: '--gate-threshold <p>',
-      description: 'budgetGatedJob: the least probability of the passing option, 0 to 1',
-    },
-    gatePassOption: {
-      flag: '--gate-pass-option <o>',
-      description: 'budgetGatedJob: the option that lets the job through (default the first)',
-    },
-    gateKind: { flag: '--gate-kind <kind>', description: 'budgetGatedJob: the gate question kind (yes_no)' },
-    gateOptions: { flag: '--gate-options <a,b>', description: 'budgetGatedJob: the gate question options' },
+    '--member-id <id>': 'budgetGatedJob: required',
+    '--job <type>': 'budgetGatedJob: the job to run (mediaGeneration, batchJob …)',
+    '--job-input <json>': "budgetGatedJob: the job's input as JSON (else from the job's own flags)",
+    '--cost <n>': 'budgetGatedJob: the cost in 1/10000 USD (default: the worker price table)',
+    '--on-insufficient <what>': (defaults) =>
+      `budgetGatedJob: fail, wait or skip without enough budget (default ${(defaults.onInsufficient as string | undefined) ?? 'fail'})`,
+    '--budget-wait-seconds <n>': 'budgetGatedJob: how long to wait for budget (3600)',
+    '--budget-wait-then <what>': 'budgetGatedJob: fail (default) or skip when the wait times out',
+    '--gate-question <q>': 'budgetGatedJob: a question about the content, asked before submitting',
+    '--gate-threshold <p>': 'budgetGatedJob: the least probability of the passing option, 0 to 1',
+    '--gate-pass-option <o>': 'budgetGatedJob: the option that lets the job through (default the first)',
+    '--gate-kind <kind>': 'budgetGatedJob: the gate question kind (yes_no)',
+    '--gate-options <a,b>': 'budgetGatedJob: the gate question options',
   },
   inputs: {
     budgetGatedJob: {

@@ -5,36 +5,21 @@ import { defineStarter, num, parseJson, readText, type FlagsOf } from '../../sta
 import { MEDIA_OPERATIONS } from './contract';
 
 const flags = {
-  operation: {
-    flag: '--operation <op>',
-    description: 'media: image-to-video or text-to-video (default: image-to-video with --image)',
-  },
-  model: {
-    flag: '--model <name>',
-    description: 'media: any model of the registry (`models` lists them), with --body or --prompt',
-  },
-  body: {
-    flag: '--body <request.json>',
-    description: "media: the model's request body, from a JSON file (with --model)",
-  },
-  prompt: { flag: '--prompt <text>', description: 'media: what the video shows' },
+  '--operation <op>': 'media: image-to-video or text-to-video (default: image-to-video with --image)',
+  '--model <name>': 'media: any model of the registry (`models` lists them), with --body or --prompt',
+  '--body <request.json>': "media: the model's request body, from a JSON file (with --model)",
+  '--prompt <text>': 'media: what the video shows',
   // Repeatable as the decision's --image is (one flag, one kind); a video takes one (startImage).
-  image: { flag: '--image <url>', description: 'mediaGeneration: the start image', repeatable: true },
-  endImage: { flag: '--end-image <url>', description: 'media: the last frame (image-to-video)' },
-  duration: { flag: '--duration <n>', description: 'media: video length in seconds' },
-  sound: { flag: '--sound', description: 'media: generate sound too' },
-  aspectRatio: { flag: '--aspect-ratio <ratio>', description: 'media: 16:9, 9:16 or 1:1 (text-to-video)' },
-  negativePrompt: { flag: '--negative-prompt <text>', description: 'media: what the video must not show' },
-  cfgScale: { flag: '--cfg-scale <x>', description: 'media: how closely to follow the prompt, 0 to 1' },
-  nsfwDetection: {
-    flag: '--nsfw-detection',
-    description: 'media: check the outputs for NSFW content (billed per image)',
-  },
-  onAmbiguous: {
-    flag: '--on-ambiguous <what>',
-    description: 'media: fail (default) or resubmit when a submit may have created a task',
-  },
-  memberId: { flag: '--member-id <id>', description: 'the team member whose budget pays' },
+  '--image <url>': { repeatable: 'mediaGeneration: the start image' },
+  '--end-image <url>': 'media: the last frame (image-to-video)',
+  '--duration <n>': 'media: video length in seconds',
+  '--sound': 'media: generate sound too',
+  '--aspect-ratio <ratio>': 'media: 16:9, 9:16 or 1:1 (text-to-video)',
+  '--negative-prompt <text>': 'media: what the video must not show',
+  '--cfg-scale <x>': 'media: how closely to follow the prompt, 0 to 1',
+  '--nsfw-detection': 'media: check the outputs for NSFW content (billed per image)',
+  '--on-ambiguous <what>': 'media: fail (default) or resubmit when a submit may have created a task',
+  '--member-id <id>': 'the team member whose budget pays',
 } as const;
 type Flags = FlagsOf<typeof flags>;
 
