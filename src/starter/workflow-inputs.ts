@@ -15,6 +15,7 @@ import {
   type WorkflowTypeName,
 } from '../workflows/operations';
 import { CliError, ExitCode } from './exit-codes';
+import type { ProgressView } from './progress';
 
 /** The workflow types a user starts (the budget ledger is started by the jobs that need it). */
 export type StartableWorkflowType = Exclude<WorkflowTypeName, typeof WorkflowType.budgetLedger>;
@@ -58,6 +59,8 @@ export interface WorkflowFlags<F> {
 export interface OperationStarter<O extends Record<string, Flag> = Record<string, Flag>> {
   flags: O;
   inputs: Partial<Record<StartableWorkflowType, WorkflowFlags<FlagsOf<O>>>>;
+  /** How `--wait` shows a workflow type's progress and result, where it has a progress query. */
+  watch?: Partial<Record<StartableWorkflowType, ProgressView<unknown>>>;
   /** Command lines, after `npm run starter --`, that `npm start` suggests trying. */
   examples?: string[];
 }
@@ -138,6 +141,10 @@ function workflowFlags(type: StartableWorkflowType): WorkflowFlags<InputFlags> {
 
 /** A workflow type's flags in one line. */
 export const flagUsage = (type: StartableWorkflowType): string => workflowFlags(type).usage;
+
+/** How `--wait` shows a workflow type's progress, if it has a progress query. */
+export const watchOf = (type: StartableWorkflowType): ProgressView<unknown> | undefined =>
+  operationStarters()[OPERATION_OF[type]].watch?.[type];
 
 /** What `npm start` suggests trying, every operation's examples in the list's order. */
 export const starterExamples = (): string[] => Object.values(operationStarters()).flatMap((s) => s.examples ?? []);

@@ -5,7 +5,7 @@ import { attachBatch, attachTask, IdempotencyKeyReusedError, WorkflowType } from
 import { withStarter } from '../connect';
 import { CliError, ExitCode } from '../exit-codes';
 import { toCliError } from '../failures';
-import type { ProgressStream } from '../watch-progress';
+import type { ProgressStream } from '../progress';
 import { waitAndPrint } from './start';
 
 export interface AttachOptions {

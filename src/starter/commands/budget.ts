@@ -10,7 +10,7 @@ import {
   type BudgetLedgerState,
 } from '../../workflows/budgetLedger/contract';
 import { WorkflowType } from '../../workflows/operations';
-import { formatAmount } from '../budget-progress';
+import { formatAmount } from '../../workflows/budget/starter';
 import { withStarter } from '../connect';
 import { CliError, ExitCode } from '../exit-codes';
 import { isClosedWorkflow, toCliError } from '../failures';

@@ -1,50 +1,17 @@
 // `start <workflow>`: starts any workflow by name, optionally waits and prints the result.
 import type { WorkflowHandle } from '@temporalio/client';
-import { batchProgressQuery, type BatchProgress } from '../../workflows/batch/contract';
-import { budgetJobProgressQuery, type BudgetJobProgress } from '../../workflows/budget/contract';
-import { WorkflowType } from '../../workflows/operations';
-import { lastBatchPoll, renderBatchProgress, renderBatchSummary, withLastPoll } from '../batch-progress';
 import { IdempotencyKeyReusedError, startWorkflow } from '../../../packages/client/src';
-import { renderBudgetJobProgress, renderBudgetJobSummary } from '../budget-progress';
 import { withStarter } from '../connect';
 import { CliError, ExitCode } from '../exit-codes';
 import { toCliError } from '../failures';
-import { renderMediaSummary } from '../media-summary';
-import { assertWorkflowType, buildWorkflowInput, type InputFlags } from '../workflow-inputs';
-import { waitWithMediaProgress, waitWithProgress, type ProgressStream, type ProgressView } from '../watch-progress';
-
-const BATCH_VIEW: ProgressView<BatchProgress> = {
-  render: renderBatchProgress,
-  changeKey: (p) => `${p.status}|${p.requestCounts?.completed ?? ''}|${p.requestCounts?.failed ?? ''}`,
-};
-
-const BUDGET_VIEW: ProgressView<BudgetJobProgress> = {
-  render: renderBudgetJobProgress,
-  changeKey: (p) => `${p.status}|${p.checks}|${p.childWorkflowId ?? ''}`,
-};
-
-/** The result, with the workflow's own progress on `stream` meanwhile where it has a progress query. */
-function waitWithWatch(type: string, handle: WorkflowHandle, stream: ProgressStream): Promise<unknown> {
-  const watch = { stream };
-  const result = () => handle.result();
-  switch (type) {
-    case WorkflowType.mediaGeneration:
-      return waitWithMediaProgress(handle, watch);
-    case WorkflowType.batchJob:
-      return waitWithProgress({ progress: () => batchProgress(handle), result }, BATCH_VIEW, watch);
-    case WorkflowType.budgetGatedJob:
-      return waitWithProgress({ progress: () => handle.query(budgetJobProgressQuery), result }, BUDGET_VIEW, watch);
-    default:
-      return result();
-  }
-}
-
-/** batchJob: the query, with the follow activity's newer poll laid over it. */
-async function batchProgress(handle: WorkflowHandle): Promise<BatchProgress> {
-  const queried = await handle.query(batchProgressQuery);
-  const described = await handle.describe().catch(() => undefined);
-  return withLastPoll(queried, lastBatchPoll(described?.raw.pendingActivities));
-}
+import { waitWithProgress, type ProgressStream } from '../progress';
+import {
+  assertWorkflowType,
+  buildWorkflowInput,
+  watchOf,
+  type InputFlags,
+  type StartableWorkflowType,
+} from '../workflow-inputs';
 
 export interface StartOptions extends InputFlags {
   id?: string;
@@ -87,20 +54,18 @@ export async function startCommand(
 
 /** Waits for the run (with its live progress on `progress`), then prints the result and its summary. */
 export async function waitAndPrint(
-  workflowType: string,
+  workflowType: StartableWorkflowType,
   handle: WorkflowHandle,
   workflowId: string,
   out: (line: string) => void,
   progress: ProgressStream,
 ): Promise<void> {
-  const result: unknown = await waitWithWatch(workflowType, handle, progress).catch((err: unknown) => {
-    throw toCliError(err, workflowId);
-  });
+  const view = watchOf(workflowType);
+  const result: unknown = await (view ? waitWithProgress(handle, view, { stream: progress }) : handle.result()).catch(
+    (err: unknown) => {
+      throw toCliError(err, workflowId);
+    },
+  );
   out(JSON.stringify(result, null, 2));
-  if (workflowType === WorkflowType.mediaGeneration) renderMediaSummary(result).forEach((line) => out(line));
-  if (workflowType === WorkflowType.batchJob) renderBatchSummary(result).forEach((line) => out(line));
-  if (workflowType === WorkflowType.budgetGatedJob) {
-    const summary = renderBudgetJobSummary(result);
-    if (summary) out(summary);
-  }
+  for (const line of view?.summary?.(result) ?? []) out(line);
 }
