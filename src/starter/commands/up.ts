@@ -14,8 +14,7 @@ import {
   startDevServer,
   TemporalCliNotFoundError,
 } from '../../devserver';
-import { PlatformClient } from '../../platform-client/client';
-import { checkNamespace, connectWorker, createPlatformWorker, installRuntime } from '../../worker';
+import { installRuntime, runWorker } from '../../worker';
 import { startLocalPlatform } from '../local-platform';
 import { starterExamples } from '../workflow-inputs';
 
@@ -85,13 +84,9 @@ async function startLocalTemporal(out: Out): Promise<LocalTemporal> {
 
 export async function upCommand(out: Out): Promise<void> {
   const stops: Stop[] = [];
-  const stopAll = async () => {
-    for (const stop of stops.reverse()) await stop().catch((err: unknown) => out(`while stopping: ${String(err)}`));
-  };
   try {
-    const workerSettings = loadWorkerSettings();
-    installRuntime(workerSettings);
-
+    // Before the fallback dev server below, which would instantiate the SDK's default Runtime.
+    installRuntime(loadWorkerSettings());
     let uiUrl: string | undefined;
     if (!loadTemporalSettings().addressConfigured) {
       const local = await startLocalTemporal(out);
@@ -99,28 +94,13 @@ export async function upCommand(out: Out): Promise<void> {
       process.env.TEMPORAL_ADDRESS = local.address;
       uiUrl = local.uiUrl;
     }
-    const temporal = loadTemporalSettings();
-
+    const { address, taskQueue } = loadTemporalSettings();
     stops.push(await startLocalPlatform(out));
-
-    const platform = PlatformClient.fromEnv();
-    const { connection, client, close } = await connectWorker(temporal);
-    stops.push(close);
-    // A server named by TEMPORAL_ADDRESS may lack our search attributes (the dev server above has them).
-    await checkNamespace(client, temporal, workerSettings, out);
-    const worker = await createPlatformWorker({
-      connection,
-      client,
-      namespace: temporal.namespace,
-      taskQueue: temporal.taskQueue,
-      platform,
-      settings: workerSettings,
-    });
-    printBanner(out, { uiUrl, address: temporal.address, taskQueue: temporal.taskQueue });
-    await worker.run(); // until SIGINT/SIGTERM, then drains in-flight tasks
+    // The worker the worker process runs, until SIGINT/SIGTERM, then it drains in-flight tasks.
+    await runWorker(process.env, { onRunning: () => printBanner(out, { uiUrl, address, taskQueue }) });
     out('Worker stopped; shutting down the rest…');
   } finally {
-    await stopAll();
+    for (const stop of stops.reverse()) await stop().catch((err: unknown) => out(`while stopping: ${String(err)}`));
   }
 }
 
