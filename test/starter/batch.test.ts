@@ -13,7 +13,7 @@ import {
   withLastPoll,
 } from '../../src/workflows/batch/starter';
 import { ExitCode } from '../../src/starter/exit-codes';
-import { toCliError } from '../../src/starter/failures';
+import { toCliError } from '../../src/starter/exit-codes';
 import { buildWorkflowInput } from '../../src/starter/workflow-inputs';
 
 const now = Date.parse('2026-11-22T10:00:00Z');

@@ -1,6 +1,6 @@
 // autoRenew's flags (`start autoRenew`, `schedule create autoRenew`) and how they make its input. Not
 // workflow-safe: only the starter loads it (src/starter/workflow-inputs.ts).
-import { parseDuration } from '../../starter/durations';
+import { parseDuration } from '../../starter/schedule-options';
 import { defineStarter, num } from '../../starter/workflow-inputs';
 
 export const starter = defineStarter({
