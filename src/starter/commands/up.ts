@@ -15,7 +15,8 @@ import {
   TemporalCliNotFoundError,
 } from '../../devserver';
 import { installRuntime, runWorker } from '../../worker';
-import { startLocalPlatform } from '../local-platform';
+import { DEV_API_KEY, loadEmulatorConfig } from '../../../packages/emulator/src/config';
+import { startEmulator } from '../../../packages/emulator/src/server';
 import { starterExamples } from '../workflow-inputs';
 
 type Out = (line: string) => void;
@@ -80,6 +81,22 @@ async function startLocalTemporal(out: Out): Promise<LocalTemporal> {
     });
     return { address: `127.0.0.1:${port}`, uiUrl: `http://127.0.0.1:${uiPort}`, stop: () => env.teardown() };
   }
+}
+
+/**
+ * The platform a local stack's worker talks to (`npm start`'s and `npm run cluster`'s): the one
+ * PLATFORM_BASE_URL and PLATFORM_API_KEY name, or else the emulator, started in this process.
+ */
+export async function startLocalPlatform(out: (line: string) => void): Promise<() => Promise<void>> {
+  if (process.env.PLATFORM_BASE_URL && process.env.PLATFORM_API_KEY) {
+    out(`Using the platform at ${process.env.PLATFORM_BASE_URL}.`);
+    return async () => {};
+  }
+  const emulator = await startEmulator(loadEmulatorConfig());
+  process.env.PLATFORM_BASE_URL = emulator.url;
+  process.env.PLATFORM_API_KEY = loadEmulatorConfig().apiKeys[0] ?? DEV_API_KEY;
+  out(`Platform emulator on ${emulator.url} (admin API under /_emulator).`);
+  return () => emulator.close();
 }
 
 export async function upCommand(out: Out): Promise<void> {
