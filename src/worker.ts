@@ -174,53 +174,6 @@ export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise
   }
 }
 
-/** The worker's connections to Temporal: the native one it polls on, and a client one for its activities. */
-export async function connectWorker(
-  temporal: TemporalSettings,
-  tracing?: Tracing,
-): Promise<{ connection: NativeConnection; client: Client; close: () => Promise<void> }> {
-  const connection = await NativeConnection.connect(temporal.connectionOptions);
-  try {
-    const clientConnection = await Connection.connect(clientConnectionOptions(temporal));
-    return {
-      connection,
-      client: new Client({
-        connection: clientConnection,
-        namespace: temporal.namespace,
-        // A traced activity's Updates to a budget ledger carry its trace on.
-        ...(tracing ? { interceptors: tracingClientInterceptors() } : {}),
-      }),
-      close: async () => {
-        await clientConnection.close();
-        await connection.close();
-      },
-    };
-  } catch (err) {
-    await connection.close();
-    throw err;
-  }
-}
-
-/**
- * Makes sure the namespace has every search attribute the workflows set, before any is polled:
- * registers the missing ones when allowed (WORKER_REGISTER_SEARCH_ATTRIBUTES, by default only on a
- * server on this machine), otherwise fails with a message naming them and the command that adds them.
- */
-export async function checkNamespace(
-  client: Client,
-  temporal: TemporalSettings,
-  settings: Pick<WorkerSettings, 'WORKER_REGISTER_SEARCH_ATTRIBUTES'>,
-  log: (msg: string) => void,
-): Promise<void> {
-  await ensureSearchAttributes({
-    connection: client.connection,
-    namespace: temporal.namespace,
-    address: temporal.address,
-    register: settings.WORKER_REGISTER_SEARCH_ATTRIBUTES ?? isLocalAddress(temporal.address),
-    log,
-  });
-}
-
 /** The SDK's warning for a worker without workflows, as worded in @temporalio/worker 1.24. */
 const NO_WORKFLOWS_WARNING = 'No workflows registered, not polling for workflow tasks';
 
@@ -239,8 +192,15 @@ export function logLevelOf(entry: Pick<LogEntry, 'level' | 'message' | 'meta'>):
   return expected ? 'INFO' : entry.level;
 }
 
-/** Structured JSON logs through the Temporal Runtime logger, and Prometheus metrics when asked. */
+let runtimeInstalled = false;
+
+/**
+ * Structured JSON logs through the Temporal Runtime logger, and Prometheus metrics when asked. Once a
+ * process: `up` installs it before its fallback dev server would instantiate the SDK's default one.
+ */
 export function installRuntime(settings: WorkerSettings): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
   Runtime.install({
     logger: new DefaultLogger(settings.LOG_LEVEL, (entry) => {
       process.stdout.write(
@@ -282,11 +242,26 @@ export async function runWorker(
   const webhooks = loadWebhookSettings(env);
   // Before connecting: a refused key stops the worker here, with a message naming no secret.
   const firstCall = await checkFirstCall(platform);
-  const { connection, client, close } = await connectWorker(temporal, tracing);
+  const connection = await NativeConnection.connect(temporal.connectionOptions);
+  const clientConnection = await Connection.connect(clientConnectionOptions(temporal)).catch(async (err: unknown) => {
+    await connection.close();
+    throw err;
+  });
+  // A traced activity's Updates to a budget ledger carry its trace on.
+  const interceptors = tracing ? tracingClientInterceptors() : undefined;
+  const client = new Client({ connection: clientConnection, namespace: temporal.namespace, interceptors });
   let receiver: Awaited<ReturnType<typeof serveCallbacks>>;
   try {
-    await checkNamespace(client, temporal, settings, (msg) => {
-      Runtime.instance().logger.info(msg);
+    // Every search attribute the workflows set, before any is polled: registered where allowed (by
+    // default only on a server on this machine), else a message naming them and the command that adds them.
+    await ensureSearchAttributes({
+      connection: clientConnection,
+      namespace: temporal.namespace,
+      address: temporal.address,
+      register: settings.WORKER_REGISTER_SEARCH_ATTRIBUTES ?? isLocalAddress(temporal.address),
+      log: (msg) => {
+        Runtime.instance().logger.info(msg);
+      },
     });
     const worker = await createPlatformWorker({
       connection,
@@ -325,7 +300,8 @@ export async function runWorker(
     await running;
   } finally {
     await receiver?.close();
-    await close();
+    await clientConnection.close();
+    await connection.close();
     // The spans of the last tasks, before the process ends.
     await tracing?.shutdown();
   }

@@ -11,7 +11,7 @@ import {
 } from '@temporalio/common';
 import { z } from 'zod';
 
-/** The default task queue; TEMPORAL_TASK_QUEUE overrides it (see src/config/temporal.ts). */
+/** The default task queue; TEMPORAL_TASK_QUEUE overrides it (see src/config/settings.ts). */
 export const DEFAULT_TASK_QUEUE = 'platform-ops';
 
 /**

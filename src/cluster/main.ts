@@ -2,8 +2,7 @@
 // Temporal server on it, its Web UI, the platform emulator (unless PLATFORM_* name a platform) and
 // CLUSTER_WORKERS worker processes. Ctrl-C drains the workers, then stops the rest.
 import { loadTemporalSettings } from '../config/settings';
-import { printBanner } from '../starter/commands/up';
-import { startLocalPlatform } from '../starter/local-platform';
+import { printBanner, startLocalPlatform } from '../starter/commands/up';
 import { startCluster } from './cluster';
 import { DEFAULT_SERVER_PORTS, loadClusterSettings } from './server-config';
 import { startWorkerPool } from './workers';

@@ -1,16 +1,53 @@
-// One line that says where a mediaGeneration stands, from its `mediaProgress` query. Pure (the time
-// is a parameter), so the countdowns and the bar can be tested without a workflow or a clock.
-import type { MediaProgress } from '../workflows/media/contract';
+// `start --wait` and `attach --wait`: wait for the result while showing the workflow's progress on
+// stderr, so stdout keeps only the result (its JSON stays pipeable). Each operation's starter.ts says
+// how its workflow types' progress reads (`watch`); the drawing and the waiting are here.
+import type { WorkflowExecutionDescription } from '@temporalio/client';
+import { defaultPayloadConverter, type QueryDefinition } from '@temporalio/common';
+import type { temporal } from '@temporalio/proto';
 
-/** Statuses after which nothing is polled any more (set by src/workflows/media/progress.ts). */
-const FINAL_MEDIA_STATUSES: readonly string[] = ['SUCCEEDED', 'FAILED'];
+type PendingActivity = temporal.api.workflow.v1.IPendingActivityInfo;
 
-/**
- * Statuses that mean the generation itself is complete: the bar is full even when the platform
- * never reported a progress percent (it is optional in the task result).
- */
-const GENERATED_STATUSES: readonly string[] = ['GENERATED', 'KEEPING_OUTPUTS', 'SUCCEEDED'];
+/** How one workflow type's progress is read and drawn. */
+export interface ProgressView<P> {
+  /** The workflow's progress query. */
+  query: QueryDefinition<P>;
+  /**
+   * Fresher figures than the query's, which answer as of the last checkpoint: what the pending poll
+   * activity saw last (lastPoll), server state read through describe(), so it costs the workflow nothing.
+   */
+  fresher?(progress: P, pending: readonly PendingActivity[] | null | undefined): P;
+  render(progress: P, now: number): string;
+  /** What counts as a change worth a new line where the line is not redrawn in place. */
+  changeKey(progress: P): string;
+  /** Lines printed after the result's JSON. */
+  summary?(result: unknown): string[];
+}
 
+/** Types a view by its query; `watch` holds views of any progress type. */
+export const defineView = <P>(view: ProgressView<P>): ProgressView<unknown> => view;
+
+/** Where the progress goes: process.stderr, or a fake in tests. */
+export interface ProgressStream {
+  write(text: string): unknown;
+  isTTY?: boolean;
+  /** Terminal width; a longer line would wrap, and `\r` would then redraw only its last row. */
+  columns?: number;
+}
+
+/** The part of a WorkflowHandle the watcher uses (a fake in tests). */
+export interface WatchedWorkflow<P> {
+  query(def: QueryDefinition<P>): Promise<P>;
+  result(): Promise<unknown>;
+  describe?(): Promise<Pick<WorkflowExecutionDescription, 'raw'>>;
+}
+
+interface WatchOptions {
+  stream?: ProgressStream;
+  intervalMs?: number;
+  now?: () => number;
+}
+
+const CLEAR_TO_END = '\x1b[K';
 const DEFAULT_BAR_WIDTH = 20;
 
 /** `12s`, `3m05s`, `2h07m`: short enough to keep the line from jumping around. */
@@ -32,45 +69,105 @@ export function renderBar(percent: number | undefined, width: number = DEFAULT_B
   return `[${'#'.repeat(filled)}${'-'.repeat(cells - filled)}]  ${label}`;
 }
 
-const parseTime = (iso: string | undefined): number | undefined => {
-  if (iso === undefined) return undefined;
-  const ms = Date.parse(iso);
-  return Number.isNaN(ms) ? undefined : ms;
-};
-
 /**
- * The platform's eta is seconds left as of the poll that reported it; counting down from that poll
- * keeps the display moving between polls, which may be minutes apart.
+ * The newest observation of a pending poll `activity`: its last "still running" failure's details
+ * (retry-as-poll). A failed poll's details are the platform error, which `isObservation` turns away.
  */
-function etaLeft(p: MediaProgress, now: number): number | undefined {
-  if (p.eta === undefined) return undefined;
-  const observedAt = parseTime(p.observedAt);
-  const elapsed = observedAt === undefined ? 0 : Math.max(0, (now - observedAt) / 1000);
-  return Math.max(0, p.eta - elapsed);
+export function lastPoll<O extends { observedAt: number }>(
+  pending: readonly PendingActivity[] | null | undefined,
+  activity: string,
+  isObservation: (o: O) => boolean = () => true,
+): O | undefined {
+  let newest: O | undefined;
+  for (const a of pending ?? []) {
+    const payload = a.activityType?.name === activity && a.lastFailure?.applicationFailureInfo?.details?.payloads?.[0];
+    if (!payload) continue;
+    try {
+      const o = defaultPayloadConverter.fromPayload<O | undefined>(payload);
+      const valid = o && typeof o.observedAt === 'number' && typeof (o as { polls?: unknown }).polls === 'number';
+      if (valid && isObservation(o) && (!newest || o.observedAt > newest.observedAt)) newest = o;
+    } catch {
+      // Not an observation: nothing to lay over the query.
+    }
+  }
+  return newest;
+}
+
+/** Draws progress lines: in place on a terminal, else one line per change (countdowns would only be noise). */
+function progressPrinter<P>(stream: ProgressStream, view: ProgressView<P>) {
+  let drawn = false;
+  let lastKey: string | undefined;
+  return {
+    show(progress: P, now: number): void {
+      const line = view.render(progress, now);
+      if (stream.isTTY) {
+        const fit = stream.columns && stream.columns > 1 ? line.slice(0, stream.columns - 1) : line;
+        stream.write(`\r${fit}${CLEAR_TO_END}`);
+        drawn = true;
+        return;
+      }
+      const key = view.changeKey(progress);
+      if (key === lastKey) return;
+      lastKey = key;
+      stream.write(`${line}\n`);
+    },
+    /** Ends the line being redrawn, so whatever is printed next starts on a line of its own. */
+    end(): void {
+      if (drawn) stream.write('\n');
+      drawn = false;
+    },
+  };
 }
 
 /**
- * E.g. `PROCESSING  [##########----------]  52%  eta 12s  polls 4  next poll in 3s  task abc`.
- * `width` is the bar's width in cells (0 leaves the bar out).
+ * Resolves or rejects as `workflow.result()` does. Meanwhile, about every `intervalMs`, asks for the
+ * progress and redraws; the countdowns are redrawn on every tick even when the query is slow.
  */
-export function renderMediaProgress(p: MediaProgress, now: number, width: number = DEFAULT_BAR_WIDTH): string {
-  const status = p.status ?? 'STARTING';
-  const final = FINAL_MEDIA_STATUSES.includes(status);
-  const percent = p.progressPercent ?? (GENERATED_STATUSES.includes(status) ? 100 : undefined);
-  const parts = [status, renderBar(percent, width)];
+export async function waitWithProgress<P>(
+  workflow: WatchedWorkflow<P>,
+  view: ProgressView<P>,
+  opts: WatchOptions = {},
+): Promise<unknown> {
+  const { stream = process.stderr, intervalMs = 1000, now = () => Date.now() } = opts;
+  const printer = progressPrinter(stream, view);
+  const progress = async (): Promise<P> => {
+    const queried = await workflow.query(view.query);
+    if (!view.fresher) return queried;
+    const described = await workflow.describe?.().catch(() => undefined);
+    return view.fresher(queried, described?.raw.pendingActivities);
+  };
+  let latest: P | undefined;
+  let querying = false;
+  let stopped = false;
 
-  // Countdowns only while the task is being waited for: after the end they would be stale.
-  const waiting = !final && !GENERATED_STATUSES.includes(status);
-  const eta = waiting ? etaLeft(p, now) : undefined;
-  if (eta !== undefined) parts.push(`eta ${formatSeconds(eta)}`);
-  parts.push(`polls ${p.polls}`);
-  const nextPollAt = waiting ? parseTime(p.nextPollAt) : undefined;
-  if (nextPollAt !== undefined) {
-    parts.push(nextPollAt > now ? `next poll in ${formatSeconds((nextPollAt - now) / 1000)}` : 'polling now');
+  const tick = () => {
+    if (latest) printer.show(latest, now());
+    // One query at a time: with no worker polling yet, a query waits until the server gives up.
+    if (querying) return;
+    querying = true;
+    void progress()
+      .then((p) => {
+        if (stopped) return;
+        latest = p;
+        printer.show(p, now());
+      })
+      .catch(() => {
+        // No worker yet, the workflow closing, or a worker without the query: the progress is only a
+        // convenience and result() reports what matters, so this tick is skipped.
+      })
+      .finally(() => {
+        querying = false;
+      });
+  };
+
+  const timer = setInterval(tick, intervalMs);
+  tick();
+  try {
+    return await workflow.result();
+  } finally {
+    // The result (or its failure) is in: no more redraws, and no timer left to keep the process alive.
+    stopped = true;
+    clearInterval(timer);
+    printer.end();
   }
-  // Rare, and worth seeing: a task generated again, or a submit that took more than one attempt.
-  if (p.generation > 1) parts.push(`generation ${p.generation}`);
-  if (p.submissions > 1) parts.push(`submissions ${p.submissions}`);
-  if (p.taskId !== undefined) parts.push(`task ${p.taskId}`);
-  return parts.join('  ');
 }

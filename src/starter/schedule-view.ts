@@ -1,8 +1,8 @@
 // What `schedule list` and `schedule describe` print, from what the server answers. The server keeps a
 // cron expression compiled into calendar ranges, so it is written back as cron here. Pure.
 import type { CalendarSpecDescription, Range, ScheduleSpecDescription } from '@temporalio/client';
-import { renderBudgetJobSummary } from './budget-progress';
-import { formatDuration } from './durations';
+import { renderBudgetJobSummary } from '../workflows/budget/starter';
+import { formatDuration } from './schedule-options';
 
 /** `2026-03-01T10:00:04Z`: schedules work in whole seconds. */
 export const isoSeconds = (date: Date): string => date.toISOString().replace(/\.\d{3}Z$/, 'Z');

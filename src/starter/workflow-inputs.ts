@@ -15,6 +15,7 @@ import {
   type WorkflowTypeName,
 } from '../workflows/operations';
 import { CliError, ExitCode } from './exit-codes';
+import type { ProgressView } from './progress';
 
 /** The workflow types a user starts (the budget ledger is started by the jobs that need it). */
 export type StartableWorkflowType = Exclude<WorkflowTypeName, typeof WorkflowType.budgetLedger>;
@@ -29,23 +30,23 @@ export interface InputFlags {
 /** Top-level input fields a command fills when the input leaves them out (a schedule's runs skip without budget). */
 export type InputDefaults = Record<string, unknown>;
 
-/** One command-line flag: a value (`--months <n>`), a repeatable value, or a switch (`--sound`). */
-export interface Flag {
-  /** As commander takes it. */
-  flag: string;
-  /** A function where the help names the command's default. */
-  description: string | ((defaults: InputDefaults) => string);
-  /** Each use adds a value (`--question Q --question R`). */
-  repeatable?: true;
-}
+/**
+ * A flag's help, keyed by the flag as commander takes it (`--months <n>`, `--sound`): a line, a
+ * function where the help names the command's default, or `{ repeatable }` when each use adds a value
+ * (`--question Q --question R`).
+ */
+export type Flag = string | ((defaults: InputDefaults) => string) | { repeatable: string };
 
-type FlagValue<F extends Flag> = F extends { repeatable: true }
+/** The name commander gives a flag's option: `memberId` for `--member-id <id>`. */
+type OptionName<F> = F extends `--${infer N} ${string}` ? Camel<N> : F extends `--${infer N}` ? Camel<N> : never;
+type Camel<S extends string> = S extends `${infer H}-${infer T}` ? `${H}${Capitalize<Camel<T>>}` : S;
+type FlagValue<F, H> = H extends { repeatable: string }
   ? string[]
-  : F['flag'] extends `${string}<${string}>`
+  : F extends `${string}<${string}>`
     ? string
     : boolean;
 /** The options an operation reads, typed by its own flags. */
-export type FlagsOf<O extends Record<string, Flag>> = { [K in keyof O]?: FlagValue<O[K]> };
+export type FlagsOf<O extends Record<string, Flag>> = { [F in keyof O as OptionName<F>]?: FlagValue<F, O[F]> };
 
 export interface WorkflowFlags<F> {
   /** The flags in one line, for `start --help` and a refused input. */
@@ -56,9 +57,10 @@ export interface WorkflowFlags<F> {
 
 /** What src/workflows/<operation>/starter.ts exports as `starter`. */
 export interface OperationStarter<O extends Record<string, Flag> = Record<string, Flag>> {
-  /** Keyed by the name commander gives the option. */
   flags: O;
   inputs: Partial<Record<StartableWorkflowType, WorkflowFlags<FlagsOf<O>>>>;
+  /** How `--wait` shows a workflow type's progress and result, where it has a progress query. */
+  watch?: Partial<Record<StartableWorkflowType, ProgressView<unknown>>>;
   /** Command lines, after `npm run starter --`, that `npm start` suggests trying. */
   examples?: string[];
 }
@@ -83,12 +85,11 @@ export function operationStarters(): Record<string, OperationStarter> {
 }
 
 type FlagKind = 'a switch' | 'a value' | 'repeatable';
-const kindOf = (f: Flag): FlagKind => (f.repeatable ? 'repeatable' : /<.+>/.test(f.flag) ? 'a value' : 'a switch');
 
 interface MergedFlag {
   flag: string;
   kind: FlagKind;
-  descriptions: Flag['description'][];
+  descriptions: Exclude<Flag, { repeatable: string }>[];
   /** The first operation that declares it. */
   by: string;
 }
@@ -97,24 +98,20 @@ interface MergedFlag {
 export function mergeFlags(byOperation: Record<string, OperationStarter>): MergedFlag[] {
   const merged = new Map<string, MergedFlag>();
   for (const [op, { flags }] of Object.entries(byOperation)) {
-    for (const [name, f] of Object.entries(flags)) {
-      const long = f.flag.split(' ')[0];
-      const attribute = long.slice(2).replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
-      if (attribute !== name) {
-        throw new Error(
-          `src/workflows/${op}/starter.ts names ${long} "${name}", but commander reads it as "${attribute}".`,
-        );
-      }
-      const seen = merged.get(name);
+    for (const [flag, help] of Object.entries(flags)) {
+      const long = flag.split(' ')[0];
+      const kind = typeof help === 'object' ? 'repeatable' : /<.+>/.test(flag) ? 'a value' : 'a switch';
+      const description = typeof help === 'object' ? help.repeatable : help;
+      const seen = merged.get(long);
       if (seen === undefined) {
-        merged.set(name, { flag: f.flag, kind: kindOf(f), descriptions: [f.description], by: op });
-      } else if (seen.kind !== kindOf(f)) {
+        merged.set(long, { flag, kind, descriptions: [description], by: op });
+      } else if (seen.kind !== kind) {
         throw new Error(
-          `${long} is ${seen.kind} in src/workflows/${seen.by}/starter.ts but ${kindOf(f)} in ` +
+          `${long} is ${seen.kind} in src/workflows/${seen.by}/starter.ts but ${kind} in ` +
             `src/workflows/${op}/starter.ts: one flag is one option, of one kind.`,
         );
-      } else if (!seen.descriptions.includes(f.description)) {
-        seen.descriptions.push(f.description);
+      } else if (!seen.descriptions.includes(description)) {
+        seen.descriptions.push(description);
       }
     }
   }
@@ -144,6 +141,10 @@ function workflowFlags(type: StartableWorkflowType): WorkflowFlags<InputFlags> {
 
 /** A workflow type's flags in one line. */
 export const flagUsage = (type: StartableWorkflowType): string => workflowFlags(type).usage;
+
+/** How `--wait` shows a workflow type's progress, if it has a progress query. */
+export const watchOf = (type: StartableWorkflowType): ProgressView<unknown> | undefined =>
+  operationStarters()[OPERATION_OF[type]].watch?.[type];
 
 /** What `npm start` suggests trying, every operation's examples in the list's order. */
 export const starterExamples = (): string[] => Object.values(operationStarters()).flatMap((s) => s.examples ?? []);

@@ -6,9 +6,14 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/cl
 import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
 import type { BatchObservation, BatchProgress } from '../../src/workflows/batch/contract';
 import { BATCH_INLINE_MAX_BYTES } from '../../src/workflows/batch/contract';
-import { lastBatchPoll, renderBatchProgress, renderBatchSummary, withLastPoll } from '../../src/starter/batch-progress';
+import {
+  lastBatchPoll,
+  renderBatchProgress,
+  renderBatchSummary,
+  withLastPoll,
+} from '../../src/workflows/batch/starter';
 import { ExitCode } from '../../src/starter/exit-codes';
-import { toCliError } from '../../src/starter/failures';
+import { toCliError } from '../../src/starter/exit-codes';
 import { buildWorkflowInput } from '../../src/starter/workflow-inputs';
 
 const now = Date.parse('2026-11-22T10:00:00Z');

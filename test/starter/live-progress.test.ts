@@ -1,7 +1,7 @@
 // The poll activity's last poll read from describe(), laid over the query's checkpoint figures.
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { MediaProgress, TaskObservation } from '../../src/workflows/media/contract';
-import { lastTaskPoll, withLastPoll } from '../../src/starter/live-progress';
+import { lastTaskPoll, withLastPoll } from '../../src/workflows/media/starter';
 
 const obs: TaskObservation = {
   taskId: 't1',

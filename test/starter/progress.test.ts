@@ -2,11 +2,10 @@
 // outputs, the flag → input mapping, and the watcher's ticker with a fake handle.
 import type { MediaProgress } from '../../src/workflows/media/contract';
 import { buildProgram } from '../../src/starter';
-import { waitWithMediaProgress, type MediaWorkflow } from '../../src/starter/watch-progress';
 import { CliError, ExitCode } from '../../src/starter/exit-codes';
-import { renderMediaSummary } from '../../src/starter/media-summary';
-import { formatSeconds, renderBar, renderMediaProgress } from '../../src/starter/progress';
-import { buildWorkflowInput, type InputFlags } from '../../src/starter/workflow-inputs';
+import { formatSeconds, renderBar, waitWithProgress, type WatchedWorkflow } from '../../src/starter/progress';
+import { buildWorkflowInput, watchOf, type InputFlags } from '../../src/starter/workflow-inputs';
+import { renderMediaProgress, renderMediaSummary } from '../../src/workflows/media/starter';
 
 // `up` loads the whole worker (activities, bundler): not needed to parse a `start` command line.
 jest.mock('../../src/starter/commands/up', () => ({ upCommand: jest.fn() }));
@@ -249,7 +248,7 @@ describe('mediaGeneration flags', () => {
   });
 });
 
-describe('waitWithMediaProgress', () => {
+describe("waitWithProgress, with mediaGeneration's view", () => {
   const sink = (isTTY: boolean) => {
     const writes: string[] = [];
     return { writes, stream: { isTTY, columns: 40, write: (text: string) => writes.push(text) } };
@@ -259,7 +258,7 @@ describe('waitWithMediaProgress', () => {
   /** A handle whose result arrives after `ms`; the first query fails as it does before a worker polls. */
   function fakeWorkflow(ms: number, outcome: 'ok' | 'fail' = 'ok') {
     let queries = 0;
-    const workflow: MediaWorkflow = {
+    const workflow: WatchedWorkflow<unknown> = {
       query: () => {
         queries++;
         if (queries === 1) return Promise.reject(new Error('no poller seen for task queue recently'));
@@ -277,7 +276,9 @@ describe('waitWithMediaProgress', () => {
   it('redraws one line in place on a terminal, then ends it and stops querying', async () => {
     const { writes, stream } = sink(true);
     const fake = fakeWorkflow(120);
-    await expect(waitWithMediaProgress(fake.workflow, { stream, intervalMs: 10 })).resolves.toEqual({ done: true });
+    await expect(
+      waitWithProgress(fake.workflow, watchOf('mediaGeneration')!, { stream, intervalMs: 10 }),
+    ).resolves.toEqual({ done: true });
     const queriesAtEnd = fake.queries();
     expect(queriesAtEnd).toBeGreaterThan(3);
     expect(writes.at(-1)).toBe('\n');
@@ -291,9 +292,9 @@ describe('waitWithMediaProgress', () => {
 
   it('writes a line per change elsewhere, and passes a failure through', async () => {
     const { writes, stream } = sink(false);
-    await expect(waitWithMediaProgress(fakeWorkflow(120, 'fail').workflow, { stream, intervalMs: 10 })).rejects.toThrow(
-      'task failed',
-    );
+    await expect(
+      waitWithProgress(fakeWorkflow(120, 'fail').workflow, watchOf('mediaGeneration')!, { stream, intervalMs: 10 }),
+    ).rejects.toThrow('task failed');
     expect(writes.map((w) => w.split('  ')[0])).toEqual(['QUEUED', 'PROCESSING']);
     expect(writes.every((w) => w.endsWith('\n'))).toBe(true);
   });

@@ -2,9 +2,9 @@
 // policies, the spec written back as cron, each run's state as a line, and the errors as sentences.
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, type CalendarSpecDescription } from '@temporalio/client';
 import { buildProgram } from '../../src/starter';
-import { formatDuration, parseDuration } from '../../src/starter/durations';
+import { formatDuration, parseDuration } from '../../src/starter/schedule-options';
 import { CliError, ExitCode } from '../../src/starter/exit-codes';
-import { toScheduleCliError } from '../../src/starter/schedule-failures';
+import { toScheduleCliError } from '../../src/starter/exit-codes';
 import { overlapName, schedulePolicies, scheduleSpec, type ScheduleFlags } from '../../src/starter/schedule-options';
 import { calendarAsCron, describeScheduleSpec, renderRunState } from '../../src/starter/schedule-view';
 import { buildWorkflowInput, type InputFlags } from '../../src/starter/workflow-inputs';

@@ -1,71 +1,95 @@
 // `budget …`: an operator's view of a member's budget ledger, and what an operator does to it: tell
 // the waiting jobs to re-check (after a top-up), and release a reservation whose job cannot.
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Command } from 'commander';
 import { budgetJobProgressQuery } from '../../workflows/budget/contract';
+import { formatAmount } from '../../workflows/budget/starter';
 import {
   budgetLedgerStateQuery,
   budgetLedgerWorkflowId,
   recheckBudgetSignal,
   releaseBudgetUpdate,
-  type BudgetLedgerState,
 } from '../../workflows/budgetLedger/contract';
 import { WorkflowType } from '../../workflows/operations';
-import { formatAmount } from '../budget-progress';
-import { withStarter } from '../connect';
-import { CliError, ExitCode } from '../exit-codes';
-import { isClosedWorkflow, toCliError } from '../failures';
+import { withStarter, type Out } from '../connect';
+import { CliError, ExitCode, isClosedWorkflow, orCliError, toCliError } from '../exit-codes';
 
-type Out = (line: string) => void;
+/** `promise`, failing as a sentence about the member's ledger (which exists once a budget-gated job asked it). */
+const onLedger = <T>(promise: Promise<T>, memberId: string): Promise<T> =>
+  promise.catch((err: unknown) => {
+    if (err instanceof WorkflowNotFoundError && !isClosedWorkflow(err)) {
+      throw new CliError(
+        `Member ${memberId} has no ledger yet: no budget-gated job has asked for its budget.`,
+        ExitCode.NotFound,
+      );
+    }
+    throw toCliError(err, budgetLedgerWorkflowId(memberId));
+  });
 
-/** The ledger exists once a budget-gated job of the member has asked it for budget. */
-const noLedger = (memberId: string) =>
-  new CliError(
-    `Member ${memberId} has no ledger yet: no budget-gated job has asked for its budget.`,
-    ExitCode.NotFound,
-  );
-
-function ledgerError(err: unknown, memberId: string): CliError {
-  if (err instanceof WorkflowNotFoundError && !isClosedWorkflow(err)) return noLedger(memberId);
-  return toCliError(err, budgetLedgerWorkflowId(memberId));
-}
-
-const ledgerState = (client: Client, memberId: string): Promise<BudgetLedgerState> =>
-  client.workflow
-    .getHandle(budgetLedgerWorkflowId(memberId))
-    .query(budgetLedgerStateQuery)
-    .catch((err: unknown) => {
-      throw ledgerError(err, memberId);
-    });
+const ledger = (client: Client, memberId: string) => client.workflow.getHandle(budgetLedgerWorkflowId(memberId));
 
 const jobs = (n: number) => `${n} job${n === 1 ? '' : 's'}`;
 
-export async function budgetShowCommand(memberId: string, out: Out): Promise<void> {
-  await withStarter(async ({ client }) => {
-    const state = await ledgerState(client, memberId);
-    const n = state.reservations.length;
-    out(`Budget ledger of member ${memberId} (workflow ${budgetLedgerWorkflowId(memberId)})`);
-    out(`  outstanding: ${formatAmount(state.outstanding)} held by ${n} reservation${n === 1 ? '' : 's'}`);
-    for (const r of state.reservations) {
-      const since = r.admittedAt === undefined ? '' : `  since ${new Date(r.admittedAt).toISOString()}`;
-      out(`    ${r.reservationId}  holder ${r.holderWorkflowId}  cost ${formatAmount(r.cost)}${since}`);
-    }
-    out(`  waiting for budget: ${state.waiting.length === 0 ? 'none' : jobs(state.waiting.length)}`);
-    for (const workflowId of state.waiting) out(`    ${workflowId}`);
-    const t = state.totals;
-    out(`  totals: ${t.admitted} admitted, ${t.refused} refused, ${t.released} released, ${t.reclaimed} reclaimed`);
-  });
+export function addBudgetCommands(program: Command, out: Out): void {
+  const budget = program.command('budget').description("a member's budget ledger: show, recheck, release");
+  budget
+    .command('show')
+    .argument('<memberId>')
+    .description('what the ledger holds: outstanding, each reservation and its holder, waiting jobs, totals')
+    .action((memberId: string) =>
+      withStarter(async ({ client }) => {
+        const state = await onLedger(ledger(client, memberId).query(budgetLedgerStateQuery), memberId);
+        const n = state.reservations.length;
+        out(`Budget ledger of member ${memberId} (workflow ${budgetLedgerWorkflowId(memberId)})`);
+        out(`  outstanding: ${formatAmount(state.outstanding)} held by ${n} reservation${n === 1 ? '' : 's'}`);
+        for (const r of state.reservations) {
+          const since = r.admittedAt === undefined ? '' : `  since ${new Date(r.admittedAt).toISOString()}`;
+          out(`    ${r.reservationId}  holder ${r.holderWorkflowId}  cost ${formatAmount(r.cost)}${since}`);
+        }
+        out(`  waiting for budget: ${state.waiting.length === 0 ? 'none' : jobs(state.waiting.length)}`);
+        for (const workflowId of state.waiting) out(`    ${workflowId}`);
+        const t = state.totals;
+        out(`  totals: ${t.admitted} admitted, ${t.refused} refused, ${t.released} released, ${t.reclaimed} reclaimed`);
+      }),
+    );
+  budget
+    .command('recheck')
+    .argument('[memberId]', "the member: every job waiting for the member's budget re-checks")
+    .option('--workflow <id>', 'instead: this one budgetGatedJob re-checks')
+    .description('have waiting jobs re-check the budget now (after a top-up)')
+    .action((memberId: string | undefined, opts: { workflow?: string }) => {
+      if ((memberId === undefined) === (opts.workflow === undefined)) {
+        throw new CliError('budget recheck takes exactly one of <memberId> and --workflow <id>.', ExitCode.Usage);
+      }
+      return opts.workflow !== undefined ? recheckJob(opts.workflow, out) : recheckMember(memberId!, out);
+    });
+  budget
+    .command('release')
+    .argument('<memberId>')
+    .argument('<reservationId>', 'as `budget show` lists it')
+    .option('--reason <text>', 'why, for the ledger')
+    .description('give a reservation back to the ledger (when its job cannot)')
+    .action((memberId: string, reservationId: string, opts: { reason?: string }) =>
+      withStarter(async ({ client }) => {
+        const release = ledger(client, memberId).executeUpdate(releaseBudgetUpdate, {
+          args: [{ reservationId, reason: opts.reason ?? 'released by an operator' }],
+        });
+        const answer = await onLedger(release, memberId);
+        out(
+          answer.released
+            ? `Released reservation ${reservationId} of member ${memberId}: ${formatAmount(answer.cost ?? 0)} freed, ` +
+                'and the waiting jobs were told to re-check.'
+            : `Member ${memberId}'s ledger holds no reservation ${reservationId}: nothing was freed.`,
+        );
+      }),
+    );
 }
 
 /** To the ledger: every waiting job of the member re-checks. The count is as of just before the signal. */
-export async function budgetRecheckMemberCommand(memberId: string, out: Out): Promise<void> {
-  await withStarter(async ({ client }) => {
-    const { waiting } = await ledgerState(client, memberId);
-    await client.workflow
-      .getHandle(budgetLedgerWorkflowId(memberId))
-      .signal(recheckBudgetSignal)
-      .catch((err: unknown) => {
-        throw ledgerError(err, memberId);
-      });
+function recheckMember(memberId: string, out: Out): Promise<void> {
+  return withStarter(async ({ client }) => {
+    const { waiting } = await onLedger(ledger(client, memberId).query(budgetLedgerStateQuery), memberId);
+    await onLedger(ledger(client, memberId).signal(recheckBudgetSignal), memberId);
     out(
       waiting.length === 0
         ? `Asked member ${memberId}'s ledger to have its waiting jobs re-check: no job was waiting.`
@@ -76,51 +100,23 @@ export async function budgetRecheckMemberCommand(memberId: string, out: Out): Pr
 }
 
 /** To one budgetGatedJob: it re-checks at once, whatever its backoff says. */
-export async function budgetRecheckJobCommand(workflowId: string, out: Out): Promise<void> {
-  await withStarter(async ({ client }) => {
+function recheckJob(workflowId: string, out: Out): Promise<void> {
+  return withStarter(async ({ client }) => {
     const handle = client.workflow.getHandle(workflowId);
-    const d = await handle.describe().catch((err: unknown) => {
-      throw toCliError(err, workflowId);
-    });
+    const d = await orCliError(handle.describe(), workflowId);
     if (d.type !== WorkflowType.budgetGatedJob) {
       throw new CliError(
         `--workflow ${workflowId} is a ${d.type}, not a budgetGatedJob: only budget-gated jobs re-check their budget.`,
         ExitCode.Usage,
       );
     }
-    await handle.signal(recheckBudgetSignal).catch((err: unknown) => {
-      throw toCliError(err, workflowId);
-    });
+    await orCliError(handle.signal(recheckBudgetSignal), workflowId);
     const progress = await handle.query(budgetJobProgressQuery).catch(() => undefined);
     out(
       `Asked workflow ${workflowId} to re-check its budget now` +
         (progress
           ? ` (it was ${progress.status}, ${progress.checks} check${progress.checks === 1 ? '' : 's'} so far).`
           : '.'),
-    );
-  });
-}
-
-export async function budgetReleaseCommand(
-  memberId: string,
-  reservationId: string,
-  opts: { reason?: string },
-  out: Out,
-): Promise<void> {
-  await withStarter(async ({ client }) => {
-    const answer = await client.workflow
-      .getHandle(budgetLedgerWorkflowId(memberId))
-      .executeUpdate(releaseBudgetUpdate, {
-        args: [{ reservationId, reason: opts.reason ?? 'released by an operator' }],
-      })
-      .catch((err: unknown) => {
-        throw ledgerError(err, memberId);
-      });
-    out(
-      answer.released
-        ? `Released reservation ${reservationId} of member ${memberId}: ${formatAmount(answer.cost ?? 0)} freed, ` +
-            'and the waiting jobs were told to re-check.'
-        : `Member ${memberId}'s ledger holds no reservation ${reservationId}: nothing was freed.`,
     );
   });
 }

@@ -4,9 +4,10 @@
 import type { Command } from 'commander';
 import { runEmulatorProcess } from '../../../packages/emulator/src/cli';
 import { EmulatorConfigError, loadEmulatorConfig, type EmulatorFlags } from '../../../packages/emulator/src/config';
+import type { Out } from '../connect';
 import { CliError, ExitCode } from '../exit-codes';
 
-export function addEmulatorCommand(program: Command, out: (line: string) => void): void {
+export function addEmulatorCommand(program: Command, out: Out): void {
   program
     .command('emulator')
     .description('run the platform emulator (docs/emulator.md); flags win over EMULATOR_* variables')

@@ -1,77 +1,197 @@
 // `schedule …`: Temporal Schedules whose every run is a budgetGatedJob, so a recurring job is admitted
 // through its member's ledger like any other, and a run without budget ends Skipped (a success) by
-// default instead of failing. The schedule lives on the server: no process of ours has to stay up.
+// default instead of failing. `schedule create autoRenew --member M --before 72h` makes the one
+// schedule of a member (`autoRenew-<member>`) whose every run is an autoRenew of the member's
+// instances: it renews what expires within the window through the member's ledger, the renewals' own
+// ids keep two runs from renewing one expiry twice, and overlap `skip` keeps runs from overlapping.
+// A schedule lives on the server: no process of ours has to stay up.
 import type { Client, ScheduleExecutionResult } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import type { Command } from 'commander';
+import { SearchAttributes } from '../../api/contract';
+import type { AutoRenewInput } from '../../workflows/autoRenew/contract';
 import { budgetJobProgressQuery, type BudgetGatedJobInput } from '../../workflows/budget/contract';
-import { WorkflowType } from '../../workflows/operations';
-import { withStarter } from '../connect';
-import { formatDuration } from '../durations';
-import { rootCause } from '../failures';
-import { toScheduleCliError } from '../schedule-failures';
-import { overlapName, overlapPolicy, scheduleSpec, schedulePolicies, type ScheduleFlags } from '../schedule-options';
+import { WorkflowType, workflowSummary } from '../../workflows/operations';
+import { withStarter, type Out } from '../connect';
+import { rootCause, toScheduleCliError } from '../exit-codes';
+import {
+  formatDuration,
+  OVERLAP_NAMES,
+  overlapName,
+  overlapPolicy,
+  scheduleSpec,
+  schedulePolicies,
+  type ScheduleFlags,
+} from '../schedule-options';
 import { describeScheduleSpec, isoSeconds, renderRunState, type RunState } from '../schedule-view';
-import { buildWorkflowInput, type InputFlags } from '../workflow-inputs';
-import { scheduleAutoRenewCommand } from './schedule-auto-renew';
-import { createMemberSchedule } from '../schedule-create';
+import { addInputOptions, buildWorkflowInput, flagUsage, type InputFlags } from '../workflow-inputs';
 
-type Out = (line: string) => void;
-
-export interface ScheduleCreateOptions extends InputFlags, ScheduleFlags {
+interface ScheduleCreateOptions extends InputFlags, ScheduleFlags {
   taskQueue?: string;
   paused?: boolean;
   note?: string;
 }
 
+/** A scheduled run without budget ends Skipped (a success) unless the input says otherwise. */
+const SCHEDULE_INPUT_DEFAULTS = { onInsufficient: 'skip' };
+
+/** autoRenew's default: often enough that a 72 h window never misses an expiry, rare enough to cost a few list calls a day. */
+const AUTO_RENEW_EVERY = '6h';
+
 /** Runs the command with a client; every schedule error becomes a sentence about `scheduleId`. */
-async function withSchedules(scheduleId: string, fn: (client: Client) => Promise<void>): Promise<void> {
-  await withStarter(async ({ client }) => {
+function withSchedules(scheduleId: string, fn: (client: Client) => Promise<void>): Promise<void> {
+  return withStarter(async ({ client }) => {
     await fn(client).catch((err: unknown) => {
       throw toScheduleCliError(err, scheduleId);
     });
   });
 }
 
-/** A scheduled run without budget ends Skipped (a success) unless the input says otherwise. */
-export const SCHEDULE_INPUT_DEFAULTS = { onInsufficient: 'skip' };
-
-export async function scheduleCreateCommand(scheduleId: string, opts: ScheduleCreateOptions, out: Out): Promise<void> {
-  // `schedule create autoRenew --member M --before 72h`: runs autoRenew itself, not a budgetGatedJob.
-  if (scheduleId === WorkflowType.autoRenew) return scheduleAutoRenewCommand(opts, out);
-  // Everything is checked before connecting: nothing is created from a bad command line.
-  const spec = scheduleSpec(opts);
-  const policies = schedulePolicies(opts);
-  const input = buildWorkflowInput(WorkflowType.budgetGatedJob, opts, SCHEDULE_INPUT_DEFAULTS) as BudgetGatedJobInput;
-  await createMemberSchedule(
-    {
-      scheduleId,
-      spec,
-      policies,
-      workflowType: WorkflowType.budgetGatedJob,
-      input,
-      flags: opts,
-      eachRun: (taskQueue) =>
-        `Each run is a budgetGatedJob (${input.job.workflowType}) for member ${input.memberId} on task queue ` +
-        `${taskQueue}, ${input.onInsufficient ?? 'fail'} without budget.`,
-    },
-    out,
-  );
+export function addScheduleCommands(program: Command, out: Out): void {
+  const schedule = program
+    .command('schedule')
+    .description('Temporal Schedules whose every run is a budgetGatedJob (create, list, describe, pause …)');
+  addInputOptions(
+    schedule
+      .command('create')
+      .argument('<scheduleId>')
+      .description(
+        'create a schedule: --cron or --every, then the budgetGatedJob as `start budgetGatedJob` takes it ' +
+          `(--input JSON, or ${flagUsage('budgetGatedJob')}); a run without budget ends Skipped unless --on-insufficient says otherwise. ` +
+          `\`schedule create autoRenew ${flagUsage('autoRenew')} [--every 6h]\` renews a member's expiring instances instead`,
+      )
+      .option('--cron <expr>', 'when to run, as cron (e.g. "0 3 * * MON-FRI", @daily); or --every')
+      .option('--every <duration>', 'run every 30s, 5m, 1h …; or --cron')
+      .option('--overlap <policy>', `when a run is due while the last one runs: ${OVERLAP_NAMES.join(', ')}`, 'skip')
+      .option('--catchup-window <duration>', 'runs missed (Temporal down) by at most this are still started (1 year)')
+      .option('--jitter <duration>', 'start each run up to this much later, at random')
+      .option('--paused', 'create it paused')
+      .option('--note <text>', 'a note on its state (why it is paused …)')
+      .option('--task-queue <name>', 'task queue of the runs (default: TEMPORAL_TASK_QUEUE or platform-ops)'),
+    SCHEDULE_INPUT_DEFAULTS,
+  ).action((scheduleId: string, opts: ScheduleCreateOptions) => createSchedule(scheduleId, opts, out));
+  schedule
+    .command('list')
+    .description('list the schedules: spec, paused, next run, recent runs')
+    .action(() =>
+      withStarter(async ({ client }) => {
+        let n = 0;
+        out(`${'SCHEDULE ID'.padEnd(36)} ${'SPEC'.padEnd(28)} ${'PAUSED'.padEnd(6)} ${'NEXT RUN'.padEnd(20)} RECENT`);
+        // Listing is eventually consistent: a schedule created a moment ago may show up a moment later.
+        for await (const s of client.schedule.list()) {
+          const next = s.state.paused ? undefined : s.info.nextActionTimes[0];
+          out(
+            `${s.scheduleId.padEnd(36)} ${describeScheduleSpec(s.spec).padEnd(28)} ${(s.state.paused ? 'yes' : 'no').padEnd(6)} ` +
+              `${(next ? isoSeconds(next) : '-').padEnd(20)} ${s.info.recentActions.length}`,
+          );
+          n++;
+        }
+        if (n === 0) out('(no schedules)');
+      }),
+    );
+  schedule
+    .command('describe')
+    .argument('<scheduleId>')
+    .description('show a schedule: spec, policies, state, next runs, and how each recent run ended')
+    .action((scheduleId: string) => describeSchedule(scheduleId, out));
+  for (const pause of [true, false]) {
+    schedule
+      .command(pause ? 'pause' : 'unpause')
+      .argument('<scheduleId>')
+      .option('--note <text>', 'why')
+      .description(
+        pause ? 'stop starting runs (runs already started go on)' : 'start runs again, from the next due time',
+      )
+      .action((scheduleId: string, opts: { note?: string }) =>
+        withSchedules(scheduleId, async (client) => {
+          const handle = client.schedule.getHandle(scheduleId);
+          if (pause) {
+            await handle.pause(opts.note ?? 'Paused with the platform-ops starter.');
+            out(`Paused schedule ${scheduleId}; runs already started go on.`);
+            return;
+          }
+          await handle.unpause(opts.note ?? 'Unpaused with the platform-ops starter.');
+          const next = (await handle.describe()).info.nextActionTimes[0];
+          out(`Unpaused schedule ${scheduleId}; next run: ${next ? isoSeconds(next) : 'none'}.`);
+        }),
+      );
+  }
+  schedule
+    .command('trigger')
+    .argument('<scheduleId>')
+    .option('--overlap <policy>', `this run's overlap policy (default: the schedule's): ${OVERLAP_NAMES.join(', ')}`)
+    .description('start a run now, paused or not')
+    .action((scheduleId: string, opts: { overlap?: string }) => {
+      const override = opts.overlap === undefined ? undefined : overlapPolicy(opts.overlap);
+      return withSchedules(scheduleId, async (client) => {
+        const handle = client.schedule.getHandle(scheduleId);
+        // Without --overlap, the schedule's own policy (the client alone would allow any overlap).
+        const overlap = override ?? (await handle.describe()).policies.overlap;
+        await handle.trigger(overlap);
+        out(`Triggered schedule ${scheduleId}: a run starts now, as overlap ${overlapName(overlap)} allows.`);
+      });
+    });
+  schedule
+    .command('delete')
+    .argument('<scheduleId>')
+    .description('delete a schedule (runs it started go on)')
+    .action((scheduleId: string) =>
+      withSchedules(scheduleId, async (client) => {
+        await client.schedule.getHandle(scheduleId).delete();
+        out(`Deleted schedule ${scheduleId}; runs it started go on.`);
+      }),
+    );
 }
 
-export async function scheduleListCommand(out: Out): Promise<void> {
-  await withStarter(async ({ client }) => {
-    let n = 0;
-    out(`${'SCHEDULE ID'.padEnd(36)} ${'SPEC'.padEnd(28)} ${'PAUSED'.padEnd(6)} ${'NEXT RUN'.padEnd(20)} RECENT`);
-    // Listing is eventually consistent: a schedule created a moment ago may show up a moment later.
-    for await (const s of client.schedule.list()) {
-      const next = s.state.paused ? undefined : s.info.nextActionTimes[0];
-      out(
-        `${s.scheduleId.padEnd(36)} ${describeScheduleSpec(s.spec).padEnd(28)} ${(s.state.paused ? 'yes' : 'no').padEnd(6)} ` +
-          `${(next ? isoSeconds(next) : '-').padEnd(20)} ${s.info.recentActions.length}`,
-      );
-      n++;
-    }
-    if (n === 0) out('(no schedules)');
+/** Everything is checked before connecting: nothing is created from a bad command line. */
+async function createSchedule(id: string, opts: ScheduleCreateOptions, out: Out): Promise<void> {
+  const autoRenew = id === WorkflowType.autoRenew;
+  const timing = autoRenew && opts.cron === undefined && opts.every === undefined ? { every: AUTO_RENEW_EVERY } : {};
+  const spec = scheduleSpec({ ...opts, ...timing });
+  const policies = schedulePolicies(opts);
+  const workflowType = autoRenew ? WorkflowType.autoRenew : WorkflowType.budgetGatedJob;
+  const input = buildWorkflowInput(workflowType, opts, autoRenew ? {} : SCHEDULE_INPUT_DEFAULTS) as
+    AutoRenewInput | BudgetGatedJobInput;
+  const scheduleId = autoRenew ? `${WorkflowType.autoRenew}-${input.memberId}` : id;
+  await withStarter(async ({ client, settings }) => {
+    const taskQueue = opts.taskQueue ?? settings.taskQueue;
+    const handle = await client.schedule
+      .create({
+        scheduleId,
+        spec,
+        policies,
+        state: { paused: opts.paused, note: opts.note },
+        action: {
+          type: 'startWorkflow',
+          workflowType,
+          // The server appends each run's time: `<scheduleId>-2026-03-01T10:00:00Z`.
+          workflowId: scheduleId,
+          taskQueue,
+          args: [input],
+          // Each run's one line in the Web UI, as a start by hand has.
+          staticSummary: `${workflowSummary(workflowType, input)}, schedule ${scheduleId}`,
+          typedSearchAttributes: [
+            { key: SearchAttributes.operation, value: workflowType },
+            { key: SearchAttributes.memberId, value: input.memberId },
+          ],
+        },
+      })
+      .catch((err: unknown) => {
+        throw toScheduleCliError(err, scheduleId, { cron: opts.cron });
+      });
+    const created = await handle.describe();
+    const eachRun =
+      'job' in input
+        ? `Each run is a budgetGatedJob (${input.job.workflowType}) for member ${input.memberId} on task queue ` +
+          `${taskQueue}, ${input.onInsufficient ?? 'fail'} without budget.`
+        : `Each run renews member ${input.memberId}'s instances that expire within ${input.beforeSeconds}s, ` +
+          `budget-gated, on task queue ${taskQueue}.`;
+    out(
+      `Created schedule ${scheduleId}: ${describeScheduleSpec(created.spec)}, ` +
+        `overlap ${overlapName(policies.overlap)}. ${eachRun}`,
+    );
+    const next = created.info.nextActionTimes[0];
+    out(opts.paused ? 'It is paused: `schedule unpause` starts it.' : `Next run: ${next ? isoSeconds(next) : 'none'}.`);
   });
 }
 
@@ -96,8 +216,8 @@ async function runState(client: Client, run: ScheduleExecutionResult): Promise<R
   }
 }
 
-export async function scheduleDescribeCommand(scheduleId: string, out: Out): Promise<void> {
-  await withSchedules(scheduleId, async (client) => {
+function describeSchedule(scheduleId: string, out: Out): Promise<void> {
+  return withSchedules(scheduleId, async (client) => {
     const d = await client.schedule.getHandle(scheduleId).describe();
     const input = d.action.args?.[0] as Partial<BudgetGatedJobInput> | undefined;
     out(`Schedule ${scheduleId}`);
@@ -127,42 +247,5 @@ export async function scheduleDescribeCommand(scheduleId: string, out: Out): Pro
     d.info.recentActions.forEach((run, i) => {
       out(`    ${isoSeconds(run.takenAt)}  ${run.action.workflow.workflowId}  ${renderRunState(states[i])}`);
     });
-  });
-}
-
-export async function schedulePauseCommand(
-  scheduleId: string,
-  opts: { note?: string },
-  pause: boolean,
-  out: Out,
-): Promise<void> {
-  await withSchedules(scheduleId, async (client) => {
-    const handle = client.schedule.getHandle(scheduleId);
-    if (pause) {
-      await handle.pause(opts.note ?? 'Paused with the platform-ops starter.');
-      out(`Paused schedule ${scheduleId}; runs already started go on.`);
-      return;
-    }
-    await handle.unpause(opts.note ?? 'Unpaused with the platform-ops starter.');
-    const next = (await handle.describe()).info.nextActionTimes[0];
-    out(`Unpaused schedule ${scheduleId}; next run: ${next ? isoSeconds(next) : 'none'}.`);
-  });
-}
-
-export async function scheduleTriggerCommand(scheduleId: string, opts: { overlap?: string }, out: Out): Promise<void> {
-  const override = opts.overlap === undefined ? undefined : overlapPolicy(opts.overlap);
-  await withSchedules(scheduleId, async (client) => {
-    const handle = client.schedule.getHandle(scheduleId);
-    // Without --overlap, the schedule's own policy (the client alone would allow any overlap).
-    const overlap = override ?? (await handle.describe()).policies.overlap;
-    await handle.trigger(overlap);
-    out(`Triggered schedule ${scheduleId}: a run starts now, as overlap ${overlapName(overlap)} allows.`);
-  });
-}
-
-export async function scheduleDeleteCommand(scheduleId: string, out: Out): Promise<void> {
-  await withSchedules(scheduleId, async (client) => {
-    await client.schedule.getHandle(scheduleId).delete();
-    out(`Deleted schedule ${scheduleId}; runs it started go on.`);
   });
 }

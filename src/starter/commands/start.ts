@@ -1,52 +1,27 @@
-// `start <workflow>`: starts any workflow by name, optionally waits and prints the result.
+// `start <workflow>`: starts any workflow by name. `attach task <id>` / `attach batch <id>`: follows a
+// task or batch that already exists on the platform (submitted elsewhere) to its end and keeps its
+// outputs, without sending anything paid; attaching to the same id again answers with the run the
+// first attach started (backend.attachTask's key). With `--wait`, both print the result.
 import type { WorkflowHandle } from '@temporalio/client';
-import { batchProgressQuery, type BatchProgress } from '../../workflows/batch/contract';
-import { budgetJobProgressQuery, type BudgetJobProgress } from '../../workflows/budget/contract';
-import { WorkflowType } from '../../workflows/operations';
-import { lastBatchPoll, renderBatchProgress, renderBatchSummary, withLastPoll } from '../batch-progress';
-import { IdempotencyKeyReusedError, startWorkflow } from '../../../packages/client/src';
-import { renderBudgetJobProgress, renderBudgetJobSummary } from '../budget-progress';
-import { withStarter } from '../connect';
-import { CliError, ExitCode } from '../exit-codes';
-import { toCliError } from '../failures';
-import { renderMediaSummary } from '../media-summary';
-import { assertWorkflowType, buildWorkflowInput, type InputFlags } from '../workflow-inputs';
-import { waitWithMediaProgress, waitWithProgress, type ProgressStream, type ProgressView } from '../watch-progress';
+import type { Command } from 'commander';
+import { attachBatch, attachTask, startWorkflow, WorkflowType, type Started } from '../../../packages/client/src';
+import { STARTABLE_WORKFLOW_TYPES } from '../../workflows/operations';
+import { withStarter, type Out } from '../connect';
+import { CliError, ExitCode, orCliError } from '../exit-codes';
+import { waitWithProgress } from '../progress';
+import {
+  addInputOptions,
+  assertWorkflowType,
+  buildWorkflowInput,
+  flagUsage,
+  watchOf,
+  type InputFlags,
+  type StartableWorkflowType,
+} from '../workflow-inputs';
 
-const BATCH_VIEW: ProgressView<BatchProgress> = {
-  render: renderBatchProgress,
-  changeKey: (p) => `${p.status}|${p.requestCounts?.completed ?? ''}|${p.requestCounts?.failed ?? ''}`,
-};
+const TASK_QUEUE_HELP = 'task queue (default: TEMPORAL_TASK_QUEUE or platform-ops)';
 
-const BUDGET_VIEW: ProgressView<BudgetJobProgress> = {
-  render: renderBudgetJobProgress,
-  changeKey: (p) => `${p.status}|${p.checks}|${p.childWorkflowId ?? ''}`,
-};
-
-/** The result, with the workflow's own progress on `stream` meanwhile where it has a progress query. */
-function waitWithWatch(type: string, handle: WorkflowHandle, stream: ProgressStream): Promise<unknown> {
-  const watch = { stream };
-  const result = () => handle.result();
-  switch (type) {
-    case WorkflowType.mediaGeneration:
-      return waitWithMediaProgress(handle, watch);
-    case WorkflowType.batchJob:
-      return waitWithProgress({ progress: () => batchProgress(handle), result }, BATCH_VIEW, watch);
-    case WorkflowType.budgetGatedJob:
-      return waitWithProgress({ progress: () => handle.query(budgetJobProgressQuery), result }, BUDGET_VIEW, watch);
-    default:
-      return result();
-  }
-}
-
-/** batchJob: the query, with the follow activity's newer poll laid over it. */
-async function batchProgress(handle: WorkflowHandle): Promise<BatchProgress> {
-  const queried = await handle.query(batchProgressQuery);
-  const described = await handle.describe().catch(() => undefined);
-  return withLastPoll(queried, lastBatchPoll(described?.raw.pendingActivities));
-}
-
-export interface StartOptions extends InputFlags {
+interface StartOptions extends InputFlags {
   id?: string;
   idempotencyKey?: string;
   retryFailed?: boolean;
@@ -54,53 +29,85 @@ export interface StartOptions extends InputFlags {
   taskQueue?: string;
 }
 
-/** `progress` receives the live progress where there is one (stderr by default; stdout is for the result). */
-export async function startCommand(
-  type: string,
-  opts: StartOptions,
-  out: (line: string) => void,
-  progress: ProgressStream = process.stderr,
-): Promise<void> {
-  const workflowType = assertWorkflowType(type);
-  const input = buildWorkflowInput(workflowType, opts);
-  if (opts.id !== undefined && opts.idempotencyKey !== undefined) {
-    throw new CliError('--id and --idempotency-key both name the workflow: give one of them.', ExitCode.Usage);
-  }
-  await withStarter(async ({ client, settings }) => {
-    const { handle, workflowId, started } = await startWorkflow(client, workflowType, input as never, {
-      taskQueue: opts.taskQueue ?? settings.taskQueue,
-      workflowId: opts.id ?? `${workflowType}-${crypto.randomUUID().slice(0, 8)}`,
-      idempotencyKey: opts.idempotencyKey,
-      retryFailedRuns: opts.retryFailed,
-    }).catch((err: unknown) => {
-      if (err instanceof IdempotencyKeyReusedError) throw new CliError(err.message, ExitCode.AlreadyStarted);
-      throw toCliError(err, opts.id);
+export function addStartCommands(program: Command, out: Out): void {
+  addInputOptions(
+    program
+      .command('start')
+      .description(
+        `start a workflow by name: ${STARTABLE_WORKFLOW_TYPES.join(', ')}\n` +
+          (STARTABLE_WORKFLOW_TYPES as StartableWorkflowType[]).map((t) => `  ${t}: ${flagUsage(t)}`).join('\n'),
+      )
+      .argument('<workflow>', 'workflow type')
+      .option('--id <workflowId>', 'business workflow id (default: <workflow>-<random>)')
+      .option(
+        '--idempotency-key <key>',
+        'start at most once for this key: a repeat answers with the run the key started (workflow id <workflow>:<key>)',
+      )
+      .option('--retry-failed', 'with --idempotency-key: a key whose run failed may start a new run')
+      .option('--task-queue <name>', TASK_QUEUE_HELP)
+      .option('--wait', 'wait for the result and print it'),
+  ).action(async (type: string, opts: StartOptions) => {
+    const workflowType = assertWorkflowType(type);
+    const input = buildWorkflowInput(workflowType, opts);
+    if (opts.id !== undefined && opts.idempotencyKey !== undefined) {
+      throw new CliError('--id and --idempotency-key both name the workflow: give one of them.', ExitCode.Usage);
+    }
+    await withStarter(async ({ client, settings }) => {
+      const start = startWorkflow(client, workflowType, input as never, {
+        taskQueue: opts.taskQueue ?? settings.taskQueue,
+        workflowId: opts.id ?? `${workflowType}-${crypto.randomUUID().slice(0, 8)}`,
+        idempotencyKey: opts.idempotencyKey,
+        retryFailedRuns: opts.retryFailed,
+      });
+      const { handle, workflowId, started } = await orCliError(start, opts.id);
+      out(
+        started
+          ? `Started ${workflowType} as workflow ${workflowId}.`
+          : `Already started for this idempotency key: workflow ${workflowId} (nothing new was started).`,
+      );
+      if (opts.wait) await waitAndPrint(workflowType, handle, workflowId, out);
     });
-    out(
-      started
-        ? `Started ${workflowType} as workflow ${workflowId}.`
-        : `Already started for this idempotency key: workflow ${workflowId} (nothing new was started).`,
-    );
-    if (opts.wait) await waitAndPrint(workflowType, handle, workflowId, out, progress);
   });
+
+  program
+    .command('attach')
+    .argument('<kind>', 'task (a mediaGeneration) or batch (a batchJob)')
+    .argument('<id>', 'the platform task id or batch id, made elsewhere')
+    .description(
+      'follow an existing task or batch to its end and keep its outputs; nothing paid is sent. ' +
+        'Attaching to the same id again answers with the first run (workflow id <workflow>:attach-<kind>:<id>)',
+    )
+    .option('--member-id <id>', 'who paid, for the search attributes')
+    .option('--task-queue <name>', TASK_QUEUE_HELP)
+    .option('--wait', 'wait for the result and print it')
+    .action(async (kind: string, id: string, opts: { wait?: boolean; taskQueue?: string; memberId?: string }) => {
+      if (kind !== 'task' && kind !== 'batch') {
+        throw new CliError(`attach takes "task <taskId>" or "batch <batchId>", not "${kind}".`, ExitCode.Usage);
+      }
+      const workflowType = kind === 'task' ? WorkflowType.mediaGeneration : WorkflowType.batchJob;
+      await withStarter(async ({ client, settings }) => {
+        const start = { taskQueue: opts.taskQueue ?? settings.taskQueue, options: { memberId: opts.memberId } };
+        const attach = kind === 'task' ? attachTask(client, id, start) : attachBatch(client, id, start);
+        const { handle, workflowId, started } = await orCliError<Started<typeof workflowType>>(attach);
+        out(
+          started
+            ? `Attached to ${kind} ${id}: following it as ${workflowType} workflow ${workflowId}.`
+            : `Already attached to ${kind} ${id}: workflow ${workflowId} (nothing new was started).`,
+        );
+        if (opts.wait) await waitAndPrint(workflowType, handle, workflowId, out);
+      });
+    });
 }
 
-/** Waits for the run (with its live progress on `progress`), then prints the result and its summary. */
-export async function waitAndPrint(
-  workflowType: string,
+/** Waits for the run, its live progress on stderr (stdout is for the result), then prints the result and its summary. */
+async function waitAndPrint(
+  workflowType: StartableWorkflowType,
   handle: WorkflowHandle,
   workflowId: string,
-  out: (line: string) => void,
-  progress: ProgressStream,
+  out: Out,
 ): Promise<void> {
-  const result: unknown = await waitWithWatch(workflowType, handle, progress).catch((err: unknown) => {
-    throw toCliError(err, workflowId);
-  });
+  const view = watchOf(workflowType);
+  const result: unknown = await orCliError(view ? waitWithProgress(handle, view) : handle.result(), workflowId);
   out(JSON.stringify(result, null, 2));
-  if (workflowType === WorkflowType.mediaGeneration) renderMediaSummary(result).forEach((line) => out(line));
-  if (workflowType === WorkflowType.batchJob) renderBatchSummary(result).forEach((line) => out(line));
-  if (workflowType === WorkflowType.budgetGatedJob) {
-    const summary = renderBudgetJobSummary(result);
-    if (summary) out(summary);
-  }
+  for (const line of view?.summary?.(result) ?? []) out(line);
 }

@@ -7,9 +7,9 @@ import { SEARCH_ATTRIBUTE_DEFINITIONS, SearchAttributes } from '../../api/contra
 import { loadTemporalSettings, loadWorkerSettings } from '../../config/settings';
 import { SERVER_DEFAULT_PARTITIONS, startDevServer, taskQueuePartitions } from '../../devserver/dev-server';
 import { findOrBuildTemporalCli, findProjectRoot, TemporalCliNotFoundError } from '../../devserver/find-temporal-cli';
-import { PlatformClient } from '../../platform-client/client';
-import { checkNamespace, connectWorker, createPlatformWorker, installRuntime } from '../../worker';
-import { startLocalPlatform } from '../local-platform';
+import { installRuntime, runWorker } from '../../worker';
+import { DEV_API_KEY, loadEmulatorConfig } from '../../../packages/emulator/src/config';
+import { startEmulator } from '../../../packages/emulator/src/server';
 import { starterExamples } from '../workflow-inputs';
 
 type Out = (line: string) => void;
@@ -76,15 +76,27 @@ async function startLocalTemporal(out: Out): Promise<LocalTemporal> {
   }
 }
 
+/**
+ * The platform a local stack's worker talks to (`npm start`'s and `npm run cluster`'s): the one
+ * PLATFORM_BASE_URL and PLATFORM_API_KEY name, or else the emulator, started in this process.
+ */
+export async function startLocalPlatform(out: (line: string) => void): Promise<() => Promise<void>> {
+  if (process.env.PLATFORM_BASE_URL && process.env.PLATFORM_API_KEY) {
+    out(`Using the platform at ${process.env.PLATFORM_BASE_URL}.`);
+    return async () => {};
+  }
+  const emulator = await startEmulator(loadEmulatorConfig());
+  process.env.PLATFORM_BASE_URL = emulator.url;
+  process.env.PLATFORM_API_KEY = loadEmulatorConfig().apiKeys[0] ?? DEV_API_KEY;
+  out(`Platform emulator on ${emulator.url} (admin API under /_emulator).`);
+  return () => emulator.close();
+}
+
 export async function upCommand(out: Out): Promise<void> {
   const stops: Stop[] = [];
-  const stopAll = async () => {
-    for (const stop of stops.reverse()) await stop().catch((err: unknown) => out(`while stopping: ${String(err)}`));
-  };
   try {
-    const workerSettings = loadWorkerSettings();
-    installRuntime(workerSettings);
-
+    // Before the fallback dev server below, which would instantiate the SDK's default Runtime.
+    installRuntime(loadWorkerSettings());
     let uiUrl: string | undefined;
     if (!loadTemporalSettings().addressConfigured) {
       const local = await startLocalTemporal(out);
@@ -92,28 +104,13 @@ export async function upCommand(out: Out): Promise<void> {
       process.env.TEMPORAL_ADDRESS = local.address;
       uiUrl = local.uiUrl;
     }
-    const temporal = loadTemporalSettings();
-
+    const { address, taskQueue } = loadTemporalSettings();
     stops.push(await startLocalPlatform(out));
-
-    const platform = PlatformClient.fromEnv();
-    const { connection, client, close } = await connectWorker(temporal);
-    stops.push(close);
-    // A server named by TEMPORAL_ADDRESS may lack our search attributes (the dev server above has them).
-    await checkNamespace(client, temporal, workerSettings, out);
-    const worker = await createPlatformWorker({
-      connection,
-      client,
-      namespace: temporal.namespace,
-      taskQueue: temporal.taskQueue,
-      platform,
-      settings: workerSettings,
-    });
-    printBanner(out, { uiUrl, address: temporal.address, taskQueue: temporal.taskQueue });
-    await worker.run(); // until SIGINT/SIGTERM, then drains in-flight tasks
+    // The worker the worker process runs, until SIGINT/SIGTERM, then it drains in-flight tasks.
+    await runWorker(process.env, { onRunning: () => printBanner(out, { uiUrl, address, taskQueue }) });
     out('Worker stopped; shutting down the rest…');
   } finally {
-    await stopAll();
+    for (const stop of stops.reverse()) await stop().catch((err: unknown) => out(`while stopping: ${String(err)}`));
   }
 }
 

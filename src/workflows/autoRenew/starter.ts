@@ -1,22 +1,16 @@
 // autoRenew's flags (`start autoRenew`, `schedule create autoRenew`) and how they make its input. Not
 // workflow-safe: only the starter loads it (src/starter/workflow-inputs.ts).
-import { parseDuration } from '../../starter/durations';
+import { parseDuration } from '../../starter/schedule-options';
 import { defineStarter, num } from '../../starter/workflow-inputs';
 
 export const starter = defineStarter({
   flags: {
-    member: {
-      flag: '--member <id>',
-      description: 'autoRenew: the member whose instances are renewed and whose budget pays',
-    },
+    '--member <id>': 'autoRenew: the member whose instances are renewed and whose budget pays',
     // --member-id works too, as for the other operations.
-    memberId: { flag: '--member-id <id>', description: 'the team member whose budget pays' },
-    before: { flag: '--before <duration>', description: 'autoRenew: renew what expires within this (72h, 3d …)' },
-    months: { flag: '--months <n>', description: 'months to renew' },
-    costPerMonth: {
-      flag: '--cost-per-month <n>',
-      description: 'autoRenew: one instance-month in 1/10000 USD (default: the worker price table)',
-    },
+    '--member-id <id>': 'the team member whose budget pays',
+    '--before <duration>': 'autoRenew: renew what expires within this (72h, 3d …)',
+    '--months <n>': 'months to renew',
+    '--cost-per-month <n>': 'autoRenew: one instance-month in 1/10000 USD (default: the worker price table)',
   },
   inputs: {
     autoRenew: {

@@ -1,26 +1,25 @@
-// `start batchJob`'s flags and how they make its input. --file is checked here, line by line, before
-// anything starts: a small one travels inline; a larger one is read by the worker from the shared
-// disk, since a workflow input must stay far below Temporal's 2 MB limit. Not workflow-safe (it reads
-// the file): only the starter loads it (src/starter/workflow-inputs.ts).
+// `start batchJob`'s flags and how they make its input, and how `--wait` shows its progress. --file is
+// checked here, line by line, before anything starts: a small one travels inline; a larger one is read
+// by the worker from the shared disk, since a workflow input must stay far below Temporal's 2 MB limit.
+// Not workflow-safe (it reads the file): only the starter loads it (src/starter/workflow-inputs.ts).
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BATCH_ENDPOINTS, batchInputProblems, jsonlLines, type BatchEndpoint } from '../../platform/schemas/batches';
 import { formatIssues } from '../../platform/validation';
 import { CliError, ExitCode } from '../../starter/exit-codes';
+import { defineView, formatSeconds, lastPoll, renderBar } from '../../starter/progress';
 import { defineStarter, num, readText } from '../../starter/workflow-inputs';
-import { BATCH_INLINE_MAX_BYTES } from './contract';
+import { isoTime } from '../../shared/time';
+import { BATCH_INLINE_MAX_BYTES, batchProgressQuery, type BatchObservation, type BatchProgress } from './contract';
 
 export const starter = defineStarter({
   flags: {
-    file: { flag: '--file <requests.jsonl>', description: 'batchJob: the batch requests, one JSON line each' },
-    endpoint: { flag: '--endpoint <path>', description: 'batchJob: /v1/chat/completions or /v1/completions' },
-    inputFileId: { flag: '--input-file-id <id>', description: 'batchJob: an input file already uploaded' },
-    windowHours: { flag: '--window-hours <n>', description: 'batchJob: the completion window (48)' },
-    graceMinutes: {
-      flag: '--grace-minutes <n>',
-      description: 'batchJob: grace after the window before cancelling (15)',
-    },
-    memberId: { flag: '--member-id <id>', description: 'the team member whose budget pays' },
+    '--file <requests.jsonl>': 'batchJob: the batch requests, one JSON line each',
+    '--endpoint <path>': 'batchJob: /v1/chat/completions or /v1/completions',
+    '--input-file-id <id>': 'batchJob: an input file already uploaded',
+    '--window-hours <n>': 'batchJob: the completion window (48)',
+    '--grace-minutes <n>': 'batchJob: grace after the window before cancelling (15)',
+    '--member-id <id>': 'the team member whose budget pays',
   },
   inputs: {
     batchJob: {
@@ -41,6 +40,15 @@ export const starter = defineStarter({
         };
       },
     },
+  },
+  watch: {
+    batchJob: defineView({
+      query: batchProgressQuery,
+      fresher: (progress, pending) => withLastPoll(progress, lastBatchPoll(pending)),
+      render: renderBatchProgress,
+      changeKey: (p) => `${p.status}|${p.requestCounts?.completed ?? ''}|${p.requestCounts?.failed ?? ''}`,
+      summary: renderBatchSummary,
+    }),
   },
 });
 
@@ -68,4 +76,56 @@ function batchFileInput(file: string, endpoint: BatchEndpoint): { requests: unkn
     `${file} is larger than ${BATCH_INLINE_MAX_BYTES / 1024} KB: the worker will read it from ${uri}, which must be inside the worker's INPUT_FILE_DIR.\n`,
   );
   return { inputFileUri: uri };
+}
+
+/** The follow activity's newest poll, fresher than the batchProgress query between checkpoints. */
+export const lastBatchPoll = (pending: Parameters<typeof lastPoll>[0]) =>
+  lastPoll<BatchObservation>(pending, 'pollBatch', (o) => o.requestCounts !== undefined);
+
+/** The query's progress with a newer poll of the same batch laid over it, until the batch has an outcome. */
+export function withLastPoll(progress: BatchProgress, poll: BatchObservation | undefined): BatchProgress {
+  if (!poll || progress.outcome || poll.batchId !== progress.batchId) return progress;
+  const queried = progress.observedAt ? Date.parse(progress.observedAt) : 0;
+  if (poll.observedAt <= queried) return progress;
+  return {
+    ...progress,
+    status: poll.status,
+    requestCounts: poll.requestCounts,
+    polls: poll.polls,
+    observedAt: isoTime(poll.observedAt),
+    nextPollAt: isoTime(poll.nextPollAt),
+  };
+}
+
+export function renderBatchProgress(p: BatchProgress, now: number, width?: number): string {
+  const counts = p.requestCounts;
+  const done = counts && counts.total > 0 ? ((counts.completed + counts.failed) * 100) / counts.total : undefined;
+  const parts = [p.outcome ?? p.status, renderBar(done, width)];
+  if (counts) parts.push(`completed ${counts.completed}  failed ${counts.failed}  total ${counts.total}`);
+  parts.push(`polls ${p.polls}`);
+  const next = p.nextPollAt ? Date.parse(p.nextPollAt) : NaN;
+  if (!p.outcome && Number.isFinite(next) && next > now)
+    parts.push(`next poll in ${formatSeconds((next - now) / 1000)}`);
+  const windowEnd = p.windowEndsAt ? Date.parse(p.windowEndsAt) : NaN;
+  if (!p.outcome && Number.isFinite(windowEnd)) parts.push(`window ends in ${formatSeconds((windowEnd - now) / 1000)}`);
+  if (p.cancelRequested && !p.outcome) parts.push('cancelling');
+  return parts.join('  ');
+}
+
+/** After the result: the outcome, the counts, and where the files were kept. */
+export function renderBatchSummary(result: unknown): string[] {
+  const r = result as {
+    outcome?: string;
+    requestCounts?: { total: number; completed: number; failed: number };
+    output?: { uri: string };
+    errors?: { uri: string };
+    summary?: { perRequestUri: string };
+  };
+  if (!r?.outcome || !r.requestCounts) return [];
+  const c = r.requestCounts;
+  const lines = [`Batch ${r.outcome}: ${c.completed} completed, ${c.failed} failed, ${c.total} in all.`];
+  if (r.output) lines.push(`  output       ${r.output.uri}`);
+  if (r.errors) lines.push(`  errors       ${r.errors.uri}`);
+  if (r.summary) lines.push(`  per request  ${r.summary.perRequestUri}`);
+  return lines;
 }

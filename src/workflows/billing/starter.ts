@@ -5,15 +5,12 @@ import { defineStarter } from '../../starter/workflow-inputs';
 
 export const starter = defineStarter({
   flags: {
-    cycleType: { flag: '--cycle-type <Hour|Day|Week|Month>', description: 'billingReport: the bill cycle' },
-    from: { flag: '--from <date>', description: 'billingReport: start (a date or Unix seconds, from 2026-01-01)' },
-    to: { flag: '--to <date>', description: 'billingReport: end (a date or Unix seconds)' },
-    category: { flag: '--category <c>', description: 'billingReport: only this category' },
-    productName: {
-      flag: '--product-name <p>',
-      description: 'billingReport: only products whose name contains this',
-    },
-    quotas: { flag: '--quotas', description: 'billingReport: add a snapshot of the quota list' },
+    '--cycle-type <Hour|Day|Week|Month>': 'billingReport: the bill cycle',
+    '--from <date>': 'billingReport: start (a date or Unix seconds, from 2026-01-01)',
+    '--to <date>': 'billingReport: end (a date or Unix seconds)',
+    '--category <c>': 'billingReport: only this category',
+    '--product-name <p>': 'billingReport: only products whose name contains this',
+    '--quotas': 'billingReport: add a snapshot of the quota list',
   },
   inputs: {
     billingReport: {

@@ -1,49 +1,34 @@
 // `start budgetGatedJob`'s flags and how they make its input: the job's own input comes from --job-input,
-// or from that job's own flags (--prompt, --instance-id …). `schedule create` reads the same flags. Not
-// workflow-safe: only the starter loads it (src/starter/workflow-inputs.ts).
+// or from that job's own flags (--prompt, --instance-id …). `schedule create` reads the same flags.
+// Then how `--wait` shows its progress and result. Not workflow-safe: only the starter loads it
+// (src/starter/workflow-inputs.ts).
 import { CliError, ExitCode } from '../../starter/exit-codes';
+import { defineView, formatSeconds } from '../../starter/progress';
 import { defineStarter, num, parseJson } from '../../starter/workflow-inputs';
-import { BudgetJob, type BudgetJobType } from './contract';
+import { usdText } from '../../platform/money';
+import {
+  BudgetGatedJobResult,
+  BudgetJob,
+  budgetJobProgressQuery,
+  type BudgetJobProgress,
+  type BudgetJobType,
+} from './contract';
 
 export const starter = defineStarter({
   flags: {
-    memberId: { flag: '--member-id <id>', description: 'budgetGatedJob: required' },
-    job: { flag: '--job <type>', description: 'budgetGatedJob: the job to run (mediaGeneration, batchJob …)' },
-    jobInput: {
-      flag: '--job-input <json>',
-      description: "budgetGatedJob: the job's input as JSON (else from the job's own flags)",
-    },
-    cost: {
-      flag: '--cost <n>',
-      description: 'budgetGatedJob: the cost in 1/10000 USD (default: the worker price table)',
-    },
-    onInsufficient: {
-      flag: '--on-insufficient <what>',
-      description: (defaults) =>
-        `budgetGatedJob: fail, wait or skip without enough budget (default ${(defaults.onInsufficient as string | undefined) ?? 'fail'})`,
-    },
-    budgetWaitSeconds: {
-      flag: '--budget-wait-seconds <n>',
-      description: 'budgetGatedJob: how long to wait for budget (3600)',
-    },
-    budgetWaitThen: {
-      flag: '--budget-wait-then <what>',
-      description: 'budgetGatedJob: fail (default) or skip when the wait times out',
-    },
-    gateQuestion: {
-      flag: '--gate-question <q>',
-      description: 'budgetGatedJob: a question about the content, asked before submitting',
-    },
-    gateThreshold: {
-      flag: '--gate-threshold <p>',
-      description: 'budgetGatedJob: the least probability of the passing option, 0 to 1',
-    },
-    gatePassOption: {
-      flag: '--gate-pass-option <o>',
-      description: 'budgetGatedJob: the option that lets the job through (default the first)',
-    },
-    gateKind: { flag: '--gate-kind <kind>', description: 'budgetGatedJob: the gate question kind (yes_no)' },
-    gateOptions: { flag: '--gate-options <a,b>', description: 'budgetGatedJob: the gate question options' },
+    '--member-id <id>': 'budgetGatedJob: required',
+    '--job <type>': 'budgetGatedJob: the job to run (mediaGeneration, batchJob …)',
+    '--job-input <json>': "budgetGatedJob: the job's input as JSON (else from the job's own flags)",
+    '--cost <n>': 'budgetGatedJob: the cost in 1/10000 USD (default: the worker price table)',
+    '--on-insufficient <what>': (defaults) =>
+      `budgetGatedJob: fail, wait or skip without enough budget (default ${(defaults.onInsufficient as string | undefined) ?? 'fail'})`,
+    '--budget-wait-seconds <n>': 'budgetGatedJob: how long to wait for budget (3600)',
+    '--budget-wait-then <what>': 'budgetGatedJob: fail (default) or skip when the wait times out',
+    '--gate-question <q>': 'budgetGatedJob: a question about the content, asked before submitting',
+    '--gate-threshold <p>': 'budgetGatedJob: the least probability of the passing option, 0 to 1',
+    '--gate-pass-option <o>': 'budgetGatedJob: the option that lets the job through (default the first)',
+    '--gate-kind <kind>': 'budgetGatedJob: the gate question kind (yes_no)',
+    '--gate-options <a,b>': 'budgetGatedJob: the gate question options',
   },
   inputs: {
     budgetGatedJob: {
@@ -80,6 +65,14 @@ export const starter = defineStarter({
       },
     },
   },
+  watch: {
+    budgetGatedJob: defineView({
+      query: budgetJobProgressQuery,
+      render: renderBudgetJobProgress,
+      changeKey: (p) => `${p.status}|${p.checks}|${p.childWorkflowId ?? ''}`,
+      summary: (result) => [renderBudgetJobSummary(result)].filter((line) => line !== undefined),
+    }),
+  },
   examples: [
     'start budgetGatedJob --member-id member-demo --job mediaGeneration --prompt "a lighthouse" --gate-question "Is this safe to publish?" --gate-threshold 0.5 --wait',
     'budget show member-demo',
@@ -97,4 +90,40 @@ function budgetJobType(job: string | undefined): BudgetJobType {
     );
   }
   return job as BudgetJobType;
+}
+
+/** `5600 (0.5600 USD)`: the platform's unit (1/10000 USD), and what it means. */
+export function formatAmount(amount: number): string {
+  return `${amount} (${usdText(amount)} USD)`;
+}
+
+/**
+ * E.g. `WAITING_FOR_BUDGET  cost 1000 (0.1000 USD)  checks 3  others hold 5600  wait ends in 9m58s`.
+ * The countdown is to the wait's deadline (on the worker's clock), shown only while waiting.
+ */
+export function renderBudgetJobProgress(p: BudgetJobProgress, now: number): string {
+  const parts: string[] = [p.outcome ?? p.status];
+  if (p.cost !== undefined) parts.push(`cost ${formatAmount(p.cost)}`);
+  if (p.gateCost) parts.push(`gate ${formatAmount(p.gateCost)}`);
+  parts.push(`checks ${p.checks}`);
+  const waiting = p.status === 'WAITING_FOR_BUDGET';
+  if (waiting && p.lastRefusal && p.lastRefusal.outstanding > 0) {
+    parts.push(`others hold ${p.lastRefusal.outstanding}`);
+  }
+  const deadline = p.waitDeadline ? Date.parse(p.waitDeadline) : NaN;
+  if (waiting && Number.isFinite(deadline)) parts.push(`wait ends in ${formatSeconds((deadline - now) / 1000)}`);
+  if (p.childWorkflowId) parts.push(`job ${p.childWorkflowId}`);
+  return parts.join('  ');
+}
+
+/**
+ * After the result: `Completed: reserved 5600 (0.5600 USD), job mediaGeneration as workflow x/mediaGeneration.`,
+ * or the outcome and its reason. Undefined for anything but a budgetGatedJob result.
+ */
+export function renderBudgetJobSummary(result: unknown): string | undefined {
+  const parsed = BudgetGatedJobResult.safeParse(result);
+  if (!parsed.success) return undefined;
+  const r = parsed.data;
+  const job = r.job ? `, job ${r.job.workflowType} as workflow ${r.job.workflowId}` : '';
+  return `${r.outcome}: reserved ${formatAmount(r.admission.reserved)}${job}.${r.reason ? ` ${r.reason}` : ''}`;
 }

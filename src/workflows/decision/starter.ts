@@ -4,12 +4,12 @@ import { defineStarter } from '../../starter/workflow-inputs';
 
 export const starter = defineStarter({
   flags: {
-    state: { flag: '--state <text>', description: 'decision content (text)' },
-    image: { flag: '--image <url>', description: 'decision content image (repeatable)', repeatable: true },
-    question: { flag: '--question <q>', description: 'decision question (repeatable)', repeatable: true },
-    kind: { flag: '--kind <kind>', description: 'decision question kind (default yes_no, or choice with --options)' },
-    options: { flag: '--options <a,b,c>', description: 'decision options' },
-    thinking: { flag: '--thinking', description: 'decision: enable a reasoning round' },
+    '--state <text>': 'decision content (text)',
+    '--image <url>': { repeatable: 'decision content image (repeatable)' },
+    '--question <q>': { repeatable: 'decision question (repeatable)' },
+    '--kind <kind>': 'decision question kind (default yes_no, or choice with --options)',
+    '--options <a,b,c>': 'decision options',
+    '--thinking': 'decision: enable a reasoning round',
   },
   inputs: {
     evaluateDecision: {

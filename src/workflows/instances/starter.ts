@@ -3,19 +3,16 @@
 import { defineStarter, num, type FlagsOf } from '../../starter/workflow-inputs';
 
 const flags = {
-  instanceId: { flag: '--instance-id <id>', description: 'GPU instance id' },
-  months: { flag: '--months <n>', description: 'months to renew' },
-  timeoutSeconds: { flag: '--timeout-seconds <n>', description: 'how long to wait for the instance to run again' },
-  name: { flag: '--name <name>', description: 'createInstance: the instance name (no live instance may have it)' },
-  productId: { flag: '--product-id <id>', description: 'createInstance: the GPU product' },
-  gpus: { flag: '--gpus <n>', description: 'createInstance: GPUs (1)' },
-  billingMode: {
-    flag: '--billing-mode <mode>',
-    description: 'createInstance: subscription (with --months) or payAsYouGo',
-  },
-  imageUrl: { flag: '--image-url <url>', description: 'createInstance: the container image' },
-  templateId: { flag: '--template-id <id>', description: 'createInstance: a template to take the image from' },
-  regionId: { flag: '--region-id <id>', description: 'createInstance: the region' },
+  '--instance-id <id>': 'GPU instance id',
+  '--months <n>': 'months to renew',
+  '--timeout-seconds <n>': 'how long to wait for the instance to run again',
+  '--name <name>': 'createInstance: the instance name (no live instance may have it)',
+  '--product-id <id>': 'createInstance: the GPU product',
+  '--gpus <n>': 'createInstance: GPUs (1)',
+  '--billing-mode <mode>': 'createInstance: subscription (with --months) or payAsYouGo',
+  '--image-url <url>': 'createInstance: the container image',
+  '--template-id <id>': 'createInstance: a template to take the image from',
+  '--region-id <id>': 'createInstance: the region',
 } as const;
 
 /** start, stop and delete: the instance, and how long to wait for it to get there. */

@@ -1,40 +1,35 @@
-// `start mediaGeneration`'s flags and how they make its input. Not workflow-safe (it reads --body from
-// disk): only the starter loads it (src/starter/workflow-inputs.ts).
+// `start mediaGeneration`'s flags and how they make its input, and how `--wait` shows its progress and
+// outputs. Not workflow-safe (it reads --body from disk): only the starter loads it
+// (src/starter/workflow-inputs.ts).
 import { CliError, ExitCode } from '../../starter/exit-codes';
+import { defineView, formatSeconds, lastPoll, renderBar } from '../../starter/progress';
 import { defineStarter, num, parseJson, readText, type FlagsOf } from '../../starter/workflow-inputs';
-import { MEDIA_OPERATIONS } from './contract';
+import { isoTime } from '../../shared/time';
+import {
+  MEDIA_OPERATIONS,
+  MEDIA_STATUS_BY_TASK_STATUS,
+  MediaGenerationResult,
+  mediaProgressQuery,
+  type MediaProgress,
+  type TaskObservation,
+} from './contract';
 
 const flags = {
-  operation: {
-    flag: '--operation <op>',
-    description: 'media: image-to-video or text-to-video (default: image-to-video with --image)',
-  },
-  model: {
-    flag: '--model <name>',
-    description: 'media: any model of the registry (`models` lists them), with --body or --prompt',
-  },
-  body: {
-    flag: '--body <request.json>',
-    description: "media: the model's request body, from a JSON file (with --model)",
-  },
-  prompt: { flag: '--prompt <text>', description: 'media: what the video shows' },
+  '--operation <op>': 'media: image-to-video or text-to-video (default: image-to-video with --image)',
+  '--model <name>': 'media: any model of the registry (`models` lists them), with --body or --prompt',
+  '--body <request.json>': "media: the model's request body, from a JSON file (with --model)",
+  '--prompt <text>': 'media: what the video shows',
   // Repeatable as the decision's --image is (one flag, one kind); a video takes one (startImage).
-  image: { flag: '--image <url>', description: 'mediaGeneration: the start image', repeatable: true },
-  endImage: { flag: '--end-image <url>', description: 'media: the last frame (image-to-video)' },
-  duration: { flag: '--duration <n>', description: 'media: video length in seconds' },
-  sound: { flag: '--sound', description: 'media: generate sound too' },
-  aspectRatio: { flag: '--aspect-ratio <ratio>', description: 'media: 16:9, 9:16 or 1:1 (text-to-video)' },
-  negativePrompt: { flag: '--negative-prompt <text>', description: 'media: what the video must not show' },
-  cfgScale: { flag: '--cfg-scale <x>', description: 'media: how closely to follow the prompt, 0 to 1' },
-  nsfwDetection: {
-    flag: '--nsfw-detection',
-    description: 'media: check the outputs for NSFW content (billed per image)',
-  },
-  onAmbiguous: {
-    flag: '--on-ambiguous <what>',
-    description: 'media: fail (default) or resubmit when a submit may have created a task',
-  },
-  memberId: { flag: '--member-id <id>', description: 'the team member whose budget pays' },
+  '--image <url>': { repeatable: 'mediaGeneration: the start image' },
+  '--end-image <url>': 'media: the last frame (image-to-video)',
+  '--duration <n>': 'media: video length in seconds',
+  '--sound': 'media: generate sound too',
+  '--aspect-ratio <ratio>': 'media: 16:9, 9:16 or 1:1 (text-to-video)',
+  '--negative-prompt <text>': 'media: what the video must not show',
+  '--cfg-scale <x>': 'media: how closely to follow the prompt, 0 to 1',
+  '--nsfw-detection': 'media: check the outputs for NSFW content (billed per image)',
+  '--on-ambiguous <what>': 'media: fail (default) or resubmit when a submit may have created a task',
+  '--member-id <id>': 'the team member whose budget pays',
 } as const;
 type Flags = FlagsOf<typeof flags>;
 
@@ -71,6 +66,15 @@ export const starter = defineStarter({
         };
       },
     },
+  },
+  watch: {
+    mediaGeneration: defineView({
+      query: mediaProgressQuery,
+      fresher: (progress, pending) => withLastPoll(progress, lastTaskPoll(pending)),
+      render: renderMediaProgress,
+      changeKey: (p) => `${p.status ?? ''}|${p.progressPercent ?? ''}`,
+      summary: renderMediaSummary,
+    }),
   },
   examples: ['start mediaGeneration --prompt "a red fox in the snow" --duration 5 --sound --wait'],
 });
@@ -116,4 +120,104 @@ function mediaOperation(operation: string | undefined, image: string | undefined
     throw new CliError(`--operation must be ${detailed.join(' or ')}, not "${operation}".`, ExitCode.Usage);
   }
   return operation;
+}
+
+/** Statuses after which nothing is polled any more (set by src/workflows/media/progress.ts). */
+const FINAL_MEDIA_STATUSES: readonly string[] = ['SUCCEEDED', 'FAILED'];
+
+/**
+ * Statuses that mean the generation itself is complete: the bar is full even when the platform
+ * never reported a progress percent (it is optional in the task result).
+ */
+const GENERATED_STATUSES: readonly string[] = ['GENERATED', 'KEEPING_OUTPUTS', 'SUCCEEDED'];
+
+const parseTime = (iso: string | undefined): number | undefined => {
+  if (iso === undefined) return undefined;
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? undefined : ms;
+};
+
+/**
+ * The platform's eta is seconds left as of the poll that reported it; counting down from that poll
+ * keeps the display moving between polls, which may be minutes apart.
+ */
+function etaLeft(p: MediaProgress, now: number): number | undefined {
+  if (p.eta === undefined) return undefined;
+  const observedAt = parseTime(p.observedAt);
+  const elapsed = observedAt === undefined ? 0 : Math.max(0, (now - observedAt) / 1000);
+  return Math.max(0, p.eta - elapsed);
+}
+
+/**
+ * E.g. `PROCESSING  [##########----------]  52%  eta 12s  polls 4  next poll in 3s  task abc`.
+ * `width` is the bar's width in cells (0 leaves the bar out).
+ */
+export function renderMediaProgress(p: MediaProgress, now: number, width?: number): string {
+  const status = p.status ?? 'STARTING';
+  const final = FINAL_MEDIA_STATUSES.includes(status);
+  const percent = p.progressPercent ?? (GENERATED_STATUSES.includes(status) ? 100 : undefined);
+  const parts = [status, renderBar(percent, width)];
+
+  // Countdowns only while the task is being waited for: after the end they would be stale.
+  const waiting = !final && !GENERATED_STATUSES.includes(status);
+  const eta = waiting ? etaLeft(p, now) : undefined;
+  if (eta !== undefined) parts.push(`eta ${formatSeconds(eta)}`);
+  parts.push(`polls ${p.polls}`);
+  const nextPollAt = waiting ? parseTime(p.nextPollAt) : undefined;
+  if (nextPollAt !== undefined) {
+    parts.push(nextPollAt > now ? `next poll in ${formatSeconds((nextPollAt - now) / 1000)}` : 'polling now');
+  }
+  // Rare, and worth seeing: a task generated again, or a submit that took more than one attempt.
+  if (p.generation > 1) parts.push(`generation ${p.generation}`);
+  if (p.submissions > 1) parts.push(`submissions ${p.submissions}`);
+  if (p.taskId !== undefined) parts.push(`task ${p.taskId}`);
+  return parts.join('  ');
+}
+
+/** The poll activity's last poll, fresher than the mediaProgress query between checkpoints (status changes). */
+export const lastTaskPoll = (pending: Parameters<typeof lastPoll>[0]) =>
+  lastPoll<TaskObservation>(pending, 'pollTaskResult');
+
+/** The query's progress with a newer poll laid over it (same task only). */
+export function withLastPoll(progress: MediaProgress, poll: TaskObservation | undefined): MediaProgress {
+  if (!poll || poll.taskId !== progress.taskId) return progress;
+  const queried = progress.observedAt ? Date.parse(progress.observedAt) : 0;
+  if (poll.observedAt <= queried) return progress;
+  return {
+    ...progress,
+    status: MEDIA_STATUS_BY_TASK_STATUS[poll.status] ?? poll.status,
+    progressPercent: poll.progressPercent,
+    eta: poll.eta,
+    polls: progress.polls - (progress.taskPolls ?? 0) + poll.polls,
+    taskPolls: poll.polls,
+    observedAt: isoTime(poll.observedAt),
+    nextPollAt: isoTime(poll.nextPollAt),
+  };
+}
+
+/**
+ * Where the outputs are now: lines such as `  video  s3://bucket/key.mp4  (1234 bytes, sha256 0123456789ab)`.
+ * Empty when the result is not a mediaGeneration result (a newer or older worker): the JSON says it all.
+ */
+export function renderMediaSummary(result: unknown): string[] {
+  const parsed = MediaGenerationResult.safeParse(result);
+  if (!parsed.success) return [];
+  const { outputs, outputUrls } = parsed.data;
+  const lines: string[] = [];
+  if (outputs.length > 0) {
+    lines.push('Outputs kept:');
+    for (const o of outputs) {
+      lines.push(`  ${o.kind}  ${o.kept.uri}  (${o.kept.bytes} bytes, sha256 ${o.kept.sha256.slice(0, 12)})`);
+    }
+  }
+  // keepOutputs false: only the platform's URLs, which expire, so say so.
+  if (outputUrls.length > 0) {
+    lines.push('Outputs not kept (the platform URLs expire):');
+    for (const o of outputUrls) {
+      const ttl = o.ttlSeconds === undefined ? '' : `  (ttl ${o.ttlSeconds} s)`;
+      lines.push(`  ${o.kind}  ${o.url}${ttl}`);
+    }
+  }
+  if (lines.length === 0) lines.push('No outputs.');
+  return lines;
 }

@@ -14,7 +14,7 @@ import { summarized } from '../activity-summary';
  * Checkpoints on status changes only: with eta-aware polling nearly every poll crosses a progress
  * step, so each would cost a workflow task and the poll activity would rarely stay pending. Between
  * checkpoints the latest observation is in the pending poll's last failure, where the starter's
- * live progress reads it (src/starter/live-progress.ts); the mediaProgress query answers the last
+ * live progress reads it (src/workflows/media/starter.ts); the mediaProgress query answers the last
  * checkpoint.
  */
 const PROGRESS_STEP = 0;

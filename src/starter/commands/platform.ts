@@ -1,14 +1,53 @@
-// `quotas`: the platform's quotas of the paid submits and the pace the workers share for each
+// `models`: the model registry (src/platform/model-registry.json) as mediaGeneration's "async" form
+// sees it. `quotas`: the platform's quotas of the paid submits and the pace the workers share for each
 // (docs/rate-limits.md), as the quota list and the Temporal server say now.
+import type { Command } from 'commander';
 import { quotaTaskQueue } from '../../api/contract';
-import { PlatformClient } from '../../platform-client/client';
 import { loadRateLimitSettings } from '../../config/settings';
+import { MODEL_REGISTRY } from '../../platform/models';
+import { PlatformClient } from '../../platform-client/client';
 import { resolveLimits, type QuotaLimit } from '../../ratelimit/limits';
 import { AdaptivePacing } from '../../ratelimit/pacing';
 import { describeQuotaQueue, queuePartitions, type ServerPace } from '../../ratelimit/shared-pacing';
-import { withStarter } from '../connect';
+import { withStarter, type Out } from '../connect';
 
-type Out = (line: string) => void;
+export function addPlatformCommands(program: Command, out: Out): void {
+  program
+    .command('models')
+    .description("the model registry: what mediaGeneration's --model takes")
+    .action(() => printModels(out));
+  program
+    .command('quotas')
+    .description("the platform's quotas of paid submits and the pace all workers share for each (docs/rate-limits.md)")
+    .action(() => printQuotas(out));
+}
+
+function printModels(out: Out): void {
+  const rows = MODEL_REGISTRY.list().map((m) => [
+    m.model + (m.example ? ' (example)' : ''),
+    m.path,
+    m.outputs.join(','),
+    m.builtIn ? `built-in ${m.builtIn}` : m.hasSchema ? 'JSON Schema' : 'bounds only',
+    m.pricePerTask === undefined ? '-' : String(m.pricePerTask),
+    m.quota ?? '-',
+  ]);
+  const header = ['model', 'path (/v3/async/…)', 'outputs', 'body check', 'price/task', 'quota'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  for (const row of [header, ...rows])
+    out(
+      row
+        .map((cell, i) => cell.padEnd(widths[i]))
+        .join('  ')
+        .trimEnd(),
+    );
+  const prefixes = MODEL_REGISTRY.passThroughPrefixes;
+  out(
+    prefixes.length > 0
+      ? `Other models starting with ${prefixes.map((p) => JSON.stringify(p)).join(' or ')} are sent as they are (size and shape bounds only).`
+      : 'Other models are refused (the registry allows no pass-through).',
+  );
+  out('Prices are in 1/10000 USD per task; entries marked (example) stand for models the spec names without a body.');
+}
 
 function quotaLine(limit: QuotaLimit): string {
   const what = `${limit.quotaType} of ${limit.quotaObject}`;
@@ -30,7 +69,7 @@ function paceLine(server: ServerPace, windowSeconds: number): string {
   return `${rate}, ${slowed}${held}${backlog}`;
 }
 
-export async function quotasCommand(out: Out, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+async function printQuotas(out: Out, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   // The same settings and quota list the workers read, so the figures match theirs.
   const settings = loadRateLimitSettings(env);
   const platform = PlatformClient.fromEnv(env);
