@@ -26,7 +26,6 @@ import {
   loadWebhookSettings,
   loadWorkerSettings,
   type RateLimitSettings,
-  type TemporalSettings,
   type WorkerSettings,
 } from './config/settings';
 import type { FetchPolicy } from './fetching/policy';
