@@ -43,10 +43,7 @@ export interface RequestSpec extends Payload {
 }
 
 /** What a caller may observe of each call: never headers, never the key. */
-export interface CallEvent {
-  operation: string;
-  method: HttpMethod;
-  path: string;
+export interface CallEvent extends Pick<RequestSpec, 'operation' | 'method' | 'path'> {
   status?: number;
   durationMs: number;
   error?: string;
@@ -56,6 +53,8 @@ export interface TransportOptions {
   fetch?: typeof fetch;
   onCall?: (event: CallEvent) => void;
 }
+
+const STALLED = "the answer's body stalled (no bytes within the timeout)";
 
 const NETWORK_CODES_NOT_DELIVERED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
@@ -93,11 +92,9 @@ export class Transport {
   }
 
   /**
-   * Sends the request and returns its 2xx body: raw for TEXT (file content is JSONL, not JSON), else
-   * parsed with `answer`. With tracing on (src/tracing), the call is a client span, child of the
-   * activity's, and its context goes to the platform as a W3C `traceparent` header. The span's
-   * attributes are the call's operation, method, path and status: never a header, a query string or a
-   * body (the key is in a header).
+   * Sends the request and returns its 2xx body, parsed with `answer` (or raw for TEXT). With tracing on
+   * (src/tracing) the call is a client span, child of the activity's, sent on as a W3C `traceparent`;
+   * its attributes never hold a header, a query string or a body (the key is in a header).
    */
   async send<A extends Answer>(spec: RequestSpec, answer: A, call: CallOptions = {}): Promise<Parsed<A>> {
     const attributes = {
@@ -146,7 +143,6 @@ export class Transport {
         ...(Object.keys(headers).length > 0 ? { headers } : {}),
       });
       status = response.status;
-      // ky's timeout stops at the headers: the body gets the same time between any two chunks.
       const text = await this.readBody(spec, response, timeoutMs);
       if (!response.ok) throw this.httpFailure(spec, response, text);
       event();
@@ -161,10 +157,9 @@ export class Transport {
   }
 
   /**
-   * The body as UTF-8 text. ky's timeout ends when the headers arrive: a server (or proxy) that sends
-   * headers and then stalls would hold the call, and the activity slot, for ever. So each chunk must
-   * come within `idleMs` (else the stream is cancelled, freeing the connection), and the body is cut
-   * at MAX_RESPONSE_BYTES.
+   * The body as UTF-8 text, cut at MAX_RESPONSE_BYTES. A server that sends headers and then stalls
+   * would hold the call and the activity slot for ever, so each chunk must come within `idleMs`, else
+   * the stream is cancelled, freeing the connection.
    */
   private async readBody(spec: RequestSpec, response: Response, idleMs: number): Promise<string> {
     if (!response.body) return '';
@@ -175,7 +170,7 @@ export class Transport {
       for (;;) {
         let timer: NodeJS.Timeout | undefined;
         const stalled = new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(this.stalled(spec)), idleMs);
+          timer = setTimeout(() => reject(this.failure(spec, 'timeout', STALLED)), idleMs);
         });
         const { done, value } = await Promise.race([reader.read(), stalled]).finally(() => clearTimeout(timer));
         if (done) break;
@@ -223,44 +218,35 @@ export class Transport {
   }
 
   private transportFailure(spec: RequestSpec, err: unknown): PlatformError {
-    const sending = spec.method !== 'GET';
-    if (err instanceof TimeoutError) {
-      return new PlatformError({
-        kind: 'timeout',
-        operation: spec.operation,
-        maybeDelivered: sending,
-        message: `${spec.operation} failed: no answer within the timeout`,
-      });
-    }
+    if (err instanceof TimeoutError) return this.failure(spec, 'timeout', 'no answer within the timeout');
     if (err instanceof HTTPError) return this.httpFailure(spec, err.response, '');
     const code = causeCode(err);
-    const detail = this.scrub(err instanceof Error ? err.message : String(err));
-    return new PlatformError({
-      kind: 'network',
-      operation: spec.operation,
-      maybeDelivered: sending && !(code && NETWORK_CODES_NOT_DELIVERED.has(code)),
-      message: `${spec.operation} failed: network error${code ? ` ${code}` : ''} (${detail})`,
-    });
+    const detail = err instanceof Error ? err.message : String(err);
+    const delivered = spec.method !== 'GET' && !(code && NETWORK_CODES_NOT_DELIVERED.has(code));
+    return this.failure(spec, 'network', `network error${code ? ` ${code}` : ''} (${detail})`, delivered);
   }
 
-  private stalled(spec: RequestSpec): PlatformError {
+  /**
+   * A failure without an HTTP error answer, its detail scrubbed of the key. A request other than GET
+   * may have been carried out: it went out, and for a stalled body or a malformed 2xx the platform has
+   * taken it in.
+   */
+  private failure(
+    spec: RequestSpec,
+    kind: 'timeout' | 'network' | 'malformed_response',
+    detail: string,
+    maybeDelivered = spec.method !== 'GET',
+  ): PlatformError {
     return new PlatformError({
-      kind: 'timeout',
+      kind,
       operation: spec.operation,
-      // Headers came: the platform has taken the request in.
-      maybeDelivered: spec.method !== 'GET',
-      message: `${spec.operation} failed: the answer's body stalled (no bytes within the timeout)`,
+      maybeDelivered,
+      message: this.scrub(`${spec.operation} failed: ${detail}`),
     });
   }
 
   private malformed(spec: RequestSpec, detail: string): PlatformError {
-    return new PlatformError({
-      kind: 'malformed_response',
-      operation: spec.operation,
-      // A 2xx arrived: whatever was asked for may well have happened.
-      maybeDelivered: spec.method !== 'GET',
-      message: `${spec.operation} failed: malformed response: ${this.scrub(detail)}`,
-    });
+    return this.failure(spec, 'malformed_response', `malformed response: ${detail}`);
   }
 }
 
