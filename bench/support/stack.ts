@@ -16,7 +16,7 @@ import { DEFAULT_POSTGRES_PASSWORD } from '../../src/cluster/server-config';
 import { findOrBuildTemporalCli, getFreePort, startDevServer } from '../../src/devserver';
 import { DEV_API_KEY } from '../../packages/emulator/src/config';
 import { PlatformClient } from '../../src/platform-client/client';
-import { DEFAULT_PATHS } from '../../src/platform';
+import { DEFAULT_PATHS } from '../../src/platform/paths';
 import { startEmulatorProcess } from './emulator-process';
 import { ProcSampler } from './proc-stats';
 import { bundleBenchWorkflows, WORKFLOW_BUNDLE_ENV } from './worker-main';
