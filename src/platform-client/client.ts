@@ -1,22 +1,13 @@
 // The typed platform client, one method per operation of the spec, as openai-node reads: each method
 // checks its request with the request's schema (nothing is sent unless it passes) and holds its route.
-// The transport parses the answer leniently (unknown fields kept, documented ones typed, everything
-// bounded). It hides no retries: retrying is the workflows' job.
+// Its base, the transport, parses the answer leniently (unknown fields kept, documented ones typed,
+// everything bounded). It hides no retries: retrying is the workflows' job.
 import type { z } from 'zod';
-import { loadPlatformConfig, type PlatformConfig } from './config';
+import { loadPlatformConfig } from './config';
 import { PlatformError } from './errors';
-import {
-  TEXT,
-  Transport,
-  type Answer,
-  type CallOptions,
-  type HttpMethod,
-  type Parsed,
-  type Payload,
-  type TransportOptions,
-} from './transport';
+import { TEXT, Transport, type CallOptions, type TransportOptions } from './transport';
 import { AsyncSubmitRequest } from '../platform/models';
-import { asyncSubmitPath, type PlatformPaths } from '../platform/paths';
+import { asyncSubmitPath } from '../platform/paths';
 import * as S from '../platform/schemas';
 import { parseOrThrow } from '../platform/validation';
 
@@ -29,17 +20,8 @@ function check<Req extends z.ZodType>(operation: string, schema: Req, input: unk
 
 const enc = encodeURIComponent;
 
-export class PlatformClient {
-  private readonly transport: Transport;
-  private readonly paths: PlatformPaths;
-
-  constructor(
-    readonly config: PlatformConfig,
-    options: TransportOptions = {},
-  ) {
-    this.transport = new Transport(config, options);
-    this.paths = config.paths;
-  }
+export class PlatformClient extends Transport {
+  private readonly paths = this.config.paths;
 
   /** A client configured from PLATFORM_BASE_URL, PLATFORM_API_KEY and the path overrides. */
   static fromEnv(env: NodeJS.ProcessEnv = process.env, options: TransportOptions = {}): PlatformClient {
@@ -235,17 +217,6 @@ export class PlatformClient {
 
   getBalance(opts?: CallOptions): Promise<S.BalanceDetail> {
     return this.call('GET', 'getBalance', this.paths.balanceDetail, { jsonContentType: true }, S.BalanceDetail, opts);
-  }
-
-  private call<A extends Answer>(
-    method: HttpMethod,
-    operation: string,
-    path: string,
-    payload: Payload,
-    answer: A,
-    opts?: CallOptions,
-  ): Promise<Parsed<A>> {
-    return this.transport.send({ operation, method, path, ...payload }, answer, opts);
   }
 
   /**

@@ -1,6 +1,6 @@
-// The one place that talks HTTP to the platform: builds requests with ky, maps every failure to a
-// PlatformError, and parses answers with zod. It never retries (retrying is the workflows' job) and
-// never lets the API key reach an error or a log line.
+// The one place that talks HTTP to the platform, the base of the client (./client.ts): builds requests
+// with ky, maps every failure to a PlatformError, and parses answers with zod. It never retries
+// (retrying is the workflows' job) and never lets the API key reach an error or a log line.
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import ky, { HTTPError, TimeoutError, type KyInstance } from 'ky';
 import type { z } from 'zod';
@@ -9,13 +9,13 @@ import { PlatformError, parseRetryAfter, redact } from './errors';
 import { PlatformErrorBody } from '../platform/schemas/common';
 import { formatIssues, parseOrThrow } from '../platform/validation';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT';
+type HttpMethod = 'GET' | 'POST' | 'PUT';
 
 /** The answer is the raw body (a file's JSONL content), bounded in size like any other. */
 export const TEXT = 'text';
 /** How an answer is read: parsed with its response schema, or as TEXT. */
-export type Answer = z.ZodType | typeof TEXT;
-export type Parsed<A extends Answer> = A extends z.ZodType ? z.output<A> : string;
+type Answer = z.ZodType | typeof TEXT;
+type Parsed<A extends Answer> = A extends z.ZodType ? z.output<A> : string;
 
 /** Larger than any answer the spec describes (a batch's output file is at most a few hundred MB). */
 const MAX_RESPONSE_BYTES = 512 * 2 ** 20;
@@ -28,7 +28,7 @@ export interface CallOptions {
 }
 
 /** What a request carries besides its path. */
-export interface Payload {
+interface Payload {
   query?: Record<string, string | number | boolean | undefined>;
   json?: unknown;
   form?: FormData;
@@ -36,7 +36,7 @@ export interface Payload {
   jsonContentType?: boolean;
 }
 
-export interface RequestSpec extends Payload {
+interface RequestSpec extends Payload {
   operation: string;
   method: HttpMethod;
   path: string;
@@ -77,7 +77,7 @@ export class Transport {
   private readonly host: string;
 
   constructor(
-    private readonly config: PlatformConfig,
+    readonly config: PlatformConfig,
     private readonly options: TransportOptions = {},
   ) {
     this.host = URL.canParse(config.baseUrl) ? new URL(config.baseUrl).hostname : '';
@@ -96,7 +96,15 @@ export class Transport {
    * (src/tracing) the call is a client span, child of the activity's, sent on as a W3C `traceparent`;
    * its attributes never hold a header, a query string or a body (the key is in a header).
    */
-  async send<A extends Answer>(spec: RequestSpec, answer: A, call: CallOptions = {}): Promise<Parsed<A>> {
+  protected async call<A extends Answer>(
+    method: HttpMethod,
+    operation: string,
+    path: string,
+    payload: Payload,
+    answer: A,
+    opts: CallOptions = {},
+  ): Promise<Parsed<A>> {
+    const spec: RequestSpec = { operation, method, path, ...payload };
     const attributes = {
       'http.request.method': spec.method,
       'url.path': spec.path,
@@ -106,7 +114,7 @@ export class Transport {
     const text = await TRACER.startActiveSpan(
       `${spec.method} ${spec.operation}`,
       { kind: SpanKind.CLIENT, attributes },
-      (span) => this.traced(span, spec, call).finally(() => span.end()),
+      (span) => this.traced(span, spec, opts).finally(() => span.end()),
     );
     if (answer === TEXT) return text as Parsed<A>;
     let raw: unknown;
