@@ -90,19 +90,26 @@ export class PlatformClient extends Transport {
     return walkPages((cursor) => this.listInstances({ ...req, cursor }, opts), 'next_cursor');
   }
 
-  async startInstance(req: S.InstanceActionRequest, opts?: CallOptions): Promise<S.EmptyResponse> {
-    const json = check('startInstance', S.InstanceActionRequest, req);
-    return this.call('POST', 'startInstance', this.paths.startInstance, { json }, S.EmptyResponse, opts);
+  startInstance(req: S.InstanceActionRequest, opts?: CallOptions): Promise<S.EmptyResponse> {
+    return this.instanceAction('startInstance', req, opts);
   }
 
-  async stopInstance(req: S.InstanceActionRequest, opts?: CallOptions): Promise<S.EmptyResponse> {
-    const json = check('stopInstance', S.InstanceActionRequest, req);
-    return this.call('POST', 'stopInstance', this.paths.stopInstance, { json }, S.EmptyResponse, opts);
+  stopInstance(req: S.InstanceActionRequest, opts?: CallOptions): Promise<S.EmptyResponse> {
+    return this.instanceAction('stopInstance', req, opts);
   }
 
-  async deleteInstance(req: S.InstanceActionRequest, opts?: CallOptions): Promise<S.EmptyResponse> {
-    const json = check('deleteInstance', S.InstanceActionRequest, req);
-    return this.call('POST', 'deleteInstance', this.paths.deleteInstance, { json }, S.EmptyResponse, opts);
+  deleteInstance(req: S.InstanceActionRequest, opts?: CallOptions): Promise<S.EmptyResponse> {
+    return this.instanceAction('deleteInstance', req, opts);
+  }
+
+  /** Start, stop and delete: a POST of the id alone, each to its own path. */
+  private async instanceAction(
+    operation: 'startInstance' | 'stopInstance' | 'deleteInstance',
+    req: S.InstanceActionRequest,
+    opts?: CallOptions,
+  ): Promise<S.EmptyResponse> {
+    const json = check(operation, S.InstanceActionRequest, req);
+    return this.call('POST', operation, this.paths[operation], { json }, S.EmptyResponse, opts);
   }
 
   // ── Async media generation: the submits are paid calls ──────────────────
