@@ -17,7 +17,7 @@ import { findOrBuildTemporalCli } from '../../src/devserver/find-temporal-cli';
 import { getFreePort } from '../../src/devserver/processes';
 import { DEV_API_KEY } from '../../packages/emulator/src/config';
 import { PlatformClient } from '../../src/platform-client/client';
-import { DEFAULT_PATHS } from '../../src/platform';
+import { DEFAULT_PATHS } from '../../src/platform/paths';
 import { startEmulatorProcess } from './emulator-process';
 import { ProcSampler } from './proc-stats';
 import { bundleBenchWorkflows, WORKFLOW_BUNDLE_ENV } from './worker-main';

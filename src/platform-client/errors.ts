@@ -1,7 +1,6 @@
 // One error type for everything the platform client can fail with. Pure: workers map it to Temporal
 // failures, and its fields survive serialisation (toJSON) without ever carrying the API key.
-import type { ValidationIssue } from '../platform/validation';
-import { formatIssues } from '../platform/validation';
+import { formatIssues, type ValidationIssue } from '../platform/validation';
 
 type PlatformErrorKind =
   /** Refused before sending: the request breaks a rule of the spec. */
@@ -34,14 +33,10 @@ export interface PlatformErrorInit {
  * Retryable: 408, 429, 5xx, network, timeout, and a garbled 2xx body (a passing fault of the server or
  * a proxy). Every other 4xx, and a request refused before sending, is final.
  */
-function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 429 || status >= 500;
-}
-
 export class PlatformError extends Error {
   override readonly name = 'PlatformError';
-  readonly kind: PlatformErrorKind;
-  readonly operation: string;
+  readonly kind!: PlatformErrorKind;
+  readonly operation!: string;
   readonly status?: number;
   readonly reason?: string;
   readonly code?: number | string;
@@ -52,23 +47,16 @@ export class PlatformError extends Error {
   readonly issues?: ValidationIssue[];
   readonly maybeDelivered: boolean;
 
-  constructor(init: PlatformErrorInit) {
-    super(init.message);
-    this.kind = init.kind;
-    this.operation = init.operation;
-    this.status = init.status;
-    this.reason = init.reason;
-    this.code = init.code;
-    this.platformMessage = init.platformMessage;
-    this.traceId = init.traceId;
-    this.retryAfterMs = init.retryAfterMs;
-    this.issues = init.issues;
+  constructor({ message, ...init }: PlatformErrorInit) {
+    super(message);
+    Object.assign(this, init);
     this.maybeDelivered = init.maybeDelivered ?? false;
+    const { kind, status } = init;
     this.retryable =
-      init.kind === 'network' ||
-      init.kind === 'timeout' ||
-      init.kind === 'malformed_response' ||
-      (init.kind === 'http' && init.status !== undefined && isRetryableStatus(init.status));
+      kind === 'network' ||
+      kind === 'timeout' ||
+      kind === 'malformed_response' ||
+      (kind === 'http' && status !== undefined && (status === 408 || status === 429 || status >= 500));
   }
 
   static invalidRequest(operation: string, issues: ValidationIssue[]): PlatformError {
@@ -81,22 +69,8 @@ export class PlatformError extends Error {
     });
   }
 
-  toJSON(): Record<string, unknown> {
-    return {
-      name: this.name,
-      message: this.message,
-      kind: this.kind,
-      operation: this.operation,
-      status: this.status,
-      reason: this.reason,
-      code: this.code,
-      platformMessage: this.platformMessage,
-      traceId: this.traceId,
-      retryable: this.retryable,
-      retryAfterMs: this.retryAfterMs,
-      issues: this.issues,
-      maybeDelivered: this.maybeDelivered,
-    };
+  toJSON() {
+    return { ...this, message: this.message };
   }
 }
 

@@ -1,6 +1,6 @@
-// The one place that talks HTTP to the platform: builds requests with ky, maps every failure to a
-// PlatformError, and parses answers with zod. It never retries (retrying is the workflows' job) and
-// never lets the API key reach an error or a log line.
+// The one place that talks HTTP to the platform, the base of the client (./client.ts): builds requests
+// with ky, maps every failure to a PlatformError, and parses answers with zod. It never retries
+// (retrying is the workflows' job) and never lets the API key reach an error or a log line.
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import ky, { HTTPError, TimeoutError, type KyInstance } from 'ky';
 import type { z } from 'zod';
@@ -9,13 +9,13 @@ import { PlatformError, parseRetryAfter, redact } from './errors';
 import { PlatformErrorBody } from '../platform/schemas/common';
 import { formatIssues, parseOrThrow } from '../platform/validation';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT';
+type HttpMethod = 'GET' | 'POST' | 'PUT';
 
 /** The answer is the raw body (a file's JSONL content), bounded in size like any other. */
 export const TEXT = 'text';
 /** How an answer is read: parsed with its response schema, or as TEXT. */
-export type Answer = z.ZodType | typeof TEXT;
-export type Parsed<A extends Answer> = A extends z.ZodType ? z.output<A> : string;
+type Answer = z.ZodType | typeof TEXT;
+type Parsed<A extends Answer> = A extends z.ZodType ? z.output<A> : string;
 
 /** Larger than any answer the spec describes (a batch's output file is at most a few hundred MB). */
 const MAX_RESPONSE_BYTES = 512 * 2 ** 20;
@@ -28,7 +28,7 @@ export interface CallOptions {
 }
 
 /** What a request carries besides its path. */
-export interface Payload {
+interface Payload {
   query?: Record<string, string | number | boolean | undefined>;
   json?: unknown;
   form?: FormData;
@@ -36,17 +36,14 @@ export interface Payload {
   jsonContentType?: boolean;
 }
 
-export interface RequestSpec extends Payload {
+interface RequestSpec extends Payload {
   operation: string;
   method: HttpMethod;
   path: string;
 }
 
 /** What a caller may observe of each call: never headers, never the key. */
-export interface CallEvent {
-  operation: string;
-  method: HttpMethod;
-  path: string;
+export interface CallEvent extends Pick<RequestSpec, 'operation' | 'method' | 'path'> {
   status?: number;
   durationMs: number;
   error?: string;
@@ -56,6 +53,8 @@ export interface TransportOptions {
   fetch?: typeof fetch;
   onCall?: (event: CallEvent) => void;
 }
+
+const STALLED = "the answer's body stalled (no bytes within the timeout)";
 
 const NETWORK_CODES_NOT_DELIVERED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
@@ -78,7 +77,7 @@ export class Transport {
   private readonly host: string;
 
   constructor(
-    private readonly config: PlatformConfig,
+    readonly config: PlatformConfig,
     private readonly options: TransportOptions = {},
   ) {
     this.host = URL.canParse(config.baseUrl) ? new URL(config.baseUrl).hostname : '';
@@ -93,13 +92,19 @@ export class Transport {
   }
 
   /**
-   * Sends the request and returns its 2xx body: raw for TEXT (file content is JSONL, not JSON), else
-   * parsed with `answer`. With tracing on (src/tracing), the call is a client span, child of the
-   * activity's, and its context goes to the platform as a W3C `traceparent` header. The span's
-   * attributes are the call's operation, method, path and status: never a header, a query string or a
-   * body (the key is in a header).
+   * Sends the request and returns its 2xx body, parsed with `answer` (or raw for TEXT). With tracing on
+   * (src/tracing) the call is a client span, child of the activity's, sent on as a W3C `traceparent`;
+   * its attributes never hold a header, a query string or a body (the key is in a header).
    */
-  async send<A extends Answer>(spec: RequestSpec, answer: A, call: CallOptions = {}): Promise<Parsed<A>> {
+  protected async call<A extends Answer>(
+    method: HttpMethod,
+    operation: string,
+    path: string,
+    payload: Payload,
+    answer: A,
+    opts: CallOptions = {},
+  ): Promise<Parsed<A>> {
+    const spec: RequestSpec = { operation, method, path, ...payload };
     const attributes = {
       'http.request.method': spec.method,
       'url.path': spec.path,
@@ -109,7 +114,7 @@ export class Transport {
     const text = await TRACER.startActiveSpan(
       `${spec.method} ${spec.operation}`,
       { kind: SpanKind.CLIENT, attributes },
-      (span) => this.traced(span, spec, call).finally(() => span.end()),
+      (span) => this.traced(span, spec, opts).finally(() => span.end()),
     );
     if (answer === TEXT) return text as Parsed<A>;
     let raw: unknown;
@@ -146,7 +151,6 @@ export class Transport {
         ...(Object.keys(headers).length > 0 ? { headers } : {}),
       });
       status = response.status;
-      // ky's timeout stops at the headers: the body gets the same time between any two chunks.
       const text = await this.readBody(spec, response, timeoutMs);
       if (!response.ok) throw this.httpFailure(spec, response, text);
       event();
@@ -161,10 +165,9 @@ export class Transport {
   }
 
   /**
-   * The body as UTF-8 text. ky's timeout ends when the headers arrive: a server (or proxy) that sends
-   * headers and then stalls would hold the call, and the activity slot, for ever. So each chunk must
-   * come within `idleMs` (else the stream is cancelled, freeing the connection), and the body is cut
-   * at MAX_RESPONSE_BYTES.
+   * The body as UTF-8 text, cut at MAX_RESPONSE_BYTES. A server that sends headers and then stalls
+   * would hold the call and the activity slot for ever, so each chunk must come within `idleMs`, else
+   * the stream is cancelled, freeing the connection.
    */
   private async readBody(spec: RequestSpec, response: Response, idleMs: number): Promise<string> {
     if (!response.body) return '';
@@ -175,7 +178,7 @@ export class Transport {
       for (;;) {
         let timer: NodeJS.Timeout | undefined;
         const stalled = new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(this.stalled(spec)), idleMs);
+          timer = setTimeout(() => reject(this.failure(spec, 'timeout', STALLED)), idleMs);
         });
         const { done, value } = await Promise.race([reader.read(), stalled]).finally(() => clearTimeout(timer));
         if (done) break;
@@ -223,44 +226,35 @@ export class Transport {
   }
 
   private transportFailure(spec: RequestSpec, err: unknown): PlatformError {
-    const sending = spec.method !== 'GET';
-    if (err instanceof TimeoutError) {
-      return new PlatformError({
-        kind: 'timeout',
-        operation: spec.operation,
-        maybeDelivered: sending,
-        message: `${spec.operation} failed: no answer within the timeout`,
-      });
-    }
+    if (err instanceof TimeoutError) return this.failure(spec, 'timeout', 'no answer within the timeout');
     if (err instanceof HTTPError) return this.httpFailure(spec, err.response, '');
     const code = causeCode(err);
-    const detail = this.scrub(err instanceof Error ? err.message : String(err));
-    return new PlatformError({
-      kind: 'network',
-      operation: spec.operation,
-      maybeDelivered: sending && !(code && NETWORK_CODES_NOT_DELIVERED.has(code)),
-      message: `${spec.operation} failed: network error${code ? ` ${code}` : ''} (${detail})`,
-    });
+    const detail = err instanceof Error ? err.message : String(err);
+    const delivered = spec.method !== 'GET' && !(code && NETWORK_CODES_NOT_DELIVERED.has(code));
+    return this.failure(spec, 'network', `network error${code ? ` ${code}` : ''} (${detail})`, delivered);
   }
 
-  private stalled(spec: RequestSpec): PlatformError {
+  /**
+   * A failure without an HTTP error answer, its detail scrubbed of the key. A request other than GET
+   * may have been carried out: it went out, and for a stalled body or a malformed 2xx the platform has
+   * taken it in.
+   */
+  private failure(
+    spec: RequestSpec,
+    kind: 'timeout' | 'network' | 'malformed_response',
+    detail: string,
+    maybeDelivered = spec.method !== 'GET',
+  ): PlatformError {
     return new PlatformError({
-      kind: 'timeout',
+      kind,
       operation: spec.operation,
-      // Headers came: the platform has taken the request in.
-      maybeDelivered: spec.method !== 'GET',
-      message: `${spec.operation} failed: the answer's body stalled (no bytes within the timeout)`,
+      maybeDelivered,
+      message: this.scrub(`${spec.operation} failed: ${detail}`),
     });
   }
 
   private malformed(spec: RequestSpec, detail: string): PlatformError {
-    return new PlatformError({
-      kind: 'malformed_response',
-      operation: spec.operation,
-      // A 2xx arrived: whatever was asked for may well have happened.
-      maybeDelivered: spec.method !== 'GET',
-      message: `${spec.operation} failed: malformed response: ${this.scrub(detail)}`,
-    });
+    return this.failure(spec, 'malformed_response', `malformed response: ${detail}`);
   }
 }
 

@@ -4,7 +4,6 @@
 // compiled to zod once per V8 context (src/sandbox/preload.ts), never per workflow. Why bundled
 // rather than resolved by the caller or read by an activity: docs/models.md.
 import { z } from 'zod';
-import { ASYNC_BODY_BOUNDS, jsonBoundsProblem } from './json-bounds';
 import registryFile from './model-registry.json';
 import { ImageToVideoRequest, TextToVideoRequest } from './schemas/media';
 
@@ -26,6 +25,34 @@ export const ModelName = z
     error: 'must be one URL path segment: letters, digits, ".", "-" and "_", starting with a letter or digit',
   })
   .refine((m) => !RESERVED_SEGMENTS.includes(m), { error: 'is the task-result endpoint, not a model' });
+
+/**
+ * The size and shape of a body sent without a schema of its own: big enough for prompts and settings.
+ * It is part of the workflow input and of every submit attempt's activity input, so it stays small;
+ * large inputs go by URL. Characters are UTF-16 code units of the JSON text (close to bytes for the
+ * ASCII bulk); nodes are objects, arrays and values, all counted.
+ */
+export const ASYNC_BODY_BOUNDS = { maxChars: 256 * 1024, maxDepth: 16, maxNodes: 5_000 };
+
+/** The first rule `value` breaks, as a sentence fragment, or undefined when it is within bounds. */
+export function jsonBoundsProblem(value: unknown, bounds: typeof ASYNC_BODY_BOUNDS): string | undefined {
+  let nodes = 0;
+  const stack: Array<{ v: unknown; depth: number }> = [{ v: value, depth: 1 }];
+  while (stack.length > 0) {
+    const { v, depth } = stack.pop()!;
+    if (++nodes > bounds.maxNodes) return `must hold at most ${bounds.maxNodes} values in all`;
+    if (v === null || typeof v !== 'object') {
+      if (typeof v === 'number' && !Number.isFinite(v)) return 'must hold only finite numbers';
+      continue;
+    }
+    if (depth > bounds.maxDepth) return `must be nested at most ${bounds.maxDepth} levels deep`;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push({ v: child, depth: depth + 1 });
+  }
+  const chars = JSON.stringify(value)?.length ?? 0;
+  if (chars > bounds.maxChars)
+    return `must be at most ${bounds.maxChars} characters as JSON (it is ${chars}); pass large inputs by URL`;
+  return undefined;
+}
 
 /** A body sent to a model: a JSON object, bounded in size and shape (its own schema, if any, comes after). */
 export const AsyncBody = z.record(z.string(), z.unknown()).superRefine((body, ctx) => {
@@ -76,7 +103,6 @@ export const ModelRegistryFile = z.strictObject({
     .prefault({}),
   models: z.record(ModelName, ModelEntry),
 });
-export type ModelRegistryFile = z.input<typeof ModelRegistryFile>;
 
 /** A model as the workflow uses it: where to submit, and how the body is checked. */
 export interface ResolvedModel {
@@ -92,13 +118,10 @@ export interface ResolvedModel {
   hasSchema: boolean;
 }
 
-interface CompiledModel extends ResolvedModel {
-  schema?: z.ZodType;
-}
-
 export class ModelRegistry {
-  /** Plain object, not a Map: preloaded modules are walked and frozen by property (src/sandbox). */
-  private readonly models: Record<string, CompiledModel> = {};
+  /** Plain objects, not Maps: preloaded modules are walked and frozen by property (src/sandbox). */
+  private readonly models: Record<string, ResolvedModel> = {};
+  private readonly schemas: Record<string, z.ZodType> = {};
   readonly passThroughPrefixes: readonly string[];
   private readonly passThroughOutputs: OutputKind[];
 
@@ -115,6 +138,7 @@ export class ModelRegistry {
           throw new Error(`Model registry: models.${model}.body is not a JSON Schema zod reads: ${String(err)}`);
         }
       }
+      if (schema) this.schemas[model] = schema;
       this.models[model] = {
         model,
         path: e.path,
@@ -125,22 +149,18 @@ export class ModelRegistry {
         pricePerTask: e.price?.perTask,
         quota: e.quota,
         hasSchema: schema !== undefined,
-        schema,
       };
     }
   }
 
   /** Every registered model, in the file's order. */
   list(): ResolvedModel[] {
-    return Object.values(this.models).map(({ schema: _schema, ...m }) => m);
+    return Object.values(this.models);
   }
 
   /** The model, by the registry or the pass-through rule; undefined when it may not be used. */
   resolve(model: string): ResolvedModel | undefined {
-    if (Object.hasOwn(this.models, model)) {
-      const { schema: _schema, ...m } = this.models[model];
-      return m;
-    }
+    if (Object.hasOwn(this.models, model)) return this.models[model];
     if (!this.passThroughPrefixes.some((p) => model.startsWith(p))) return undefined;
     return {
       model,
@@ -170,7 +190,7 @@ export class ModelRegistry {
 
   /** The body checked with the model's schema: zod's issues, with paths from the body (`prompt`). */
   bodyIssues(model: string, body: unknown): z.core.$ZodIssue[] {
-    const schema = Object.hasOwn(this.models, model) ? this.models[model].schema : undefined;
+    const schema = Object.hasOwn(this.schemas, model) ? this.schemas[model] : undefined;
     if (!schema) return [];
     const parsed = schema.safeParse(body);
     return parsed.success ? [] : parsed.error.issues;

@@ -1,16 +1,10 @@
 // Which of a member's instances are due for renewal: pure (workflow code, unit-tested without a
 // server). An instance is due when it is a live subscription whose expiry falls within the window;
 // everything else is skipped with the reason, so a run's result accounts for every instance it saw.
+import type { ListedInstance } from './schemas/gpu';
 
 /** What the plan needs of an instance (the list activity's summary). */
-export interface RenewalCandidate {
-  id: string;
-  status: string;
-  billingMode?: string;
-  /** Unix seconds, as the platform sent it (string or number); -1 for pay-as-you-go. */
-  endTime?: string | number;
-  memberId?: string;
-}
+export type RenewalCandidate = Pick<ListedInstance, 'id' | 'status' | 'billingMode' | 'endTime' | 'memberId'>;
 
 export interface DueRenewal {
   instanceId: string;
@@ -20,14 +14,9 @@ export interface DueRenewal {
   endsAtMs: number;
 }
 
-export interface SkippedRenewal {
-  instanceId: string;
-  reason: string;
-}
-
 export interface RenewalPlan {
   due: DueRenewal[];
-  skipped: SkippedRenewal[];
+  skipped: Array<{ instanceId: string; reason: string }>;
 }
 
 /** Statuses of an instance on its way out: renewing it would pay for nothing. */

@@ -87,21 +87,14 @@ function describeIssue(issue: z.core.$ZodIssue): ValidationIssue[] {
   }
 }
 
-export function describeZodError(error: z.ZodError): ValidationIssue[] {
-  return describeZodIssues(error.issues);
-}
-
-export function describeZodIssues(issues: readonly z.core.$ZodIssue[]): ValidationIssue[] {
-  return issues.flatMap((issue) => describeIssue(issue));
-}
-
-function formatIssue(issue: ValidationIssue, opts: { platformWording?: boolean } = {}): string {
-  if (opts.platformWording && issue.verbatim) return issue.rule;
-  return issue.field ? `${issue.field}: ${issue.rule}` : issue.rule;
-}
+export const describeZodIssues = (issues: readonly z.core.$ZodIssue[]): ValidationIssue[] =>
+  issues.flatMap(describeIssue);
+export const describeZodError = (error: z.ZodError): ValidationIssue[] => describeZodIssues(error.issues);
 
 export function formatIssues(issues: ValidationIssue[], opts: { platformWording?: boolean } = {}): string {
-  return issues.map((i) => formatIssue(i, opts)).join('; ');
+  return issues
+    .map((i) => (i.field && !(opts.platformWording && i.verbatim) ? `${i.field}: ${i.rule}` : i.rule))
+    .join('; ');
 }
 
 /** A value its schema accepted, or every rule it breaks. */

@@ -11,8 +11,8 @@ import { CONTRACTS } from '../workflows/operations';
 import * as platformModels from '../platform/models';
 import * as platformBatches from '../platform/schemas/batches';
 import * as platformDecision from '../platform/schemas/decision';
-import * as platformInstanceLifecycle from '../platform/schemas/instance-lifecycle';
+import * as platformGpu from '../platform/schemas/gpu';
 import * as platformMedia from '../platform/schemas/media';
 import { materialize } from './materialize';
 
-materialize([CONTRACTS, platformBatches, platformDecision, platformInstanceLifecycle, platformMedia, platformModels]);
+materialize([CONTRACTS, platformBatches, platformDecision, platformGpu, platformMedia, platformModels]);

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { PlatformClient } from '../../src/platform-client/client';
 import type { PlatformConfig } from '../../src/platform-client/config';
-import { DEFAULT_PATHS } from '../../src/platform';
+import { DEFAULT_PATHS } from '../../src/platform/paths';
 import type { TransportOptions } from '../../src/platform-client/transport';
 import { EmulatorAdmin } from '../../packages/emulator/src/admin-client';
 import { DEV_API_KEY } from '../../packages/emulator/src/config';

@@ -11,7 +11,7 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { LocalArtifactStore, type ArtifactStore } from '../../src/artifacts';
 import { PlatformClient } from '../../src/platform-client/client';
 import type { PlatformConfig } from '../../src/platform-client/config';
-import { DEFAULT_PATHS } from '../../src/platform';
+import { DEFAULT_PATHS } from '../../src/platform/paths';
 import { DEV_API_KEY } from '../../packages/emulator/src/config';
 import { createPlatformWorker } from '../../src/worker';
 import type { RateLimitSettings, WorkerSettings } from '../../src/config/settings';

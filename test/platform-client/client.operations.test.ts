@@ -1,6 +1,6 @@
 // The happy path of every operation, client and emulator together over real HTTP.
 import type { PlatformClient } from '../../src/platform-client/client';
-import { tenThousandthsToUsd } from '../../src/platform';
+import { parseTenThousandths } from '../../src/platform/money';
 import { isTerminalTaskStatus, toJsonl, type TaskResult } from '../../src/platform/schemas';
 import { pngDataUrl } from '../helpers/images';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
@@ -156,7 +156,7 @@ describe('platform client against the emulator', () => {
     expect(Array.isArray(res.bills)).toBe(true);
     for (const bill of res.bills) {
       expect(typeof bill.amount).toBe('string');
-      expect(tenThousandthsToUsd(bill.amount)).toBeGreaterThanOrEqual(0);
+      expect(parseTenThousandths(bill.amount)).toBeGreaterThanOrEqual(0);
     }
   });
 

@@ -1,5 +1,5 @@
 // Bill-list windows: within the platform's limit, contiguous, and never overlapping.
-import { billWindows } from '../../src/platform/bill-windows';
+import { billWindows } from '../../src/platform/schemas/account';
 import { BillListRequest } from '../../src/platform/schemas/account';
 
 const DAY = 86_400;

@@ -1,6 +1,6 @@
 // The adaptive pace of a shared rate limit and the limits a quota list gives: pure, no server.
 import { loadRateLimitSettings } from '../../src/config/settings';
-import { DEFAULT_PATHS } from '../../src/platform';
+import { DEFAULT_PATHS } from '../../src/platform/paths';
 import { resolveLimits } from '../../src/ratelimit/limits';
 import {
   AdaptivePacing,

@@ -4,17 +4,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { PlatformPaths } from '../../../src/platform/paths';
 import {
-  GetInstanceRequest,
-  InstanceId,
-  RenewInstanceBody,
-  RestartInstanceRequest,
-} from '../../../src/platform/schemas/gpu';
-import {
   CreateInstanceRequest,
   InstanceActionRequest,
+  InstanceId,
   ListInstancesRequest,
+  RenewInstanceBody,
   type CreateInstanceRequest as CreateRequest,
-} from '../../../src/platform/schemas/instance-lifecycle';
+} from '../../../src/platform/schemas/gpu';
 import type { EmulatorClock } from './clock';
 import { DEMO_MEMBER_ID, type InstanceFixture, type InstanceSettings } from './fixtures';
 import { hash32 } from './hash';
@@ -252,14 +248,14 @@ export function registerInstanceRoutes(
   );
 
   app.post(paths.restartInstance, (request, reply) => {
-    const body = parseOr400(reply, RestartInstanceRequest, request.body);
+    const body = parseOr400(reply, InstanceActionRequest, request.body);
     if (!body) return reply;
     const { error } = instances.restart(body.instanceId);
     return error ? refuse(reply, error) : reply.send({});
   });
 
   app.get(paths.getInstance, (request, reply) => {
-    const query = parseOr400(reply, GetInstanceRequest, request.query);
+    const query = parseOr400(reply, InstanceActionRequest, request.query);
     if (!query) return reply;
     const record = instances.record(query.instanceId);
     return record ? reply.send(record) : refuse(reply, notFound(query.instanceId));

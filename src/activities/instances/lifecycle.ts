@@ -4,7 +4,7 @@
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import { FailureType } from '../../api/failures';
 import type { PlatformClient } from '../../platform-client/client';
-import type { CreateInstanceRequest, ListedInstance } from '../../platform/schemas/instance-lifecycle';
+import type { CreateInstanceRequest, ListedInstance } from '../../platform/schemas/gpu';
 import { findAfterEarlierAttempts, inFlightSettleMs, sendCostly } from '../in-flight';
 
 /** The most instances one list returns into a workflow's history (a few hundred bytes each). */

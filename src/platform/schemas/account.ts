@@ -45,6 +45,24 @@ export const BillListRequest = z
   });
 export type BillListRequest = z.input<typeof BillListRequest>;
 
+/**
+ * Consecutive windows covering [startTime, endTime] (Unix seconds, both inclusive, as the bill list
+ * reads them) that the bill list accepts: each spans at most the cycle type's limit, and no second is
+ * in two windows, so no charge is counted twice. Pure: the billingReport workflow runs it.
+ */
+export function billWindows(
+  cycleType: CycleType,
+  startTime: number,
+  endTime: number,
+): Array<{ startTime: number; endTime: number }> {
+  const span = BILL_MAX_RANGE_DAYS[cycleType] * DAY;
+  const windows: Array<{ startTime: number; endTime: number }> = [];
+  for (let s = startTime; s <= endTime; s += span) {
+    windows.push({ startTime: s, endTime: Math.min(s + span - 1, endTime) });
+  }
+  return windows;
+}
+
 const usageFields = Object.fromEntries(
   Array.from({ length: 16 }, (_, i) => [`billNum${i}`, NumericString.optional()]),
 ) as Record<`billNum${number}`, z.ZodOptional<typeof NumericString>>;

@@ -1,8 +1,7 @@
 // LLM batch jobs and their files (spec "Create batch" and "Batch job"; paths and file objects from
 // platform-notes, OpenAI-compatible under /openai/v1).
 import { z } from 'zod';
-import type { ValidationIssue } from '../validation';
-import { describeZodError } from '../validation';
+import { tryParse, type ValidationIssue } from '../validation';
 import { utf8Length } from './decision';
 
 export const BATCH_ENDPOINTS = ['/v1/chat/completions', '/v1/completions'] as const;
@@ -84,12 +83,12 @@ export function batchInputProblems(jsonl: string, endpoint?: BatchEndpoint, maxI
       issues.push({ field: at, rule: 'must be a JSON object' });
       continue;
     }
-    const parsed = BatchInputLine.safeParse(json);
-    if (!parsed.success) {
-      for (const i of describeZodError(parsed.error)) issues.push({ ...i, field: i.field ? `${at}.${i.field}` : at });
+    const parsed = tryParse(BatchInputLine, json);
+    if (!parsed.ok) {
+      for (const i of parsed.issues) issues.push({ ...i, field: i.field ? `${at}.${i.field}` : at });
       continue;
     }
-    const line = parsed.data;
+    const line = parsed.value;
     const first = seen.get(line.custom_id);
     if (first !== undefined) {
       issues.push({ field: `${at}.custom_id`, rule: `must be unique ("${line.custom_id}" is also on line ${first})` });

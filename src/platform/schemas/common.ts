@@ -27,6 +27,3 @@ export const CommaList = z.union([z.string(), z.array(z.string().min(1)).transfo
  * a JS builtin and may be missing inside the Temporal workflow sandbox, where these schemas also run.
  */
 export const HttpUrl = z.string().regex(/^https?:\/\/[^/?#\s]+[^\s]*$/i, { error: 'must be an http(s) URL' });
-
-/** A request with no parameters. */
-export const EmptyRequest = z.strictObject({});

@@ -1,7 +1,7 @@
 // GPU compute: templates, products and instances (spec "List templates", "List products",
-// "Renew instance", "Restart instance"; get-instance from platform-notes).
+// "Renew instance", "Restart instance").
 import { z } from 'zod';
-import { CommaList, Cursor, EmptyResponse } from './common';
+import { CommaList, Cursor } from './common';
 
 // ── Templates ──────────────────────────────────────────────────────────────
 export const ListTemplatesRequest = z.strictObject({
@@ -156,30 +156,27 @@ export const ListProductsResponse = z.looseObject({
 export type ListProductsResponse = z.infer<typeof ListProductsResponse>;
 
 // ── Instances ──────────────────────────────────────────────────────────────
+// Renew and restart are in the spec. It names create, list, start, stop and delete but shows no path or
+// payload: get, start, stop and delete follow platform-notes (`{instanceId}`), create and list are this
+// project's choice in the same family (docs/platform.md#gpu-instances). Requests are strict and
+// bounded; answers lenient but bounded.
 export const InstanceId = z.string().min(1).max(255);
 
 /**
- * The spec says only "> 0". Renewing is paid up front, so a typo (120 for 12) must not go through:
- * the platform's prepaid prices list terms of months, never beyond three years.
+ * Renewals and subscriptions are paid up front, so a typo (120 for 12) must not go through (the spec
+ * says only "> 0"): the platform's prepaid prices list terms of months, never beyond three years.
  */
-const RENEW_MAX_MONTHS = 36;
+export const SUBSCRIPTION_MAX_MONTHS = 36;
+const Months = z.number().int().gt(0).max(SUBSCRIPTION_MAX_MONTHS);
 
-export const RenewInstanceRequest = z.strictObject({
-  instanceId: InstanceId,
-  months: z.number().int().gt(0).max(RENEW_MAX_MONTHS),
-});
+export const RenewInstanceRequest = z.strictObject({ instanceId: InstanceId, months: Months });
 export type RenewInstanceRequest = z.input<typeof RenewInstanceRequest>;
 /** The wire body of renew: the id travels in the path. */
 export const RenewInstanceBody = RenewInstanceRequest.pick({ months: true });
-export const RenewInstanceResponse = EmptyResponse;
 
-export const RestartInstanceRequest = z.strictObject({ instanceId: InstanceId });
-export type RestartInstanceRequest = z.input<typeof RestartInstanceRequest>;
-/** Not shown in the spec: whatever comes back is kept. */
-export const RestartInstanceResponse = EmptyResponse;
-
-export const GetInstanceRequest = z.strictObject({ instanceId: InstanceId });
-export type GetInstanceRequest = z.input<typeof GetInstanceRequest>;
+/** Get, restart, start, stop and delete take only the id. */
+export const InstanceActionRequest = z.strictObject({ instanceId: InstanceId });
+export type InstanceActionRequest = z.input<typeof InstanceActionRequest>;
 
 /** Instance statuses listed in platform-notes; the field stays a string so a new one is not an error. */
 export const INSTANCE_STATUSES = [
@@ -216,3 +213,64 @@ export const Instance = z.looseObject({
   statusError: z.looseObject({ state: z.string().optional(), message: z.string().optional() }).nullish(),
 });
 export type Instance = z.infer<typeof Instance>;
+
+/** The largest instance the catalog offers is 8 cards. */
+const MAX_GPUS = 8;
+
+export const CreateInstanceRequest = z
+  .strictObject({
+    /**
+     * One line, bounded like ids: it shows in the platform's console, and a retried create finds an
+     * earlier attempt's instance by it (src/activities/instances/lifecycle.ts).
+     */
+    name: InstanceId.regex(/^[^\r\n\t]+$/, { error: 'must be one line without tabs' }),
+    productId: z.string().min(1).max(255),
+    gpuNum: z.number().int().min(1).max(MAX_GPUS),
+    billingMode: z.enum(['subscription', 'payAsYouGo']),
+    /** Required for a subscription: the months paid up front. */
+    months: Months.optional(),
+    /** The container image, or a template to take it from. */
+    imageUrl: z.string().min(1).max(2048).optional(),
+    templateId: z.string().min(1).max(255).optional(),
+    regionId: z.string().min(1).max(64).optional(),
+  })
+  .superRefine((req, ctx) => {
+    if (req.billingMode === 'subscription' && req.months === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['months'], message: 'is required for a subscription instance' });
+    }
+    if (req.billingMode === 'payAsYouGo' && req.months !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['months'], message: 'is only for a subscription instance' });
+    }
+  });
+export type CreateInstanceRequest = z.input<typeof CreateInstanceRequest>;
+
+export const CreateInstanceResponse = z.looseObject({ instanceId: InstanceId });
+export type CreateInstanceResponse = z.infer<typeof CreateInstanceResponse>;
+
+/** The most instances one page may ask for (and hold). */
+const INSTANCE_PAGE_MAX = 100;
+
+export const ListInstancesRequest = z.strictObject({
+  limit: z.number().int().min(1).max(INSTANCE_PAGE_MAX).optional(),
+  cursor: Cursor.optional(),
+  /** Only the instances of this team member (this project's filter name). */
+  memberId: z.string().min(1).max(255).optional(),
+});
+export type ListInstancesRequest = z.input<typeof ListInstancesRequest>;
+
+/** An instance in a list: the get-instance record, and the member who owns it when the platform says. */
+export const ListedInstance = Instance.extend({
+  id: InstanceId,
+  name: z.string().max(255).optional(),
+  status: z.string().min(1).max(64),
+  memberId: z.string().max(255).optional(),
+});
+export type ListedInstance = z.infer<typeof ListedInstance>;
+
+/** A GPU list page (`{data, next_cursor, has_more}`, as templates); a page larger than asked is refused. */
+export const ListInstancesResponse = z.looseObject({
+  data: z.array(ListedInstance).max(INSTANCE_PAGE_MAX),
+  next_cursor: Cursor.default(''),
+  has_more: z.boolean().default(false),
+});
+export type ListInstancesResponse = z.infer<typeof ListInstancesResponse>;

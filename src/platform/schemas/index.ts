@@ -5,4 +5,3 @@ export * from './media';
 export * from './decision';
 export * from './batches';
 export * from './account';
-export * from './instance-lifecycle';

@@ -2,7 +2,7 @@
 // the member's budget ledger, never twice for one expiry.
 import { z } from 'zod';
 import { defineOperation, member, workflow } from '../../api/contract';
-import { SUBSCRIPTION_MAX_MONTHS } from '../../platform/schemas/instance-lifecycle';
+import { SUBSCRIPTION_MAX_MONTHS } from '../../platform/schemas/gpu';
 
 const HOUR_S = 3_600;
 /** A window longer than a renewal's month could renew the same instance again at once. */

@@ -5,7 +5,7 @@ import { WorkflowType } from '../operations';
 import { BillingReportInput, type BillingReportResult, type BillingReportStatus } from './contract';
 import { parseInput } from '../../api/failures';
 import type { Activities } from '../../activities/billing/activities';
-import { billWindows } from '../../platform/bill-windows';
+import { billWindows } from '../../platform/schemas/account';
 import { HOUR_MS, untilDeadline } from '../retry-policies';
 import { trackStatus } from '../status';
 import { summarized } from '../activity-summary';

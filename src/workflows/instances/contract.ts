@@ -2,8 +2,7 @@
 // start until running, stop until exited, delete until removed), each waiting as restartInstance does.
 import { z } from 'zod';
 import { count, defineOperation, workflow } from '../../api/contract';
-import { InstanceId, RenewInstanceRequest } from '../../platform/schemas/gpu';
-import { CreateInstanceRequest } from '../../platform/schemas/instance-lifecycle';
+import { CreateInstanceRequest, InstanceId, RenewInstanceRequest } from '../../platform/schemas/gpu';
 
 export const RenewInstanceInput = RenewInstanceRequest.extend({
   /**
