@@ -36,7 +36,7 @@ import {
 import { CliError, ExitCode } from './starter/exit-codes';
 import { toCliError } from './starter/failures';
 import { OVERLAP_NAMES } from './starter/schedule-options';
-import { addInputOptions, flagUsage, type StartableWorkflowType } from './starter/workflow-inputs';
+import { addInputOptions, flagUsage } from './starter/workflow-inputs';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -60,7 +60,7 @@ export function buildProgram(): Command {
       .command('start')
       .description(
         `start a workflow by name: ${STARTABLE_WORKFLOW_TYPES.join(', ')}\n` +
-          (STARTABLE_WORKFLOW_TYPES as StartableWorkflowType[]).map((t) => `  ${t}: ${flagUsage(t)}`).join('\n'),
+          STARTABLE_WORKFLOW_TYPES.map((t) => `  ${t}: ${flagUsage(t)}`).join('\n'),
       )
       .argument('<workflow>', 'workflow type')
       .option('--id <workflowId>', 'business workflow id (default: <workflow>-<random>)')

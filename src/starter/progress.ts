@@ -2,7 +2,7 @@
 // is a parameter), so the countdowns and the bar can be tested without a workflow or a clock.
 import type { MediaProgress } from '../workflows/media/contract';
 
-/** Statuses after which nothing is polled any more (set by src/workflows/media/progress.ts). */
+/** Statuses after which nothing is polled any more (set by src/workflows/media/workflows.ts). */
 const FINAL_MEDIA_STATUSES: readonly string[] = ['SUCCEEDED', 'FAILED'];
 
 /**
