@@ -142,16 +142,20 @@ export const notBelow = <K extends string>(
   { path: [field], error: `must be at least ${than}` },
 ];
 
+/** An id that is printable, bounded, and safe inside a workflow id and a URL path. */
+export const idToken = (maxLength: number) =>
+  z
+    .string()
+    .min(1)
+    .max(maxLength)
+    .regex(/^[A-Za-z0-9._:@-]+$/, 'letters, digits and . _ : @ - only');
+
 /**
  * A platform task or batch id as an attach takes it. The platform's ids are short tokens (a UUID,
  * `batch_…`); the id also becomes part of the default workflow id (`…:attach-task:<id>`, within an
  * idempotency key's 200 characters), so it is bounded to 128 characters of that key's alphabet.
  */
-export const PlatformObjectId = z
-  .string()
-  .min(1)
-  .max(128)
-  .regex(/^[A-Za-z0-9._:@-]+$/, 'letters, digits and . _ : @ - only');
+export const PlatformObjectId = idToken(128);
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
