@@ -112,9 +112,13 @@ export interface Operation {
 /** Checks an operation's shape and keeps each workflow's own input and result types. */
 export const defineOperation = <O extends Operation>(operation: O): O => operation;
 
-/** A workflow of a contract, with the summary typed by its input. */
-export const workflow = <I extends z.ZodType, R extends z.ZodType>(w: WorkflowContract<I, R>): WorkflowContract<I, R> =>
-  w;
+/** A workflow of a contract, with the summary typed by its input; `flags` marks an internal one. */
+export const workflow = <I extends z.ZodType, R extends z.ZodType, const F extends { internal?: true } = object>(
+  input: I,
+  result: R,
+  summary: WorkflowContract<I, R>['summary'],
+  flags?: F,
+): WorkflowContract<I, R> & F => ({ input, result, summary, ...(flags as F) });
 
 /** "member <id>", for summaries. */
 export const member = (id: string | undefined): string | undefined => (id ? `member ${id}` : undefined);
@@ -122,18 +126,41 @@ export const member = (id: string | undefined): string | undefined => (id ? `mem
 /** "3 questions", "1 month". */
 export const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
+/** Money in 1/10000 USD, as on the platform. */
+export const Amount = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+/** The team member whose budget pays. */
+export const MemberId = z.string().min(1).max(255);
+/** For search attributes and reports: who pays, and the expected cost. */
+export const ATTRIBUTION = { memberId: MemberId.optional(), costEstimate: Amount.optional() };
+
+/** `.refine(...notBelow('max', 'min'))`: one bound of an input must not be below another. */
+export const notBelow = <K extends string>(
+  field: K,
+  than: K,
+): [(v: Record<K, number>) => boolean, { path: PropertyKey[]; error: string }] => [
+  (v) => v[field] >= v[than],
+  { path: [field], error: `must be at least ${than}` },
+];
+
+/** An id that is printable, bounded, and safe inside a workflow id and a URL path. */
+export const idToken = (maxLength: number) =>
+  z
+    .string()
+    .min(1)
+    .max(maxLength)
+    .regex(/^[A-Za-z0-9._:@-]+$/, 'letters, digits and . _ : @ - only');
+
 /**
  * A platform task or batch id as an attach takes it. The platform's ids are short tokens (a UUID,
  * `batch_…`); the id also becomes part of the default workflow id (`…:attach-task:<id>`, within an
  * idempotency key's 200 characters), so it is bounded to 128 characters of that key's alphabet.
  */
-export const PlatformObjectId = z
-  .string()
-  .min(1)
-  .max(128)
-  .regex(/^[A-Za-z0-9._:@-]+$/, 'letters, digits and . _ : @ - only');
+export const PlatformObjectId = idToken(128);
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Whether a parsed input is requestOrAttach's attach form. */
+export const isAttach = <T extends object>(input: T): input is Extract<T, { attach: unknown }> => 'attach' in input;
 
 /**
  * The attach form mediaGeneration and batchJob share: instead of a request, the id of a task or batch

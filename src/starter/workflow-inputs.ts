@@ -12,13 +12,10 @@ import {
   STARTABLE_WORKFLOW_TYPES,
   WORKFLOWS,
   WorkflowType,
-  type WorkflowTypeName,
+  type StartableWorkflowType,
 } from '../workflows/operations';
 import { CliError, ExitCode } from './exit-codes';
 import type { ProgressView } from './progress';
-
-/** The workflow types a user starts (the budget ledger is started by the jobs that need it). */
-export type StartableWorkflowType = Exclude<WorkflowTypeName, typeof WorkflowType.budgetLedger>;
 
 /** The parsed command line, as commander names each option (`memberId` for `--member-id`). */
 export interface InputFlags {

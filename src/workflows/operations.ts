@@ -45,8 +45,13 @@ export const OPERATION_OF = Object.fromEntries(
 ) as Record<WorkflowTypeName, OperationName>;
 
 export const WORKFLOW_TYPES = Object.keys(WORKFLOWS) as WorkflowTypeName[];
-/** The workflow types a caller starts (a member's budget ledger is started by the jobs that need it). */
-export const STARTABLE_WORKFLOW_TYPES = WORKFLOW_TYPES.filter((t) => !(WORKFLOWS[t] as WorkflowContract).internal);
+/** The workflow types a caller starts: not the `internal` ones (a member's budget ledger). */
+export type StartableWorkflowType = {
+  [T in WorkflowTypeName]: Contracts[T] extends { internal: true } ? never : T;
+}[WorkflowTypeName];
+export const STARTABLE_WORKFLOW_TYPES = WORKFLOW_TYPES.filter(
+  (t): t is StartableWorkflowType => !(WORKFLOWS[t] as WorkflowContract).internal,
+);
 /** Type name → itself, for code that names a type without a string literal. */
 export const WorkflowType = Object.fromEntries(WORKFLOW_TYPES.map((t) => [t, t])) as {
   readonly [T in WorkflowTypeName]: T;

@@ -3,8 +3,8 @@
 // The rule: an outage delays an operation, it never destroys it. A transient failure (5xx, 429, a
 // timeout, a reset, a lost worker) is retried with a backoff capped at a few minutes until the
 // operation's own deadline, the activity's schedule-to-close timeout; never after a count of
-// attempts. Only the failure types in NON_RETRYABLE (an activity marks them nonRetryable too) end a
-// call, and with it the workflow.
+// attempts. Only the other failure types (an activity marks them nonRetryable too) end a call, and
+// with it the workflow.
 import { RetryState } from '@temporalio/common';
 import {
   ActivityCancellationType,
@@ -15,26 +15,15 @@ import {
 } from '@temporalio/workflow';
 import { FailureType } from '../api/failures';
 
-/** The failure types that end a call at once: the platform's final word, or ours. */
-const NON_RETRYABLE: string[] = [
-  FailureType.InvalidInput,
-  FailureType.Unauthorized,
-  FailureType.NotFound,
-  FailureType.BudgetExceeded,
-  FailureType.PlatformRejected,
-  FailureType.AmbiguousSubmission,
-  FailureType.GenerationFailed,
-  FailureType.BatchFailed,
-  FailureType.OutputExpired,
-  FailureType.DeadlineExceeded,
-];
+/** The failure types worth another attempt; StillRunning is retry-as-poll's own. */
+const TRANSIENT: string[] = [FailureType.RateLimited, FailureType.PlatformUnavailable, FailureType.StillRunning];
 
 /** Transient failures: backoff from a second, doubling, capped at 3 minutes, until the deadline. */
 export const TRANSIENT_RETRY: RetryPolicy = {
   initialInterval: '1s',
   backoffCoefficient: 2,
   maximumInterval: '3m',
-  nonRetryableErrorTypes: NON_RETRYABLE,
+  nonRetryableErrorTypes: Object.values<string>(FailureType).filter((t) => !TRANSIENT.includes(t)),
 };
 
 /**
@@ -47,11 +36,8 @@ export const PLATFORM_ATTEMPT_MS = 2 * 60_000;
 export const HOUR_MS = 60 * 60_000;
 
 /**
- * How long a step keeps retrying transient failures when the input gives no deadline of its own, from
- * the workflow's start, for the steps several operations share. Each operation keeps its own default
- * beside its workflow (DEADLINE_MS there); inputs that have a deadline use it: mediaGeneration's
- * `deadlineSeconds`, restartInstance's `timeoutSeconds`, batchJob's window and grace, budgetGatedJob's
- * `wait.timeoutSeconds`.
+ * How long a step that several operations share keeps retrying, from the workflow's start, when the
+ * input gives no deadline of its own. Each operation keeps its own default beside its workflow.
  */
 export const DEFAULT_DEADLINE_MS = {
   /** Pricing, the gate and admission of a budget-gated job (the ledger answers while the platform is up). */
@@ -60,18 +46,17 @@ export const DEFAULT_DEADLINE_MS = {
   keepOutputs: 6 * HOUR_MS,
 } as const;
 
-/**
- * Options of a platform call retried until `deadlineAt` (epoch ms on the workflow's clock), with
- * `attemptMs` for each attempt. A deadline already past still gets one attempt's worth of time:
- * the call was going to be made, and its outcome (or a timeout) must come back.
- */
-export function untilDeadline(deadlineAt: number, opts: AttemptOptions = {}): ActivityOptions {
-  return forUpTo(deadlineAt - Date.now(), opts);
-}
-
 interface AttemptOptions {
   attemptMs?: number;
   heartbeatMs?: number;
+}
+
+/**
+ * Options of a platform call retried until `deadlineAt` (epoch ms on the workflow's clock). A deadline
+ * already past still gets one attempt: the call was going to be made, and its outcome must come back.
+ */
+export function untilDeadline(deadlineAt: number, opts: AttemptOptions = {}): ActivityOptions {
+  return forUpTo(deadlineAt - Date.now(), opts);
 }
 
 /** Options of a call retried for up to `ms` from when it is scheduled (at least one attempt's worth). */
@@ -89,38 +74,22 @@ export function forUpTo(ms: number, opts: AttemptOptions = {}): ActivityOptions 
  * A call that must happen whatever the outage: releasing a budget reservation, cancelling a paid
  * batch. Retried for ever (the backoff stays capped); only a non-retryable failure ends it.
  */
-export const UNTIL_DONE: ActivityOptions = {
-  startToCloseTimeout: PLATFORM_ATTEMPT_MS,
-  retry: TRANSIENT_RETRY,
-};
+export const UNTIL_DONE: ActivityOptions = { startToCloseTimeout: PLATFORM_ATTEMPT_MS, retry: TRANSIENT_RETRY };
 
 /**
  * A costly submit whose resubmission the workflow decides itself, never the server (see
- * src/workflows/media/submit.ts): one attempt per activity run.
+ * src/workflows/media/submit.ts): one attempt per activity run. Its timeout catches a worker lost
+ * mid-call; the client's own call timeout is shorter.
  */
-export const SUBMIT_ONCE: ActivityOptions = {
-  // The client's own call timeout is shorter; this catches a worker lost mid-call.
-  startToCloseTimeout: PLATFORM_ATTEMPT_MS,
-  retry: { maximumAttempts: 1 },
-};
-
-/**
- * Retry-as-poll activities (src/activities/poll-again.ts): each attempt sets its own next delay, so
- * this policy applies only to an attempt that ends without one (a lost worker, a bug). No attempt
- * count: the operation's deadline, the activity's schedule-to-close timeout, is the only bound.
- */
-const RETRY_AS_POLL: RetryPolicy = {
-  initialInterval: '1s',
-  backoffCoefficient: 2,
-  maximumInterval: '5m',
-};
+export const SUBMIT_ONCE: ActivityOptions = { startToCloseTimeout: PLATFORM_ATTEMPT_MS, retry: { maximumAttempts: 1 } };
 
 /** Past its deadline a poll activity fails by itself; the server's bound is this much later, for a lost worker. */
 const DEADLINE_GRACE_MS = 60_000;
 
 /**
- * Options of a retry-as-poll activity that must be done within `waitMs` from now (the operation's
- * deadline, or its window).
+ * Options of a retry-as-poll activity (src/activities/poll-again.ts) that must be done within `waitMs`
+ * from now. Each attempt sets its own next delay, so the retry policy applies only to an attempt that
+ * ends without one (a lost worker, a bug); the deadline is the only bound.
  */
 export function retryAsPollOptions(waitMs: number, opts: { grace?: boolean } = {}): ActivityOptions {
   return {
@@ -128,7 +97,7 @@ export function retryAsPollOptions(waitMs: number, opts: { grace?: boolean } = {
     // mid-attempt is noticed within 15 s.
     startToCloseTimeout: '15s',
     scheduleToCloseTimeout: Math.max(1_000, waitMs) + (opts.grace === false ? 0 : DEADLINE_GRACE_MS),
-    retry: RETRY_AS_POLL,
+    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '5m' },
     // Between polls there is nothing to stop; an attempt in flight is a read and may finish.
     cancellationType: ActivityCancellationType.TRY_CANCEL,
   };

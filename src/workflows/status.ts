@@ -1,13 +1,12 @@
 // The workflow's business status, for operators: answered by the `status` query (each workflow
-// registers it at its top with `current`), and mirrored to the PlatformStatus search attribute only
-// when it changes (never once per poll), and shown as the run's current details in the Web UI.
+// registers it at its top with `current`), mirrored to the PlatformStatus search attribute only when it
+// changes (never once per poll), and shown as the run's current details in the Web UI.
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
 import { SearchAttributes, type WorkflowStatus } from '../api/contract';
 import { type WorkflowTypeName } from './operations';
-import { renderCurrentDetails } from './current-details';
 
-/** `S`: the workflow's status union, from its schema file (docs/contributing.md). */
+/** `S`: the workflow's status union, from its contract (docs/contributing.md). */
 export interface StatusTracker<S extends string = string> {
   /** `also`: other attributes that change with it, upserted in the same command (one history event). */
   set(status: S, detail?: Record<string, unknown>, also?: SearchAttributeUpdatePair[]): void;
@@ -16,10 +15,18 @@ export interface StatusTracker<S extends string = string> {
   readonly current: WorkflowStatus<S>;
 }
 
+interface StartAttributes {
+  instanceId?: string;
+  taskId?: string;
+  memberId?: string;
+  /** Upserted in a command of its own, after the others. */
+  costEstimate?: number;
+}
+
 export function trackStatus<S extends string>(
   operation: WorkflowTypeName,
   initial: NoInfer<S>,
-  attributes: { instanceId?: string; taskId?: string; memberId?: string } = {},
+  attributes: StartAttributes = {},
 ): StatusTracker<S> {
   let state: WorkflowStatus<S> = { operation, status: initial, detail: {} };
   const show = () => setCurrentDetails(renderCurrentDetails(state));
@@ -31,6 +38,9 @@ export function trackStatus<S extends string>(
     ...(attributes.taskId ? [{ key: SearchAttributes.taskId, value: attributes.taskId }] : []),
     ...(attributes.memberId ? [{ key: SearchAttributes.memberId, value: attributes.memberId }] : []),
   ]);
+  if (attributes.costEstimate !== undefined) {
+    upsertSearchAttributes([{ key: SearchAttributes.costEstimate, value: attributes.costEstimate }]);
+  }
   return {
     set(status, detail, also = []) {
       const changes: SearchAttributeUpdatePair[] =
@@ -47,4 +57,53 @@ export function trackStatus<S extends string>(
       return state;
     },
   };
+}
+
+/**
+ * A workflow's own progress record, which its progress query answers (`current`): the status tracker's
+ * detail is a copy of it, and a patch with a status sets that status too.
+ */
+export function trackProgress<S extends string, P extends { status?: S }>(
+  operation: WorkflowTypeName,
+  initial: P & { status: S },
+  attributes?: StartAttributes,
+) {
+  const status = trackStatus<S>(operation, initial.status, attributes);
+  let progress: P = initial;
+  return {
+    /** The business status: what the `status` query answers (`status.current`). */
+    status,
+    update(patch: Partial<P>, also?: SearchAttributeUpdatePair[]) {
+      progress = { ...progress, ...patch };
+      if (patch.status !== undefined) status.set(patch.status, undefined, also);
+      status.detail({ ...progress });
+    },
+    get current(): P {
+      return progress;
+    },
+  };
+}
+
+// The run's "current details" in the Web UI, from what the `status` query answers: kept in the
+// workflow's memory and read through the SDK's metadata query, so it writes no history. The UI shows a
+// short block; a long detail (a prompt, a file list) would bury the status.
+const MAX_VALUE = 80;
+const MAX_FACTS = 12;
+const MAX_DETAILS = 1_200;
+
+function shown(value: unknown): string | undefined {
+  if (typeof value === 'string') return value.length > MAX_VALUE ? `${value.slice(0, MAX_VALUE - 1)}…` : value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (Array.isArray(value)) return `${value.length} item${value.length === 1 ? '' : 's'}`;
+  return undefined;
+}
+
+export function renderCurrentDetails(state: WorkflowStatus): string {
+  const facts = Object.entries(state.detail ?? {})
+    .map(([key, value]) => [key, shown(value)] as const)
+    .filter((entry): entry is readonly [string, string] => entry[1] !== undefined && entry[0] !== 'status')
+    .slice(0, MAX_FACTS)
+    .map(([key, value]) => `- ${key}: ${value}`);
+  const text = [`**${state.status}**`, '', ...facts].join('\n');
+  return text.length > MAX_DETAILS ? `${text.slice(0, MAX_DETAILS - 1)}…` : text;
 }

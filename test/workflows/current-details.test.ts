@@ -1,5 +1,5 @@
 // The Web UI's current details, rendered from the status query's answer (pure: no server).
-import { renderCurrentDetails } from '../../src/workflows/current-details';
+import { renderCurrentDetails } from '../../src/workflows/status';
 
 describe('renderCurrentDetails', () => {
   it('leads with the status, then the facts that fit on a line', () => {

@@ -5,10 +5,10 @@
 // docs/backends.md shows it in use.
 import { createHash, randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
-import { z } from 'zod';
 import {
   DEFAULT_TASK_QUEUE,
   IDEMPOTENCY_MEMO,
+  idToken,
   SearchAttributes,
   type IdempotencyMemo,
 } from '../../../src/api/contract';
@@ -22,8 +22,7 @@ import {
   type WorkflowTypeName,
 } from '../../../src/workflows/operations';
 
-// The contracts: every workflow's input and result schemas and types, and the names to query,
-// signal and update it with.
+// The contracts: every workflow's schemas and types, and the names to query, signal and update it with.
 export * from '../../../src/api/contract';
 export * from '../../../src/api/failures';
 export * from '../../../src/workflows/operations';
@@ -67,22 +66,17 @@ export interface Started<T extends WorkflowTypeName> {
   started: boolean;
 }
 
-/** Printable, bounded, and safe inside a workflow id and a URL path. */
-export const IdempotencyKey = z
-  .string()
-  .min(1)
-  .max(200)
-  .regex(/^[A-Za-z0-9._:@-]+$/, 'letters, digits and . _ : @ - only');
+/** A caller's idempotency key. */
+export const IdempotencyKey = idToken(200);
 
 /** The workflow id a key names: one per workflow type, so a key can be reused across types. */
 export function idempotentWorkflowId(type: WorkflowTypeName, key: string): string {
-  const checked = parseOrThrow(IdempotencyKey, key, (issues) =>
+  const bad = (issues: { rule: string }[]) =>
     invalidInput(
       `${type} start`,
       issues.map((i) => ({ field: 'idempotencyKey', rule: i.rule })),
-    ),
-  );
-  return `${type}:${checked}`;
+    );
+  return `${type}:${parseOrThrow(IdempotencyKey, key, bad)}`;
 }
 
 /** sha256 of the input as JSON with its object keys sorted: equal requests, equal fingerprints. */

@@ -16,8 +16,8 @@ import {
   flagUsage,
   watchOf,
   type InputFlags,
-  type StartableWorkflowType,
 } from '../workflow-inputs';
+import type { StartableWorkflowType } from '../../workflows/operations';
 
 const TASK_QUEUE_HELP = 'task queue (default: TEMPORAL_TASK_QUEUE or platform-ops)';
 
@@ -35,7 +35,7 @@ export function addStartCommands(program: Command, out: Out): void {
       .command('start')
       .description(
         `start a workflow by name: ${STARTABLE_WORKFLOW_TYPES.join(', ')}\n` +
-          (STARTABLE_WORKFLOW_TYPES as StartableWorkflowType[]).map((t) => `  ${t}: ${flagUsage(t)}`).join('\n'),
+          STARTABLE_WORKFLOW_TYPES.map((t) => `  ${t}: ${flagUsage(t)}`).join('\n'),
       )
       .argument('<workflow>', 'workflow type')
       .option('--id <workflowId>', 'business workflow id (default: <workflow>-<random>)')

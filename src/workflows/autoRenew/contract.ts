@@ -1,7 +1,7 @@
 // The contract of autoRenew: renew a member's instances that expire within a window, each through
 // the member's budget ledger, never twice for one expiry.
 import { z } from 'zod';
-import { defineOperation, member, workflow } from '../../api/contract';
+import { Amount, defineOperation, member, MemberId, workflow } from '../../api/contract';
 import { SUBSCRIPTION_MAX_MONTHS } from '../../platform/schemas/gpu';
 
 const HOUR_S = 3_600;
@@ -11,17 +11,13 @@ const MAX_BEFORE_SECONDS = 28 * 24 * HOUR_S;
 export const AutoRenewInput = z
   .strictObject({
     /** The team member whose instances are renewed and whose budget pays. */
-    memberId: z
-      .string()
-      .min(1)
-      .max(255)
-      .regex(/^[^\s:]+$/, { error: 'must have no spaces or colons (it is part of workflow ids)' }),
+    memberId: MemberId.regex(/^[^\s:]+$/, { error: 'must have no spaces or colons (it is part of workflow ids)' }),
     /** Renew what expires within this many seconds from the run (72 h = 259200). */
     beforeSeconds: z.number().int().min(60).max(MAX_BEFORE_SECONDS),
     /** Months each renewal adds. */
     months: z.number().int().gt(0).max(SUBSCRIPTION_MAX_MONTHS).default(1),
     /** Cost of one instance-month in 1/10000 USD; default: the worker's price table (renewInstance.perMonth). */
-    costPerMonth: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+    costPerMonth: Amount.optional(),
     /** Renewals run at once, at most. */
     concurrency: z.number().int().min(1).max(20).default(4),
   })
@@ -77,13 +73,9 @@ export const autoRenewalWorkflowId = (memberId: string, instanceId: string, endT
 
 export const autoRenew = defineOperation({
   workflows: {
-    autoRenew: workflow({
-      input: AutoRenewInput,
-      result: AutoRenewResult,
-      summary: (i) => [
-        `auto-renew ${member(i.memberId)}`,
-        `what expires within ${Math.round(i.beforeSeconds / 3600)} h`,
-      ],
-    }),
+    autoRenew: workflow(AutoRenewInput, AutoRenewResult, (i) => [
+      `auto-renew ${member(i.memberId)}`,
+      `what expires within ${Math.round(i.beforeSeconds / 3600)} h`,
+    ]),
   },
 });

@@ -3,38 +3,42 @@
 // for one expiry. Run by a Temporal Schedule (`schedule create autoRenew --member … --before 72h`).
 //
 // Once per expiry, two ways: each renewal's workflow id is derived from the instance and the expiry
-// it saw (names.ts, autoRenewalWorkflowId), so a run that overlaps another cannot start the same
-// renewal while it runs; and the renewal renews only if the instance still expires at that time
-// (renewInstance's expectedEndTime), so a run that read the list before another run's renewal landed
-// finds the expiry moved and pays nothing. A renewal refused for budget ends Skipped: a later run
-// with budget may start the same id again.
+// it saw (autoRenewalWorkflowId), so overlapping runs cannot start the same renewal at once; and the
+// renewal renews only if the instance still expires then (renewInstance's expectedEndTime), so a run
+// that read the list before another run's renewal landed pays nothing. A renewal refused for budget
+// ends Skipped: a later run with budget may start the same id again.
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import {
   ApplicationFailure,
   ChildWorkflowFailure,
   executeChild,
   ParentClosePolicy,
+  proxyActivities,
   proxyLocalActivities,
   setHandler,
   workflowInfo,
-  proxyActivities,
 } from '@temporalio/workflow';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { autoRenewalWorkflowId } from './contract';
 import { SearchAttributes, statusQuery } from '../../api/contract';
-import { WorkflowType } from '../operations';
-import { AutoRenewInput, type AutoRenewResult, type AutoRenewStatus, type ParsedAutoRenewInput } from './contract';
-import type { BudgetGatedJobInput, BudgetGatedJobResult } from '../budget/contract';
-import type { RenewInstanceResult } from '../instances/contract';
 import { parseInput } from '../../api/failures';
 import type { Activities as BudgetActivities } from '../../activities/budget/activities';
 import type { Activities as InstanceActivities } from '../../activities/instances/activities';
 import { planRenewals, type DueRenewal } from '../../platform/renewal-plan';
 import { mapBounded } from '../../shared/lanes';
 import { isoTime } from '../../shared/time';
-import { DEFAULT_DEADLINE_MS, forUpTo, HOUR_MS, untilDeadline } from '../retry-policies';
-import type { budgetGatedJob } from '../budget/workflows';
-import { trackStatus } from '../status';
 import { summarized } from '../activity-summary';
+import type { BudgetGatedJobInput, BudgetGatedJobResult } from '../budget/contract';
+import type { budgetGatedJob } from '../budget/workflows';
+import type { RenewInstanceResult } from '../instances/contract';
+import { WorkflowType } from '../operations';
+import { DEFAULT_DEADLINE_MS, forUpTo, HOUR_MS, untilDeadline } from '../retry-policies';
+import { trackStatus } from '../status';
+import {
+  autoRenewalWorkflowId,
+  AutoRenewInput,
+  type AutoRenewResult,
+  type AutoRenewStatus,
+  type ParsedAutoRenewInput,
+} from './contract';
 
 /** The member's instance list is retried this long (each renewal has renewInstance's own). */
 const LIST_DEADLINE_MS = HOUR_MS;

@@ -10,8 +10,10 @@ import {
 } from '../../platform/schemas/batches';
 import { utf8Length } from '../../platform/schemas/decision';
 import {
+  ATTRIBUTION,
   defineOperation,
   member,
+  notBelow,
   PlatformObjectId,
   query,
   requestOrAttach,
@@ -48,10 +50,7 @@ export const BatchPollingOptions = z
     /** A batch waiting for hours is looked at every few minutes. */
     maxIntervalMs: z.number().int().min(50).max(3_600_000).default(300_000),
   })
-  .refine((p) => p.maxIntervalMs >= p.initialIntervalMs, {
-    path: ['maxIntervalMs'],
-    error: 'must be at least initialIntervalMs',
-  });
+  .refine(...notBelow('maxIntervalMs', 'initialIntervalMs'));
 export type ParsedBatchPollingOptions = z.output<typeof BatchPollingOptions>;
 
 /** What following a batch takes, created here or attached. */
@@ -67,8 +66,7 @@ const FollowOptions = {
   polling: BatchPollingOptions.default(BatchPollingOptions.parse({})),
   /** Download the output and error files to the artifact store (default). */
   keepOutputs: z.boolean().default(true),
-  memberId: z.string().min(1).max(255).optional(),
-  costEstimate: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+  ...ATTRIBUTION,
 };
 
 /** The request form: upload and create a new batch (and pay for it). budgetGatedJob's jobs take only this. */
@@ -123,7 +121,6 @@ export const BatchAttachInput = z.strictObject({
   ...FollowOptions,
 });
 export type BatchAttachInput = z.input<typeof BatchAttachInput>;
-export type ParsedBatchAttachInput = z.output<typeof BatchAttachInput>;
 
 export const BatchJobInput = requestOrAttach(BatchJobRequestInput, BatchAttachInput, {
   requestKeys: ['endpoint', 'requests', 'inputFileId', 'inputFileUri', 'metadata'],
@@ -138,9 +135,6 @@ export const BatchJobInput = requestOrAttach(BatchJobRequestInput, BatchAttachIn
 export type BatchJobInput = BatchJobRequestInput | BatchAttachInput;
 export type ParsedBatchJobRequestInput = z.output<typeof BatchJobRequestInput>;
 export type ParsedBatchJobInput = z.output<typeof BatchJobInput>;
-
-/** Whether a parsed input is the attach form. */
-export const isBatchAttach = (input: ParsedBatchJobInput): input is ParsedBatchAttachInput => 'attach' in input;
 
 /** A batch the platform fails makes the workflow fail (BatchFailed); these end it successfully. */
 export const BATCH_OUTCOMES = ['Completed', 'Expired', 'Cancelled'] as const;
@@ -209,33 +203,15 @@ export const BatchJobResult = z
   .meta({ title: 'batchJob result' });
 export type BatchJobResult = z.infer<typeof BatchJobResult>;
 
-/** The `batchProgress` query. */
 /**
  * batchJob's business status (the `status` and `batchProgress` queries and the PlatformStatus search
  * attribute): its own steps, and while it follows the batch, the platform's batch status as reported
- * (VALIDATING, PROGRESS, … or one this project does not know yet).
+ * (VALIDATING, PROGRESS, … or one this project does not know yet). It ends on the platform's word for
+ * how it ended (CANCELLED, FAILED, and an outcome's: COMPLETED, EXPIRED), set as its own.
  */
-export const BATCH_JOB_STATUSES = [
-  'STARTING',
-  'ATTACHING',
-  'UPLOADING',
-  'CREATING',
-  'CANCELLING',
-  'CANCELLED',
-  'FAILED',
-  'KEEPING_OUTPUTS',
-  'COMPLETED',
-  'EXPIRED',
-] as const;
-export type BatchJobOwnStatus = (typeof BATCH_JOB_STATUSES)[number];
+export const BATCH_JOB_STATUSES = ['STARTING', 'ATTACHING', 'UPLOADING', 'CREATING', 'KEEPING_OUTPUTS'] as const;
+export type BatchJobOwnStatus = (typeof BATCH_JOB_STATUSES)[number] | Exclude<BatchStatus, 'VALIDATING' | 'PROGRESS'>;
 export type BatchJobStatus = BatchJobOwnStatus | BatchStatus | PlatformReportedStatus;
-
-/** The status a batchJob ends on, by its outcome. */
-export const BATCH_JOB_STATUS_BY_OUTCOME: Readonly<Record<BatchOutcome, BatchJobOwnStatus>> = {
-  Completed: 'COMPLETED',
-  Expired: 'EXPIRED',
-  Cancelled: 'CANCELLED',
-};
 
 export interface BatchProgress {
   status: BatchJobStatus;
@@ -274,19 +250,16 @@ export type BatchObservation = z.infer<typeof BatchObservation>;
 
 export const batch = defineOperation({
   workflows: {
-    batchJob: workflow({
-      input: BatchJobInput,
-      result: BatchJobResult,
-      summary: (i) =>
-        'attach' in i
-          ? [`attach batch ${i.attach.batchId}`, member(i.memberId)]
-          : [
-              `batch to ${i.endpoint}`,
-              i.requests ? `${i.requests.length} requests` : undefined,
-              `${i.windowHours} h window`,
-              member(i.memberId),
-            ],
-    }),
+    batchJob: workflow(BatchJobInput, BatchJobResult, (i) =>
+      'attach' in i
+        ? [`attach batch ${i.attach.batchId}`, member(i.memberId)]
+        : [
+            `batch to ${i.endpoint}`,
+            i.requests ? `${i.requests.length} requests` : undefined,
+            `${i.windowHours} h window`,
+            member(i.memberId),
+          ],
+    ),
   },
   queries: {
     /** Status, request counts, polls, next poll time and the window's end. */

@@ -7,32 +7,33 @@ import {
   proxyActivities,
   setHandler,
   sleep,
+  upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import { FailureType } from '../../api/failures';
-import { batchProgressQuery, cancelBatchUpdate } from './contract';
-import { statusQuery } from '../../api/contract';
+import { isAttach, SearchAttributes, statusQuery } from '../../api/contract';
+import { FailureType, parseInput } from '../../api/failures';
+import type { Activities, CreateBatchOnceResult } from '../../activities/batch/activities';
+import { isTerminalBatchStatus } from '../../platform/schemas/batches';
+import { isoTime } from '../../shared/time';
+import { summarized } from '../activity-summary';
+import { attachedNotFound } from '../attach';
 import { WorkflowType } from '../operations';
+import { DEFAULT_DEADLINE_MS, HOUR_MS, retryAsPollOptions, UNTIL_DONE, untilDeadline } from '../retry-policies';
+import { trackProgress } from '../status';
 import {
+  BATCH_OUTCOMES,
   BatchJobInput,
-  isBatchAttach,
+  batchProgressQuery,
+  cancelBatchUpdate,
   type BatchJobResult,
-  BATCH_JOB_STATUS_BY_OUTCOME,
+  type BatchJobStatus,
   type BatchObservation,
   type BatchOutcome,
+  type BatchProgress,
   type ParsedBatchJobInput,
   type ParsedBatchJobRequestInput,
+  type ParsedBatchPollingOptions,
 } from './contract';
-import { parseInput } from '../../api/failures';
-import type { Activities } from '../../activities/batch/activities';
-import type { BatchSnapshot } from '../../activities/batch/activities';
-import { isTerminalBatchStatus } from '../../platform/schemas/batches';
-import { batchFollower } from './follow';
-import { trackBatchProgress, type BatchProgressTracker } from './progress';
-import { attachedNotFound } from '../attach';
-import { isoTime } from '../../shared/time';
-import { DEFAULT_DEADLINE_MS, HOUR_MS, UNTIL_DONE, untilDeadline } from '../retry-policies';
-import { summarized } from '../activity-summary';
 
 /** Uploading the input and creating the batch are retried this long, from the workflow's start. */
 const CREATE_DEADLINE_MS = 6 * HOUR_MS;
@@ -56,15 +57,13 @@ const settle = <T>(p: Promise<T>): Promise<Settled<T>> =>
     (error: unknown) => ({ ok: false as const, error }),
   );
 
-const OUTCOME_OF: Record<string, BatchOutcome> = {
-  COMPLETED: 'Completed',
-  EXPIRED: 'Expired',
-  CANCELLED: 'Cancelled',
-};
-
 export async function batchJob(rawInput: BatchJobInput): Promise<BatchJobResult> {
   const input: ParsedBatchJobInput = parseInput(BatchJobInput, rawInput, WorkflowType.batchJob);
-  const progress = trackBatchProgress(input);
+  const progress = trackProgress<BatchJobStatus, BatchProgress>(
+    WorkflowType.batchJob,
+    { status: 'STARTING', polls: 0 },
+    { memberId: input.memberId, costEstimate: input.costEstimate },
+  );
   const { workflowId } = workflowInfo();
 
   // An operator's cancel: refused once the batch has ended; answered with the final state.
@@ -79,7 +78,7 @@ export async function batchJob(rawInput: BatchJobInput): Promise<BatchJobResult>
     async ({ reason }) => {
       cancelRequested = true;
       cancelReason = reason;
-      progress.note({ cancelRequested: true });
+      progress.update({ cancelRequested: true });
       await condition(() => final !== undefined);
       return { batchId: final!.batchId, status: final!.status, requestCounts: final!.requestCounts };
     },
@@ -94,12 +93,14 @@ export async function batchJob(rawInput: BatchJobInput): Promise<BatchJobResult>
   );
 
   // 1–2. The batch: created here (upload, then create once), or created elsewhere and attached to.
-  const started = isBatchAttach(input)
+  const started = isAttach(input)
     ? await attachBatch(input.attach.batchId, progress)
     : await createBatch(input, workflowId, progress);
-  const { batchId, inputFileId } = started;
+  const { inputFileId } = started;
+  const batchId = started.batch.id;
   const windowEndsAt = started.windowStartAt + input.windowHours * HOUR_MS;
-  progress.created(batchId, inputFileId, windowEndsAt);
+  upsertSearchAttributes([{ key: SearchAttributes.taskId, value: batchId }]);
+  progress.update({ batchId, inputFileId, windowEndsAt: isoTime(windowEndsAt) });
   let last: BatchObservation = {
     batchId,
     status: started.batch.status,
@@ -109,12 +110,38 @@ export async function batchJob(rawInput: BatchJobInput): Promise<BatchJobResult>
     nextPollAt: started.at + input.polling.initialIntervalMs,
     intervalMs: input.polling.initialIntervalMs,
   };
-  progress.observed(last, 0);
+  // The request counts' attributes change at checkpoints where the counts did.
+  const observed = (o: BatchObservation) => {
+    const before = progress.current.requestCounts;
+    const c = o.requestCounts;
+    if (!before || before.total !== c.total || before.completed !== c.completed || before.failed !== c.failed) {
+      upsertSearchAttributes([
+        { key: SearchAttributes.requestsCompleted, value: c.completed },
+        { key: SearchAttributes.requestsFailed, value: c.failed },
+      ]);
+    }
+    const { status, requestCounts, polls } = o;
+    progress.update({
+      status,
+      requestCounts,
+      polls,
+      observedAt: isoTime(o.observedAt),
+      nextPollAt: isoTime(o.nextPollAt),
+    });
+  };
+  observed(last);
   const onCheckpoint = (o: BatchObservation) => {
     last = o;
-    progress.observed(o, 0);
+    observed(o);
   };
   const followBatch = batchFollower((input.windowHours + 2) * HOUR_MS + input.graceMinutes * 60_000);
+  /** Cancels the platform batch, then waits for CANCELLED (or whatever final state it reaches instead). */
+  const cancelBatch = async () => {
+    progress.update({ status: 'CANCELLING' });
+    const cancelling = await summarized(cancelPlatformBatch, `cancel batch ${batchId}`)(batchId);
+    last = { ...last, status: cancelling.status, requestCounts: cancelling.requestCounts };
+    if (!isTerminalBatchStatus(last.status)) last = await followBatch(batchId, input.polling, last, onCheckpoint, 0);
+  };
 
   let cancelledBy: BatchJobResult['cancelledBy'];
   try {
@@ -146,22 +173,15 @@ export async function batchJob(rawInput: BatchJobInput): Promise<BatchJobResult>
       cancelledBy = why;
       following.cancel();
       await ended;
-      progress.set('CANCELLING');
-      const cancelling = await summarized(cancelPlatformBatch, `cancel batch ${batchId}`)(batchId);
-      last = { ...last, status: cancelling.status, requestCounts: cancelling.requestCounts };
-      // Then wait for CANCELLED (or whatever final state the platform reaches instead).
-      if (!isTerminalBatchStatus(last.status)) last = await followBatch(batchId, input.polling, last, onCheckpoint, 0);
+      await cancelBatch();
     }
   } catch (err) {
     if (!isCancellation(err)) throw err;
     // The workflow itself was cancelled: the platform batch must not run on, unowned.
     await CancellationScope.nonCancellable(async () => {
-      progress.set('CANCELLING');
-      const cancelling = await summarized(cancelPlatformBatch, `cancel batch ${batchId}`)(batchId);
-      last = { ...last, status: cancelling.status, requestCounts: cancelling.requestCounts };
-      if (!isTerminalBatchStatus(last.status)) last = await followBatch(batchId, input.polling, last, onCheckpoint, 0);
+      await cancelBatch();
       final = last;
-      progress.set('CANCELLED', { outcome: 'Cancelled' });
+      progress.update({ status: 'CANCELLED', outcome: 'Cancelled' });
     });
     throw err;
   }
@@ -169,7 +189,7 @@ export async function batchJob(rawInput: BatchJobInput): Promise<BatchJobResult>
 
   // 4. Keep the output and error files (partial ones too), as references.
   if (final.status === 'FAILED') {
-    progress.set('FAILED');
+    progress.update({ status: 'FAILED' });
     throw ApplicationFailure.create({
       type: FailureType.BatchFailed,
       nonRetryable: true,
@@ -178,10 +198,11 @@ export async function batchJob(rawInput: BatchJobInput): Promise<BatchJobResult>
     });
   }
   // A batch we cancelled at the end of the window has expired, whatever the platform calls it.
-  const outcome: BatchOutcome = cancelledBy === 'window' ? 'Expired' : (OUTCOME_OF[final.status] ?? 'Cancelled');
+  const endedAs = BATCH_OUTCOMES.find((o) => o.toUpperCase() === last.status);
+  const outcome: BatchOutcome = cancelledBy === 'window' ? 'Expired' : (endedAs ?? 'Cancelled');
   let kept: Awaited<ReturnType<Activities['keepBatchOutputs']>> | undefined;
   if (input.keepOutputs && (final.outputFileId || final.errorFileId)) {
-    progress.set('KEEPING_OUTPUTS');
+    progress.update({ status: 'KEEPING_OUTPUTS' });
     const keeping = proxyActivities<Activities>(untilDeadline(Date.now() + DEFAULT_DEADLINE_MS.keepOutputs, ATTEMPT));
     kept = await summarized(
       keeping.keepBatchOutputs,
@@ -192,13 +213,13 @@ export async function batchJob(rawInput: BatchJobInput): Promise<BatchJobResult>
       outputFileId: final.outputFileId,
       errorFileId: final.errorFileId,
       // Inline requests are already in the history; their ids let a request with no line count as failed.
-      customIds: isBatchAttach(input) ? undefined : input.requests?.map((r) => r.custom_id),
+      customIds: isAttach(input) ? undefined : input.requests?.map((r) => r.custom_id),
     });
   }
-  progress.set(BATCH_JOB_STATUS_BY_OUTCOME[outcome], { outcome });
+  progress.update({ status: outcome.toUpperCase(), outcome });
   return {
     batchId,
-    ...(isBatchAttach(input) ? { attached: true as const } : {}),
+    ...(isAttach(input) ? { attached: true as const } : {}),
     inputFileId,
     outcome,
     status: final.status,
@@ -216,17 +237,45 @@ export async function batchJob(rawInput: BatchJobInput): Promise<BatchJobResult>
   };
 }
 
-/** Where the batch stands when the run starts following it, and when its window started on our clock. */
-interface StartedBatch {
-  batchId: string;
-  inputFileId: string;
-  batch: BatchSnapshot;
-  /** Real epoch ms of the answer the batch came with. */
-  at: number;
-  windowStartAt: number;
-  /** Create attempts (0 for an attached batch). */
-  attempt: number;
+/** A checkpoint every 10 % of the requests: the query's counts stay fresh for a few events each. */
+const PROGRESS_STEP = 10;
+
+/**
+ * Following the platform batch until it ends. The poll activity runs again on its own after each poll
+ * (retry-as-poll, src/activities/batch/poll.ts) and comes back only at checkpoints, so this loop runs a
+ * handful of times however long the batch takes. The window timer ends the follow first: the
+ * schedule-to-close bound is only a backstop.
+ */
+function batchFollower(maxWaitMs: number) {
+  const { pollBatch } = proxyActivities<Activities>(retryAsPollOptions(maxWaitMs, { grace: false }));
+  /** Resolves with the terminal observation; `onCheckpoint` sees every one before it. */
+  return async function followBatch(
+    batchId: string,
+    polling: ParsedBatchPollingOptions,
+    from: BatchObservation,
+    onCheckpoint: (o: BatchObservation) => void,
+    progressStep = PROGRESS_STEP,
+  ): Promise<BatchObservation> {
+    let since = from;
+    for (;;) {
+      const checkpoint = await summarized(
+        pollBatch,
+        `poll batch ${batchId}`,
+      )({ batchId, polling, since, progressStep });
+      onCheckpoint(checkpoint.observation);
+      if (checkpoint.terminal) return checkpoint.observation;
+      since = checkpoint.observation;
+    }
+  };
 }
+
+type BatchProgressTracker = ReturnType<typeof trackProgress<BatchJobStatus, BatchProgress>>;
+
+/**
+ * Where the batch stands when the run starts following it (`at`, real epoch ms), when its window
+ * started on our clock, and the create attempts (0 for an attached batch).
+ */
+type StartedBatch = Pick<CreateBatchOnceResult, 'batch' | 'at' | 'windowStartAt' | 'attempt'> & { inputFileId: string };
 
 async function createBatch(
   input: ParsedBatchJobRequestInput,
@@ -234,7 +283,7 @@ async function createBatch(
   progress: BatchProgressTracker,
 ): Promise<StartedBatch> {
   // 1. The input file: given, or uploaded now.
-  progress.set('UPLOADING');
+  progress.update({ status: 'UPLOADING' });
   const platform = creating();
   const inputFileId =
     input.inputFileId ??
@@ -253,7 +302,7 @@ async function createBatch(
   // Never by the server: an attempt outlives the client's timeout. A retry looks for the batch an
   // earlier attempt made until no create it sent can still land, and creates only if there is none
   // (src/activities/batch/create.ts).
-  progress.set('CREATING', { inputFileId });
+  progress.update({ status: 'CREATING', inputFileId });
   const create = () =>
     summarized(
       platform.createBatchOnce,
@@ -261,15 +310,7 @@ async function createBatch(
     )({ workflowId, inputFileId, endpoint: input.endpoint, metadata: input.metadata });
   // A cancel while creating waits for the create to answer, then cancels the batch it made (below):
   // cancelling the create itself would leave a batch the platform made running, unowned and paid.
-  const created = await CancellationScope.nonCancellable(create);
-  return {
-    batchId: created.batch.id,
-    inputFileId,
-    batch: created.batch,
-    at: created.at,
-    windowStartAt: created.windowStartAt,
-    attempt: created.attempt,
-  };
+  return { inputFileId, ...(await CancellationScope.nonCancellable(create)) };
 }
 
 /**
@@ -278,21 +319,15 @@ async function createBatch(
  * from later than now: the platform's clock may run ahead of ours (an emulator's does).
  */
 async function attachBatch(batchId: string, progress: BatchProgressTracker): Promise<StartedBatch> {
-  progress.set('ATTACHING', { batchId });
+  progress.update({ status: 'ATTACHING', batchId });
   let got;
   try {
     got = await summarized(creating().getPlatformBatch, `read batch ${batchId} to attach to it`)(batchId);
   } catch (err) {
     const missing = attachedNotFound(err, 'batch', batchId);
-    if (missing) progress.set('FAILED');
+    if (missing) progress.update({ status: 'FAILED' });
     throw missing ?? err;
   }
-  return {
-    batchId,
-    inputFileId: got.batch.inputFileId,
-    batch: got.batch,
-    at: got.at,
-    windowStartAt: Math.min(got.batch.createdAtMs, got.at),
-    attempt: 0,
-  };
+  const { batch, at } = got;
+  return { inputFileId: batch.inputFileId, batch, at, windowStartAt: Math.min(batch.createdAtMs, at), attempt: 0 };
 }

@@ -86,10 +86,9 @@ const day = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString().
 
 export const billing = defineOperation({
   workflows: {
-    billingReport: workflow({
-      input: BillingReportInput,
-      result: BillingReportResult,
-      summary: (i) => [`${i.cycleType} bills`, `${day(i.startTime)} to ${day(i.endTime)}`],
-    }),
+    billingReport: workflow(BillingReportInput, BillingReportResult, (i) => [
+      `${i.cycleType} bills`,
+      `${day(i.startTime)} to ${day(i.endTime)}`,
+    ]),
   },
 });

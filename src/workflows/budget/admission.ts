@@ -13,7 +13,7 @@ import {
 import type { ParsedBudgetWaitOptions } from './contract';
 import type { ReserveBudgetRequest, ReserveBudgetResult } from '../budgetLedger/contract';
 import type { Activities, AwaitBudgetAdmissionResult } from '../../activities/budget/activities';
-import type { BudgetJobProgressTracker } from './progress';
+import type { BudgetJobProgressTracker } from './workflows';
 import { isoTime } from '../../shared/time';
 import { DEFAULT_DEADLINE_MS, TRANSIENT_RETRY, untilDeadline } from '../retry-policies';
 import { summarized } from '../activity-summary';

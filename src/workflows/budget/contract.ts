@@ -1,7 +1,7 @@
 // The contract of budgetGatedJob: one job run once the member's budget covers it, admitted through the
 // member's ledger (../budgetLedger/contract.ts). Money is in 1/10000 USD, as on the platform.
 import { z } from 'zod';
-import { defineOperation, member, query, workflow } from '../../api/contract';
+import { Amount, defineOperation, member, MemberId, notBelow, query, workflow } from '../../api/contract';
 import { recheckBudgetSignal } from '../budgetLedger/contract';
 import { DecisionOption, DecisionOptions, DecisionState } from '../../platform/schemas/decision';
 import { BatchJobRequestInput } from '../batch/contract';
@@ -9,9 +9,6 @@ import { BillingReportInput } from '../billing/contract';
 import { EvaluateDecisionInput } from '../decision/contract';
 import { RenewInstanceInput, RestartInstanceInput } from '../instances/contract';
 import { MediaGenerationRequestInput } from '../media/contract';
-
-const Amount = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
-const MemberId = z.string().min(1).max(255);
 
 /**
  * The job a budget-gated run starts as a child workflow: any of the project's job workflows. A
@@ -80,10 +77,7 @@ export const BudgetWaitOptions = z
     /** What the run becomes when the wait times out: a BudgetExceeded failure, or Skipped. */
     onTimeout: z.enum(['fail', 'skip']).default('fail'),
   })
-  .refine((w) => w.maxIntervalSeconds >= w.initialIntervalSeconds, {
-    path: ['maxIntervalSeconds'],
-    error: 'must be at least initialIntervalSeconds',
-  });
+  .refine(...notBelow('maxIntervalSeconds', 'initialIntervalSeconds'));
 export type ParsedBudgetWaitOptions = z.output<typeof BudgetWaitOptions>;
 export const DEFAULT_BUDGET_WAIT: ParsedBudgetWaitOptions = BudgetWaitOptions.parse({});
 
@@ -222,11 +216,10 @@ export interface BudgetJobProgress {
 
 export const budget = defineOperation({
   workflows: {
-    budgetGatedJob: workflow({
-      input: BudgetGatedJobInput,
-      result: BudgetGatedJobResult,
-      summary: (i) => [`budget-gated ${i.job.workflowType}`, member(i.memberId)],
-    }),
+    budgetGatedJob: workflow(BudgetGatedJobInput, BudgetGatedJobResult, (i) => [
+      `budget-gated ${i.job.workflowType}`,
+      member(i.memberId),
+    ]),
   },
   queries: {
     /** The admission, wait, gate and child, as of the last checkpoint. */

@@ -11,31 +11,33 @@ import {
   proxyActivities,
   proxyLocalActivities,
   setHandler,
+  upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import { FailureType } from '../../api/failures';
-import { budgetJobProgressQuery } from './contract';
-import { budgetLedgerWorkflowId, recheckBudgetSignal } from '../budgetLedger/contract';
-import { statusQuery } from '../../api/contract';
-import { WorkflowType } from '../operations';
-import {
-  BudgetGatedJobInput,
-  DEFAULT_BUDGET_WAIT,
-  type BudgetAdmission,
-  type BudgetGatedJobResult,
-  type ParsedBudgetGatedJobInput,
-} from './contract';
-import { parseInput } from '../../api/failures';
+import { SearchAttributes, statusQuery } from '../../api/contract';
+import { FailureType, parseInput } from '../../api/failures';
 import type { Activities, PriceBudgetJobResult } from '../../activities/budget/activities';
 import { chargesAtMost } from '../../budget/charges';
 import { imagesIn, jobQuantities } from '../../budget/quantities';
 import { usdText } from '../../platform/money';
-import { admitThroughLedger, type LedgerAdmission, type RecheckRequest } from './admission';
-import { prepareGate, runGate, type PreparedGate } from './gate';
-import { trackBudgetJobProgress, type BudgetJobProgressTracker } from './progress';
 import { isoTime } from '../../shared/time';
-import { DEFAULT_DEADLINE_MS, forUpTo, UNTIL_DONE } from '../retry-policies';
 import { summarized } from '../activity-summary';
+import { budgetLedgerWorkflowId, recheckBudgetSignal } from '../budgetLedger/contract';
+import { WorkflowType } from '../operations';
+import { DEFAULT_DEADLINE_MS, forUpTo, UNTIL_DONE } from '../retry-policies';
+import { trackProgress } from '../status';
+import { admitThroughLedger, type LedgerAdmission, type RecheckRequest } from './admission';
+import {
+  budgetJobProgressQuery,
+  BudgetGatedJobInput,
+  DEFAULT_BUDGET_WAIT,
+  type BudgetAdmission,
+  type BudgetGatedJobResult,
+  type BudgetGatedJobStatus,
+  type BudgetJobProgress,
+  type ParsedBudgetGatedJobInput,
+} from './contract';
+import { prepareGate, runGate, type PreparedGate } from './gate';
 
 // Reads the worker's price table: fails only on a job the table cannot price (InvalidInput). A local
 // activity, so it runs in the job's first workflow task and the reservation is asked for in that same
@@ -50,6 +52,8 @@ const { releaseMemberBudget } = proxyActivities<Activities>(UNTIL_DONE);
 /** Jobs whose input names the paying member and the expected cost (for their own search attributes). */
 const TAKES_MEMBER: readonly string[] = [WorkflowType.mediaGeneration, WorkflowType.batchJob];
 
+export type BudgetJobProgressTracker = ReturnType<typeof trackProgress<BudgetGatedJobStatus, BudgetJobProgress>>;
+
 /** The job's result until the release of its reservation is known. */
 type ResultBeforeRelease = Omit<BudgetGatedJobResult, 'released'>;
 
@@ -62,7 +66,11 @@ export async function budgetGatedJob(rawInput: BudgetGatedJobInput): Promise<Bud
   // reset or retried run asks for the reservation it already holds, and the ledger moves it to that
   // run; a new job that reuses the workflow id is another chain, with its own reservation.
   const reservationId = `${workflowId}@${firstExecutionRunId}`;
-  const progress = trackBudgetJobProgress(input, reservationId);
+  const progress = trackProgress<BudgetGatedJobStatus, BudgetJobProgress>(
+    WorkflowType.budgetGatedJob,
+    { status: 'PRICING', memberId: input.memberId, onInsufficient: input.onInsufficient, reservationId, checks: 0 },
+    { memberId: input.memberId },
+  );
   const recheck: RecheckRequest = { asked: false };
 
   setHandler(statusQuery, () => progress.status.current);
@@ -91,6 +99,7 @@ export async function budgetGatedJob(rawInput: BudgetGatedJobInput): Promise<Bud
   const costBreakdown =
     bound.times > 1 ? `(${priced.costBreakdown}) × ${bound.times} (${bound.why})` : priced.costBreakdown;
   const reserved = cost + priced.gateCost;
+  upsertSearchAttributes([{ key: SearchAttributes.costEstimate, value: cost }]);
   progress.update({ cost, gateCost: priced.gateCost });
 
   // 2. Admission, then the gate and the job; the reservation is released whatever happens.

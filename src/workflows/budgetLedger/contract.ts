@@ -2,10 +2,7 @@
 // admitted job's cost until the job releases it. budgetGatedJob starts it (update-with-start); nobody
 // starts it by hand. Money is in 1/10000 USD, as on the platform.
 import { z } from 'zod';
-import { defineOperation, query, signal, update, workflow } from '../../api/contract';
-
-const Amount = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
-const MemberId = z.string().min(1).max(255);
+import { Amount, defineOperation, MemberId, query, signal, update, workflow } from '../../api/contract';
 
 /** budgetLedger's business status: whether it holds any reservation. */
 export const BUDGET_LEDGER_STATUSES = ['IDLE', 'HOLDING'] as const;
@@ -136,10 +133,7 @@ export const budgetLedgerWorkflowId = (memberId: string): string => `budgetLedge
 export const budgetLedger = defineOperation({
   workflows: {
     // The ledger never completes on its own; its "result" is the state it would end with.
-    budgetLedger: workflow({
-      input: BudgetLedgerInput,
-      result: BudgetLedgerState,
-      summary: (i) => [`budget ledger of member ${i.memberId}`],
+    budgetLedger: workflow(BudgetLedgerInput, BudgetLedgerState, (i) => [`budget ledger of member ${i.memberId}`], {
       internal: true,
     }),
   },

@@ -1,11 +1,9 @@
 // budgetLedger: one long-lived workflow per member that admits budget-gated jobs in order. The
 // platform's check-budget-by-cost only checks, so two jobs checked together could both pass and
 // overspend; the member's book (src/budget/ledger-book.ts) holds every admitted cost until its job
-// releases it, and has the platform check each new cost on top of what it holds. This workflow is
-// the wiring: its handlers, the platform's check and the holder lookups as activities, signals to
-// waiting jobs, and continue-as-new to bound the history. Requests that arrive together (a worker
-// sends all it has waiting in one reserveBudgetBatch Update, its schema in ./contract.ts) are
-// decided in one check, in arrival order.
+// releases it. This workflow is the wiring: handlers, the platform's check and the holder lookups as
+// activities, signals to waiting jobs, continue-as-new. Requests that arrive together (one
+// reserveBudgetBatch Update from a worker) are decided in one check, in arrival order.
 import {
   ActivityFailure,
   allHandlersFinished,
@@ -22,45 +20,39 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { z } from 'zod';
+import { SearchAttributes, statusQuery } from '../../api/contract';
+import { parseInput } from '../../api/failures';
+import type { Activities } from '../../activities/budgetLedger/activities';
+import { BudgetLedgerBook, type QueuedAdmission, type ReservationRequest } from '../../budget/ledger-book';
+import { formatIssues, parseOrThrow } from '../../platform/validation';
+import { summarized } from '../activity-summary';
+import { WorkflowType } from '../operations';
+import { forUpTo } from '../retry-policies';
+import { trackStatus } from '../status';
 import {
   budgetLedgerStateQuery,
-  recheckBudgetSignal,
-  releaseBudgetUpdate,
-  reserveBudgetUpdate,
-  reserveBudgetBatchUpdate,
-} from './contract';
-import { SearchAttributes, statusQuery } from '../../api/contract';
-import { WorkflowType } from '../operations';
-import {
   BudgetLedgerInput,
+  recheckBudgetSignal,
   ReleaseBudgetRequest,
+  releaseBudgetUpdate,
+  ReserveBudgetBatch,
+  reserveBudgetBatchUpdate,
   ReserveBudgetRequest,
+  reserveBudgetUpdate,
   type BudgetLedgerState,
   type BudgetLedgerStatus,
   type ReleaseBudgetResult,
+  type ReservationFailure,
+  type ReserveBudgetBatchResult,
   type ReserveBudgetResult,
 } from './contract';
-import { BudgetLedgerBook, type QueuedAdmission, type ReservationRequest } from '../../budget/ledger-book';
-import { parseInput } from '../../api/failures';
-import type { Activities } from '../../activities/budgetLedger/activities';
-import { formatIssues, parseOrThrow } from '../../platform/validation';
-import { trackStatus } from '../status';
-import { forUpTo } from '../retry-policies';
-import { ReserveBudgetBatch, type ReservationFailure, type ReserveBudgetBatchResult } from './contract';
-import { summarized } from '../activity-summary';
 
-// A platform that stays down for more than a minute fails the admissions waiting on it (retryably,
-// without ending the ledger), and the jobs' own reserve activities try again until their deadlines:
-// the ledger itself must stay free to answer releases meanwhile.
-//
-// A local activity, so a batch is taken in, checked and answered in one workflow task; a regular one
-// would cost a task to schedule the check, the check's own dispatch, and another task to answer:
-// three trips through a server that a burst of jobs keeps busy. The check is a few reads (log2 of the
-// batch, src/activities/budgetLedger/covered.ts); Updates that arrive meanwhile wait at the server for the
-// next task, which is when they would be decided anyway. Money still moves once: the ledger holds a
-// reservation only from the recorded result, a check that is retried or re-run (its worker lost
-// mid-task) only reads, and the Updates of a task that never completes are delivered again and meet
-// the same idempotent reservationIds.
+// The platform's check: a platform down for more than a minute fails the admissions waiting on it
+// (retryably, without ending the ledger, which must stay free to answer releases); the jobs' own
+// reserve activities try again until their deadlines. A local activity, so a batch is taken in,
+// checked and answered in one workflow task instead of three trips through a busy server. Money still
+// moves once: the ledger holds a reservation only from the recorded result, a re-run check only
+// reads, and the Updates of a task that never completes come again with the same reservationIds.
 const { checkMemberBudget } = proxyLocalActivities<Activities>(forUpTo(60_000, { attemptMs: 30_000 }));
 // Reads of Temporal, every holderCheckSeconds: one that fails for 5 minutes is tried again at the next
 // round (continue-as-new waits for it, so it must not run for ever).

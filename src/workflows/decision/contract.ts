@@ -76,10 +76,8 @@ export type EvaluateDecisionStatus = (typeof EVALUATE_DECISION_STATUSES)[number]
 
 export const decision = defineOperation({
   workflows: {
-    evaluateDecision: workflow({
-      input: EvaluateDecisionInput,
-      result: EvaluateDecisionResult,
-      summary: (i) => [count(i.questions.length, 'question')],
-    }),
+    evaluateDecision: workflow(EvaluateDecisionInput, EvaluateDecisionResult, (i) => [
+      count(i.questions.length, 'question'),
+    ]),
   },
 });

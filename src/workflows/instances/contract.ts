@@ -1,7 +1,7 @@
 // The contract of the GPU instance workflows: renew, restart, and the lifecycle (create until running,
 // start until running, stop until exited, delete until removed), each waiting as restartInstance does.
 import { z } from 'zod';
-import { count, defineOperation, workflow } from '../../api/contract';
+import { count, defineOperation, notBelow, workflow } from '../../api/contract';
 import { CreateInstanceRequest, InstanceId, RenewInstanceRequest } from '../../platform/schemas/gpu';
 
 export const RenewInstanceInput = RenewInstanceRequest.extend({
@@ -43,16 +43,10 @@ export const INSTANCE_WAIT_FIELDS = {
 };
 
 /** The poll gaps must not shrink. */
-export const pollGapsGrow: [
-  (i: { pollInitialSeconds: number; pollMaxSeconds: number }) => boolean,
-  { path: PropertyKey[]; error: string },
-] = [
-  (i) => i.pollMaxSeconds >= i.pollInitialSeconds,
-  { path: ['pollMaxSeconds'], error: 'must be at least pollInitialSeconds' },
-];
+const pollGapsGrow = notBelow('pollMaxSeconds', 'pollInitialSeconds');
 
 /** `{instanceId, timeoutSeconds, pollInitialSeconds, pollMaxSeconds}`: restart, start, stop, delete. */
-export const instanceActionInput = (title: string, description: string) =>
+const instanceActionInput = (title: string, description: string) =>
   z
     .strictObject({ instanceId: InstanceId, ...INSTANCE_WAIT_FIELDS })
     .refine(...pollGapsGrow)
@@ -132,39 +126,18 @@ export type InstanceLifecycleStatus = (typeof INSTANCE_LIFECYCLE_STATUSES)[numbe
 
 export const instances = defineOperation({
   workflows: {
-    renewInstance: workflow({
-      input: RenewInstanceInput,
-      result: RenewInstanceResult,
-      summary: (i) => [`renew ${i.instanceId}`, count(i.months, 'month')],
-    }),
-    restartInstance: workflow({
-      input: RestartInstanceInput,
-      result: RestartInstanceResult,
-      summary: (i) => [`restart ${i.instanceId}`],
-    }),
-    createInstance: workflow({
-      input: CreateInstanceInput,
-      result: CreateInstanceResult,
-      summary: ({ request: r }) => [
-        `create ${r.name}`,
-        `${r.gpuNum} × ${r.productId}`,
-        r.months ? count(r.months, 'month') : r.billingMode,
-      ],
-    }),
-    startInstance: workflow({
-      input: StartInstanceInput,
-      result: StartInstanceResult,
-      summary: (i) => [`start ${i.instanceId}`],
-    }),
-    stopInstance: workflow({
-      input: StopInstanceInput,
-      result: StopInstanceResult,
-      summary: (i) => [`stop ${i.instanceId}`],
-    }),
-    deleteInstance: workflow({
-      input: DeleteInstanceInput,
-      result: DeleteInstanceResult,
-      summary: (i) => [`delete ${i.instanceId}`],
-    }),
+    renewInstance: workflow(RenewInstanceInput, RenewInstanceResult, (i) => [
+      `renew ${i.instanceId}`,
+      count(i.months, 'month'),
+    ]),
+    restartInstance: workflow(RestartInstanceInput, RestartInstanceResult, (i) => [`restart ${i.instanceId}`]),
+    createInstance: workflow(CreateInstanceInput, CreateInstanceResult, ({ request: r }) => [
+      `create ${r.name}`,
+      `${r.gpuNum} × ${r.productId}`,
+      r.months ? count(r.months, 'month') : r.billingMode,
+    ]),
+    startInstance: workflow(StartInstanceInput, StartInstanceResult, (i) => [`start ${i.instanceId}`]),
+    stopInstance: workflow(StopInstanceInput, StopInstanceResult, (i) => [`stop ${i.instanceId}`]),
+    deleteInstance: workflow(DeleteInstanceInput, DeleteInstanceResult, (i) => [`delete ${i.instanceId}`]),
   },
 });

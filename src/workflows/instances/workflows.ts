@@ -1,21 +1,29 @@
-// GPU instance workflows: renew for months, restart and wait until running.
-import { proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+// GPU instance workflows: renew for months; restart, create, start, stop and delete, each sending its
+// request (retried through any outage within the input's timeout), then waiting for the target status.
+import { ApplicationFailure, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { z } from 'zod';
 import { statusQuery } from '../../api/contract';
-import { WorkflowType } from '../operations';
+import { FailureType, parseInput } from '../../api/failures';
+import type { Activities, InstanceObservation } from '../../activities/instances/activities';
+import { summarized } from '../activity-summary';
+import { WorkflowType, type WorkflowTypeName } from '../operations';
+import { forUpTo, HOUR_MS, pollTimedOut, retryAsPollOptions, untilDeadline } from '../retry-policies';
+import { trackStatus, type StatusTracker } from '../status';
 import {
+  CreateInstanceInput,
+  DeleteInstanceInput,
   RenewInstanceInput,
   RestartInstanceInput,
+  StartInstanceInput,
+  StopInstanceInput,
+  type CreateInstanceResult,
+  type InstanceLifecycleStatus,
+  type InstanceWaitResult,
   type RenewInstanceResult,
-  type RestartInstanceResult,
   type RenewInstanceStatus,
+  type RestartInstanceResult,
   type RestartInstanceStatus,
 } from './contract';
-import { parseInput } from '../../api/failures';
-import type { Activities } from '../../activities/instances/activities';
-import { pollUntilStatus, waitSummary, waitTimedOut } from './wait';
-import { HOUR_MS, untilDeadline } from '../retry-policies';
-import { trackStatus } from '../status';
-import { summarized } from '../activity-summary';
 
 /** renewInstance's read, renew (once) and read again are retried this long, from its start. */
 const RENEW_DEADLINE_MS = 6 * HOUR_MS;
@@ -26,54 +34,30 @@ const platformFor = (ms: number) => proxyActivities<Activities>(untilDeadline(wo
 /** Renews a subscription instance. A retried renew never pays twice (see the renewInstance activity). */
 export async function renewInstance(rawInput: RenewInstanceInput): Promise<RenewInstanceResult> {
   const input = parseInput(RenewInstanceInput, rawInput, WorkflowType.renewInstance);
-  const status = trackStatus<RenewInstanceStatus>(WorkflowType.renewInstance, 'READING_INSTANCE', {
-    instanceId: input.instanceId,
-  });
+  const { instanceId, months } = input;
+  const status = trackStatus<RenewInstanceStatus>(WorkflowType.renewInstance, 'READING_INSTANCE', { instanceId });
   setHandler(statusQuery, () => status.current);
   const platform = platformFor(RENEW_DEADLINE_MS);
 
-  const before = await summarized(platform.getInstance, `read instance ${input.instanceId}`)(input.instanceId);
-  // A renewal asked for one expiry (autoRenew's) is done once: if the expiry moved, someone renewed
-  // it already.
-  if (input.expectedEndTime !== undefined && String(before.endTime) !== String(input.expectedEndTime)) {
-    const notRenewed = `the expiry is ${before.endTime} now, not ${input.expectedEndTime}: already renewed`;
-    status.set('EXPIRY_MOVED', { endTimeBefore: before.endTime, notRenewed });
-    return {
-      instanceId: input.instanceId,
-      months: input.months,
-      endTimeBefore: before.endTime,
-      endTimeAfter: before.endTime,
-      alreadyApplied: false,
-      notRenewed,
-    };
+  const before = await summarized(platform.getInstance, `read instance ${instanceId}`)(instanceId);
+  const endTimeBefore = before.endTime;
+  // A renewal asked for one expiry (autoRenew's) is done once: if the expiry moved, someone renewed it.
+  if (input.expectedEndTime !== undefined && String(endTimeBefore) !== String(input.expectedEndTime)) {
+    const notRenewed = `the expiry is ${endTimeBefore} now, not ${input.expectedEndTime}: already renewed`;
+    status.set('EXPIRY_MOVED', { endTimeBefore, notRenewed });
+    return { instanceId, months, endTimeBefore, endTimeAfter: endTimeBefore, alreadyApplied: false, notRenewed };
   }
-  status.set('RENEWING', { endTimeBefore: before.endTime });
+  status.set('RENEWING', { endTimeBefore });
   // Costs money. Retried while the first attempt may still be in flight? It cannot be: an attempt
   // outlives the client's HTTP timeout (PLATFORM_ATTEMPT_MS), so the server retries only once the
   // attempt's request has ended; and a retry first waits out the time the platform may still act on
   // that request, watching the expiry, and renews only if the expiry never moved from `endTimeBefore`
-  // (src/activities/instances.ts). A request the platform applies later still is the residual risk.
-  const { alreadyApplied } = await summarized(
-    platform.renewInstance,
-    `renew instance ${input.instanceId} for ${input.months} months`,
-  )({
-    instanceId: input.instanceId,
-    months: input.months,
-    endTimeBefore: before.endTime,
-  });
-  const after = await summarized(
-    platform.getInstance,
-    `read instance ${input.instanceId} after the renewal`,
-  )(input.instanceId);
+  // (src/activities/instances). A request the platform applies later still is the residual risk.
+  const renew = summarized(platform.renewInstance, `renew instance ${instanceId} for ${months} months`);
+  const { alreadyApplied } = await renew({ instanceId, months, endTimeBefore });
+  const after = await summarized(platform.getInstance, `read instance ${instanceId} after the renewal`)(instanceId);
   status.set('RENEWED', { endTimeAfter: after.endTime });
-
-  return {
-    instanceId: input.instanceId,
-    months: input.months,
-    endTimeBefore: before.endTime,
-    endTimeAfter: after.endTime,
-    alreadyApplied,
-  };
+  return { instanceId, months, endTimeBefore, endTimeAfter: after.endTime, alreadyApplied };
 }
 
 /** Restarts an instance, then waits (polling with backoff) until it is running again or time is up. */
@@ -83,22 +67,144 @@ export async function restartInstance(rawInput: RestartInstanceInput): Promise<R
     instanceId: input.instanceId,
   });
   setHandler(statusQuery, () => status.current);
-
   // Free, and a second restart of a restarting instance does no harm: retried through any outage
   // within the input's timeout, which then bounds the wait for `running` too.
-  await summarized(
-    platformFor(input.timeoutSeconds * 1000).restartInstance,
-    `restart instance ${input.instanceId}`,
-  )(input.instanceId);
-  status.set('WAITING_FOR_RUNNING');
-
-  const wait = { ...input, target: 'running' };
-  const waited = await pollUntilStatus(wait, (statuses) => status.detail({ statuses }));
-  if (!waited.reached) {
-    status.set('TIMED_OUT', { statuses: waited.statuses });
-    throw waitTimedOut(wait, 'restart', waited);
-  }
-  status.set('RUNNING', { statuses: waited.statuses });
-  return waitSummary(input.instanceId, waited);
+  const restart = platformFor(input.timeoutSeconds * 1000).restartInstance;
+  await summarized(restart, `restart instance ${input.instanceId}`)(input.instanceId);
+  return waitFor(input, 'running', 'restart', status, ['WAITING_FOR_RUNNING', 'TIMED_OUT', 'RUNNING']);
 }
-export { createInstance, deleteInstance, startInstance, stopInstance } from './lifecycle';
+
+/**
+ * Creates an instance and waits until it runs. A subscription is paid at create: a retried create
+ * finds the instance an earlier attempt made by its name, and does not create it again.
+ */
+export async function createInstance(rawInput: CreateInstanceInput): Promise<CreateInstanceResult> {
+  const input = parseInput(CreateInstanceInput, rawInput, WorkflowType.createInstance);
+  const status = trackStatus<InstanceLifecycleStatus>(WorkflowType.createInstance, 'REQUESTING');
+  setHandler(statusQuery, () => status.current);
+  // Retried while the first attempt may still be in flight? A retry first waits out the time the
+  // platform may still act on an earlier request, looking for the name, and creates only if it never
+  // shows up (src/activities/in-flight.ts). An instance the platform creates later still is the residual risk.
+  const create = proxyActivities<Activities>(forUpTo(input.timeoutSeconds * 1000)).createInstance;
+  const created = await summarized(create, 'create an instance')(input.request);
+  status.detail({ instanceId: created.instanceId, alreadyApplied: created.alreadyApplied });
+  const waited = await waitFor({ ...input, instanceId: created.instanceId }, 'running', 'create', status);
+  return { ...waited, alreadyApplied: created.alreadyApplied };
+}
+
+/** Starts a stopped instance and waits until it runs. */
+export async function startInstance(rawInput: z.input<typeof StartInstanceInput>): Promise<InstanceWaitResult> {
+  const input = parseInput(StartInstanceInput, rawInput, WorkflowType.startInstance);
+  const status = actionStatus(WorkflowType.startInstance, input);
+  setHandler(statusQuery, () => status.current);
+  return requestThenWait(input, 'startInstance', 'running', status);
+}
+
+/** Stops a running instance and waits until it has exited. */
+export async function stopInstance(rawInput: z.input<typeof StopInstanceInput>): Promise<InstanceWaitResult> {
+  const input = parseInput(StopInstanceInput, rawInput, WorkflowType.stopInstance);
+  const status = actionStatus(WorkflowType.stopInstance, input);
+  setHandler(statusQuery, () => status.current);
+  return requestThenWait(input, 'stopInstance', 'exited', status);
+}
+
+/** Deletes an instance and waits until it is removed. */
+export async function deleteInstance(rawInput: z.input<typeof DeleteInstanceInput>): Promise<InstanceWaitResult> {
+  const input = parseInput(DeleteInstanceInput, rawInput, WorkflowType.deleteInstance);
+  const status = actionStatus(WorkflowType.deleteInstance, input);
+  setHandler(statusQuery, () => status.current);
+  return requestThenWait(input, 'deleteInstance', 'removed', status);
+}
+
+type WaitInput = z.output<typeof StartInstanceInput>;
+
+/** The status of a start, stop or delete, with the instance's search attribute. */
+const actionStatus = (type: WorkflowTypeName, input: WaitInput) =>
+  trackStatus<InstanceLifecycleStatus>(type, 'REQUESTING', { instanceId: input.instanceId });
+
+/** Sends a free action (a repeat is answered as done), then waits for `target`. */
+async function requestThenWait(
+  input: WaitInput,
+  act: 'startInstance' | 'stopInstance' | 'deleteInstance',
+  target: string,
+  status: StatusTracker<InstanceLifecycleStatus>,
+): Promise<InstanceWaitResult> {
+  const what = act.replace('Instance', '');
+  const request = proxyActivities<Activities>(forUpTo(input.timeoutSeconds * 1000))[act];
+  await summarized(request, `${what} instance ${input.instanceId}`)(input.instanceId);
+  return waitFor(input, target, what, status);
+}
+
+/**
+ * Waits for `target`, showing the statuses seen, or fails as DeadlineExceeded naming them. `steps`:
+ * the workflow's statuses for waiting, timed out and reached.
+ */
+async function waitFor<S extends string>(
+  input: WaitInput,
+  target: string,
+  what: string,
+  status: StatusTracker<S>,
+  [waiting, timedOut, reached] = ['WAITING', 'TIMED_OUT', 'DONE'] as [S, S, S],
+): Promise<InstanceWaitResult> {
+  status.set(waiting, { target });
+  const waited = await pollUntilStatus({ ...input, target }, (statuses) => status.detail({ statuses }));
+  status.set(waited.reached ? reached : timedOut, { statuses: waited.statuses });
+  if (!waited.reached) {
+    throw ApplicationFailure.create({
+      type: FailureType.DeadlineExceeded,
+      nonRetryable: true,
+      message: `Instance ${input.instanceId} was not ${target} ${input.timeoutSeconds}s after the ${what} (statuses seen: ${waited.statuses.join(' → ') || 'none'})`,
+      details: [waited],
+    });
+  }
+  return {
+    instanceId: input.instanceId,
+    statuses: waited.statuses,
+    finalStatus: waited.finalStatus,
+    polls: waited.polls,
+    waitedSeconds: Math.round(waited.waitedMs / 100) / 10,
+  };
+}
+
+/**
+ * Polls until `target` or `timeoutSeconds` from now, by retry-as-poll (pollInstanceStatus): the poll
+ * activity runs again on its own while the status stays the same and comes back only when it changes,
+ * so a wait of any length is a few activities. `onChange` sees the statuses at each change.
+ */
+async function pollUntilStatus(wait: WaitInput & { target: string }, onChange: (statuses: string[]) => void) {
+  // Workflow time: the deadline is the same on every replay.
+  const startedAt = Date.now();
+  const deadlineAt = startedAt + wait.timeoutSeconds * 1000;
+  const result = (reached: boolean, last: InstanceObservation | undefined) => ({
+    reached,
+    statuses: last?.statuses ?? [],
+    finalStatus: last?.statuses[last.statuses.length - 1] ?? 'unknown',
+    polls: last?.polls ?? 0,
+    waitedMs: Date.now() - startedAt,
+  });
+  let since: InstanceObservation | undefined;
+  for (;;) {
+    const { pollInstanceStatus } = proxyActivities<Activities>(retryAsPollOptions(deadlineAt - Date.now()));
+    let checkpoint;
+    try {
+      checkpoint = await summarized(
+        pollInstanceStatus,
+        `poll instance ${wait.instanceId} for ${wait.target}`,
+      )({
+        instanceId: wait.instanceId,
+        target: wait.target,
+        deadlineAt,
+        initialIntervalMs: wait.pollInitialSeconds * 1000,
+        maxIntervalMs: wait.pollMaxSeconds * 1000,
+        since,
+      });
+    } catch (err) {
+      // The server's bound ran out (a lost worker, or a retry that would land past it): timed out too.
+      if (pollTimedOut(err)) return result(false, since);
+      throw err;
+    }
+    since = checkpoint.observation;
+    if (checkpoint.outcome !== 'changed') return result(checkpoint.outcome === 'reached', since);
+    onChange(since.statuses);
+  }
+}

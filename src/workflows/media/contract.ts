@@ -4,8 +4,10 @@ import { z } from 'zod';
 import { AsyncBody, MODEL_REGISTRY, ModelName, OUTPUT_KINDS } from '../../platform/models';
 import { ImageToVideoRequest, requestedVideoSeconds, TextToVideoRequest } from '../../platform/schemas/media';
 import {
+  ATTRIBUTION,
   defineOperation,
   member,
+  notBelow,
   PlatformObjectId,
   query,
   requestOrAttach,
@@ -40,10 +42,7 @@ export const PollingOptions = z
     /** Added to a hint-based wait, so the poll lands just after the predicted end, not just before. */
     marginMs: z.number().int().min(0).max(60_000).default(250),
   })
-  .refine((p) => p.maxIntervalMs >= p.minIntervalMs, {
-    path: ['maxIntervalMs'],
-    error: 'must be at least minIntervalMs',
-  });
+  .refine(...notBelow('maxIntervalMs', 'minIntervalMs'));
 export type ParsedPollingOptions = z.output<typeof PollingOptions>;
 
 /**
@@ -76,17 +75,19 @@ export const RegenerationOptions = z.strictObject({
     .default([...DEFAULT_NON_RETRYABLE_REASONS]),
 });
 
-const CommonOptions = {
+/** What following a task takes, submitted here or attached. */
+const FollowOptions = {
   polling: PollingOptions.default(PollingOptions.parse({})),
-  submission: SubmissionOptions.default(SubmissionOptions.parse({})),
-  regeneration: RegenerationOptions.default(RegenerationOptions.parse({})),
   /** Overall deadline of the whole generation (all attempts), from the workflow's start. */
   deadlineSeconds: z.number().int().min(10).max(604_800).default(7_200),
   /** Copy the outputs to the artifact store (default) or only report their URLs. */
   keepOutputs: z.boolean().default(true),
-  /** For search attributes and reports: who pays, and the expected cost in 1/10000 USD. */
-  memberId: z.string().min(1).max(255).optional(),
-  costEstimate: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+  ...ATTRIBUTION,
+};
+const CommonOptions = {
+  ...FollowOptions,
+  submission: SubmissionOptions.default(SubmissionOptions.parse({})),
+  regeneration: RegenerationOptions.default(RegenerationOptions.parse({})),
 };
 
 /**
@@ -123,11 +124,7 @@ export type MediaGenerationRequestInput = z.input<typeof MediaGenerationRequestI
  */
 export const MediaAttachInput = z.strictObject({
   attach: z.strictObject({ taskId: PlatformObjectId }),
-  polling: CommonOptions.polling,
-  deadlineSeconds: CommonOptions.deadlineSeconds,
-  keepOutputs: CommonOptions.keepOutputs,
-  memberId: CommonOptions.memberId,
-  costEstimate: CommonOptions.costEstimate,
+  ...FollowOptions,
 });
 export type MediaAttachInput = z.input<typeof MediaAttachInput>;
 export type ParsedMediaAttachInput = z.output<typeof MediaAttachInput>;
@@ -146,9 +143,6 @@ export const MediaGenerationInput = requestOrAttach(MediaGenerationRequestInput,
 export type MediaGenerationInput = MediaGenerationRequestInput | MediaAttachInput;
 export type ParsedMediaGenerationInput = z.output<typeof MediaGenerationInput>;
 export type ParsedMediaGenerationRequestInput = z.output<typeof MediaGenerationRequestInput>;
-
-/** Whether a parsed input is the attach form. */
-export const isMediaAttach = (input: ParsedMediaGenerationInput): input is ParsedMediaAttachInput => 'attach' in input;
 
 /** One submit attempt, as recorded by the workflow (every attempt, so duplicates can be seen). */
 export const SubmissionAttempt = z.object({
@@ -256,33 +250,31 @@ export const MediaGenerationResult = z
   .meta({ title: 'mediaGeneration result' });
 export type MediaGenerationResult = z.infer<typeof MediaGenerationResult>;
 
+const TASK_STATUS_NAMES = {
+  TASK_STATUS_QUEUED: 'QUEUED',
+  TASK_STATUS_PROCESSING: 'PROCESSING',
+  TASK_STATUS_SUCCEED: 'GENERATED',
+  TASK_STATUS_FAILED: 'GENERATION_FAILED',
+} as const;
+
 /**
  * The business status (the queries and the PlatformStatus search attribute): its own steps, and the
- * task statuses under names of ours (MEDIA_STATUS_BY_TASK_STATUS), or as the platform wrote them.
+ * task's status by MEDIA_STATUS_BY_TASK_STATUS, or as the platform wrote it.
  */
 export const MEDIA_GENERATION_STATUSES = [
   'SUBMITTING',
   'ATTACHING',
   'REGENERATING',
   'SUBMITTED',
-  'QUEUED',
-  'PROCESSING',
-  'GENERATED',
-  'GENERATION_FAILED',
+  ...Object.values(TASK_STATUS_NAMES),
   'KEEPING_OUTPUTS',
   'SUCCEEDED',
   'FAILED',
 ] as const;
 export type MediaGenerationOwnStatus = (typeof MEDIA_GENERATION_STATUSES)[number];
 export type MediaGenerationStatus = MediaGenerationOwnStatus | PlatformReportedStatus;
-
-/** The platform's task statuses as mediaGeneration's business status (query and search attribute). */
-export const MEDIA_STATUS_BY_TASK_STATUS: Readonly<Record<string, MediaGenerationOwnStatus>> = {
-  TASK_STATUS_QUEUED: 'QUEUED',
-  TASK_STATUS_PROCESSING: 'PROCESSING',
-  TASK_STATUS_SUCCEED: 'GENERATED',
-  TASK_STATUS_FAILED: 'GENERATION_FAILED',
-};
+/** The platform's task statuses under names of ours, in mediaGeneration's business status. */
+export const MEDIA_STATUS_BY_TASK_STATUS: Readonly<Record<string, MediaGenerationOwnStatus>> = TASK_STATUS_NAMES;
 
 /** What the `status` query's detail holds for mediaGeneration (the progress bar reads it). */
 export interface MediaProgress {
@@ -319,17 +311,14 @@ export type TaskCallback = z.infer<typeof TaskCallback>;
 
 export const media = defineOperation({
   workflows: {
-    mediaGeneration: workflow({
-      input: MediaGenerationInput,
-      result: MediaGenerationResult,
-      // A generic model's body is the model's own: only the two video operations have seconds to show.
-      summary: (i) =>
-        'attach' in i
-          ? [`attach task ${i.attach.taskId}`, member(i.memberId)]
-          : i.operation === 'async'
-            ? [i.model, member(i.memberId)]
-            : [i.operation, `${requestedVideoSeconds(i.request)} s`, member(i.memberId)],
-    }),
+    // A generic model's body is the model's own: only the two video operations have seconds to show.
+    mediaGeneration: workflow(MediaGenerationInput, MediaGenerationResult, (i) =>
+      'attach' in i
+        ? [`attach task ${i.attach.taskId}`, member(i.memberId)]
+        : i.operation === 'async'
+          ? [i.model, member(i.memberId)]
+          : [i.operation, `${requestedVideoSeconds(i.request)} s`, member(i.memberId)],
+    ),
   },
   queries: {
     /** Live progress: status, progress, eta, poll count and next poll time. */

@@ -122,7 +122,7 @@ function mediaOperation(operation: string | undefined, image: string | undefined
   return operation;
 }
 
-/** Statuses after which nothing is polled any more (set by src/workflows/media/progress.ts). */
+/** Statuses after which nothing is polled any more (set by src/workflows/media/workflows.ts). */
 const FINAL_MEDIA_STATUSES: readonly string[] = ['SUCCEEDED', 'FAILED'];
 
 /**

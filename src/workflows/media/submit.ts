@@ -19,8 +19,8 @@ import { FailureType } from '../../api/failures';
 import type { ParsedMediaGenerationRequestInput, SubmissionAttempt } from './contract';
 import type { Activities, SubmitFailureDetails, SubmitMediaTaskInput } from '../../activities/media/activities';
 import type { SubmitMediaTaskResult } from '../../activities/media/activities';
+import { MODEL_REGISTRY, type ResolvedModel } from '../../platform/models';
 import { isoTime } from '../../shared/time';
-import { submitTarget } from './model';
 import { SUBMIT_ONCE } from '../retry-policies';
 import { summarized } from '../activity-summary';
 
@@ -38,6 +38,19 @@ function submitOnQuotaQueue(operation: string, deadlineAt: number) {
     taskQueue: quotaTaskQueue(workflowInfo().taskQueue, operation),
     scheduleToStartTimeout: Math.max(1_000, deadlineAt - Date.now()),
   }).submitMediaTask;
+}
+
+/** The "async" form's model, from the bundled registry: the input was checked against it, so it is known. */
+export function resolvedModel(input: ParsedMediaGenerationRequestInput & { operation: 'async' }): ResolvedModel {
+  const model = MODEL_REGISTRY.resolve(input.model);
+  if (!model) throw new Error(`model ${input.model} is not in the registry`);
+  return model;
+}
+
+/** What a generation submits: the two detailed operations by their own names, any other model by its path. */
+function submitTarget(input: ParsedMediaGenerationRequestInput) {
+  if (input.operation !== 'async') return { operation: input.operation, request: input.request };
+  return { operation: 'async' as const, model: input.model, path: resolvedModel(input).path, request: input.request };
 }
 
 type AttemptOutcome = NonNullable<SubmitFailureDetails['outcome']>;
