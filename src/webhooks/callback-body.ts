@@ -2,7 +2,7 @@
 // payload: <task-result>}`, parsed with the same lenient schema as task-result, and boiled down to
 // the signal the workflow acts on.
 import { z } from 'zod';
-import { outputsOf } from '../activities/media/task-outputs';
+import { outputsOf } from '../activities/media/poll';
 import type { TaskCallback } from '../workflows/media/contract';
 import { TaskCallback as TaskCallbackSchema } from '../workflows/media/contract';
 import { TaskResult } from '../platform/schemas/media';

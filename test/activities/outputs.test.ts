@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger, type LogEntry } from '@temporalio/worker';
-import { outputsOf } from '../../src/activities/media/task-outputs';
+import { outputsOf } from '../../src/activities/media/poll';
 import { safeSegment } from '../../src/artifacts/segment';
 import type { FetchPolicy } from '../../src/fetching/policy';
 import { testFetchPolicy } from '../helpers/fetch-policy';
