@@ -37,7 +37,7 @@ import { SharedPacing } from './ratelimit/shared-pacing';
 import { startTracing, tracingClientInterceptors, tracingWorkerOptions, type Tracing } from './tracing';
 import { WorkerGroup } from './ratelimit/worker-group';
 import { loadWebhookSettings } from './config/webhooks';
-import { serveCallbacks } from './webhooks/serve';
+import { serveCallbacks } from './webhooks/receiver';
 import { callbackUrls, type CallbackUrls } from './webhooks/token';
 
 export interface PlatformWorkerOptions {

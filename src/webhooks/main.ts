@@ -7,7 +7,7 @@ import { loadWebhookSettings } from '../config/webhooks';
 import { clientConnectionOptions, loadTemporalSettings } from '../config/temporal';
 import { loadWorkerSettings } from '../config/worker';
 import { installRuntime } from '../worker';
-import { serveCallbacks } from './serve';
+import { serveCallbacks } from './receiver';
 
 export async function runReceiver(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const settings = loadWebhookSettings(env);
