@@ -32,7 +32,7 @@ import { ensureSearchAttributes, isLocalAddress } from './namespace/search-attri
 import { PlatformClient } from './platform-client/client';
 import { checkFirstCall } from './platform-client/config';
 import { loadRateLimitSettings, type RateLimitSettings } from './config/rate-limit';
-import { platformCallMetrics, pacingGauge } from './metrics/platform-calls';
+import { platformCallMetrics, pacingGauge } from './metrics';
 import { SharedPacing } from './ratelimit/shared-pacing';
 import { startTracing, tracingClientInterceptors, tracingWorkerOptions, type Tracing } from './tracing';
 import { WorkerGroup } from './ratelimit/worker-group';

@@ -8,12 +8,11 @@ import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { FailureType } from '../api/failures';
 import { KeptOutput, type TaskOutputRef } from '../workflows/media/contract';
-import type { ArtifactStore, StoredArtifact } from '../artifacts';
-import { safeSegment } from '../artifacts/segment';
+import { safeSegment, type ArtifactStore, type StoredArtifact } from '../artifacts';
 import { download, isTransientStatus } from '../fetching/guarded-fetch';
 import type { FetchPolicy } from '../fetching/policy';
 import { isoTime } from '../shared/time';
-import { recordOutputKept } from '../metrics/work';
+import { recordOutputKept } from '../metrics';
 
 export interface KeepTaskOutputsInput {
   workflowId: string;

@@ -1,7 +1,7 @@
 // Artifact store settings from the environment, checked with zod.
 import path from 'node:path';
 import { z } from 'zod';
-import { LocalArtifactStore } from '../artifacts/local';
+import { LocalArtifactStore } from '../artifacts';
 import { parseConfig } from '../platform-client/config';
 
 const Env = z.object({

@@ -7,7 +7,7 @@ import { Context } from '@temporalio/activity';
 import type { BillingReportResult, BillingTotal, BillWindow } from '../../workflows/billing/contract';
 import { parseTenThousandths, usdText } from '../../platform/money';
 import type { Bill, CycleType } from '../../platform/schemas/account';
-import { safeSegment } from '../../artifacts/segment';
+import { safeSegment } from '../../artifacts';
 import { mapBounded } from '../../shared/lanes';
 import type { ActivityDeps } from '..';
 

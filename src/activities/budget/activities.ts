@@ -23,7 +23,7 @@ import {
   type ReserveBudgetResult,
 } from '../../workflows/budgetLedger/contract';
 import { BatchLanes } from '../../shared/lanes';
-import { recordBudgetReleased, recordBudgetReserved } from '../../metrics/work';
+import { recordBudgetReleased, recordBudgetReserved } from '../../metrics';
 import { createPriceActivities } from './price';
 
 export { priceQuantities, type PriceBudgetJobInput, type PriceBudgetJobResult } from './price';
