@@ -252,7 +252,7 @@ async function createBatch(
   // 2. The batch, created once. Costs money. Retried while the first attempt may still be in flight?
   // Never by the server: an attempt outlives the client's timeout. A retry looks for the batch an
   // earlier attempt made until no create it sent can still land, and creates only if there is none
-  // (src/activities/batch/create.ts).
+  // (src/activities/batch/activities.ts).
   progress.set('CREATING', { inputFileId });
   const create = () =>
     summarized(

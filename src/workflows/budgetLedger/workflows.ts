@@ -56,7 +56,7 @@ import { summarized } from '../activity-summary';
 // A local activity, so a batch is taken in, checked and answered in one workflow task; a regular one
 // would cost a task to schedule the check, the check's own dispatch, and another task to answer:
 // three trips through a server that a burst of jobs keeps busy. The check is a few reads (log2 of the
-// batch, src/activities/budgetLedger/covered.ts); Updates that arrive meanwhile wait at the server for the
+// batch, src/activities/budgetLedger/activities.ts); Updates arriving meanwhile wait at the server for the
 // next task, which is when they would be decided anyway. Money still moves once: the ledger holds a
 // reservation only from the recorded result, a check that is retried or re-run (its worker lost
 // mid-task) only reads, and the Updates of a task that never completes are delivered again and meet
