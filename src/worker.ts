@@ -38,11 +38,11 @@ import {
 import { ensureSearchAttributes, isLocalAddress } from './namespace/search-attributes';
 import { PlatformClient } from './platform-client/client';
 import { checkFirstCall } from './platform-client/config';
-import { platformCallMetrics, pacingGauge } from './metrics/platform-calls';
+import { platformCallMetrics, pacingGauge } from './metrics';
 import { SharedPacing } from './ratelimit/shared-pacing';
 import { startTracing, tracingClientInterceptors, tracingWorkerOptions, type Tracing } from './tracing';
 import { WorkerGroup } from './ratelimit/worker-group';
-import { serveCallbacks } from './webhooks/serve';
+import { serveCallbacks } from './webhooks/receiver';
 import { callbackUrls, type CallbackUrls } from './webhooks/token';
 
 export interface PlatformWorkerOptions {

@@ -1,6 +1,6 @@
 // The two baselines without durability: a plain Node script that submits and polls, either every
 // second (what the platform's own SDK does) or by the same eta-aware schedule as our workflows.
-import { nextPollDelayMs, type PollSample } from '../../src/activities/media/poll-schedule';
+import { nextPollDelayMs, type PollSample } from '../../src/activities/media/poll';
 import { PollingOptions } from '../../src/workflows/media/contract';
 import type { PlatformClient } from '../../src/platform-client/client';
 import { isTerminalTaskStatus } from '../../src/platform/schemas/media';

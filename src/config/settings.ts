@@ -5,7 +5,7 @@ import { loadClientConnectConfig } from '@temporalio/envconfig';
 import type { NativeConnectionOptions } from '@temporalio/worker';
 import { z } from 'zod';
 import { DEFAULT_TASK_QUEUE } from '../api/contract';
-import { LocalArtifactStore } from '../artifacts/local';
+import { LocalArtifactStore } from '../artifacts';
 import type { FetchPolicy } from '../fetching/policy';
 import { HttpUrl } from '../platform/schemas/common';
 import { parseConfig } from '../platform-client/config';

@@ -1,14 +1,50 @@
-// fetch for URLs the worker did not choose: no credentials of ours, redirects followed by hand (at
-// most 5), and the policy checked on every hop, the addresses a host resolves to included, so
-// neither the URL nor a redirect can lead into loopback, link-local or private ranges unless that
-// very host is listed (the local emulator). A name could resolve differently a moment later (DNS
-// rebinding); the allow-list is the main guard, this check the second.
+// fetch for URLs the worker did not choose (a batch's inputFileUri, the platform's output URLs): no
+// credentials of ours, redirects followed by hand (at most 5), and the policy checked on every hop,
+// the addresses a host resolves to included, so neither the URL nor a redirect can lead into
+// loopback, link-local or private ranges unless that very host is listed (the local emulator). A name
+// could resolve differently a moment later (DNS rebinding); the allow-list is the main guard, this
+// check the second. Only a URL's origin and path ever reach a message: a query string may carry a token.
 import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
-import { isNonPublicAddress } from './addresses';
+import { BlockList, isIP } from 'node:net';
 import { FetchRefusedError, matchHost, urlRefusal, type FetchPolicy } from './policy';
 
 const MAX_REDIRECTS = 5;
+/** Progress is told at most this often while bytes flow; a stalled transfer stops telling it. */
+const PROGRESS_EVERY_MS = 1_000;
+
+const nonPublic = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8], // "this" network
+  ['10.0.0.0', 8], // private
+  ['100.64.0.0', 10], // carrier-grade NAT
+  ['127.0.0.0', 8], // loopback
+  ['169.254.0.0', 16], // link-local (cloud metadata services live here)
+  ['172.16.0.0', 12], // private
+  ['192.0.0.0', 24], // protocol assignments
+  ['192.168.0.0', 16], // private
+  ['198.18.0.0', 15], // benchmarking
+  ['224.0.0.0', 3], // multicast and reserved
+] as const) {
+  nonPublic.addSubnet(net, prefix, 'ipv4');
+}
+for (const [net, prefix] of [
+  ['::', 128], // unspecified
+  ['::1', 128], // loopback
+  ['fc00::', 7], // unique local
+  ['fe80::', 10], // link-local
+  ['ff00::', 8], // multicast
+] as const) {
+  nonPublic.addSubnet(net, prefix, 'ipv6');
+}
+
+/** True for loopback, private, link-local, CGNAT, multicast and unspecified addresses (v4, v6, v4-mapped). */
+export function isNonPublicAddress(address: string): boolean {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return isNonPublicAddress(mapped[1]);
+  const family = isIP(address);
+  if (family === 0) return false;
+  return nonPublic.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
 
 /** GETs `url` under `policy`; throws FetchRefusedError for a URL or hop the policy refuses. */
 export async function guardedFetch(url: URL, policy: FetchPolicy, signal: AbortSignal): Promise<Response> {
@@ -35,4 +71,101 @@ async function checkHop(url: URL, policy: FetchPolicy, hop: number): Promise<voi
   const inside = addresses.find(isNonPublicAddress);
   if (inside)
     throw new FetchRefusedError(`host ${url.host} resolves to ${inside}, which is not a public address${via}`);
+}
+
+/** Answers worth another attempt: the server is busy or briefly broken. */
+export const isTransientStatus = (status: number) =>
+  status === 408 || status === 425 || status === 429 || status >= 500;
+
+/** The failures a download ends in, each caller's own. */
+export interface DownloadFailures {
+  /** The policy refuses the URL or a hop. */
+  refused(why: string): unknown;
+  /** The URL answered a status that is not 2xx. */
+  answered(status: number): unknown;
+  /** The body is (declared or counted) larger than allowed. */
+  tooLarge(bytes: number): unknown;
+  /** The transfer failed or timed out; `what` says how. */
+  failed(what: string): unknown;
+}
+
+export interface Download {
+  response: Response;
+  /** The body's bytes; its errors are already the caller's failures. */
+  body: AsyncIterable<Uint8Array>;
+  signal: AbortSignal;
+  /** The failure for an error met while the download ran: cancellation wins, then the timeout. */
+  failed(err: unknown): unknown;
+}
+
+/**
+ * Starts a guarded download: at most `maxBytes` (counted as the bytes come, so a missing or false
+ * Content-Length does not get past the cap), within `timeoutMs`, telling `progress` the bytes so far
+ * about once a second. A cancellation of `signal` leaves as its reason.
+ */
+export async function download(
+  url: URL,
+  policy: FetchPolicy,
+  opts: { signal: AbortSignal; timeoutMs: number; maxBytes: number; progress(bytes: number): void },
+  fail: DownloadFailures,
+): Promise<Download> {
+  const timeout = AbortSignal.timeout(opts.timeoutMs);
+  const signal = AbortSignal.any([opts.signal, timeout]);
+  const failed = (what: string): unknown => {
+    if (opts.signal.aborted) return opts.signal.reason;
+    return fail.failed(timeout.aborted ? `the download did not finish within ${opts.timeoutMs / 1000} s` : what);
+  };
+  let response: Response;
+  try {
+    response = await guardedFetch(url, policy, signal);
+  } catch (err) {
+    if (err instanceof FetchRefusedError) throw fail.refused(err.message);
+    throw failed(`the download failed (${describeError(err, url)})`);
+  }
+  const stream = response.body;
+  if (!response.ok || !stream) {
+    await stream?.cancel().catch(() => undefined);
+    throw fail.answered(response.status);
+  }
+  const declared = Number(response.headers.get('content-length') ?? 0);
+  if (declared > opts.maxBytes) {
+    await stream.cancel().catch(() => undefined);
+    throw fail.tooLarge(declared);
+  }
+  const body = async function* (): AsyncIterable<Uint8Array> {
+    let bytes = 0;
+    let toldAt = Date.now();
+    try {
+      // Leaving the loop early cancels the stream.
+      for await (const chunk of stream as AsyncIterable<Uint8Array>) {
+        bytes += chunk.byteLength;
+        if (bytes > opts.maxBytes) break;
+        if (Date.now() - toldAt >= PROGRESS_EVERY_MS) {
+          toldAt = Date.now();
+          opts.progress(bytes);
+        }
+        yield chunk;
+      }
+    } catch (err) {
+      throw failed(`the download broke off after ${bytes} bytes (${describeError(err, url)})`);
+    }
+    if (bytes > opts.maxBytes) throw fail.tooLarge(bytes);
+  };
+  return {
+    response,
+    body: body(),
+    signal,
+    failed: (err) => failed(`the download failed (${describeError(err, url)})`),
+  };
+}
+
+/** A short reason for a fetch or stream error, with the URL's query string taken out in case it is echoed. */
+function describeError(err: unknown, url: URL): string {
+  // Duck-typed: fetch's errors can come from another realm (jest's sandbox), where instanceof fails.
+  const asErrorLike = (v: unknown): { name?: string; message?: string; code?: string; cause?: unknown } =>
+    typeof v === 'object' && v !== null ? v : {};
+  const e = asErrorLike(err);
+  const cause = asErrorLike(e.cause);
+  const text = `${e.name ?? 'Error'}: ${e.message ?? String(err)}${cause.message ? `: ${cause.code ?? cause.message}` : ''}`;
+  return url.search ? text.split(url.search).join('') : text;
 }

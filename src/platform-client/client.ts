@@ -70,7 +70,7 @@ export class PlatformClient extends Transport {
 
   /**
    * Pays for a subscription's months, yet takes the usual timeout: a retry finds an earlier attempt's
-   * instance by name (src/activities/instances/lifecycle.ts), so a call given up on is not paid twice.
+   * instance by name (src/activities/instances/activities.ts), so a call given up on is not paid twice.
    */
   async createInstance(req: S.CreateInstanceRequest, opts?: CallOptions): Promise<S.CreateInstanceResponse> {
     const json = check('createInstance', S.CreateInstanceRequest, req);

@@ -10,7 +10,7 @@ import {
   loadWorkerSettings,
 } from '../config/settings';
 import { installRuntime } from '../worker';
-import { serveCallbacks } from './serve';
+import { serveCallbacks } from './receiver';
 
 export async function runReceiver(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const settings = loadWebhookSettings(env);

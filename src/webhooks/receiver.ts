@@ -4,15 +4,154 @@
 // Runs in the worker (WEBHOOK_LISTEN) or on its own (./main.ts).
 import type { AddressInfo } from 'node:net';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { MetricMeter } from '@temporalio/common';
+import { Runtime } from '@temporalio/worker';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { taskCallbackSignal } from '../workflows/media/contract';
-import { isTerminalTaskStatus } from '../platform/schemas/media';
-import { formatIssues, tryParse } from '../platform/validation';
-import { parseCallbackBody } from './callback-body';
-import { CallbackGuard } from './guard';
-import type { CallbackMetrics, RejectedReason } from './metrics';
-import { TASK_CALLBACK_PATH, type CallbackSigner } from './token';
+import { outputsOf } from '../activities/media/poll';
+import type { WebhookSettings } from '../config/settings';
+import { taskCallbackSignal, TaskCallback } from '../workflows/media/contract';
+import { isTerminalTaskStatus, TaskResult } from '../platform/schemas/media';
+import { formatIssues, tryParse, type ValidationIssue } from '../platform/validation';
+import { CallbackSigner, TASK_CALLBACK_PATH } from './token';
+
+// The receiver's counters, through the Temporal SDK's metric meter, so they appear on the same
+// Prometheus endpoint as the worker's own metrics (METRICS_PORT) in whichever process runs it.
+/** What became of a callback the receiver took (2xx). */
+export type ReceivedOutcome = 'delivered' | 'not_terminal' | 'workflow_closed';
+/** Why a callback was refused (4xx). */
+export type RejectedReason =
+  'bad_token' | 'bad_address' | 'malformed_body' | 'too_large' | 'unknown_task' | 'replay' | 'flood';
+
+export interface CallbackMetrics {
+  received(outcome: ReceivedOutcome): void;
+  rejected(reason: RejectedReason): void;
+}
+
+export const CALLBACKS_RECEIVED = 'platform_ops_webhook_callbacks_received';
+export const CALLBACKS_REJECTED = 'platform_ops_webhook_callbacks_rejected';
+
+export function callbackMetrics(meter: MetricMeter): CallbackMetrics {
+  const received = meter.createCounter(CALLBACKS_RECEIVED, 'callbacks', 'Task callbacks taken, by outcome');
+  const rejected = meter.createCounter(CALLBACKS_REJECTED, 'callbacks', 'Task callbacks refused with a 4xx, by reason');
+  return {
+    received: (outcome) => received.add(1, { outcome }),
+    rejected: (reason) => rejected.add(1, { reason }),
+  };
+}
+
+export interface GuardLimits {
+  /** Deliveries remembered (the oldest forgotten first). */
+  maxRemembered: number;
+  /** Callbacks one URL may send at once, and how fast that allowance comes back. */
+  burstPerUrl: number;
+  refillMsPerUrl: number;
+  /** Signals waiting on Temporal at once, over all URLs. */
+  maxInFlight: number;
+}
+
+export const DEFAULT_GUARD_LIMITS: GuardLimits = {
+  maxRemembered: 100_000,
+  // The platform sends one callback and up to 5 retries per task; a few duplicates on top are fine.
+  burstPerUrl: 10,
+  refillMsPerUrl: 10_000,
+  maxInFlight: 256,
+};
+
+/** Map with insertion order as age: past `max` entries, the oldest goes. */
+function remember<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > max) map.delete(map.keys().next().value as K);
+}
+
+/**
+ * What the receiver remembers, all in bounded memory: the deliveries it has made (a replayed or
+ * duplicated callback gets 409 and no second signal), a token bucket per callback URL (a flood on one
+ * URL gets 429), and the signals in flight (a flood across URLs gets 429 once too many wait on
+ * Temporal). Plain class, unit-tested without a server. Lost on a restart, which is harmless: the
+ * workflow ignores an end it already has.
+ */
+export class CallbackGuard {
+  private readonly delivered = new Map<string, true>();
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  private inFlight = 0;
+
+  constructor(
+    private readonly limits: GuardLimits = DEFAULT_GUARD_LIMITS,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Takes one callback from `url`'s allowance; false when it is used up. */
+  admit(url: string): boolean {
+    const now = this.now();
+    const b = this.buckets.get(url) ?? { tokens: this.limits.burstPerUrl, at: now };
+    const tokens = Math.min(this.limits.burstPerUrl, b.tokens + (now - b.at) / this.limits.refillMsPerUrl);
+    const ok = tokens >= 1;
+    remember(this.buckets, url, { tokens: ok ? tokens - 1 : tokens, at: now }, this.limits.maxRemembered);
+    return ok;
+  }
+
+  wasDelivered(delivery: string): boolean {
+    return this.delivered.has(delivery);
+  }
+
+  markDelivered(delivery: string): void {
+    remember(this.delivered, delivery, true, this.limits.maxRemembered);
+  }
+
+  /** A delivery that failed: a retry of it is not a replay. */
+  forget(delivery: string): void {
+    this.delivered.delete(delivery);
+  }
+
+  /** Counts a signal in flight; false (nothing counted) when too many are. */
+  enter(): boolean {
+    if (this.inFlight >= this.limits.maxInFlight) return false;
+    this.inFlight++;
+    return true;
+  }
+
+  leave(): void {
+    this.inFlight--;
+  }
+}
+
+// A callback's body as the platform sends it (platform-notes): `{event_type: "ASYNC_TASK_RESULT",
+// payload: <task-result>}`, parsed with the same lenient schema as task-result, and boiled down to
+// the signal the workflow acts on.
+export const CALLBACK_EVENT_TYPE = 'ASYNC_TASK_RESULT';
+
+const CallbackBody = z.looseObject({
+  event_type: z.literal(CALLBACK_EVENT_TYPE),
+  payload: TaskResult,
+});
+
+/** The signal for a callback body, or every rule it breaks (a bounded task id and outputs included). */
+export function parseCallbackBody(
+  body: unknown,
+  generation: number,
+): { ok: true; callback: TaskCallback } | { ok: false; issues: ValidationIssue[] } {
+  const parsed = tryParse(CallbackBody, body);
+  if (!parsed.ok) return parsed;
+  const { task, extra } = parsed.value.payload;
+  const signal = tryParse(TaskCallback, {
+    taskId: task.task_id,
+    generation,
+    status: task.status,
+    reason: task.reason || undefined,
+    outputs: outputsOf(parsed.value.payload),
+    nsfwDetection: extra?.enable_nsfw_detection === true,
+  });
+  if (!signal.ok) {
+    const where: Record<string, string> = { taskId: 'payload.task.task_id', status: 'payload.task.status' };
+    return {
+      ok: false,
+      issues: signal.issues.map((i) => ({ ...i, field: where[i.field] ?? `payload (${i.field})` })),
+    };
+  }
+  return { ok: true, callback: signal.value };
+}
 
 export interface ReceiverDeps {
   /** Signals the workflows: a client of the namespace the tokens were made for. */
@@ -150,4 +289,28 @@ export async function startCallbackReceiver(
   const { port } = app.server.address() as AddressInfo;
   const host = listen.host === '0.0.0.0' || listen.host === '::' ? '127.0.0.1' : listen.host;
   return { url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`, close: () => app.close() };
+}
+
+// Starts the receiver as the settings ask (WEBHOOK_LISTEN), in whichever process calls it: the worker
+// or the receiver's own process (./main.ts). Its counters go to that process's Runtime metric meter.
+/** The running receiver, or undefined when WEBHOOK_LISTEN is not set. */
+export async function serveCallbacks(
+  settings: WebhookSettings,
+  client: Client,
+  namespace: string,
+): Promise<RunningReceiver | undefined> {
+  if (!settings.WEBHOOK_LISTEN || !settings.WEBHOOK_SECRET) return undefined;
+  const logger = Runtime.instance().logger;
+  return startCallbackReceiver(
+    {
+      client,
+      signer: new CallbackSigner(settings.WEBHOOK_SECRET, namespace),
+      metrics: callbackMetrics(Runtime.instance().metricMeter),
+      maxBodyBytes: settings.WEBHOOK_MAX_BODY_KB * 1024,
+      warn: (message, meta) => {
+        logger.warn(message, meta);
+      },
+    },
+    settings.WEBHOOK_LISTEN,
+  );
 }

@@ -21,8 +21,7 @@ import {
   type UploadBatchInputResult,
 } from '../../src/activities/batch/activities';
 import { FailureType } from '../../src/api/failures';
-import { LocalArtifactStore } from '../../src/artifacts';
-import { safeSegment } from '../../src/artifacts/segment';
+import { LocalArtifactStore, safeSegment } from '../../src/artifacts';
 import { DEV_API_KEY } from '../../packages/emulator/src/config';
 import type { Batch, BatchInputLine } from '../../src/platform/schemas/batches';
 import { toJsonl } from '../../src/platform/schemas/batches';

@@ -11,14 +11,13 @@ import { fileURLToPath } from 'node:url';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger, type LogEntry } from '@temporalio/worker';
-import { outputsOf } from '../../src/activities/media/task-outputs';
-import { safeSegment } from '../../src/artifacts/segment';
+import { outputsOf } from '../../src/activities/media/poll';
 import type { FetchPolicy } from '../../src/fetching/policy';
 import { testFetchPolicy } from '../helpers/fetch-policy';
 import { createOutputActivities, type KeepTaskOutputsInput } from '../../src/activities/outputs';
 import { FailureType } from '../../src/api/failures';
 import type { KeptOutput } from '../../src/workflows/media/contract';
-import { LocalArtifactStore } from '../../src/artifacts';
+import { LocalArtifactStore, safeSegment } from '../../src/artifacts';
 import type { TaskResult } from '../../src/platform/schemas/media';
 import { emulatorPlatform, uniqueId } from '../helpers/temporal';
 

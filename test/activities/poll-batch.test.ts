@@ -3,11 +3,16 @@
 // StillRunning and what returns a checkpoint.
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { batchGapMs, createBatchPollActivities, type PollBatchInput } from '../../src/activities/batch/poll';
+import type { ActivityDeps } from '../../src/activities';
+import {
+  batchGapMs,
+  createActivities,
+  type BatchCheckpoint,
+  type PollBatchInput,
+} from '../../src/activities/batch/activities';
 import { withPlatformFailures } from '../../src/activities/failures';
 import { RETRY_TIMER_LEAD_MS } from '../../src/activities/poll-again';
 import { FailureType } from '../../src/api/failures';
-import type { BatchCheckpoint } from '../../src/activities/batch/activities';
 import type { BatchObservation } from '../../src/workflows/batch/contract';
 import type { PlatformClient } from '../../src/platform-client/client';
 import { PlatformError } from '../../src/platform-client/errors';
@@ -60,7 +65,7 @@ async function attempt(
     scheduledTimestampMs: Date.now(),
     currentAttemptScheduledTimestampMs: Date.now() - RETRY_TIMER_LEAD_MS,
   });
-  const activities = withPlatformFailures(createBatchPollActivities(platform));
+  const activities = withPlatformFailures(createActivities({ platform } as ActivityDeps));
   try {
     return { value: await env.run((i: PollBatchInput) => activities.pollBatch(i), input) };
   } catch (err) {

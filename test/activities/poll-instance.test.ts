@@ -3,9 +3,10 @@
 // along, and the deadline ending the wait even through an outage.
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
+import type { ActivityDeps } from '../../src/activities';
 import { withPlatformFailures } from '../../src/activities/failures';
 import {
-  createInstanceActivities,
+  createActivities,
   instanceGapMs,
   type InstanceCheckpoint,
   type InstanceObservation,
@@ -62,7 +63,7 @@ async function attempt(
     scheduledTimestampMs: Date.now(),
     currentAttemptScheduledTimestampMs: Date.now() - RETRY_TIMER_LEAD_MS,
   });
-  const activities = withPlatformFailures(createInstanceActivities(platform));
+  const activities = withPlatformFailures(createActivities({ platform } as ActivityDeps));
   try {
     return { value: await env.run((i: PollInstanceStatusInput) => activities.pollInstanceStatus(i), pollInput) };
   } catch (err) {

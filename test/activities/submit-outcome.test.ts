@@ -2,7 +2,8 @@
 // typed as before (so runs recorded before it still read the same), and the workflow acts on it.
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { createMediaSubmitActivities, type SubmitFailureDetails } from '../../src/activities/media/submit';
+import type { ActivityDeps } from '../../src/activities';
+import { createActivities, type SubmitFailureDetails } from '../../src/activities/media/activities';
 import type { PlatformClient } from '../../src/platform-client/client';
 import { PlatformError, type PlatformErrorInit } from '../../src/platform-client/errors';
 
@@ -13,7 +14,7 @@ const refusing = (init: Partial<PlatformErrorInit>): PlatformClient =>
   }) as unknown as PlatformClient;
 
 async function failureOf(platform: PlatformClient): Promise<ApplicationFailure> {
-  const activities = createMediaSubmitActivities(platform);
+  const activities = createActivities({ platform } as ActivityDeps);
   const input = { operation: 'text-to-video', request: { prompt: 'x' }, generation: 1, attempt: 1 } as const;
   const submit = (i: typeof input) => activities.submitMediaTask(i);
   const err: unknown = await new MockActivityEnvironment().run(submit, input).then(

@@ -1,6 +1,5 @@
 // Ids as artifact path segments: one-to-one, so two runs never share a path.
-import { artifactKeySegments } from '../../src/artifacts';
-import { safeSegment } from '../../src/artifacts/segment';
+import { artifactKeySegments, safeSegment } from '../../src/artifacts';
 
 describe('safeSegment', () => {
   it('keeps plain ids as they are', () => {

@@ -2,7 +2,7 @@
 // the settings with their defaults.
 import path from 'node:path';
 import { loadFetchPolicy } from '../../src/config/settings';
-import { isNonPublicAddress } from '../../src/fetching/addresses';
+import { isNonPublicAddress } from '../../src/fetching/guarded-fetch';
 import { localFileRefusal, urlRefusal } from '../../src/fetching/policy';
 import { ConfigError } from '../../src/platform-client/config';
 import { testFetchPolicy } from '../helpers/fetch-policy';

@@ -50,7 +50,7 @@ describe('workflow-safe code may not import I/O', () => {
     ["import { starter } from './starter';", 'src/workflows/media/starter is a starter module'],
     ["import { starter } from '../batch/starter';", 'src/workflows/batch/starter is a starter module'],
     ["import { buildWorkflowInput } from '../../starter/workflow-inputs';", 'src/starter/workflow-inputs is not'],
-    ["import { submitMediaTask } from '../../activities/media/submit';", 'only as types'],
+    ["import { submitMediaTask } from '../../activities/media/activities';", 'only as types'],
     ["import * as activities from '../../activities';", 'only as types'],
   ])('%s fails lint', async (line, why) => {
     const found = await violations(`${line}\n`);
@@ -107,7 +107,7 @@ describe('the project lint config applies the rule', () => {
   );
 
   it('not to activities, which do the I/O; they may import only the contracts of workflow code', () => {
-    const rules = config('src/activities/media/submit.ts').rules;
+    const rules = config('src/activities/media/activities.ts').rules;
     expect(rules[RULE]).toBeUndefined();
     const [, options] = rules['@typescript-eslint/no-restricted-imports'] as [
       number,

@@ -1,8 +1,8 @@
 // The receiver's and the workflow's plain parts, without a server: tokens, the guard's memory and
 // limits, the callback body's checks, and the workflow's inbox of task ends.
 import { TaskCallbackInbox } from '../../src/workflows/media/callback-inbox';
-import { parseCallbackBody } from '../../src/webhooks/callback-body';
-import { CallbackGuard } from '../../src/webhooks/guard';
+import { parseCallbackBody } from '../../src/webhooks/receiver';
+import { CallbackGuard } from '../../src/webhooks/receiver';
 import { CallbackSigner, callbackUrls } from '../../src/webhooks/token';
 import { loadWebhookSettings } from '../../src/config/settings';
 

@@ -6,7 +6,7 @@ import { Client, Connection } from '@temporalio/client';
 import { Runtime } from '@temporalio/worker';
 import { WorkflowType } from '../../src/workflows/operations';
 import { type MediaGenerationInput } from '../../src/workflows/media/contract';
-import { callbackMetrics } from '../../src/webhooks/metrics';
+import { callbackMetrics } from '../../src/webhooks/receiver';
 import { startCallbackReceiver, type RunningReceiver } from '../../src/webhooks/receiver';
 import { CallbackSigner, callbackUrls, type CallbackUrls } from '../../src/webhooks/token';
 import type { mediaGeneration } from '../../src/workflows/media/workflows';

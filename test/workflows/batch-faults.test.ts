@@ -5,7 +5,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import type { batchJob } from '../../src/workflows/batch/workflows';
 import { batchProgressQuery, type BatchJobInput } from '../../src/workflows/batch/contract';
 import { WorkflowType } from '../../src/workflows/operations';
-import { WORKFLOW_ID_METADATA_KEY } from '../../src/activities/batch/create';
+import { WORKFLOW_ID_METADATA_KEY } from '../../src/activities/batch/activities';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { waitFor } from '../helpers/processes';
 import { emulatorPlatform, recordHistory, uniqueId, withWorker } from '../helpers/temporal';

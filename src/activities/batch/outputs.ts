@@ -6,11 +6,10 @@
 import { Readable } from 'node:stream';
 import { Context, log } from '@temporalio/activity';
 import type { BatchRequestSummary, KeptBatchFile } from '../../workflows/batch/contract';
-import type { ArtifactStore } from '../../artifacts';
 import type { PlatformClient } from '../../platform-client/client';
 import { BatchOutputLine, jsonlLines } from '../../platform/schemas/batches';
-import { safeSegment } from '../../artifacts/segment';
-import { recordOutputKept } from '../../metrics/work';
+import { safeSegment, type ArtifactStore } from '../../artifacts';
+import { recordOutputKept } from '../../metrics';
 
 export interface KeepBatchOutputsInput {
   workflowId: string;

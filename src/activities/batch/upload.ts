@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../../api/failures';
-import { guardedFetch } from '../../fetching/guarded-fetch';
-import { FetchRefusedError, localFileRefusal, type FetchPolicy } from '../../fetching/policy';
+import { download, isTransientStatus } from '../../fetching/guarded-fetch';
+import { localFileRefusal, type FetchPolicy } from '../../fetching/policy';
 import type { PlatformClient } from '../../platform-client/client';
 import {
   BATCH_MAX_BYTES,
@@ -33,20 +33,11 @@ export interface UploadBatchInputResult {
 }
 
 const DEFAULT_FILENAME = 'batch-input.jsonl';
-/** Heartbeats while a download's bytes flow; a stalled one stops, and the heartbeat timeout notices. */
-const HEARTBEAT_EVERY_MS = 1_000;
 /** A whole download of the input file, at most 100 MB: slower than this is not going to end well. */
 const DOWNLOAD_TIMEOUT_MS = 10 * 60_000;
-/** Answers worth another attempt: the server is busy or briefly broken. */
-const isTransientStatus = (status: number) => status === 408 || status === 425 || status === 429 || status >= 500;
 
-const invalidInput = (message: string, details?: unknown) =>
-  ApplicationFailure.create({
-    type: FailureType.InvalidInput,
-    nonRetryable: true,
-    message,
-    details: details === undefined ? undefined : [details],
-  });
+const invalidInput = (message: string, ...details: unknown[]) =>
+  ApplicationFailure.nonRetryable(message, FailureType.InvalidInput, ...details);
 
 const tooLarge = (where: string, bytes: number) =>
   invalidInput(`inputFileUri: ${where} must be at most 100 MB (is ${(bytes / 2 ** 20).toFixed(1)} MB)`);
@@ -99,7 +90,7 @@ async function readInputUri(ctx: Context, uri: string, policy: FetchPolicy): Pro
     throw invalidInput(`inputFileUri: ${JSON.stringify(uri.slice(0, 200))} is not a URL`);
   }
   if (url.protocol === 'file:') return readLocalFile(ctx, url, policy);
-  if (url.protocol === 'http:' || url.protocol === 'https:') return download(ctx, url, policy);
+  if (url.protocol === 'http:' || url.protocol === 'https:') return fetchInputFile(ctx, url, policy);
   throw invalidInput(`inputFileUri: must be a file://, http:// or https:// URL (is ${url.protocol})`);
 }
 
@@ -134,65 +125,34 @@ async function readLocalFile(ctx: Context, url: URL, policy: FetchPolicy): Promi
   }
 }
 
-/**
- * Fetches the file with no credentials of ours (the platform key never leaves the platform client).
- * Only origin and path are ever printed: a query string may carry a token.
- */
-async function download(ctx: Context, url: URL, policy: FetchPolicy): Promise<string> {
+/** Fetches the file with no credentials of ours (the platform key never leaves the platform client). */
+async function fetchInputFile(ctx: Context, url: URL, policy: FetchPolicy): Promise<string> {
   const where = `${url.origin}${url.pathname}`;
-  const timeout = AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS);
-  const signal = AbortSignal.any([ctx.cancellationSignal, timeout]);
-  const failed = (err: unknown, what: string) => {
-    if (ctx.cancellationSignal.aborted) return ctx.cancellationSignal.reason as unknown;
-    if (timeout.aborted)
-      return unavailable(where, `the download did not finish within ${DOWNLOAD_TIMEOUT_MS / 1000} s`);
-    return unavailable(where, what);
-  };
-  let response: Response;
-  try {
-    response = await guardedFetch(url, policy, signal);
-  } catch (err) {
-    if (err instanceof FetchRefusedError) throw invalidInput(`inputFileUri: ${err.message}`);
-    throw failed(err, `the download failed (${(err as Error).name})`);
-  }
-  if (!response.ok || !response.body) {
-    await response.body?.cancel().catch(() => undefined);
-    if (isTransientStatus(response.status)) throw unavailable(where, `it answered HTTP ${response.status}`);
-    throw invalidInput(`inputFileUri: ${where} answered HTTP ${response.status}`);
-  }
-  const declared = Number(response.headers.get('content-length') ?? NaN);
-  if (declared > BATCH_MAX_BYTES) {
-    await response.body.cancel().catch(() => undefined);
-    throw tooLarge(where, declared);
-  }
-  // Counted as it arrives: without (or despite) a Content-Length, an endless body is cut at the limit.
+  const unavailable = (what: string) =>
+    ApplicationFailure.retryable(
+      `inputFileUri: ${where} could not be read yet: ${what}`,
+      FailureType.PlatformUnavailable,
+    );
+  const dl = await download(
+    url,
+    policy,
+    {
+      signal: ctx.cancellationSignal,
+      timeoutMs: DOWNLOAD_TIMEOUT_MS,
+      maxBytes: BATCH_MAX_BYTES,
+      progress: (bytes) => ctx.heartbeat({ step: 'downloading', bytes }),
+    },
+    {
+      refused: (why) => invalidInput(`inputFileUri: ${why}`),
+      answered: (status) =>
+        isTransientStatus(status)
+          ? unavailable(`it answered HTTP ${status}`)
+          : invalidInput(`inputFileUri: ${where} answered HTTP ${status}`),
+      tooLarge: (bytes) => tooLarge(where, bytes),
+      failed: unavailable,
+    },
+  );
   const chunks: Uint8Array[] = [];
-  let bytes = 0;
-  let lastBeat = Date.now();
-  try {
-    for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
-      bytes += chunk.byteLength;
-      if (bytes > BATCH_MAX_BYTES) throw tooLarge(where, bytes);
-      chunks.push(chunk);
-      if (Date.now() - lastBeat >= HEARTBEAT_EVERY_MS) {
-        lastBeat = Date.now();
-        ctx.heartbeat({ step: 'downloading', bytes });
-      }
-    }
-  } catch (err) {
-    if (err instanceof ApplicationFailure) {
-      await response.body.cancel().catch(() => undefined);
-      throw err;
-    }
-    throw failed(err, `the download broke off after ${bytes} bytes`);
-  }
+  for await (const chunk of dl.body) chunks.push(chunk);
   return Buffer.concat(chunks).toString('utf8');
 }
-
-/** A network failure or a transient answer: the activity's retry policy tries again. */
-const unavailable = (where: string, what: string) =>
-  ApplicationFailure.create({
-    type: FailureType.PlatformUnavailable,
-    nonRetryable: false,
-    message: `inputFileUri: ${where} could not be read yet: ${what}`,
-  });

@@ -5,13 +5,10 @@
 import { Readable } from 'node:stream';
 import { Context } from '@temporalio/activity';
 import type { BillingReportResult, BillingTotal, BillWindow } from '../../workflows/billing/contract';
-import type { ArtifactStore } from '../../artifacts';
-import type { PlatformClient } from '../../platform-client/client';
 import { parseTenThousandths, usdText } from '../../platform/money';
 import type { Bill, CycleType } from '../../platform/schemas/account';
-import { safeSegment } from '../../artifacts/segment';
+import { safeSegment } from '../../artifacts';
 import { mapBounded } from '../../shared/lanes';
-import { csvCell } from './csv';
 import type { ActivityDeps } from '..';
 
 export interface BuildBillingReportInput {
@@ -40,6 +37,21 @@ const CSV_COLUMNS = [
   'usd',
 ] as const;
 
+const FORMULA_START = /^[=+\-@\t\r]/;
+const PLAIN_NUMBER = /^[+-]?\d+(\.\d+)?$/;
+
+/**
+ * One CSV cell: quoted when it holds a quote, comma or line break. Product, category and key names
+ * come from the platform, and the CSV is opened in spreadsheets: a cell starting with =, +, -, @ (or
+ * a tab or carriage return) would run there as a formula (=HYPERLINK(...) to leak a sheet, say).
+ * Such text is kept as text with a leading apostrophe, as OWASP advises; numbers stay numbers.
+ */
+export function csvCell(value: string | number | undefined): string {
+  let s = value === undefined ? '' : String(value);
+  if (typeof value === 'string' && FORMULA_START.test(s) && !PLAIN_NUMBER.test(s)) s = `'${s}`;
+  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
 function totals(bills: Bill[], keyOf: (b: Bill) => string): BillingTotal[] {
   const sums = new Map<string, { amount: number; bills: number }>();
   for (const b of bills) {
@@ -54,7 +66,7 @@ function totals(bills: Bill[], keyOf: (b: Bill) => string): BillingTotal[] {
     .sort((a, b) => b.amount - a.amount || a.key.localeCompare(b.key));
 }
 
-export function createBillingActivities(platform: PlatformClient, store: ArtifactStore) {
+export function createActivities({ platform, artifacts: store }: ActivityDeps) {
   return {
     async buildBillingReport(input: BuildBillingReportInput): Promise<BuildBillingReportResult> {
       const ctx = Context.current();
@@ -71,17 +83,7 @@ export function createBillingActivities(platform: PlatformClient, store: Artifac
       const bills = perWindow.flat();
       const rows = bills.map((b) => {
         const amount = parseTenThousandths(b.amount);
-        const cells: Partial<Record<(typeof CSV_COLUMNS)[number], string | number>> = {
-          startTime: b.startTime,
-          endTime: b.endTime,
-          productId: b.productId,
-          productName: b.productName,
-          category: b.category,
-          apikeyName: b.apikeyName,
-          apikeyMask: b.apikeyMask,
-          amount,
-          usd: usdText(amount),
-        };
+        const cells = { ...b, amount, usd: usdText(amount) };
         return CSV_COLUMNS.map((c) => csvCell(cells[c])).join(',');
       });
       const csvText = `${[CSV_COLUMNS.join(','), ...rows].join('\n')}\n`;
@@ -104,9 +106,5 @@ export function createBillingActivities(platform: PlatformClient, store: Artifac
       return (await platform.listQuotas({}, { signal: Context.current().cancellationSignal })).data;
     },
   };
-}
-
-export function createActivities({ platform, artifacts }: ActivityDeps) {
-  return createBillingActivities(platform, artifacts);
 }
 export type Activities = ReturnType<typeof createActivities>;

@@ -1,16 +1,243 @@
-// The budget-gated job activities: pricing, and the job's side of its member's ledger (reserve, wait,
-// release). The ledger's own are in ../budgetLedger/activities.ts.
+// The budget-gated job activities: pricing (./price.ts), and the job's side of its member's ledger
+// (reserve, wait, release; the ledger's own activities are in ../budgetLedger/activities.ts).
+// Workflows cannot send Updates to other workflows, so these activities do, with the worker's
+// Temporal client: update-with-start creates the ledger on first use. Every call is idempotent per
+// reservationId, so retried attempts are harmless.
+import { Context } from '@temporalio/activity';
+import { WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { FailureType } from '../../api/failures';
 import type { ActivityDeps } from '..';
-import { createLedgerClientActivities } from './ledger-client';
+import { SearchAttributes } from '../../api/contract';
+import { WorkflowType } from '../../workflows/operations';
+import {
+  budgetLedgerWorkflowId,
+  MAX_RESERVATIONS_PER_UPDATE,
+  releaseBudgetUpdate,
+  ReserveBudgetRequest,
+  reserveBudgetBatchUpdate,
+  reserveBudgetUpdate,
+  type ReleaseBudgetRequest,
+  type ReleaseBudgetResult,
+  type ReserveBudgetOutcome,
+  type ReserveBudgetResult,
+} from '../../workflows/budgetLedger/contract';
+import { BatchLanes } from '../../shared/lanes';
+import { recordBudgetReleased, recordBudgetReserved } from '../../metrics';
 import { createPriceActivities } from './price';
 
-export type { AwaitBudgetAdmissionInput, AwaitBudgetAdmissionResult } from './ledger-client';
 export { priceQuantities, type PriceBudgetJobInput, type PriceBudgetJobResult } from './price';
 
+export interface ReserveMemberBudgetInput {
+  memberId: string;
+  request: ReserveBudgetRequest;
+}
+
+export interface AwaitBudgetAdmissionInput extends ReserveMemberBudgetInput {
+  /** Epoch ms (the worker's clock) after which the job stops waiting. */
+  deadlineAt: number;
+  initialIntervalMs: number;
+  maxIntervalMs: number;
+  /** Check at once (after a re-check signal) instead of waiting one interval first. */
+  checkFirst: boolean;
+}
+
+export interface AwaitBudgetAdmissionResult {
+  /** The admitting answer; absent when the deadline came first. */
+  admitted?: ReserveBudgetResult;
+  /** The last refusal, if any check was refused. */
+  lastRefusal?: ReserveBudgetResult;
+  /** Checks made by this activity (all its attempts). */
+  checks: number;
+}
+
+/** What a waiting job heartbeats: enough to resume after a lost worker, and to show progress. */
+interface WaitHeartbeat {
+  checks: number;
+  intervalMs: number;
+  nextCheckAt: number;
+  lastRefusal?: ReserveBudgetResult;
+}
+
+/**
+ * Reservation Updates of one member in flight from one worker (the server keeps at most 10 Updates
+ * of one workflow in flight). Each carries every request that was waiting for it, so this bounds
+ * the Updates, not the requests: a burst of 100 goes in a few Updates of many.
+ */
+const UPDATES_IN_FLIGHT = 5;
+/** Heartbeats at least this often while sleeping, so a cancellation (a re-check signal) lands quickly. */
+const HEARTBEAT_EVERY_MS = 2_000;
+
+const OUR_FAILURE_TYPES: ReadonlySet<string> = new Set(Object.values(FailureType));
+
+/** The Update's own failure, or a request's failure inside a batched Update's answer. */
+interface LedgerCause {
+  type?: string | null;
+  message: string;
+  nonRetryable?: boolean | null;
+  details?: readonly unknown[] | null;
+}
+
+/**
+ * The ledger's handler failing with one of our failure types (the platform's answer to its budget
+ * check: an unknown member, a refused key) keeps its type and retryability for the job. Anything else
+ * (the server turning an Update away while the ledger's worker is busy, say) is worth another attempt.
+ */
+function ledgerFailure(memberId: string, cause: LedgerCause | undefined, message: string): ApplicationFailure {
+  const type = cause?.type ?? undefined;
+  const ours = typeof type === 'string' && OUR_FAILURE_TYPES.has(type);
+  return ApplicationFailure.create({
+    type: ours ? type : FailureType.PlatformUnavailable,
+    nonRetryable: ours ? (cause?.nonRetryable ?? false) : false,
+    message: `The budget ledger of member ${memberId}: ${cause?.message ?? message}`,
+    details: ours && cause?.details ? [...cause.details] : undefined,
+  });
+}
+
+/** A failed Update (the handler's failure, or the validator's refusal) as an activity failure. */
+function updateFailure(memberId: string, err: unknown): unknown {
+  if (!(err instanceof WorkflowUpdateFailedError)) return err;
+  const cause = err.cause instanceof ApplicationFailure ? err.cause : undefined;
+  return ledgerFailure(memberId, cause ?? { message: err.cause?.message ?? err.message }, err.message);
+}
+
 export function createActivities({ temporal, prices }: ActivityDeps) {
+  // Requests per member wait for one of a few Updates in flight from this worker, and then go
+  // together in the next one (src/shared/lanes.ts): the ledger decides the requests that arrive together
+  // in one check anyway, so the burst costs a few round trips, not one per request.
+  const lanes = new Map<string, BatchLanes<ReserveBudgetRequest, ReserveBudgetOutcome>>();
+  const reserve = async (memberId: string, request: ReserveBudgetRequest): Promise<ReserveBudgetResult> => {
+    // The ledger runs on the task queue of the job that first needs it (one task queue per worker).
+    const { taskQueue } = Context.current().info;
+    // A request the ledger's validator would refuse goes alone, so the refusal stays its own.
+    if (!ReserveBudgetRequest.safeParse(request).success) return reserveOne(memberId, taskQueue, request);
+    let lane = lanes.get(memberId);
+    if (!lane) {
+      lane = new BatchLanes(UPDATES_IN_FLIGHT, MAX_RESERVATIONS_PER_UPDATE, (requests) =>
+        reserveBatch(memberId, taskQueue, requests),
+      );
+      lanes.set(memberId, lane);
+    }
+    const outcome = await lane.run(request);
+    if ('failure' in outcome) throw ledgerFailure(memberId, outcome.failure, outcome.failure.message);
+    if (outcome.answer.admitted && !outcome.answer.alreadyHeld) recordBudgetReserved(memberId, outcome.answer.cost);
+    return outcome.answer;
+  };
+
+  // Update-with-start: one call (one round trip; the SDK waits for the COMPLETED stage in it) that
+  // creates the ledger if need be and waits for the answer. A ledger starts at the highest priority:
+  // every admission of its member waits on its tasks, and the burst that creates it would otherwise
+  // queue its first workflow task behind the first task of every job in the burst (about 2 s of the
+  // 100-job benchmark). Its checks and continued runs keep it.
+  const ledgerStart = (memberId: string, taskQueue: string) =>
+    new WithStartWorkflowOperation(WorkflowType.budgetLedger, {
+      workflowId: budgetLedgerWorkflowId(memberId),
+      taskQueue,
+      args: [{ memberId }],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      priority: { priorityKey: 1 },
+      typedSearchAttributes: [
+        { key: SearchAttributes.operation, value: WorkflowType.budgetLedger },
+        { key: SearchAttributes.memberId, value: memberId },
+      ],
+    });
+
+  const reserveOne = async (
+    memberId: string,
+    taskQueue: string,
+    request: ReserveBudgetRequest,
+  ): Promise<ReserveBudgetResult> => {
+    try {
+      return await temporal.workflow.executeUpdateWithStart(reserveBudgetUpdate, {
+        args: [request],
+        startWorkflowOperation: ledgerStart(memberId, taskQueue),
+      });
+    } catch (err) {
+      throw updateFailure(memberId, err);
+    }
+  };
+
+  const reserveBatch = async (
+    memberId: string,
+    taskQueue: string,
+    requests: ReserveBudgetRequest[],
+  ): Promise<ReserveBudgetOutcome[]> => {
+    try {
+      const { outcomes } = await temporal.workflow.executeUpdateWithStart(reserveBudgetBatchUpdate, {
+        args: [{ requests }],
+        startWorkflowOperation: ledgerStart(memberId, taskQueue),
+      });
+      return outcomes;
+    } catch (err) {
+      throw updateFailure(memberId, err);
+    }
+  };
+
   return {
     ...createPriceActivities(prices),
-    ...createLedgerClientActivities(temporal),
+
+    /** One admission check through the member's ledger: admitted (and held) or refused. */
+    async reserveMemberBudget({ memberId, request }: ReserveMemberBudgetInput): Promise<ReserveBudgetResult> {
+      return reserve(memberId, request);
+    },
+
+    /**
+     * Re-checks on a growing, jittered interval until admitted or past the deadline. One long activity
+     * instead of a timer and an activity per check: the job's history stays flat however long it waits.
+     * Cancelled by the workflow when a re-check signal arrives (the next attempt checks at once).
+     */
+    async awaitBudgetAdmission(input: AwaitBudgetAdmissionInput): Promise<AwaitBudgetAdmissionResult> {
+      const ctx = Context.current();
+      const resumed = ctx.info.heartbeatDetails as WaitHeartbeat | undefined;
+      let checks = resumed?.checks ?? 0;
+      let intervalMs = resumed?.intervalMs ?? input.initialIntervalMs;
+      let lastRefusal = resumed?.lastRefusal;
+      // A resumed attempt (its worker was lost) cannot tell how long ago the last check was: check now.
+      let checkNow = input.checkFirst || resumed !== undefined;
+
+      for (;;) {
+        if (!checkNow) {
+          // Up to ±20 %: jobs refused together must not all come back together.
+          const gap = Math.round(intervalMs * (0.8 + Math.random() * 0.4));
+          const nextCheckAt = Math.min(Date.now() + gap, input.deadlineAt);
+          intervalMs = Math.min(intervalMs * 2, input.maxIntervalMs);
+          const beat: WaitHeartbeat = { checks, intervalMs, nextCheckAt, lastRefusal };
+          while (Date.now() < nextCheckAt) {
+            ctx.heartbeat(beat);
+            await ctx.sleep(Math.min(HEARTBEAT_EVERY_MS, nextCheckAt - Date.now()));
+          }
+        }
+        checkNow = false;
+        const answer = await reserve(input.memberId, input.request);
+        checks++;
+        if (answer.admitted) return { admitted: answer, lastRefusal, checks };
+        lastRefusal = answer;
+        if (Date.now() >= input.deadlineAt) return { lastRefusal, checks };
+        ctx.heartbeat({
+          checks,
+          intervalMs,
+          nextCheckAt: Date.now() + intervalMs,
+          lastRefusal,
+        } satisfies WaitHeartbeat);
+      }
+    },
+
+    /** Gives the reservation back. Idempotent: a ledger that holds nothing under the id says so. */
+    async releaseMemberBudget(input: {
+      memberId: string;
+      request: ReleaseBudgetRequest;
+    }): Promise<ReleaseBudgetResult> {
+      const ledger = temporal.workflow.getHandle(budgetLedgerWorkflowId(input.memberId));
+      try {
+        const result = await ledger.executeUpdate(releaseBudgetUpdate, { args: [input.request] });
+        if (result.released) recordBudgetReleased(input.memberId, result.cost ?? 0, input.request.reason);
+        return result;
+      } catch (err) {
+        // No ledger: nothing was ever reserved for this member.
+        if (err instanceof WorkflowNotFoundError) return { released: false };
+        throw updateFailure(input.memberId, err);
+      }
+    },
   };
 }
 export type Activities = ReturnType<typeof createActivities>;

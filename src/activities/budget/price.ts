@@ -81,18 +81,30 @@ interface Priced {
   breakdown: string;
 }
 
-const noPrice = (what: string, hint: string) =>
-  ApplicationFailure.create({
-    type: FailureType.InvalidInput,
-    nonRetryable: true,
-    message: `cost: is required here: the price table has no ${what} (${hint}); give cost, or set it in PLATFORM_PRICES`,
-  });
+const needsCost = (lack: string, fix: string) =>
+  ApplicationFailure.nonRetryable(
+    `cost: is required here: ${lack}; give cost, or set ${fix}`,
+    FailureType.InvalidInput,
+  );
+const noTablePrice = (what: string, hint: string) =>
+  needsCost(`the price table has no ${what} (${hint})`, 'it in PLATFORM_PRICES');
+
+const priced = (amount: number, breakdown: string): Priced => ({ amount, breakdown });
 
 /** The price of a job's quantities, with how it was reached. Throws InvalidInput when the table has no price. */
 export function priceQuantities(table: PriceTable, q: JobQuantities): Priced {
   switch (q.workflowType) {
     case 'mediaGeneration': {
-      if (q.operation === 'async') return modelPrice(q.model);
+      if (q.operation === 'async') {
+        const perTask = MODEL_REGISTRY.resolve(q.model)?.pricePerTask;
+        if (perTask === undefined) {
+          throw needsCost(
+            `the model registry has no price for model "${q.model}"`,
+            `models.${q.model}.price.perTask in src/platform/model-registry.json`,
+          );
+        }
+        return priced(perTask, `1 task × ${perTask} (${q.model})`);
+      }
       const m = table.mediaGeneration;
       const perSecond = q.operation === 'image-to-video' ? m.imageToVideoPerSecond : m.textToVideoPerSecond;
       const parts = [`${q.seconds} s × ${perSecond} (${q.operation})`];
@@ -105,52 +117,40 @@ export function priceQuantities(table: PriceTable, q: JobQuantities): Priced {
         amount += q.nsfwImages * m.nsfwDetectionPerImage;
         parts.push(`${q.nsfwImages} × ${m.nsfwDetectionPerImage} (NSFW detection)`);
       }
-      return { amount, breakdown: parts.join(' + ') };
+      return priced(amount, parts.join(' + '));
     }
     case 'evaluateDecision':
       return decisionPrice(table, q.questions, q.images);
     case 'batchJob': {
       const perRequest = table.batchJob.perRequest;
-      if (perRequest === undefined) throw noPrice('batchJob.perRequest', 'token use varies too much for a default');
+      if (perRequest === undefined)
+        throw noTablePrice('batchJob.perRequest', 'token use varies too much for a default');
       if (q.requests === undefined) {
-        throw noPrice('count of requests', 'the batch comes as a file, so its requests are not counted before it runs');
+        throw noTablePrice(
+          'count of requests',
+          'the batch comes as a file, so its requests are not counted before it runs',
+        );
       }
-      return { amount: q.requests * perRequest, breakdown: `${q.requests} requests × ${perRequest}` };
+      return priced(q.requests * perRequest, `${q.requests} requests × ${perRequest}`);
     }
     case 'renewInstance': {
       const perMonth = table.renewInstance.perMonth;
-      if (perMonth === undefined) throw noPrice('renewInstance.perMonth', "it is the instance product's price");
-      return { amount: q.months * perMonth, breakdown: `${q.months} months × ${perMonth}` };
+      if (perMonth === undefined) throw noTablePrice('renewInstance.perMonth', "it is the instance product's price");
+      return priced(q.months * perMonth, `${q.months} months × ${perMonth}`);
     }
     case 'restartInstance':
-      return { amount: table.restartInstance.perRestart, breakdown: `restart ${table.restartInstance.perRestart}` };
+      return priced(table.restartInstance.perRestart, `restart ${table.restartInstance.perRestart}`);
     case 'billingReport':
-      return { amount: table.billingReport.perReport, breakdown: `report ${table.billingReport.perReport}` };
+      return priced(table.billingReport.perReport, `report ${table.billingReport.perReport}`);
   }
-}
-
-/** A registry model's price per task; none (or a pass-through model) needs an explicit cost. */
-function modelPrice(model: string): Priced {
-  const perTask = MODEL_REGISTRY.resolve(model)?.pricePerTask;
-  if (perTask === undefined) {
-    throw ApplicationFailure.create({
-      type: FailureType.InvalidInput,
-      nonRetryable: true,
-      message:
-        `cost: is required here: the model registry has no price for model "${model}"; give cost, or set ` +
-        `models.${model}.price.perTask in src/platform/model-registry.json`,
-    });
-  }
-  return { amount: perTask, breakdown: `1 task × ${perTask} (${model})` };
 }
 
 function decisionPrice(table: PriceTable, questions: number, images: number): Priced {
   const { perQuestion, perImage } = table.evaluateDecision;
-  const each = perQuestion + images * perImage;
-  return {
-    amount: questions * each,
-    breakdown: `${questions} questions × (${perQuestion} + ${images} images × ${perImage})`,
-  };
+  return priced(
+    questions * (perQuestion + images * perImage),
+    `${questions} questions × (${perQuestion} + ${images} images × ${perImage})`,
+  );
 }
 
 export function createPriceActivities(table: PriceTable) {

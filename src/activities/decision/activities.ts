@@ -1,7 +1,6 @@
 // Decision evaluation activity: one platform request for one question.
 import { Context } from '@temporalio/activity';
 import type { DecisionAnswer } from '../../workflows/decision/contract';
-import type { PlatformClient } from '../../platform-client/client';
 import type { DecisionEvaluationRequest } from '../../platform/schemas/decision';
 import type { ActivityDeps } from '..';
 
@@ -10,7 +9,7 @@ export interface EvaluateQuestionInput {
   request: DecisionEvaluationRequest;
 }
 
-export function createDecisionActivities(platform: PlatformClient) {
+export function createActivities({ platform }: ActivityDeps) {
   return {
     async evaluateQuestion({ index, request }: EvaluateQuestionInput): Promise<DecisionAnswer> {
       const res = await platform.decisionEvaluation(request, { signal: Context.current().cancellationSignal });
@@ -27,9 +26,5 @@ export function createDecisionActivities(platform: PlatformClient) {
       };
     },
   };
-}
-
-export function createActivities({ platform }: ActivityDeps) {
-  return createDecisionActivities(platform);
 }
 export type Activities = ReturnType<typeof createActivities>;

@@ -1,19 +1,46 @@
-// GPU instance activities: thin wrappers over the platform client, and the wait for a status after
-// acting on an instance (pollInstanceStatus).
-import { Context, log } from '@temporalio/activity';
-import type { PlatformClient } from '../../platform-client/client';
+// GPU instance activities: thin wrappers over the platform client, the paid calls (renew, create)
+// that answer being retried while an earlier attempt may be in flight (../in-flight.ts), and the wait
+// for a status after acting on an instance (pollInstanceStatus).
+import { ApplicationFailure, Context, log } from '@temporalio/activity';
+import type { ActivityDeps } from '..';
+import { FailureType } from '../../api/failures';
 import { PlatformError } from '../../platform-client/errors';
+import type { CreateInstanceRequest, ListedInstance } from '../../platform/schemas/gpu';
 import { toApplicationFailure } from '../failures';
 import { findAfterEarlierAttempts, inFlightSettleMs, sendCostly } from '../in-flight';
-import { awaitPollTurn, errorBackoffMs, POLL_TIMEOUT_MS, pollAgainIn, retryDelayFor } from '../poll-again';
-import type { ActivityDeps } from '..';
-import { createInstanceLifecycleActivities } from './lifecycle';
+import { awaitPollTurn, errorBackoffMs, pollAgainIn, pollTimeoutMs, retryDelayFor } from '../poll-again';
+
+/** The most instances one list returns into a workflow's history (a few hundred bytes each). */
+export const LIST_INSTANCES_MAX = 500;
 
 export interface InstanceSnapshot {
   id: string;
   status: string;
   endTime?: string | number;
   statusError?: { state?: string; message?: string } | null;
+}
+
+/** An instance as the workflows see it: only what they decide on goes into history. */
+export interface InstanceSummary {
+  id: string;
+  name?: string;
+  status: string;
+  billingMode?: string;
+  /** Unix seconds (string or number, as the platform sent it); -1 for pay-as-you-go. */
+  endTime?: string | number;
+  memberId?: string;
+}
+
+export interface ListInstancesResult {
+  instances: InstanceSummary[];
+  /** More instances than LIST_INSTANCES_MAX: the rest were not read. */
+  truncated: boolean;
+}
+
+export interface CreateInstanceResult {
+  instanceId: string;
+  /** A retried create found the instance an earlier attempt created, and did not create (or pay) again. */
+  alreadyApplied: boolean;
 }
 
 export interface RenewOnPlatformInput {
@@ -60,33 +87,53 @@ export function instanceGapMs(firstMs: number, n: number, maxMs: number): number
   return Math.min(maxMs, firstMs * 2 ** Math.min(Math.max(n - 1, 0), 30));
 }
 
-export function createInstanceActivities(platform: PlatformClient) {
+const GONE = new Set(['toRemove', 'removing', 'removed']);
+
+export function createActivities({ platform }: ActivityDeps) {
   const signal = () => Context.current().cancellationSignal;
+  const settleMs = inFlightSettleMs(platform.config.timeoutMs);
+
+  /** The live instance of that name (names are how a create is found again), if any. */
+  async function findByName(name: string): Promise<ListedInstance | undefined> {
+    for await (const inst of platform.iterateInstances({ limit: 100 }, { signal: signal() })) {
+      if (inst.name === name && !GONE.has(inst.status)) return inst;
+    }
+    return undefined;
+  }
 
   return {
     async getInstance(instanceId: string): Promise<InstanceSnapshot> {
-      const inst = await platform.getInstance({ instanceId }, { signal: signal() });
-      // Only what the workflows use goes into history.
-      return { id: inst.id, status: inst.status, endTime: inst.endTime, statusError: inst.statusError };
+      const { id, status, endTime, statusError } = await platform.getInstance({ instanceId }, { signal: signal() });
+      return { id, status, endTime, statusError };
+    },
+
+    /** The instances of a member (or all the key sees), at most LIST_INSTANCES_MAX, in the platform's order. */
+    async listInstances(input: { memberId?: string }): Promise<ListInstancesResult> {
+      const instances: InstanceSummary[] = [];
+      const all = platform.iterateInstances({ memberId: input.memberId, limit: 100 }, { signal: signal() });
+      for await (const { id, name, status, billingMode, endTime, memberId } of all) {
+        if (instances.length === LIST_INSTANCES_MAX) return { instances, truncated: true };
+        instances.push({ id, name, status, billingMode, endTime, memberId });
+      }
+      return { instances, truncated: false };
     },
 
     /**
-     * Renewing costs money, so a retry must not renew twice. The platform takes no idempotency key; the
-     * proof that an earlier attempt got through is an expiry that moved since the workflow first read
-     * it. A retry watches for that until no earlier request can still land (./in-flight.ts), so a
-     * renewal the platform applies late, after our client gave up on it, is not paid for again.
+     * Renewing costs money and the platform takes no idempotency key; the proof that an earlier
+     * attempt got through is an expiry that moved since the workflow first read it. A retry watches
+     * for that until no earlier request can still land, so a renewal the platform applies late, after
+     * our client gave up on it, is not paid for again.
      */
     async renewInstance(input: RenewOnPlatformInput): Promise<{ alreadyApplied: boolean }> {
       const ctx = Context.current();
-      const { attempt } = ctx.info;
       const { instanceId, endTimeBefore } = input;
       if (endTimeBefore !== undefined) {
-        const applied = await findAfterEarlierAttempts(ctx, inFlightSettleMs(platform.config.timeoutMs), async () => {
+        const applied = await findAfterEarlierAttempts(ctx, settleMs, async () => {
           const now = await platform.getInstance({ instanceId }, { signal: signal() });
           return String(now.endTime) !== String(endTimeBefore) ? true : undefined;
         });
         if (applied) {
-          log.info('Renewal already applied by an earlier attempt', { instanceId, attempt });
+          log.info('Renewal already applied by an earlier attempt', { instanceId, attempt: ctx.info.attempt });
           return { alreadyApplied: true };
         }
       }
@@ -94,72 +141,90 @@ export function createInstanceActivities(platform: PlatformClient) {
       return { alreadyApplied: false };
     },
 
+    /**
+     * Creating a subscription costs money and the platform takes no idempotency key; an instance's
+     * name is the key instead. A first attempt refuses a name a live instance already has (it would be
+     * someone else's, and a retry could not tell them apart); a retry looks for the name until no
+     * earlier request can still land, and returns that instance instead of a second.
+     */
+    async createInstance(request: CreateInstanceRequest): Promise<CreateInstanceResult> {
+      const ctx = Context.current();
+      const { attempt } = ctx.info;
+      if (attempt === 1) {
+        const taken = await findByName(request.name);
+        if (taken) {
+          throw ApplicationFailure.nonRetryable(
+            `An instance named "${request.name}" already exists (${taken.id}, ${taken.status}): a create is ` +
+              'found again by its name after a lost answer, so each create needs a name no live instance has',
+            FailureType.PlatformRejected,
+          );
+        }
+      } else {
+        const earlier = await findAfterEarlierAttempts(ctx, settleMs, () => findByName(request.name));
+        if (earlier) {
+          log.info('Instance already created by an earlier attempt', { instanceId: earlier.id, attempt });
+          return { instanceId: earlier.id, alreadyApplied: true };
+        }
+      }
+      const { instanceId } = await sendCostly(ctx, () => platform.createInstance(request, { signal: signal() }));
+      return { instanceId, alreadyApplied: false };
+    },
+
+    // Free, and a repeat while the first is under way does no harm (the platform answers it as done).
     async restartInstance(instanceId: string): Promise<void> {
       await platform.restartInstance({ instanceId }, { signal: signal() });
     },
 
+    async startInstance(instanceId: string): Promise<void> {
+      await platform.startInstance({ instanceId }, { signal: signal() });
+    },
+
+    async stopInstance(instanceId: string): Promise<void> {
+      await platform.stopInstance({ instanceId }, { signal: signal() });
+    },
+
+    async deleteInstance(instanceId: string): Promise<void> {
+      await platform.deleteInstance({ instanceId }, { signal: signal() });
+    },
+
     /**
-     * One get-instance poll per attempt (retry-as-poll, see ./poll-again.ts): the same status again
-     * fails as StillRunning with the next gap, so the server runs the poll again then; a new status,
-     * the target or the deadline returns a checkpoint. The gaps double from initialIntervalMs to
-     * maxIntervalMs across attempts and checkpoints (a gap under about a second lasts about a second:
-     * the server's retry timers are no finer).
+     * One get-instance poll per attempt (retry-as-poll, ../poll-again.ts): the same status again
+     * fails as StillRunning with the next gap; a new status, the target or the deadline returns a
+     * checkpoint. The gaps double from initialIntervalMs to maxIntervalMs across attempts and checkpoints.
      */
     async pollInstanceStatus(input: PollInstanceStatusInput): Promise<InstanceCheckpoint> {
       const ctx = Context.current();
-      const { attempt } = ctx.info;
-      const { since, deadlineAt, instanceId } = input;
-      // This attempt's poll is the n-th since the checkpoint; every request counts, failed ones too.
+      const { since, deadlineAt, instanceId, initialIntervalMs, maxIntervalMs } = input;
       const n = await awaitPollTurn(ctx, instanceId, since, deadlineAt);
       const polls = (since?.polls ?? 0) + n;
       const statuses = since?.statuses ?? [];
 
       let status: string;
       try {
-        const inst = await platform.getInstance(
-          { instanceId },
-          { signal: ctx.cancellationSignal, timeoutMs: Math.min(POLL_TIMEOUT_MS, platform.config.timeoutMs) },
-        );
-        status = inst.status;
+        const opts = { signal: ctx.cancellationSignal, timeoutMs: pollTimeoutMs(platform) };
+        ({ status } = await platform.getInstance({ instanceId }, opts));
       } catch (err) {
         // A poll is a read: a passing fault is retried until the deadline, however long the outage.
         if (!(err instanceof PlatformError) || !err.retryable) throw err;
         const now = Date.now();
         const observation = { ...(since ?? { instanceId, statuses, observedAt: 0 }), polls };
         if (now >= deadlineAt) return { observation, outcome: 'timedOut' };
-        // Jittered, yet never longer apart than the polls themselves (unless the platform asks).
-        const backoff = Math.min(
-          errorBackoffMs(err, attempt, input.initialIntervalMs),
-          Math.max(input.maxIntervalMs, err.retryAfterMs ?? 0),
-        );
+        const backoff = errorBackoffMs(err, ctx.info.attempt, initialIntervalMs, maxIntervalMs);
         throw toApplicationFailure(err, { nextRetryDelayMs: retryDelayFor(Math.min(backoff, deadlineAt - now)) });
       }
 
       const now = Date.now();
       const changed = statuses[statuses.length - 1] !== status;
-      const observation: InstanceObservation = {
-        instanceId,
-        statuses: changed ? [...statuses, status] : statuses,
-        polls,
-        observedAt: now,
-      };
+      const observation = { instanceId, statuses: changed ? [...statuses, status] : statuses, polls, observedAt: now };
       if (status === input.target) return { observation, outcome: 'reached' };
       // The poll due at the deadline is the last one.
       if (now >= deadlineAt) return { observation, outcome: 'timedOut' };
-      const gap = instanceGapMs(since?.intervalMs ?? input.initialIntervalMs, n, input.maxIntervalMs);
+      const gap = instanceGapMs(since?.intervalMs ?? initialIntervalMs, n, maxIntervalMs);
       const delay = Math.max(1, Math.min(gap, deadlineAt - now));
-      const next: InstanceObservation = {
-        ...observation,
-        nextPollAt: now + delay,
-        intervalMs: Math.min(input.maxIntervalMs, gap * 2),
-      };
+      const next = { ...observation, nextPollAt: now + delay, intervalMs: Math.min(maxIntervalMs, gap * 2) };
       if (changed) return { observation: next, outcome: 'changed' };
       throw pollAgainIn(delay, `${instanceId} is ${status} (${polls} polls): next poll in ${delay} ms`, next);
     },
   };
-}
-
-export function createActivities({ platform }: ActivityDeps) {
-  return { ...createInstanceActivities(platform), ...createInstanceLifecycleActivities(platform) };
 }
 export type Activities = ReturnType<typeof createActivities>;

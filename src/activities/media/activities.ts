@@ -1,18 +1,175 @@
-// The media generation activities: submit (./submit.ts), wait for the end (./poll.ts), keep the
-// outputs (../outputs.ts).
+// The media generation activities: submit (here), wait for the end (./poll.ts), keep the outputs
+// (../outputs.ts). A submit is one attempt per activity execution (maximumAttempts 1 in the workflow):
+// a failed attempt's outcome is decided here, once (refused: safe to resend; ambiguous: it may
+// already have created a paid task; rejected: never; see classifySubmitFailure), and handed to the
+// workflow in the failure's details, which acts on it.
+import { Context, log } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
 import type { ActivityDeps } from '..';
+import { FailureType } from '../../api/failures';
+import type { ParsedPollingOptions, TaskObservation } from '../../workflows/media/contract';
+import { classifySubmitFailure, PlatformError, redact, type SubmitFailureClass } from '../../platform-client/errors';
+import type { AsyncBody } from '../../platform/models';
+import type { ImageToVideoRequest, TextToVideoRequest } from '../../platform/schemas/media';
+import type { CallbackUrls } from '../../webhooks/token';
+import { toApplicationFailure } from '../failures';
 import { createOutputActivities } from '../outputs';
-import { createMediaPollActivities } from './poll';
-import { createMediaSubmitActivities } from './submit';
+import { createMediaPollActivities, firstLook, type CallbackFallback } from './poll';
 
-export type { SubmitMediaTaskInput, SubmitMediaTaskResult, SubmitFailureDetails } from './submit';
 export type { CallbackFallback, PollTaskInput, TaskCheckpoint } from './poll';
 
-export function createActivities(deps: ActivityDeps) {
+interface SubmitAttempt {
+  generation: number;
+  attempt: number;
+  /** Given: an accepted task is read once at once (firstLook), planned by these options. */
+  polling?: ParsedPollingOptions;
+}
+
+export type SubmitMediaTaskInput =
+  | ({ operation: 'image-to-video'; request: ImageToVideoRequest } & SubmitAttempt)
+  | ({ operation: 'text-to-video'; request: TextToVideoRequest } & SubmitAttempt)
+  /** Any model: `path` is the segment the workflow resolved from the registry (for logs: `model`). */
+  | ({ operation: 'async'; model: string; path: string; request: AsyncBody } & SubmitAttempt);
+
+export interface SubmitMediaTaskResult {
+  taskId: string;
+  /** Real epoch ms when the platform answered. */
+  submittedAt: number;
+  /** The task's status and eta read right after the submit, when it had not ended (firstLook). */
+  firstLook?: TaskObservation;
+  /** A first-look read that firstLook does not carry (it failed, or saw the task ended): one more poll. */
+  uncountedPolls?: number;
+  /** The submit carried our callback URL: the end is expected by callback, polls are a safety net. */
+  callback?: CallbackFallback;
+}
+
+/** What the workflow reads from a failed attempt's details. */
+export interface SubmitFailureDetails {
+  /** Decided by this activity; absent only from an error it did not expect (see the workflow). */
+  outcome?: SubmitFailureClass;
+  /** When a refused or ambiguous attempt failed (real epoch ms). */
+  at?: number;
+  retryAfterMs?: number;
+  status?: number;
+  reason?: string;
+  traceId?: string;
+}
+
+/**
+ * The failure of an attempt, its outcome decided. A rejected one is the final failure any activity
+ * raises for that error (its type says why: InvalidInput, BudgetExceeded …); the others are typed by
+ * what the caller may do: AmbiguousSubmission, or RateLimited / PlatformUnavailable (refused).
+ */
+function submitFailure(err: PlatformError, outcome: SubmitFailureClass): ApplicationFailure {
+  if (outcome === 'rejected') return toApplicationFailure(err, { detail: { outcome } });
+  const { retryAfterMs, status, reason, traceId } = err;
+  const details: SubmitFailureDetails = { outcome, at: Date.now(), retryAfterMs, status, reason, traceId };
+  const type =
+    outcome === 'ambiguous'
+      ? FailureType.AmbiguousSubmission
+      : status === 429
+        ? FailureType.RateLimited
+        : FailureType.PlatformUnavailable;
+  return ApplicationFailure.retryable(err.message, type, details);
+}
+
+/**
+ * The request with our callback URL in `extra.webhook`, unless the caller set a webhook of their own
+ * (theirs is kept, and the task is polled as without callbacks). A generic model's body is the
+ * model's own: it gets the same `extra.webhook` (the platform's async API takes it on every model),
+ * unless its `extra` is not an object we could add to.
+ */
+function withCallback(
+  input: SubmitMediaTaskInput,
+  callbacks: CallbackUrls | undefined,
+  workflowId: string | undefined,
+): { request: SubmitMediaTaskInput['request']; url?: string } {
+  const extra: unknown = input.request.extra;
+  const extraIsObject = extra === undefined || (typeof extra === 'object' && extra !== null && !Array.isArray(extra));
+  if (
+    !callbacks ||
+    !workflowId ||
+    !extraIsObject ||
+    (extra as { webhook?: unknown } | undefined)?.webhook !== undefined
+  ) {
+    return { request: input.request };
+  }
+  const url = callbacks.urlFor({ workflowId, generation: input.generation });
+  return { request: { ...input.request, extra: { ...extra, webhook: { url } } }, url };
+}
+
+/** A platform error with the callback URL (its token) cut out: the error reaches logs and the history. */
+function withoutUrl(err: PlatformError, url: string | undefined): PlatformError {
+  if (!url || !(err.message.includes(url) || err.platformMessage?.includes(url))) return err;
+  return new PlatformError({
+    ...err,
+    message: redact(err.message, [url]),
+    platformMessage: err.platformMessage && redact(err.platformMessage, [url]),
+  });
+}
+
+export function createActivities({ platform, pacing, callbacks, artifacts, fetchPolicy }: ActivityDeps) {
+  const submit = (input: SubmitMediaTaskInput, request: SubmitMediaTaskInput['request'], signal: AbortSignal) => {
+    switch (input.operation) {
+      case 'image-to-video':
+        return platform.submitImageToVideo(request as ImageToVideoRequest, { signal });
+      case 'text-to-video':
+        return platform.submitTextToVideo(request, { signal });
+      case 'async':
+        return platform.submitAsyncTask({ path: input.path, body: request }, { signal });
+    }
+  };
+
   return {
-    ...createMediaSubmitActivities(deps.platform, deps.pacing, deps.callbacks),
-    ...createMediaPollActivities(deps.platform),
-    ...createOutputActivities(deps.artifacts, deps.fetchPolicy),
+    async submitMediaTask(input: SubmitMediaTaskInput): Promise<SubmitMediaTaskResult> {
+      const { info, cancellationSignal: signal } = Context.current();
+      const workflowId = info.workflowExecution?.workflowId;
+      const where = { workflowId, generation: input.generation, attempt: input.attempt };
+      // Another worker met the quota's 429 and its Retry-After is not over: a refusal of our own, nothing sent.
+      const holdMs = pacing?.holdRemainingMs(input.operation) ?? 0;
+      if (holdMs > 0) {
+        const details: SubmitFailureDetails = { outcome: 'refused', at: Date.now(), retryAfterMs: holdMs, status: 429 };
+        throw ApplicationFailure.retryable(
+          `${input.operation} not sent: the shared rate limit holds every submit for ${Math.ceil(holdMs / 1000)} s more`,
+          FailureType.RateLimited,
+          details,
+        );
+      }
+      const { request, url } = withCallback(input, callbacks, workflowId);
+      let taskId: string;
+      try {
+        ({ task_id: taskId } = await submit(input, request, signal));
+      } catch (caught) {
+        if (!(caught instanceof PlatformError)) throw caught;
+        const err = withoutUrl(caught, url);
+        // Everyone slows down, not only this attempt (a failure to tell the server is only logged).
+        if (err.status === 429 && pacing) {
+          await pacing.rateLimited(input.operation, err.retryAfterMs).catch((e: unknown) => {
+            log.warn('Could not slow the shared rate limit', { ...where, error: String(e) });
+          });
+        }
+        const outcome = classifySubmitFailure(err);
+        log.warn('Submit attempt failed', { ...where, outcome, error: err.message });
+        throw submitFailure(err, outcome);
+      }
+      const submittedAt = Date.now();
+      const model = input.operation === 'async' ? { model: input.model, path: input.path } : {};
+      log.info('Submitted generation', { ...where, operation: input.operation, ...model, taskId, callback: !!url });
+      if (url && callbacks) {
+        // No first look: a callback makes the read it would cost unnecessary (calls per task ~1).
+        const callback = {
+          firstPollAt: submittedAt + callbacks.firstPollAfterMs,
+          pollIntervalMs: callbacks.pollIntervalMs,
+        };
+        return { taskId, submittedAt, callback };
+      }
+      if (!input.polling) return { taskId, submittedAt };
+      const { observation, reads } = await firstLook(platform, taskId, input.polling, signal);
+      if (observation) return { taskId, submittedAt, firstLook: observation };
+      return reads > 0 ? { taskId, submittedAt, uncountedPolls: reads } : { taskId, submittedAt };
+    },
+    ...createMediaPollActivities(platform),
+    ...createOutputActivities(artifacts, fetchPolicy),
   };
 }
 export type Activities = ReturnType<typeof createActivities>;

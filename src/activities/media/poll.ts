@@ -1,25 +1,15 @@
 // Waiting for a task to end by retry-as-poll (../poll-again.ts): each attempt of pollTaskResult makes
 // one task-result request. Still running: the attempt fails as StillRunning with the delay the
-// platform's eta and progress suggest, and the server runs the next attempt then. A status change, a
-// progress step or the end: the attempt returns a checkpoint to the workflow, so its mediaProgress
-// query stays fresh for a few history events per task, however many polls are made.
-//
-// Why not one long heartbeating activity: it would hold an activity slot and heartbeat every few
-// seconds, so the server's work would grow with the time spent waiting (about 3,300 requests/s for
-// 10,000 waits). Here a waiting task costs nothing until its next poll, and a poll costs two requests
-// (the failed attempt and the next dispatch). A worker lost mid-attempt is noticed by the attempt's
-// start-to-close timeout (short, because an attempt is one bounded HTTP call), not by a heartbeat.
+// platform's eta and progress suggest. A status change, a progress step or the end: the attempt
+// returns a checkpoint, so the workflow's mediaProgress query stays fresh for a few history events
+// per task, however many polls are made.
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../../api/failures';
 import type { ParsedPollingOptions, TaskObservation, TaskOutputRef } from '../../workflows/media/contract';
 import type { PlatformClient } from '../../platform-client/client';
-import { PlatformError } from '../../platform-client/errors';
-import { isTerminalTaskStatus } from '../../platform/schemas/media';
-import { toApplicationFailure } from '../failures';
-import { awaitPollTurn, errorBackoffMs, POLL_TIMEOUT_MS, pollAgainIn, retryDelayFor } from '../poll-again';
-import { nextPollDelayMs, type PollSample } from './poll-schedule';
-import { outputsOf } from './task-outputs';
+import { isTerminalTaskStatus, type TaskResult } from '../../platform/schemas/media';
+import { awaitPollTurn, errorBackoffMs, pollAgainIn, pollRead, pollTimeoutMs } from '../poll-again';
 
 export interface PollTaskInput {
   taskId: string;
@@ -62,6 +52,58 @@ const sampleOf = (o: TaskObservation): PollSample => ({
   progressPercent: o.progressPercent,
 });
 
+/** The task as one poll saw it, now. */
+function observe(task: TaskResult['task'], taskId: string, polls: number, since?: TaskObservation): TaskObservation {
+  const observedAt = Date.now();
+  return {
+    taskId,
+    status: task.status,
+    reason: task.reason || undefined,
+    eta: task.eta ?? undefined,
+    progressPercent: task.progress_percent ?? undefined,
+    polls,
+    observedAt,
+    firstProcessingAt: since?.firstProcessingAt ?? (task.status === 'TASK_STATUS_PROCESSING' ? observedAt : undefined),
+  };
+}
+
+/** The next poll's delay the platform's hints suggest, measured from the earlier sample of this phase. */
+function hintedDelayMs(
+  polling: ParsedPollingOptions,
+  o: TaskObservation,
+  since: TaskObservation | undefined,
+  attempt: number,
+) {
+  const hinted = (o.eta !== undefined && o.eta > 0) || o.progressPercent !== undefined;
+  return nextPollDelayMs(polling, sampleOf(o), since && sampleOf(since), hinted ? 0 : attempt);
+}
+
+/**
+ * The submit's first look at the task it just created: one read right after the platform accepted
+ * it, so the workflow's wait starts from the task's status and eta (its first poll attempt only asks
+ * to run again when the next poll is due) instead of a workflow task for a first poll's checkpoint.
+ * No observation when the read fails or the task has already ended: the wait then polls at once.
+ * Never throws: the submit was accepted, and that must reach the workflow. A failed read, or one that
+ * saw the task ended, is a poll too (`reads`).
+ */
+export async function firstLook(
+  platform: PlatformClient,
+  taskId: string,
+  polling: ParsedPollingOptions,
+  signal: AbortSignal,
+): Promise<{ observation?: TaskObservation; reads: number }> {
+  if (signal.aborted) return { reads: 0 };
+  try {
+    const { task } = await platform.getTaskResult(taskId, { signal, timeoutMs: pollTimeoutMs(platform) });
+    if (isTerminalTaskStatus(task.status)) return { reads: 1 };
+    const observation = observe(task, taskId, 1);
+    const nextPollAt = observation.observedAt + hintedDelayMs(polling, observation, undefined, 1);
+    return { observation: { ...observation, nextPollAt }, reads: 1 };
+  } catch {
+    return { reads: 1 };
+  }
+}
+
 export function createMediaPollActivities(platform: PlatformClient) {
   return {
     async pollTaskResult(input: PollTaskInput): Promise<TaskCheckpoint> {
@@ -74,56 +116,33 @@ export function createMediaPollActivities(platform: PlatformClient) {
       if (now >= deadlineAt) throw taskDeadlineExceeded(input, since);
       const untilDeadline = (ms: number) => Math.max(1, Math.min(ms, deadlineAt - now));
 
-      let result;
-      try {
-        result = await platform.getTaskResult(taskId, {
-          signal: ctx.cancellationSignal,
-          timeoutMs: Math.min(POLL_TIMEOUT_MS, platform.config.timeoutMs),
-        });
-      } catch (err) {
-        // Polls are reads: a transient failure is retried until the deadline, however long the outage.
-        if (err instanceof PlatformError && err.retryable) {
-          const delay = untilDeadline(errorBackoffMs(err, attempt, polling.minIntervalMs));
-          throw toApplicationFailure(err, { nextRetryDelayMs: retryDelayFor(delay) });
-        }
-        throw err;
-      }
-
-      const observedAt = Date.now();
-      const task = result.task;
-      const observation: TaskObservation = {
-        taskId,
-        status: task.status,
-        reason: task.reason || undefined,
-        eta: task.eta ?? undefined,
-        progressPercent: task.progress_percent ?? undefined,
-        polls,
-        observedAt,
-        firstProcessingAt:
-          since?.firstProcessingAt ?? (task.status === 'TASK_STATUS_PROCESSING' ? observedAt : undefined),
-      };
-      if (isTerminalTaskStatus(task.status)) {
+      const result = await pollRead(
+        ctx,
+        platform,
+        (opts) => platform.getTaskResult(taskId, opts),
+        (err) => untilDeadline(errorBackoffMs(err, attempt, polling.minIntervalMs)),
+      );
+      const observation = observe(result.task, taskId, polls, since);
+      const { status } = observation;
+      if (isTerminalTaskStatus(status)) {
         return {
           observation,
           terminal: true,
-          outputs: task.status === 'TASK_STATUS_SUCCEED' ? outputsOf(result) : [],
+          outputs: status === 'TASK_STATUS_SUCCEED' ? outputsOf(result) : [],
           nsfwDetection: result.extra?.enable_nsfw_detection === true,
         };
       }
 
-      const sample = sampleOf(observation);
-      const hinted = (sample.eta !== undefined && sample.eta > 0) || sample.progressPercent !== undefined;
-      // The checkpoint is the earlier sample of this phase: the progress rate is measured from it.
-      const hintedDelay = nextPollDelayMs(polling, sample, since && sampleOf(since), hinted ? 0 : attempt);
-      const delay = untilDeadline(Math.max(hintedDelay, input.fallback?.pollIntervalMs ?? 0));
-      const next: TaskObservation = { ...observation, nextPollAt: observedAt + delay };
+      const hinted = hintedDelayMs(polling, observation, since, attempt);
+      const delay = untilDeadline(Math.max(hinted, input.fallback?.pollIntervalMs ?? 0));
+      const next: TaskObservation = { ...observation, nextPollAt: observation.observedAt + delay };
       const movedOn =
-        task.status !== since?.status ||
+        status !== since?.status ||
         step(observation.progressPercent, input.progressStep) > step(since?.progressPercent, input.progressStep);
       if (movedOn) return { observation: next, terminal: false, outputs: [], nsfwDetection: false };
       throw pollAgainIn(
         delay,
-        `${taskId} is ${task.status} at ${observation.progressPercent ?? '?'}%, eta ${observation.eta ?? '?'} s: ` +
+        `${taskId} is ${status} at ${observation.progressPercent ?? '?'}%, eta ${observation.eta ?? '?'} s: ` +
           `next poll in ${delay} ms`,
         next,
       );
@@ -135,13 +154,128 @@ export function taskDeadlineExceeded(
   input: { taskId: string; deadlineAt: number },
   last: TaskObservation | undefined,
 ): ApplicationFailure {
-  return ApplicationFailure.create({
-    type: FailureType.DeadlineExceeded,
-    nonRetryable: true,
-    message:
-      `Task ${input.taskId} did not end before the deadline ${new Date(input.deadlineAt).toISOString()}` +
+  return ApplicationFailure.nonRetryable(
+    `Task ${input.taskId} did not end before the deadline ${new Date(input.deadlineAt).toISOString()}` +
       (last ? `; last seen ${last.status} at ${last.progressPercent ?? '?'}% after ${last.polls} polls` : '') +
       '. The task may still finish (and be charged) on the platform.',
-    details: [{ taskId: input.taskId, last }],
-  });
+    FailureType.DeadlineExceeded,
+    { taskId: input.taskId, last },
+  );
+}
+
+/** The outputs of a finished task, as task-result lists them: videos, images and audios with their TTLs. */
+export function outputsOf(result: TaskResult): TaskOutputRef[] {
+  const ttl = (value: string | number | undefined): number | undefined => {
+    const n = Number(value);
+    return value === undefined || !Number.isFinite(n) ? undefined : n;
+  };
+  return [
+    ...result.videos.map((v) => ({
+      kind: 'video' as const,
+      url: v.video_url,
+      ttlSeconds: ttl(v.video_url_ttl),
+      type: v.video_type,
+    })),
+    ...result.images.map((i) => ({
+      kind: 'image' as const,
+      url: i.image_url,
+      ttlSeconds: ttl(i.image_url_ttl),
+      type: i.image_type,
+    })),
+    ...result.audios.map((a) => ({
+      kind: 'audio' as const,
+      url: a.audio_url,
+      ttlSeconds: ttl(a.audio_url_ttl),
+      type: a.audio_type,
+    })),
+  ];
+}
+
+// When to poll a task next. The platform's `eta` (seconds left) and `progress_percent` say when the
+// task should end: we aim just past that moment, so an accurate hint costs one poll per phase and is
+// noticed within `marginMs`. Far-off ends are approached in steps (hints drift over minutes), unless
+// two samples taken apart predict the same end: then we aim at it. Without
+// hints we back off exponentially with full jitter. Every gap stays within [minIntervalMs, maxIntervalMs].
+
+export interface PollSample {
+  /** Real epoch ms of the poll. */
+  at: number;
+  status: string;
+  eta?: number;
+  progressPercent?: number;
+}
+
+/** Beyond this, aim at a fraction of the remaining time and look again, instead of at the end. */
+const FAR_MS = 20_000;
+const FAR_FRACTION = 0.8;
+/** Two predicted ends this close (plus a share of the time left) confirm each other. */
+const AGREEMENT_MS = 1_000;
+const AGREEMENT_SHARE = 0.01;
+
+/** The progress rate (percent per ms) between two samples of one phase, when progress moved. */
+function progressRate(latest: PollSample, previous?: PollSample): number | undefined {
+  if (
+    previous &&
+    previous.status === latest.status &&
+    latest.progressPercent !== undefined &&
+    previous.progressPercent !== undefined &&
+    latest.progressPercent > previous.progressPercent &&
+    latest.progressPercent < 100
+  ) {
+    return (latest.progressPercent - previous.progressPercent) / (latest.at - previous.at);
+  }
+  return undefined;
+}
+
+/** Milliseconds left, from the eta and from the progress rate between two samples of one phase. */
+export function estimateRemainingMs(latest: PollSample, previous?: PollSample): number | undefined {
+  const estimates: number[] = [];
+  if (latest.eta !== undefined && latest.eta > 0) estimates.push(latest.eta * 1000);
+  const rate = progressRate(latest, previous);
+  if (rate !== undefined) estimates.push((100 - (latest.progressPercent ?? 0)) / rate);
+  // The eta is whole seconds, rounded up; the progress rate is finer. The earlier one wins: polling a
+  // little early costs one cheap poll, polling late costs detection time.
+  return estimates.length ? Math.min(...estimates) : undefined;
+}
+
+/** The end a sample's eta predicts, in epoch ms; the eta is whole seconds rounded up, so never early. */
+const predictedEnd = (s: PollSample) => (s.eta !== undefined && s.eta > 0 ? s.at + s.eta * 1000 : undefined);
+
+/**
+ * Milliseconds left when two samples taken apart predict the same end (the eta of a steady task):
+ * the end is then known, and stepping towards it would only add polls. The earlier prediction wins,
+ * as both are rounded up. Undefined when they disagree (a drifting eta) or one has no eta.
+ */
+function confirmedRemainingMs(latest: PollSample, previous?: PollSample): number | undefined {
+  const now = predictedEnd(latest);
+  const before = previous && predictedEnd(previous);
+  if (now === undefined || before === undefined || previous!.at >= latest.at) return undefined;
+  const remaining = Math.min(now, before) - latest.at;
+  return Math.abs(now - before) <= AGREEMENT_MS + AGREEMENT_SHARE * Math.max(0, remaining) ? remaining : undefined;
+}
+
+export function nextPollDelayMs(
+  opts: Pick<ParsedPollingOptions, 'minIntervalMs' | 'maxIntervalMs' | 'marginMs'>,
+  latest: PollSample,
+  previous: PollSample | undefined,
+  /** Polls in a row without a usable hint (drives the backoff). */
+  hintlessPolls: number,
+  random: () => number = Math.random,
+): number {
+  const confirmed = confirmedRemainingMs(latest, previous);
+  const remaining = estimateRemainingMs(latest, previous);
+  let delay: number;
+  if (confirmed !== undefined) delay = Math.min(confirmed, remaining ?? confirmed) + opts.marginMs;
+  else if (remaining !== undefined) {
+    if (remaining > FAR_MS) delay = remaining * FAR_FRACTION;
+    else if (latest.progressPercent !== undefined && progressRate(latest, previous) === undefined) {
+      // The eta is whole seconds, rounded up: aiming at it lands up to a second late. Half-way, a
+      // second sample gives the progress rate, and the poll after that lands just past the end.
+      delay = remaining / 2;
+    } else delay = remaining + opts.marginMs;
+  } else {
+    const ceiling = Math.min(opts.maxIntervalMs, opts.minIntervalMs * 2 ** Math.min(hintlessPolls, 30));
+    delay = opts.minIntervalMs + random() * (ceiling - opts.minIntervalMs);
+  }
+  return Math.round(Math.min(opts.maxIntervalMs, Math.max(opts.minIntervalMs, delay)));
 }

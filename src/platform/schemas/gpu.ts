@@ -221,7 +221,7 @@ export const CreateInstanceRequest = z
   .strictObject({
     /**
      * One line, bounded like ids: it shows in the platform's console, and a retried create finds an
-     * earlier attempt's instance by it (src/activities/instances/lifecycle.ts).
+     * earlier attempt's instance by it (src/activities/instances/activities.ts).
      */
     name: InstanceId.regex(/^[^\r\n\t]+$/, { error: 'must be one line without tabs' }),
     productId: z.string().min(1).max(255),

@@ -242,7 +242,7 @@ const PROGRESS_STEP = 10;
 
 /**
  * Following the platform batch until it ends. The poll activity runs again on its own after each poll
- * (retry-as-poll, src/activities/batch/poll.ts) and comes back only at checkpoints, so this loop runs a
+ * (retry-as-poll, src/activities/batch/activities.ts) and comes back only at checkpoints, so this loop runs a
  * handful of times however long the batch takes. The window timer ends the follow first: the
  * schedule-to-close bound is only a backstop.
  */
@@ -301,7 +301,7 @@ async function createBatch(
   // 2. The batch, created once. Costs money. Retried while the first attempt may still be in flight?
   // Never by the server: an attempt outlives the client's timeout. A retry looks for the batch an
   // earlier attempt made until no create it sent can still land, and creates only if there is none
-  // (src/activities/batch/create.ts).
+  // (src/activities/batch/activities.ts).
   progress.update({ status: 'CREATING', inputFileId });
   const create = () =>
     summarized(

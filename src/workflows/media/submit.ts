@@ -68,7 +68,7 @@ function describeFailure(err: unknown): AttemptFailure {
   const cause = err instanceof ActivityFailure ? err.cause : err;
   if (cause instanceof ApplicationFailure) {
     const details = cause.details?.[0] as SubmitFailureDetails | undefined;
-    // The activity decides the outcome (src/activities/media/submit.ts); this only acts on it. Without
+    // The activity decides the outcome (src/activities/media/activities.ts); this only acts on it. Without
     // one, the activity met an error it did not expect, which may have come after the request was sent.
     const decided = details?.outcome;
     const outcome = decided && OUTCOMES.includes(decided) ? decided : cause.nonRetryable ? 'rejected' : 'ambiguous';
