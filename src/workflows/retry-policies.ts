@@ -1,10 +1,7 @@
-// Retry policies and activity options of the workflows' activities, in one place (docs/retries.md).
-//
-// The rule: an outage delays an operation, it never destroys it. A transient failure (5xx, 429, a
-// timeout, a reset, a lost worker) is retried with a backoff capped at a few minutes until the
-// operation's own deadline, the activity's schedule-to-close timeout; never after a count of
-// attempts. Only the other failure types (an activity marks them nonRetryable too) end a call, and
-// with it the workflow.
+// Retry policies and activity options of the workflows' activities, in one place (docs/retries.md):
+// an outage delays an operation, it never destroys it. A transient failure is retried with a capped
+// backoff until the operation's deadline (the schedule-to-close timeout), never after a count of
+// attempts; only the other failure types end a call, and with it the workflow.
 import { RetryState } from '@temporalio/common';
 import {
   ActivityCancellationType,
@@ -18,7 +15,6 @@ import { FailureType } from '../api/failures';
 /** The failure types worth another attempt; StillRunning is retry-as-poll's own. */
 const TRANSIENT: string[] = [FailureType.RateLimited, FailureType.PlatformUnavailable, FailureType.StillRunning];
 
-/** Transient failures: backoff from a second, doubling, capped at 3 minutes, until the deadline. */
 export const TRANSIENT_RETRY: RetryPolicy = {
   initialInterval: '1s',
   backoffCoefficient: 2,
@@ -27,9 +23,8 @@ export const TRANSIENT_RETRY: RetryPolicy = {
 };
 
 /**
- * The longest one attempt of a platform call may take. Longer than the client's own HTTP timeout
- * (PLATFORM_TIMEOUT_MS, 30 s by default): the server retries only after the attempt's request has
- * ended, answered or abandoned by the client, never while it may still be in flight from this worker.
+ * The longest one attempt of a platform call may take: longer than the client's HTTP timeout
+ * (PLATFORM_TIMEOUT_MS), so the server never retries while an attempt's request may still be in flight.
  */
 export const PLATFORM_ATTEMPT_MS = 2 * 60_000;
 
@@ -70,16 +65,12 @@ export function forUpTo(ms: number, opts: AttemptOptions = {}): ActivityOptions 
   };
 }
 
-/**
- * A call that must happen whatever the outage: releasing a budget reservation, cancelling a paid
- * batch. Retried for ever (the backoff stays capped); only a non-retryable failure ends it.
- */
+/** A call that must happen whatever the outage (releasing a reservation, cancelling a paid batch). */
 export const UNTIL_DONE: ActivityOptions = { startToCloseTimeout: PLATFORM_ATTEMPT_MS, retry: TRANSIENT_RETRY };
 
 /**
- * A costly submit whose resubmission the workflow decides itself, never the server (see
- * src/workflows/media/submit.ts): one attempt per activity run. Its timeout catches a worker lost
- * mid-call; the client's own call timeout is shorter.
+ * A costly submit whose resubmission the workflow decides itself, never the server
+ * (src/workflows/media/submit.ts): one attempt per activity run; the timeout catches a lost worker.
  */
 export const SUBMIT_ONCE: ActivityOptions = { startToCloseTimeout: PLATFORM_ATTEMPT_MS, retry: { maximumAttempts: 1 } };
 
@@ -87,14 +78,13 @@ export const SUBMIT_ONCE: ActivityOptions = { startToCloseTimeout: PLATFORM_ATTE
 const DEADLINE_GRACE_MS = 60_000;
 
 /**
- * Options of a retry-as-poll activity (src/activities/poll-again.ts) that must be done within `waitMs`
- * from now. Each attempt sets its own next delay, so the retry policy applies only to an attempt that
- * ends without one (a lost worker, a bug); the deadline is the only bound.
+ * Options of a retry-as-poll activity (src/activities/poll-again.ts) that must be done within `waitMs`.
+ * Each attempt sets its own next delay, so the retry policy applies only to an attempt that ends
+ * without one (a lost worker, a bug); the deadline is the only bound.
  */
 export function retryAsPollOptions(waitMs: number, opts: { grace?: boolean } = {}): ActivityOptions {
   return {
-    // An attempt is a wait of at most a second and one bounded read (POLL_TIMEOUT_MS): a worker lost
-    // mid-attempt is noticed within 15 s.
+    // An attempt is a wait of at most a second and one bounded read (POLL_TIMEOUT_MS).
     startToCloseTimeout: '15s',
     scheduleToCloseTimeout: Math.max(1_000, waitMs) + (opts.grace === false ? 0 : DEADLINE_GRACE_MS),
     retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '5m' },
@@ -104,9 +94,8 @@ export function retryAsPollOptions(waitMs: number, opts: { grace?: boolean } = {
 }
 
 /**
- * Whether a poll activity ended because its time ran out: the server's schedule-to-close fired (a
- * lost worker), or it refused a retry that would have landed past it (the cause is then the last
- * StillRunning failure).
+ * Whether a poll activity ended because its time ran out: the server's schedule-to-close fired (a lost
+ * worker), or it refused a retry past it (the cause is then the last StillRunning failure).
  */
 export function pollTimedOut(err: unknown): err is ActivityFailure {
   return (

@@ -31,23 +31,21 @@ export function trackStatus<S extends string>(
   let state: WorkflowStatus<S> = { operation, status: initial, detail: {} };
   const show = () => setCurrentDetails(renderCurrentDetails(state));
   show();
+  const ids = (['instanceId', 'taskId', 'memberId'] as const).filter((k) => attributes[k]);
   upsertSearchAttributes([
     { key: SearchAttributes.operation, value: operation },
     { key: SearchAttributes.status, value: initial },
-    ...(attributes.instanceId ? [{ key: SearchAttributes.instanceId, value: attributes.instanceId }] : []),
-    ...(attributes.taskId ? [{ key: SearchAttributes.taskId, value: attributes.taskId }] : []),
-    ...(attributes.memberId ? [{ key: SearchAttributes.memberId, value: attributes.memberId }] : []),
+    ...ids.map((k) => ({ key: SearchAttributes[k], value: attributes[k]! })),
   ]);
   if (attributes.costEstimate !== undefined) {
     upsertSearchAttributes([{ key: SearchAttributes.costEstimate, value: attributes.costEstimate }]);
   }
   return {
     set(status, detail, also = []) {
-      const changes: SearchAttributeUpdatePair[] =
-        status !== state.status ? [...also, { key: SearchAttributes.status, value: status }] : also;
+      const changes = status !== state.status ? [...also, { key: SearchAttributes.status, value: status }] : also;
       if (changes.length > 0) upsertSearchAttributes(changes);
-      state = { ...state, status, detail: { ...state.detail, ...detail } };
-      show();
+      state = { ...state, status };
+      this.detail(detail ?? {});
     },
     detail(patch) {
       state = { ...state, detail: { ...state.detail, ...patch } };
