@@ -81,19 +81,11 @@ export function idempotentWorkflowId(type: WorkflowTypeName, key: string): strin
 
 /** sha256 of the input as JSON with its object keys sorted: equal requests, equal fingerprints. */
 export function inputFingerprint(input: unknown): string {
-  return createHash('sha256')
-    .update(JSON.stringify(sortedKeys(input)))
-    .digest('hex');
-}
-
-function sortedKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortedKeys);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.keys(value)
-      .sort()
-      .map((k) => [k, sortedKeys((value as Record<string, unknown>)[k])]),
-  );
+  const sorted = (_key: string, v: unknown) =>
+    v === null || typeof v !== 'object' || Array.isArray(v)
+      ? v
+      : Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1)));
+  return createHash('sha256').update(JSON.stringify(input, sorted)).digest('hex');
 }
 
 /** The same idempotency key was used for a different request. */
@@ -128,6 +120,13 @@ export async function startWorkflow<T extends WorkflowTypeName>(
   // call that started the run.
   const fingerprint = key !== undefined ? inputFingerprint(parsed) : '';
   const nonce = randomUUID();
+  /** Whether this call started the key's run; throws when the run was started for another input. */
+  const startedHere = async (handle: WorkflowHandle): Promise<boolean> => {
+    const description = await handle.describe();
+    const memo = description.memo?.[IDEMPOTENCY_MEMO] as IdempotencyMemo | undefined;
+    if (memo?.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError(workflowId, description.runId);
+    return memo.nonce === nonce;
+  };
   try {
     const handle = (await client.workflow.start(type, {
       taskQueue: opts.taskQueue ?? DEFAULT_TASK_QUEUE,
@@ -136,38 +135,27 @@ export async function startWorkflow<T extends WorkflowTypeName>(
       args: [input],
       typedSearchAttributes: [{ key: SearchAttributes.operation, value: type }],
       staticSummary: opts.summary ?? workflowSummary(type, parsed),
-      memo: key !== undefined ? { [IDEMPOTENCY_MEMO]: { key, fingerprint, nonce } } : undefined,
       ...(key !== undefined
         ? {
+            memo: { [IDEMPOTENCY_MEMO]: { key, fingerprint, nonce } },
             // A run still going: hand back that run. A closed one: the reuse policy below decides.
             workflowIdConflictPolicy: 'USE_EXISTING',
             workflowIdReusePolicy: opts.retryFailedRuns ? 'ALLOW_DUPLICATE_FAILED_ONLY' : 'REJECT_DUPLICATE',
           }
         : {}),
     })) as Handle<T>;
-    if (key === undefined) return { handle, workflowId, started: true };
-    const started = await startedByThisCall(handle, workflowId, fingerprint, nonce);
-    return { handle, workflowId, started };
+    return {
+      handle,
+      workflowId,
+      started: key === undefined || (await startedHere(handle)),
+    };
   } catch (err) {
     if (key === undefined || !(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     // The key's run has closed and may not be started again: answer with it.
     const handle = client.workflow.getHandle(workflowId) as Handle<T>;
-    await startedByThisCall(handle, workflowId, fingerprint, nonce);
+    await startedHere(handle);
     return { handle, workflowId, started: false };
   }
-}
-
-/** Whether this call started the key's run; throws when the run was started for another input. */
-async function startedByThisCall(
-  handle: WorkflowHandle,
-  workflowId: string,
-  fingerprint: string,
-  nonce: string,
-): Promise<boolean> {
-  const description = await handle.describe();
-  const memo = description.memo?.[IDEMPOTENCY_MEMO] as IdempotencyMemo | undefined;
-  if (memo?.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError(workflowId, description.runId);
-  return memo.nonce === nonce;
 }
 
 /** The run an idempotency key names, typed, without starting anything (to wait on or query later). */
@@ -188,30 +176,22 @@ export interface AttachOptions<T extends 'mediaGeneration' | 'batchJob'> extends
 /** The default idempotency key of an attach: one run per task or batch. */
 export const attachKey = (what: 'task' | 'batch', id: string): string => `attach-${what}:${id}`;
 
-const attachStart = (what: 'task' | 'batch', id: string, opts: StartOptions): StartOptions => ({
-  ...opts,
-  idempotencyKey: opts.idempotencyKey ?? (opts.workflowId === undefined ? attachKey(what, id) : undefined),
-});
+function startAttach<T extends 'mediaGeneration' | 'batchJob'>(
+  client: Client,
+  type: T,
+  what: 'task' | 'batch',
+  id: string,
+  { options, ...opts }: AttachOptions<T>,
+): Promise<Started<T>> {
+  const idempotencyKey = opts.idempotencyKey ?? (opts.workflowId === undefined ? attachKey(what, id) : undefined);
+  const input = { ...options, attach: { [`${what}Id`]: id } } as InputOf<T>;
+  return startWorkflow(client, type, input, { ...opts, idempotencyKey });
+}
 
 /** Follows a task submitted elsewhere to its end and keeps its outputs (mediaGeneration's attach form). */
-export function attachTask(
-  client: Client,
-  taskId: string,
-  { options, ...opts }: AttachOptions<'mediaGeneration'> = {},
-): Promise<Started<'mediaGeneration'>> {
-  return startWorkflow(
-    client,
-    'mediaGeneration',
-    { ...options, attach: { taskId } },
-    attachStart('task', taskId, opts),
-  );
-}
+export const attachTask = (client: Client, taskId: string, opts: AttachOptions<'mediaGeneration'> = {}) =>
+  startAttach(client, 'mediaGeneration', 'task', taskId, opts);
 
 /** Follows a batch created elsewhere to its end and keeps its files (batchJob's attach form). */
-export function attachBatch(
-  client: Client,
-  batchId: string,
-  { options, ...opts }: AttachOptions<'batchJob'> = {},
-): Promise<Started<'batchJob'>> {
-  return startWorkflow(client, 'batchJob', { ...options, attach: { batchId } }, attachStart('batch', batchId, opts));
-}
+export const attachBatch = (client: Client, batchId: string, opts: AttachOptions<'batchJob'> = {}) =>
+  startAttach(client, 'batchJob', 'batch', batchId, opts);
