@@ -14,11 +14,7 @@ import { z } from 'zod';
 /** The default task queue; TEMPORAL_TASK_QUEUE overrides it (see src/config/settings.ts). */
 export const DEFAULT_TASK_QUEUE = 'platform-ops';
 
-/**
- * The task queue of one operation's paid submits, beside the workflow's own queue `taskQueue`: every
- * worker polls it, and the server paces it for all of them at the platform quota's rate
- * (docs/rate-limits.md).
- */
+/** The task queue of one operation's paid submits, paced by the server for every worker (docs/rate-limits.md). */
 export const quotaTaskQueue = (taskQueue: string, operation: string): string => `${taskQueue}.quota.${operation}`;
 
 /** Whether a task queue is one of quotaTaskQueue's (it runs paced submits only, no workflows). */
@@ -70,9 +66,8 @@ export interface WorkflowStatus<S extends string = string> {
 export const statusQuery = query<WorkflowStatus>('status');
 
 /**
- * A status the platform reported that the workflow has no name of its own for (a new or unknown task
- * or batch status): shown as the platform wrote it. Keeps the workflow's own statuses in the union's
- * completions while admitting any string.
+ * A status the platform reported that the workflow has no name of its own for, as the platform wrote
+ * it; the workflow's own statuses stay in the union's completions.
  */
 export type PlatformReportedStatus = string & Record<never, never>;
 
@@ -97,11 +92,7 @@ export interface WorkflowContract<I extends z.ZodType = z.ZodType, R extends z.Z
   internal?: true;
 }
 
-/**
- * An operation's contract: its workflow types, and the queries, signals and updates callers send
- * them. The key in src/workflows/operations.ts is the operation's folder under src/workflows and
- * src/activities.
- */
+/** An operation's contract: its workflow types, and the queries, signals and updates callers send them. */
 export interface Operation {
   workflows: Record<string, WorkflowContract>;
   queries?: Record<string, QueryDefinition<unknown, unknown[]>>;
@@ -151,9 +142,8 @@ export const idToken = (maxLength: number) =>
     .regex(/^[A-Za-z0-9._:@-]+$/, 'letters, digits and . _ : @ - only');
 
 /**
- * A platform task or batch id as an attach takes it. The platform's ids are short tokens (a UUID,
- * `batch_…`); the id also becomes part of the default workflow id (`…:attach-task:<id>`, within an
- * idempotency key's 200 characters), so it is bounded to 128 characters of that key's alphabet.
+ * A platform task or batch id as an attach takes it: part of the default workflow id
+ * (`…:attach-task:<id>`), so within an idempotency key's 200 characters and alphabet.
  */
 export const PlatformObjectId = idToken(128);
 
@@ -163,13 +153,10 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export const isAttach = <T extends object>(input: T): input is Extract<T, { attach: unknown }> => 'attach' in input;
 
 /**
- * The attach form mediaGeneration and batchJob share: instead of a request, the id of a task or batch
- * that exists on the platform already (submitted elsewhere), followed to its end with nothing paid.
- * Exactly one of a request (`request`) and `{ attach: … }` (`attach`). The form the caller chose
- * reports its own issues: a plain union would report whichever branch failed least, and name
- * `operation` to someone who gave an `attach` with a bad id. `requestKeys` are the fields that only
- * a request has; one of them next to `attach` is refused by name. The pipe's input side is the
- * union, so the JSON Schema is the union's `anyOf`.
+ * Exactly one of a request and mediaGeneration's or batchJob's `{ attach: … }` form (a task or batch
+ * submitted elsewhere). The form the caller chose reports its own issues: a plain union would report
+ * whichever branch failed least. `requestKeys`, the fields only a request has, are refused by name next
+ * to `attach`. The JSON Schema is the union's `anyOf`.
  */
 export function requestOrAttach<R extends z.ZodType, A extends z.ZodType>(
   request: R,

@@ -46,17 +46,14 @@ export const PollingOptions = z
 export type ParsedPollingOptions = z.output<typeof PollingOptions>;
 
 /**
- * What to do when a submit attempt may have reached the platform although no task id came back (a
- * timeout after sending, a reset connection, a 502/504, a garbled 2xx, a worker lost mid-call):
- * - `fail` (default): never risk a second paid task; the workflow fails as AmbiguousSubmission,
- *   listing the attempts, so an operator can check the platform before starting again.
- * - `resubmit`: submit again; the result counts and names the possible duplicates.
+ * `onAmbiguous`: what to do when a submit attempt may have reached the platform although no task id
+ * came back: `fail` (default) never risks a second paid task (AmbiguousSubmission, listing the
+ * attempts); `resubmit` submits again, and the result counts the possible duplicates.
  */
 export const SubmissionOptions = z.strictObject({
   /**
-   * Attempts per generation that may have created a paid task (ambiguous ones), at most: what a
-   * budget reserves for a generation with onAmbiguous "resubmit". Attempts the platform clearly
-   * refused are sent again until the deadline, however many.
+   * Ambiguous attempts per generation, at most: what a budget reserves for a generation with
+   * onAmbiguous "resubmit". Attempts the platform clearly refused are sent until the deadline.
    */
   maxAttempts: z.number().int().min(1).max(20).default(6),
   onAmbiguous: z.enum(['fail', 'resubmit']).default('fail'),
@@ -292,12 +289,13 @@ export interface MediaProgress {
   outputs?: { kind: string; uri: string }[];
 }
 
-// What the webhook receiver (src/webhooks) tells a mediaGeneration about its task's end: the
-// platform's callback, checked and boiled down to what the workflow acts on. The workflow checks it
-// again (anyone who may signal the workflow could send one), so this schema is the single definition.
 /** At most this many outputs per task: a video, its audio and a few images are what tasks give. */
 const MAX_OUTPUTS = 64;
 
+/**
+ * A task's end as the webhook receiver (src/webhooks) tells it, boiled down from the platform's
+ * callback; the workflow checks it again (anyone who may signal the workflow could send one).
+ */
 export const TaskCallback = z.strictObject({
   taskId: z.string().min(1).max(256),
   /** The generation whose submit carried the callback URL (from the URL, checked by its token). */
