@@ -32,7 +32,6 @@ import {
   type BatchProgress,
   type ParsedBatchJobInput,
   type ParsedBatchJobRequestInput,
-  type ParsedBatchPollingOptions,
 } from './contract';
 
 /** Uploading the input and creating the batch are retried this long, from the workflow's start. */
@@ -111,7 +110,8 @@ export async function batchJob(rawInput: BatchJobInput): Promise<BatchJobResult>
     intervalMs: input.polling.initialIntervalMs,
   };
   // The request counts' attributes change at checkpoints where the counts did.
-  const observed = (o: BatchObservation) => {
+  const onCheckpoint = (o: BatchObservation) => {
+    last = o;
     const before = progress.current.requestCounts;
     const c = o.requestCounts;
     if (!before || before.total !== c.total || before.completed !== c.completed || before.failed !== c.failed) {
@@ -129,18 +129,30 @@ export async function batchJob(rawInput: BatchJobInput): Promise<BatchJobResult>
       nextPollAt: isoTime(o.nextPollAt),
     });
   };
-  observed(last);
-  const onCheckpoint = (o: BatchObservation) => {
-    last = o;
-    observed(o);
+  onCheckpoint(last);
+  const { pollBatch } = proxyActivities<Activities>(
+    retryAsPollOptions((input.windowHours + 2) * HOUR_MS + input.graceMinutes * 60_000, { grace: false }),
+  );
+  /**
+   * Follows the platform batch until it ends, and resolves with the terminal observation. The poll
+   * activity runs again on its own after each poll (retry-as-poll, src/activities/batch/activities.ts)
+   * and comes back only at checkpoints, a handful however long the batch takes. The window timer ends
+   * the follow first: the schedule-to-close bound is only a backstop.
+   */
+  const followBatch = async (progressStep = PROGRESS_STEP): Promise<BatchObservation> => {
+    for (;;) {
+      const poll = summarized(pollBatch, `poll batch ${batchId}`);
+      const checkpoint = await poll({ batchId, polling: input.polling, since: last, progressStep });
+      onCheckpoint(checkpoint.observation);
+      if (checkpoint.terminal) return checkpoint.observation;
+    }
   };
-  const followBatch = batchFollower((input.windowHours + 2) * HOUR_MS + input.graceMinutes * 60_000);
   /** Cancels the platform batch, then waits for CANCELLED (or whatever final state it reaches instead). */
   const cancelBatch = async () => {
     progress.update({ status: 'CANCELLING' });
     const cancelling = await summarized(cancelPlatformBatch, `cancel batch ${batchId}`)(batchId);
     last = { ...last, status: cancelling.status, requestCounts: cancelling.requestCounts };
-    if (!isTerminalBatchStatus(last.status)) last = await followBatch(batchId, input.polling, last, onCheckpoint, 0);
+    if (!isTerminalBatchStatus(last.status)) last = await followBatch(0);
   };
 
   let cancelledBy: BatchJobResult['cancelledBy'];
@@ -148,7 +160,7 @@ export async function batchJob(rawInput: BatchJobInput): Promise<BatchJobResult>
     // 3. Follow the batch, racing the window (a durable timer from the batch's creation, then a grace
     // period for the platform's own final state) and an operator's cancel.
     const following = new CancellationScope();
-    const ended = settle(following.run(() => followBatch(batchId, input.polling, last, onCheckpoint)));
+    const ended = settle(following.run(() => followBatch()));
     const waits = new CancellationScope();
     const cancelAsked = settle(waits.run(() => condition(() => cancelRequested)));
     const race = async (timerMs: number) => {
@@ -239,35 +251,6 @@ export async function batchJob(rawInput: BatchJobInput): Promise<BatchJobResult>
 
 /** A checkpoint every 10 % of the requests: the query's counts stay fresh for a few events each. */
 const PROGRESS_STEP = 10;
-
-/**
- * Following the platform batch until it ends. The poll activity runs again on its own after each poll
- * (retry-as-poll, src/activities/batch/activities.ts) and comes back only at checkpoints, so this loop runs a
- * handful of times however long the batch takes. The window timer ends the follow first: the
- * schedule-to-close bound is only a backstop.
- */
-function batchFollower(maxWaitMs: number) {
-  const { pollBatch } = proxyActivities<Activities>(retryAsPollOptions(maxWaitMs, { grace: false }));
-  /** Resolves with the terminal observation; `onCheckpoint` sees every one before it. */
-  return async function followBatch(
-    batchId: string,
-    polling: ParsedBatchPollingOptions,
-    from: BatchObservation,
-    onCheckpoint: (o: BatchObservation) => void,
-    progressStep = PROGRESS_STEP,
-  ): Promise<BatchObservation> {
-    let since = from;
-    for (;;) {
-      const checkpoint = await summarized(
-        pollBatch,
-        `poll batch ${batchId}`,
-      )({ batchId, polling, since, progressStep });
-      onCheckpoint(checkpoint.observation);
-      if (checkpoint.terminal) return checkpoint.observation;
-      since = checkpoint.observation;
-    }
-  };
-}
 
 type BatchProgressTracker = ReturnType<typeof trackProgress<BatchJobStatus, BatchProgress>>;
 

@@ -98,6 +98,10 @@ export async function submitGeneration(
   let ambiguous = 0;
   for (let attempt = 1; ; attempt++) {
     const possibleDuplicate = mayExistAlready || undefined;
+    const record = (a: Omit<SubmissionAttempt, 'generation' | 'attempt' | 'possibleDuplicate'>) => {
+      attempts.push({ generation, attempt, ...a, possibleDuplicate });
+      onAttempt();
+    };
     try {
       // operation and request were parsed together, so they match.
       const res = await summarized(
@@ -110,28 +114,13 @@ export async function submitGeneration(
         // The activity reads the accepted task once: the wait starts from its status and eta.
         polling: input.polling,
       } as SubmitMediaTaskInput);
-      attempts.push({
-        generation,
-        attempt,
-        at: isoTime(res.submittedAt),
-        outcome: 'accepted',
-        taskId: res.taskId,
-        possibleDuplicate,
-      });
-      onAttempt();
+      record({ at: isoTime(res.submittedAt), outcome: 'accepted', taskId: res.taskId });
       return res;
     } catch (err) {
       if (isCancellation(err)) throw err;
       const f = describeFailure(err);
-      attempts.push({
-        generation,
-        attempt,
-        at: f.details ? isoTime(f.details.at) : undefined,
-        outcome: f.outcome,
-        error: { type: f.type, message: f.message },
-        possibleDuplicate,
-      });
-      onAttempt();
+      const error = { type: f.type, message: f.message };
+      record({ at: f.details ? isoTime(f.details.at) : undefined, outcome: f.outcome, error });
       if (f.outcome === 'rejected') throw f.cause;
       if (f.outcome === 'ambiguous') {
         if (submission.onAmbiguous === 'fail') {

@@ -4,18 +4,43 @@
 // many polls are made, and a waiting task holds nothing on the worker.
 import { ApplicationFailure, CancellationScope, condition, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { FailureType } from '../../api/failures';
-import type { ParsedPollingOptions, TaskObservation } from './contract';
+import { isTerminalTaskStatus } from '../../platform/schemas/media';
+import { TaskCallback, type ParsedPollingOptions, type TaskObservation } from './contract';
 import type { Activities, CallbackFallback, TaskCheckpoint } from '../../activities/media/activities';
-import type { TaskCallbackInbox } from './callback-inbox';
 import { pollTimedOut, retryAsPollOptions } from '../retry-policies';
 import { summarized } from '../activity-summary';
 
+/** Ends kept at most; the oldest is dropped first (its task is long past by then). */
+const MAX_KEPT = 32;
+
+/**
+ * The task ends a mediaGeneration has been told by callback (taskCallback signal). A callback may come
+ * before the submit that made the task has answered, so ends are kept by task id. Bounded: a run has
+ * at most a few dozen tasks (generations × submit attempts), and a repeat of a known end changes nothing.
+ */
+export class TaskCallbackInbox {
+  private readonly ends = new Map<string, TaskCallback>();
+
+  /** Keeps a valid terminal end not seen before; returns whether it was kept. */
+  add(raw: unknown): boolean {
+    const parsed = TaskCallback.safeParse(raw);
+    if (!parsed.success || !isTerminalTaskStatus(parsed.data.status)) return false;
+    const end = parsed.data;
+    if (this.ends.has(end.taskId)) return false;
+    if (this.ends.size >= MAX_KEPT) this.ends.delete(this.ends.keys().next().value!);
+    this.ends.set(end.taskId, end);
+    return true;
+  }
+
+  endOf(taskId: string): TaskCallback | undefined {
+    return this.ends.get(taskId);
+  }
+}
+
 /**
  * Checkpoints on status changes only: with eta-aware polling nearly every poll crosses a progress
- * step, so each would cost a workflow task and the poll activity would rarely stay pending. Between
- * checkpoints the latest observation is in the pending poll's last failure, where the starter's
- * live progress reads it (src/workflows/media/starter.ts); the mediaProgress query answers the last
- * checkpoint.
+ * step, and each would cost a workflow task. Between checkpoints the latest observation is in the
+ * pending poll's last failure, where the starter's live progress reads it (src/workflows/media/starter.ts).
  */
 const PROGRESS_STEP = 0;
 

@@ -11,7 +11,7 @@ import {
 } from '@temporalio/workflow';
 import { isAttach, SearchAttributes, statusQuery } from '../../api/contract';
 import { FailureType, parseInput } from '../../api/failures';
-import type { Activities, TaskCheckpoint } from '../../activities/media/activities';
+import type { Activities, SubmitMediaTaskResult, TaskCheckpoint } from '../../activities/media/activities';
 import { usdText } from '../../platform/money';
 import { NSFW_DETECTION_COST_PER_IMAGE } from '../../platform/schemas/media';
 import { isoTime } from '../../shared/time';
@@ -20,7 +20,6 @@ import { attachedNotFound } from '../attach';
 import { WorkflowType } from '../operations';
 import { DEFAULT_DEADLINE_MS, untilDeadline } from '../retry-policies';
 import { trackProgress } from '../status';
-import { TaskCallbackInbox } from './callback-inbox';
 import {
   MEDIA_STATUS_BY_TASK_STATUS,
   MediaGenerationInput,
@@ -29,30 +28,28 @@ import {
   type MediaGenerationResult,
   type MediaGenerationStatus,
   type MediaProgress,
-  type ParsedMediaAttachInput,
-  type ParsedMediaGenerationInput,
   type ParsedMediaGenerationRequestInput,
   type SubmissionAttempt,
   type TaskObservation,
   type TaskOutputRef,
 } from './contract';
 import { resolvedModel, submitGeneration } from './submit';
-import { waitForTaskEnd } from './wait';
+import { TaskCallbackInbox, waitForTaskEnd } from './wait';
 
 export async function mediaGeneration(rawInput: MediaGenerationInput): Promise<MediaGenerationResult> {
-  const input: ParsedMediaGenerationInput = parseInput(MediaGenerationInput, rawInput, WorkflowType.mediaGeneration);
+  const input = parseInput(MediaGenerationInput, rawInput, WorkflowType.mediaGeneration);
   // An attached task is known from the start: its id goes in the first upsert, with ATTACHING.
-  const taskId = isAttach(input) ? input.attach.taskId : undefined;
+  const attachedId = isAttach(input) ? input.attach.taskId : undefined;
   const progress = trackProgress<MediaGenerationStatus, MediaProgress>(
     WorkflowType.mediaGeneration,
     {
       generation: 1,
       polls: 0,
       submissions: 0,
-      status: taskId === undefined ? 'SUBMITTING' : 'ATTACHING',
-      ...(taskId === undefined ? {} : { taskId }),
+      status: attachedId === undefined ? 'SUBMITTING' : 'ATTACHING',
+      ...(attachedId === undefined ? {} : { taskId: attachedId }),
     },
-    { memberId: input.memberId, taskId, costEstimate: input.costEstimate },
+    { memberId: input.memberId, taskId: attachedId, costEstimate: input.costEstimate },
   );
   setHandler(statusQuery, () => progress.status.current);
   setHandler(mediaProgressQuery, () => progress.current);
@@ -60,11 +57,111 @@ export async function mediaGeneration(rawInput: MediaGenerationInput): Promise<M
   const callbacks = new TaskCallbackInbox();
   setHandler(taskCallbackSignal, (end) => void callbacks.add(end));
   const deadlineAt = workflowInfo().startTime.getTime() + input.deadlineSeconds * 1000;
-  if (isAttach(input)) return followAttachedTask(input, progress, deadlineAt);
-  return generate(input, progress, callbacks, deadlineAt);
+  const attachedAt = Date.now();
+  const submissions: SubmissionAttempt[] = [];
+  const generations: MediaGenerationResult['generations'] = [];
+  let polls = 0;
+  // Submits one generation; then its task id goes in the search attributes, with the status the
+  // submit's first look shows in one upsert, or (a callback is expected, or the look failed or saw the
+  // task ended) in two.
+  const submit = async (request: ParsedMediaGenerationRequestInput, generation: number) => {
+    const submitting = () =>
+      progress.update({
+        status: generation > 1 ? 'REGENERATING' : 'SUBMITTING',
+        generation,
+        submissions: submissions.length,
+        taskId: undefined,
+      });
+    submitting();
+    const sent = await submitGeneration(request, generation, submissions, submitting, deadlineAt);
+    const { taskId, firstLook, uncountedPolls = 0 } = sent;
+    const taskIdAttribute = { key: SearchAttributes.taskId, value: taskId };
+    const update = { taskId, submissions: submissions.length };
+    if (firstLook) {
+      progress.update({ ...update, ...observed(firstLook, polls + uncountedPolls) }, [taskIdAttribute]);
+    } else {
+      upsertSearchAttributes([taskIdAttribute]);
+      progress.update({ ...update, status: 'SUBMITTED', progressPercent: undefined, eta: undefined });
+    }
+    return sent;
+  };
+
+  for (let generation = 1; ; generation++) {
+    // 1. Submit, at most once; an attached task was submitted elsewhere, and nothing paid is sent.
+    const sent: Sent = isAttach(input) ? { taskId: input.attach.taskId } : await submit(input, generation);
+    const { taskId, firstLook, uncountedPolls = 0, callback } = sent;
+    // Every task-result request counts: the submit's look is this task's first poll.
+    const pollsBefore = polls + uncountedPolls;
+
+    // 2. Wait for the end, polling by the platform's eta and progress, from the submit's first look;
+    // with a callback URL on the submit, for the callback, polling only as a safety net. An attached
+    // task's first poll is made at once, and a wrong id fails there.
+    let end: TaskCheckpoint;
+    try {
+      end = await waitForTaskEnd(
+        taskId,
+        input.polling,
+        deadlineAt,
+        (o) => progress.update(observed(o, pollsBefore)),
+        firstLook,
+        callback && { inbox: callbacks, fallback: callback },
+      );
+    } catch (err) {
+      const missing = isAttach(input) ? attachedNotFound(err, 'task', taskId) : undefined;
+      if (missing) progress.update({ status: 'FAILED' });
+      throw missing ?? err;
+    }
+    const done = end.observation;
+    polls = pollsBefore + done.polls;
+    if (!isAttach(input)) {
+      recordTaskPolls(uncountedPolls + done.polls, {
+        operation: input.operation,
+        webhook: callback !== undefined,
+        endedBy: callbacks.endOf(taskId) ? 'callback' : 'poll',
+      });
+    }
+    const { status, reason = 'no reason given' } = done;
+    generations.push({ generation, taskId, status, reason: done.reason, polls: uncountedPolls + done.polls });
+
+    // 3. A failed task: generate again if the reason is worth it (an attached task's request is not
+    // known here, so it cannot be).
+    if (status !== 'TASK_STATUS_SUCCEED') {
+      if (!isAttach(input)) {
+        const final = input.regeneration.nonRetryableReasons.includes(reason);
+        if (!final && generation <= input.regeneration.maxRegenerations) continue;
+        const why = final ? ' (not worth generating again)' : ` (after ${generation} generations)`;
+        const details = { reason, taskId, generations, submissions };
+        throw generationFailed(progress, `Task ${taskId} failed: ${reason}${why}`, details);
+      }
+      const message = `Attached task ${taskId} failed: ${reason} (an attached task is not generated again)`;
+      throw generationFailed(progress, message, { reason, taskId, generations });
+    }
+
+    // 4. Keep the outputs before their URLs expire.
+    return {
+      ...(isAttach(input)
+        ? { attached: true as const }
+        : { operation: input.operation, model: modelFacts(input, end.outputs) }),
+      ...(await kept(
+        input,
+        taskId,
+        end,
+        progress,
+        sent.submittedAt === undefined
+          ? { attachedAt: isoTime(attachedAt) }
+          : { submittedAt: isoTime(sent.submittedAt) },
+      )),
+      polls,
+      generations,
+      submissions,
+      possibleDuplicates: submissions.filter((s) => s.outcome === 'accepted' && s.possibleDuplicate).length,
+    };
+  }
 }
 
 type MediaProgressTracker = ReturnType<typeof trackProgress<MediaGenerationStatus, MediaProgress>>;
+/** What a generation starts from: its task, and for a submitted one, what the submit answered. */
+type Sent = Pick<SubmitMediaTaskResult, 'taskId'> & Partial<SubmitMediaTaskResult>;
 
 /** What a poll saw, as progress: the task's status by our name, and this run's polls so far. */
 const observed = (o: TaskObservation, pollsBefore: number): Partial<MediaProgress> => ({
@@ -76,140 +173,6 @@ const observed = (o: TaskObservation, pollsBefore: number): Partial<MediaProgres
   observedAt: isoTime(o.observedAt),
   nextPollAt: isoTime(o.nextPollAt),
 });
-
-async function generate(
-  input: ParsedMediaGenerationRequestInput,
-  progress: MediaProgressTracker,
-  callbacks: TaskCallbackInbox,
-  deadlineAt: number,
-): Promise<MediaGenerationResult> {
-  const submissions: SubmissionAttempt[] = [];
-  const generations: MediaGenerationResult['generations'] = [];
-  let polls = 0;
-
-  for (let generation = 1; ; generation++) {
-    // 1. Submit, at most once.
-    const submitting = () =>
-      progress.update({
-        status: generation > 1 ? 'REGENERATING' : 'SUBMITTING',
-        generation,
-        submissions: submissions.length,
-        taskId: undefined,
-      });
-    submitting();
-    const sent = await submitGeneration(input, generation, submissions, submitting, deadlineAt);
-    const { taskId, firstLook, uncountedPolls = 0, callback } = sent;
-    // Every task-result request counts: the submit's look is this task's first poll.
-    const pollsBefore = polls + uncountedPolls;
-    // With the submit's first look, the task id and the status it shows go in one upsert. Without one
-    // (a callback is expected, or the look failed or saw the task ended), two upserts.
-    const taskIdAttribute = { key: SearchAttributes.taskId, value: taskId };
-    if (firstLook) {
-      progress.update({ taskId, submissions: submissions.length, ...observed(firstLook, pollsBefore) }, [
-        taskIdAttribute,
-      ]);
-    } else {
-      upsertSearchAttributes([taskIdAttribute]);
-      progress.update({
-        taskId,
-        submissions: submissions.length,
-        status: 'SUBMITTED',
-        progressPercent: undefined,
-        eta: undefined,
-      });
-    }
-
-    // 2. Wait for the end, polling by the platform's eta and progress, from the submit's first look;
-    // with a callback URL on the submit, for the callback, polling only as a safety net.
-    const end = await waitForTaskEnd(
-      taskId,
-      input.polling,
-      deadlineAt,
-      (o) => progress.update(observed(o, pollsBefore)),
-      firstLook,
-      callback && { inbox: callbacks, fallback: callback },
-    );
-    const done = end.observation;
-    polls = pollsBefore + done.polls;
-    recordTaskPolls(uncountedPolls + done.polls, {
-      operation: input.operation,
-      webhook: callback !== undefined,
-      endedBy: callbacks.endOf(taskId) ? 'callback' : 'poll',
-    });
-    generations.push({
-      generation,
-      taskId,
-      status: done.status,
-      reason: done.reason,
-      polls: uncountedPolls + done.polls,
-    });
-
-    // 3. A failed task: generate again if the reason is worth it.
-    if (done.status !== 'TASK_STATUS_SUCCEED') {
-      const reason = done.reason ?? 'no reason given';
-      const final = input.regeneration.nonRetryableReasons.includes(reason);
-      if (final || generation > input.regeneration.maxRegenerations) {
-        const why = final ? ' (not worth generating again)' : ` (after ${generation} generations)`;
-        throw generationFailed(progress, `Task ${taskId} failed: ${reason}${why}`, {
-          reason,
-          taskId,
-          generations,
-          submissions,
-        });
-      }
-      continue;
-    }
-
-    // 4. Keep the outputs before their URLs expire.
-    return {
-      operation: input.operation,
-      model: modelFacts(input, end.outputs),
-      ...(await kept(input, taskId, end, progress, { submittedAt: isoTime(sent.submittedAt) })),
-      polls,
-      generations,
-      submissions,
-      possibleDuplicates: submissions.filter((s) => s.outcome === 'accepted' && s.possibleDuplicate).length,
-    };
-  }
-}
-
-/**
- * The attach form: a task submitted elsewhere (by another system, or by hand), followed with the same
- * wait as a submitted task and its outputs kept. Nothing paid is sent: it was paid where it was submitted.
- */
-async function followAttachedTask(
-  input: ParsedMediaAttachInput,
-  progress: MediaProgressTracker,
-  deadlineAt: number,
-): Promise<MediaGenerationResult> {
-  const { taskId } = input.attach;
-  const attachedAt = Date.now();
-  let end: TaskCheckpoint;
-  try {
-    // No first look to start from: the first poll is made at once, and a wrong id fails there.
-    end = await waitForTaskEnd(taskId, input.polling, deadlineAt, (o) => progress.update(observed(o, 0)));
-  } catch (err) {
-    const missing = attachedNotFound(err, 'task', taskId);
-    if (missing) progress.update({ status: 'FAILED' });
-    throw missing ?? err;
-  }
-  const done = end.observation;
-  const generations = [{ generation: 1, taskId, status: done.status, reason: done.reason, polls: done.polls }];
-  if (done.status !== 'TASK_STATUS_SUCCEED') {
-    const reason = done.reason ?? 'no reason given';
-    // Its request is not known here, so it cannot be generated again.
-    const message = `Attached task ${taskId} failed: ${reason} (an attached task is not generated again)`;
-    throw generationFailed(progress, message, { reason, taskId, generations });
-  }
-  return {
-    attached: true,
-    ...(await kept(input, taskId, end, progress, { attachedAt: isoTime(attachedAt) })),
-    polls: done.polls,
-    generations,
-    submissions: [],
-    possibleDuplicates: 0,
-  };
-}
 
 function generationFailed(progress: MediaProgressTracker, message: string, details: object): ApplicationFailure {
   progress.update({ status: 'FAILED' });
