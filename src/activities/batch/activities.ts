@@ -5,8 +5,15 @@ import type { ActivityDeps } from '..';
 import type { BatchObservation, ParsedBatchPollingOptions } from '../../workflows/batch/contract';
 import { PlatformError } from '../../platform-client/errors';
 import { isTerminalBatchStatus, type Batch, type BatchEndpoint } from '../../platform/schemas/batches';
-import { findAfterEarlierAttempts, inFlightSettleMs, sendCostly } from '../in-flight';
-import { awaitPollTurn, errorBackoffMs, pollAgainIn, pollRead } from '../poll-again';
+import {
+  awaitPollTurn,
+  errorBackoffMs,
+  findAfterEarlierAttempts,
+  inFlightSettleMs,
+  pollAgainIn,
+  pollRead,
+  sendCostly,
+} from '../retries';
 import { createBatchOutputActivities } from './outputs';
 import { createBatchUploadActivities } from './upload';
 
@@ -130,7 +137,7 @@ export function createActivities({ platform, fetchPolicy, artifacts }: ActivityD
      * Creates the batch at most once. The platform takes no idempotency key, so the batch carries the
      * workflow id in its metadata: a retried attempt (after a timeout, a reset, a 5xx, a lost worker)
      * looks for a batch on the same input file with that tag until no create an earlier attempt sent
-     * can still land (../in-flight.ts), and creates only if there is none. A create the platform acts
+     * can still land (../retries.ts), and creates only if there is none. A create the platform acts
      * on later still is the residual risk.
      */
     async createBatchOnce(input: CreateBatchOnceInput): Promise<CreateBatchOnceResult> {
@@ -171,7 +178,7 @@ export function createActivities({ platform, fetchPolicy, artifacts }: ActivityD
     },
 
     /**
-     * One get-batch per attempt (retry-as-poll, ../poll-again.ts). Nothing new: the attempt fails as
+     * One get-batch per attempt (retry-as-poll, ../retries.ts). Nothing new: the attempt fails as
      * StillRunning with the next gap. A status change, each `progressStep` percent of requests done, or
      * the end: a checkpoint, so the history stays small over the 48-hour window (the workflow's timer,
      * which cancels this activity). The gaps grow from the checkpoint's intervalMs by

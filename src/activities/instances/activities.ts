@@ -1,14 +1,22 @@
 // GPU instance activities: thin wrappers over the platform client, the paid calls (renew, create)
-// that answer being retried while an earlier attempt may be in flight (../in-flight.ts), and the wait
+// that answer being retried while an earlier attempt may be in flight (../retries.ts), and the wait
 // for a status after acting on an instance (pollInstanceStatus).
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import type { ActivityDeps } from '..';
 import { FailureType } from '../../api/failures';
 import { PlatformError } from '../../platform-client/errors';
 import type { CreateInstanceRequest, ListedInstance } from '../../platform/schemas/gpu';
-import { toApplicationFailure } from '../failures';
-import { findAfterEarlierAttempts, inFlightSettleMs, sendCostly } from '../in-flight';
-import { awaitPollTurn, errorBackoffMs, pollAgainIn, pollTimeoutMs, retryDelayFor } from '../poll-again';
+import {
+  awaitPollTurn,
+  errorBackoffMs,
+  findAfterEarlierAttempts,
+  inFlightSettleMs,
+  pollAgainIn,
+  pollTimeoutMs,
+  retryDelayFor,
+  sendCostly,
+  toApplicationFailure,
+} from '../retries';
 
 /** The most instances one list returns into a workflow's history (a few hundred bytes each). */
 export const LIST_INSTANCES_MAX = 500;
@@ -188,7 +196,7 @@ export function createActivities({ platform }: ActivityDeps) {
     },
 
     /**
-     * One get-instance poll per attempt (retry-as-poll, ../poll-again.ts): the same status again
+     * One get-instance poll per attempt (retry-as-poll, ../retries.ts): the same status again
      * fails as StillRunning with the next gap; a new status, the target or the deadline returns a
      * checkpoint. The gaps double from initialIntervalMs to maxIntervalMs across attempts and checkpoints.
      */

@@ -12,7 +12,7 @@ import { classifySubmitFailure, PlatformError, redact, type SubmitFailureClass }
 import type { AsyncBody } from '../../platform/models';
 import type { ImageToVideoRequest, TextToVideoRequest } from '../../platform/schemas/media';
 import type { CallbackUrls } from '../../webhooks/token';
-import { toApplicationFailure } from '../failures';
+import { toApplicationFailure } from '../retries';
 import { createOutputActivities } from '../outputs';
 import { createMediaPollActivities, firstLook, type CallbackFallback } from './poll';
 

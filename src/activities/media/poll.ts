@@ -1,4 +1,4 @@
-// Waiting for a task to end by retry-as-poll (../poll-again.ts): each attempt of pollTaskResult makes
+// Waiting for a task to end by retry-as-poll (../retries.ts): each attempt of pollTaskResult makes
 // one task-result request. Still running: the attempt fails as StillRunning with the delay the
 // platform's eta and progress suggest. A status change, a progress step or the end: the attempt
 // returns a checkpoint, so the workflow's mediaProgress query stays fresh for a few history events
@@ -9,7 +9,7 @@ import { FailureType } from '../../api/failures';
 import type { ParsedPollingOptions, TaskObservation, TaskOutputRef } from '../../workflows/media/contract';
 import type { PlatformClient } from '../../platform-client/client';
 import { isTerminalTaskStatus, type TaskResult } from '../../platform/schemas/media';
-import { awaitPollTurn, errorBackoffMs, pollAgainIn, pollRead, pollTimeoutMs } from '../poll-again';
+import { awaitPollTurn, errorBackoffMs, pollAgainIn, pollRead, pollTimeoutMs } from '../retries';
 
 export interface PollTaskInput {
   taskId: string;
