@@ -4,40 +4,24 @@
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import type { ActivityDeps } from '..';
 import { FailureType } from '../../api/failures';
-import { PlatformError } from '../../platform-client/errors';
-import type { CreateInstanceRequest, ListedInstance } from '../../platform/schemas/gpu';
+import type { CreateInstanceRequest, Instance, ListedInstance } from '../../platform/schemas/gpu';
 import {
   awaitPollTurn,
   errorBackoffMs,
   findAfterEarlierAttempts,
   inFlightSettleMs,
   pollAgainIn,
-  pollTimeoutMs,
-  retryDelayFor,
+  pollRead,
   sendCostly,
-  toApplicationFailure,
 } from '../retries';
 
 /** The most instances one list returns into a workflow's history (a few hundred bytes each). */
 export const LIST_INSTANCES_MAX = 500;
 
-export interface InstanceSnapshot {
-  id: string;
-  status: string;
-  endTime?: string | number;
-  statusError?: { state?: string; message?: string } | null;
-}
+export type InstanceSnapshot = Pick<Instance, 'id' | 'status' | 'endTime' | 'statusError'>;
 
 /** An instance as the workflows see it: only what they decide on goes into history. */
-export interface InstanceSummary {
-  id: string;
-  name?: string;
-  status: string;
-  billingMode?: string;
-  /** Unix seconds (string or number, as the platform sent it); -1 for pay-as-you-go. */
-  endTime?: string | number;
-  memberId?: string;
-}
+export type InstanceSummary = Pick<ListedInstance, 'id' | 'name' | 'status' | 'billingMode' | 'endTime' | 'memberId'>;
 
 export interface ListInstancesResult {
   instances: InstanceSummary[];
@@ -67,7 +51,6 @@ export interface InstanceObservation {
   polls: number;
   /** Epoch ms of the last answer (0 before the first). */
   observedAt: number;
-  /** When the next poll is due. */
   nextPollAt?: number;
   /** The gap after that poll: it doubles up to the maximum. */
   intervalMs?: number;
@@ -108,6 +91,12 @@ export function createActivities({ platform }: ActivityDeps) {
     }
     return undefined;
   }
+
+  const action =
+    (name: 'restartInstance' | 'startInstance' | 'stopInstance' | 'deleteInstance') =>
+    async (instanceId: string): Promise<void> => {
+      await platform[name]({ instanceId }, { signal: signal() });
+    };
 
   return {
     async getInstance(instanceId: string): Promise<InstanceSnapshot> {
@@ -179,21 +168,10 @@ export function createActivities({ platform }: ActivityDeps) {
     },
 
     // Free, and a repeat while the first is under way does no harm (the platform answers it as done).
-    async restartInstance(instanceId: string): Promise<void> {
-      await platform.restartInstance({ instanceId }, { signal: signal() });
-    },
-
-    async startInstance(instanceId: string): Promise<void> {
-      await platform.startInstance({ instanceId }, { signal: signal() });
-    },
-
-    async stopInstance(instanceId: string): Promise<void> {
-      await platform.stopInstance({ instanceId }, { signal: signal() });
-    },
-
-    async deleteInstance(instanceId: string): Promise<void> {
-      await platform.deleteInstance({ instanceId }, { signal: signal() });
-    },
+    restartInstance: action('restartInstance'),
+    startInstance: action('startInstance'),
+    stopInstance: action('stopInstance'),
+    deleteInstance: action('deleteInstance'),
 
     /**
      * One get-instance poll per attempt (retry-as-poll, ../retries.ts): the same status again
@@ -207,18 +185,20 @@ export function createActivities({ platform }: ActivityDeps) {
       const polls = (since?.polls ?? 0) + n;
       const statuses = since?.statuses ?? [];
 
-      let status: string;
-      try {
-        const opts = { signal: ctx.cancellationSignal, timeoutMs: pollTimeoutMs(platform) };
-        ({ status } = await platform.getInstance({ instanceId }, opts));
-      } catch (err) {
-        // A poll is a read: a passing fault is retried until the deadline, however long the outage.
-        if (!(err instanceof PlatformError) || !err.retryable) throw err;
-        const now = Date.now();
-        const observation = { ...(since ?? { instanceId, statuses, observedAt: 0 }), polls };
-        if (now >= deadlineAt) return { observation, outcome: 'timedOut' };
-        const backoff = errorBackoffMs(err, ctx.info.attempt, initialIntervalMs, maxIntervalMs);
-        throw toApplicationFailure(err, { nextRetryDelayMs: retryDelayFor(Math.min(backoff, deadlineAt - now)) });
+      // A poll is a read: a passing fault is retried until the deadline, however long the outage.
+      const status = await pollRead(
+        ctx,
+        platform,
+        async (opts) => (await platform.getInstance({ instanceId }, opts)).status,
+        (err) =>
+          Math.min(errorBackoffMs(err, ctx.info.attempt, initialIntervalMs, maxIntervalMs), deadlineAt - Date.now()),
+      ).catch((err: unknown) => {
+        // pollRead's ApplicationFailure is a transient fault: past the deadline, the wait ends instead.
+        if (!(err instanceof ApplicationFailure) || Date.now() < deadlineAt) throw err;
+        return undefined;
+      });
+      if (status === undefined) {
+        return { observation: { ...(since ?? { instanceId, statuses, observedAt: 0 }), polls }, outcome: 'timedOut' };
       }
 
       const now = Date.now();
