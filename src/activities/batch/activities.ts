@@ -79,11 +79,7 @@ export interface CreateBatchOnceResult {
   windowStartAt: number;
 }
 
-export interface GetPlatformBatchResult {
-  batch: BatchSnapshot;
-  /** Real epoch ms of the answer. */
-  at: number;
-}
+export type GetPlatformBatchResult = Pick<CreateBatchOnceResult, 'batch' | 'at'>;
 
 export interface BatchCheckpoint {
   observation: BatchObservation;
