@@ -70,12 +70,6 @@ export function withPlatformFailures<T extends Record<string, (...args: never[])
 // records in its heartbeat when it sent a request that may have got through, so a retry after clear
 // refusals (a 503 with the platform's error body, a refused connection) need not wait at all.
 
-/**
- * How long after a request was sent the platform may still act on it, however long our client
- * waited: twice the client's call timeout. A platform slower than that is the residual risk.
- */
-export const inFlightSettleMs = (clientTimeoutMs: number): number => 2 * clientTimeoutMs;
-
 /** Gap between two looks while waiting (they are reads). */
 const LOOK_EVERY_MS = 2_000;
 
@@ -101,21 +95,21 @@ export async function sendCostly<T>(ctx: Context, send: () => Promise<T>): Promi
 
 /**
  * On a retry (attempt > 1), calls `look` until it finds what an earlier attempt did, or until no
- * request an earlier attempt sent can still land: `settleMs` after the latest one that may have got
- * through (when no heartbeat says, after this attempt was scheduled: every earlier attempt had sent
+ * request an earlier attempt sent can still land: twice the client's call timeout (a platform slower
+ * than that is the residual risk) after the latest one that may have got through (when no heartbeat says, after this attempt was scheduled: every earlier attempt had sent
  * whatever it sent by then). Returns what `look` found, or undefined when nothing did (the call has
  * to be made). A first attempt, or a retry after clear refusals only, returns undefined at once.
  */
 export async function findAfterEarlierAttempts<T>(
   ctx: Context,
-  settleMs: number,
+  platform: PlatformClient,
   look: () => Promise<T | undefined>,
 ): Promise<T | undefined> {
   const { attempt, currentAttemptScheduledTimestampMs } = ctx.info;
   if (attempt <= 1) return undefined;
   const recorded = ctx.info.heartbeatDetails as InFlight | undefined;
   if (recorded && recorded.maybeSentAt === undefined) return undefined;
-  const settledAt = (recorded?.maybeSentAt ?? currentAttemptScheduledTimestampMs) + settleMs;
+  const settledAt = (recorded?.maybeSentAt ?? currentAttemptScheduledTimestampMs) + 2 * platform.config.timeoutMs;
   for (;;) {
     const found = await look();
     if (found !== undefined) return found;

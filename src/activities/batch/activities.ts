@@ -5,15 +5,7 @@ import type { ActivityDeps } from '..';
 import type { BatchObservation, ParsedBatchPollingOptions } from '../../workflows/batch/contract';
 import { PlatformError } from '../../platform-client/errors';
 import { isTerminalBatchStatus, type Batch, type BatchEndpoint } from '../../platform/schemas/batches';
-import {
-  awaitPollTurn,
-  errorBackoffMs,
-  findAfterEarlierAttempts,
-  inFlightSettleMs,
-  pollAgainIn,
-  pollRead,
-  sendCostly,
-} from '../retries';
+import { awaitPollTurn, errorBackoffMs, findAfterEarlierAttempts, pollAgainIn, pollRead, sendCostly } from '../retries';
 import { createBatchOutputActivities } from './outputs';
 import { createBatchUploadActivities } from './upload';
 
@@ -140,8 +132,7 @@ export function createActivities({ platform, fetchPolicy, artifacts }: ActivityD
       const ctx = Context.current();
       const { attempt } = ctx.info;
       const sentAt = Date.now();
-      const settleMs = inFlightSettleMs(platform.config.timeoutMs);
-      const existing = await findAfterEarlierAttempts(ctx, settleMs, () => findExisting(input));
+      const existing = await findAfterEarlierAttempts(ctx, platform, () => findExisting(input));
       if (existing) {
         log.info('Batch already created by an earlier attempt', { batchId: existing.id, attempt });
         return { batch: existing, found: true, attempt, at: Date.now(), windowStartAt: ctx.info.scheduledTimestampMs };

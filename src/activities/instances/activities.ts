@@ -5,15 +5,7 @@ import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import type { ActivityDeps } from '..';
 import { FailureType } from '../../api/failures';
 import type { CreateInstanceRequest, Instance, ListedInstance } from '../../platform/schemas/gpu';
-import {
-  awaitPollTurn,
-  errorBackoffMs,
-  findAfterEarlierAttempts,
-  inFlightSettleMs,
-  pollAgainIn,
-  pollRead,
-  sendCostly,
-} from '../retries';
+import { awaitPollTurn, errorBackoffMs, findAfterEarlierAttempts, pollAgainIn, pollRead, sendCostly } from '../retries';
 
 /** The most instances one list returns into a workflow's history (a few hundred bytes each). */
 export const LIST_INSTANCES_MAX = 500;
@@ -82,7 +74,6 @@ const GONE = new Set(['toRemove', 'removing', 'removed']);
 
 export function createActivities({ platform }: ActivityDeps) {
   const signal = () => Context.current().cancellationSignal;
-  const settleMs = inFlightSettleMs(platform.config.timeoutMs);
 
   /** The live instance of that name (names are how a create is found again), if any. */
   async function findByName(name: string): Promise<ListedInstance | undefined> {
@@ -125,7 +116,7 @@ export function createActivities({ platform }: ActivityDeps) {
       const ctx = Context.current();
       const { instanceId, endTimeBefore } = input;
       if (endTimeBefore !== undefined) {
-        const applied = await findAfterEarlierAttempts(ctx, settleMs, async () => {
+        const applied = await findAfterEarlierAttempts(ctx, platform, async () => {
           const now = await platform.getInstance({ instanceId }, { signal: signal() });
           return String(now.endTime) !== String(endTimeBefore) ? true : undefined;
         });
@@ -157,7 +148,7 @@ export function createActivities({ platform }: ActivityDeps) {
           );
         }
       } else {
-        const earlier = await findAfterEarlierAttempts(ctx, settleMs, () => findByName(request.name));
+        const earlier = await findAfterEarlierAttempts(ctx, platform, () => findByName(request.name));
         if (earlier) {
           log.info('Instance already created by an earlier attempt', { instanceId: earlier.id, attempt });
           return { instanceId: earlier.id, alreadyApplied: true };
