@@ -12,7 +12,7 @@ import type { PlatformClient } from '../platform-client/client';
 import type { SubmitPacing } from '../ratelimit/shared-pacing';
 import type { CallbackUrls } from '../webhooks/token';
 import { OPERATIONS } from '../workflows/operations';
-import { withPlatformFailures } from './failures';
+import { withPlatformFailures } from './retries';
 
 export interface ActivityDeps {
   platform: PlatformClient;

@@ -1,6 +1,6 @@
 // How many times a budget-gated job may be charged its price, at most: what its reservation must
 // cover. Pure (workflow code). Every other costly call is made at most once (renew and batch create
-// find an earlier attempt's work, src/activities/in-flight.ts), so only a generation multiplies.
+// find an earlier attempt's work, src/activities/retries.ts), so only a generation multiplies.
 import type { ParsedBudgetJob } from '../workflows/budget/contract';
 
 interface ChargeBound {

@@ -78,7 +78,7 @@ export const SUBMIT_ONCE: ActivityOptions = { startToCloseTimeout: PLATFORM_ATTE
 const DEADLINE_GRACE_MS = 60_000;
 
 /**
- * Options of a retry-as-poll activity (src/activities/poll-again.ts) that must be done within `waitMs`.
+ * Options of a retry-as-poll activity (src/activities/retries.ts) that must be done within `waitMs`.
  * Each attempt sets its own next delay, so the retry policy applies only to an attempt that ends
  * without one (a lost worker, a bug); the deadline is the only bound.
  */

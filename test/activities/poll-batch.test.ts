@@ -10,8 +10,7 @@ import {
   type BatchCheckpoint,
   type PollBatchInput,
 } from '../../src/activities/batch/activities';
-import { withPlatformFailures } from '../../src/activities/failures';
-import { RETRY_TIMER_LEAD_MS } from '../../src/activities/poll-again';
+import { RETRY_TIMER_LEAD_MS, withPlatformFailures } from '../../src/activities/retries';
 import { FailureType } from '../../src/api/failures';
 import type { BatchObservation } from '../../src/workflows/batch/contract';
 import type { PlatformClient } from '../../src/platform-client/client';

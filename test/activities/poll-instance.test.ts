@@ -4,7 +4,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import type { ActivityDeps } from '../../src/activities';
-import { withPlatformFailures } from '../../src/activities/failures';
+import { RETRY_TIMER_LEAD_MS, withPlatformFailures } from '../../src/activities/retries';
 import {
   createActivities,
   instanceGapMs,
@@ -12,7 +12,6 @@ import {
   type InstanceObservation,
   type PollInstanceStatusInput,
 } from '../../src/activities/instances/activities';
-import { RETRY_TIMER_LEAD_MS } from '../../src/activities/poll-again';
 import { FailureType } from '../../src/api/failures';
 import type { PlatformClient } from '../../src/platform-client/client';
 import { PlatformError } from '../../src/platform-client/errors';

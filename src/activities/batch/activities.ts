@@ -5,8 +5,7 @@ import type { ActivityDeps } from '..';
 import type { BatchObservation, ParsedBatchPollingOptions } from '../../workflows/batch/contract';
 import { PlatformError } from '../../platform-client/errors';
 import { isTerminalBatchStatus, type Batch, type BatchEndpoint } from '../../platform/schemas/batches';
-import { findAfterEarlierAttempts, inFlightSettleMs, sendCostly } from '../in-flight';
-import { awaitPollTurn, errorBackoffMs, pollAgainIn, pollRead } from '../poll-again';
+import { awaitPollTurn, errorBackoffMs, findAfterEarlierAttempts, pollAgainIn, pollRead, sendCostly } from '../retries';
 import { createBatchOutputActivities } from './outputs';
 import { createBatchUploadActivities } from './upload';
 
@@ -72,11 +71,7 @@ export interface CreateBatchOnceResult {
   windowStartAt: number;
 }
 
-export interface GetPlatformBatchResult {
-  batch: BatchSnapshot;
-  /** Real epoch ms of the answer. */
-  at: number;
-}
+export type GetPlatformBatchResult = Pick<CreateBatchOnceResult, 'batch' | 'at'>;
 
 export interface BatchCheckpoint {
   observation: BatchObservation;
@@ -130,15 +125,14 @@ export function createActivities({ platform, fetchPolicy, artifacts }: ActivityD
      * Creates the batch at most once. The platform takes no idempotency key, so the batch carries the
      * workflow id in its metadata: a retried attempt (after a timeout, a reset, a 5xx, a lost worker)
      * looks for a batch on the same input file with that tag until no create an earlier attempt sent
-     * can still land (../in-flight.ts), and creates only if there is none. A create the platform acts
+     * can still land (../retries.ts), and creates only if there is none. A create the platform acts
      * on later still is the residual risk.
      */
     async createBatchOnce(input: CreateBatchOnceInput): Promise<CreateBatchOnceResult> {
       const ctx = Context.current();
       const { attempt } = ctx.info;
       const sentAt = Date.now();
-      const settleMs = inFlightSettleMs(platform.config.timeoutMs);
-      const existing = await findAfterEarlierAttempts(ctx, settleMs, () => findExisting(input));
+      const existing = await findAfterEarlierAttempts(ctx, platform, () => findExisting(input));
       if (existing) {
         log.info('Batch already created by an earlier attempt', { batchId: existing.id, attempt });
         return { batch: existing, found: true, attempt, at: Date.now(), windowStartAt: ctx.info.scheduledTimestampMs };
@@ -171,7 +165,7 @@ export function createActivities({ platform, fetchPolicy, artifacts }: ActivityD
     },
 
     /**
-     * One get-batch per attempt (retry-as-poll, ../poll-again.ts). Nothing new: the attempt fails as
+     * One get-batch per attempt (retry-as-poll, ../retries.ts). Nothing new: the attempt fails as
      * StillRunning with the next gap. A status change, each `progressStep` percent of requests done, or
      * the end: a checkpoint, so the history stays small over the 48-hour window (the workflow's timer,
      * which cancels this activity). The gaps grow from the checkpoint's intervalMs by

@@ -150,39 +150,35 @@ function withMissing(outcomes: RequestOutcome[], customIds: string[] | undefined
   if (!customIds) return outcomes;
   const byId = new Map<string, RequestOutcome[]>();
   for (const o of outcomes) byId.set(o.custom_id, [...(byId.get(o.custom_id) ?? []), o]);
-  const ordered: RequestOutcome[] = [];
-  for (const id of customIds) {
-    const seen = byId.get(id);
+  const missing = (id: string): RequestOutcome[] => [
+    { custom_id: id, kind: 'failed', error_code: MISSING_CODE, message: 'no line in the output or error file' },
+  ];
+  const ordered = customIds.flatMap((id) => {
+    const seen = byId.get(id) ?? missing(id);
     byId.delete(id);
-    ordered.push(
-      ...(seen ?? [
-        { custom_id: id, kind: 'failed', error_code: MISSING_CODE, message: 'no line in the output or error file' },
-      ]),
-    );
-  }
-  for (const rest of byId.values()) ordered.push(...rest);
-  return ordered;
+    return seen;
+  });
+  return [...ordered, ...[...byId.values()].flat()];
 }
 
 function summarise(all: RequestOutcome[], perRequestUri: string): BatchRequestSummary {
   const counts: Record<Kind, number> = { succeeded: 0, failed: 0, notRun: 0 };
   // A Map, not an object: a code is the platform's string, and "__proto__" must stay a plain key.
   const byErrorCode = new Map<string, number>();
-  const sampleFailures: BatchRequestSummary['sampleFailures'] = [];
   for (const o of all) {
     counts[o.kind]++;
-    if (o.error_code) {
-      let code = o.error_code.slice(0, SAMPLE_CHARS);
-      if (!byErrorCode.has(code) && byErrorCode.size >= MAX_ERROR_CODES) code = OTHER_CODES;
-      byErrorCode.set(code, (byErrorCode.get(code) ?? 0) + 1);
-    }
-    if (o.kind === 'failed' && sampleFailures.length < SAMPLE_FAILURES) {
-      sampleFailures.push({
-        custom_id: o.custom_id.slice(0, SAMPLE_CHARS),
-        ...(o.error_code !== undefined ? { code: o.error_code.slice(0, SAMPLE_CHARS) } : {}),
-        ...(o.message !== undefined ? { message: o.message.slice(0, SAMPLE_CHARS) } : {}),
-      });
-    }
+    if (o.error_code === undefined) continue;
+    const code = o.error_code.slice(0, SAMPLE_CHARS);
+    const key = byErrorCode.has(code) || byErrorCode.size < MAX_ERROR_CODES ? code : OTHER_CODES;
+    byErrorCode.set(key, (byErrorCode.get(key) ?? 0) + 1);
   }
+  const sampleFailures = all
+    .filter((o) => o.kind === 'failed')
+    .slice(0, SAMPLE_FAILURES)
+    .map((o) => ({
+      custom_id: o.custom_id.slice(0, SAMPLE_CHARS),
+      code: o.error_code?.slice(0, SAMPLE_CHARS),
+      message: o.message?.slice(0, SAMPLE_CHARS),
+    }));
   return { ...counts, byErrorCode: Object.fromEntries(byErrorCode), perRequestUri, sampleFailures };
 }

@@ -5,7 +5,7 @@
 // reservationId, so retried attempts are harmless.
 import { Context } from '@temporalio/activity';
 import { WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
 import { FailureType } from '../../api/failures';
 import type { ActivityDeps } from '..';
 import { SearchAttributes } from '../../api/contract';
@@ -83,22 +83,23 @@ interface LedgerCause {
  * check: an unknown member, a refused key) keeps its type and retryability for the job. Anything else
  * (the server turning an Update away while the ledger's worker is busy, say) is worth another attempt.
  */
-function ledgerFailure(memberId: string, cause: LedgerCause | undefined, message: string): ApplicationFailure {
-  const type = cause?.type ?? undefined;
+function ledgerFailure(memberId: string, { type, message, nonRetryable, details }: LedgerCause): ApplicationFailure {
   const ours = typeof type === 'string' && OUR_FAILURE_TYPES.has(type);
   return ApplicationFailure.create({
     type: ours ? type : FailureType.PlatformUnavailable,
-    nonRetryable: ours ? (cause?.nonRetryable ?? false) : false,
-    message: `The budget ledger of member ${memberId}: ${cause?.message ?? message}`,
-    details: ours && cause?.details ? [...cause.details] : undefined,
+    nonRetryable: ours && (nonRetryable ?? false),
+    message: `The budget ledger of member ${memberId}: ${message}`,
+    details: ours && details ? [...details] : undefined,
   });
 }
 
 /** A failed Update (the handler's failure, or the validator's refusal) as an activity failure. */
 function updateFailure(memberId: string, err: unknown): unknown {
   if (!(err instanceof WorkflowUpdateFailedError)) return err;
-  const cause = err.cause instanceof ApplicationFailure ? err.cause : undefined;
-  return ledgerFailure(memberId, cause ?? { message: err.cause?.message ?? err.message }, err.message);
+  return ledgerFailure(
+    memberId,
+    err.cause instanceof ApplicationFailure ? err.cause : { message: err.cause?.message ?? err.message },
+  );
 }
 
 export function createActivities({ temporal, prices }: ActivityDeps) {
@@ -119,18 +120,21 @@ export function createActivities({ temporal, prices }: ActivityDeps) {
       lanes.set(memberId, lane);
     }
     const outcome = await lane.run(request);
-    if ('failure' in outcome) throw ledgerFailure(memberId, outcome.failure, outcome.failure.message);
+    if ('failure' in outcome) throw ledgerFailure(memberId, outcome.failure);
     if (outcome.answer.admitted && !outcome.answer.alreadyHeld) recordBudgetReserved(memberId, outcome.answer.cost);
     return outcome.answer;
   };
 
-  // Update-with-start: one call (one round trip; the SDK waits for the COMPLETED stage in it) that
-  // creates the ledger if need be and waits for the answer. A ledger starts at the highest priority:
-  // every admission of its member waits on its tasks, and the burst that creates it would otherwise
-  // queue its first workflow task behind the first task of every job in the burst (about 2 s of the
-  // 100-job benchmark). Its checks and continued runs keep it.
-  const ledgerStart = (memberId: string, taskQueue: string) =>
-    new WithStartWorkflowOperation(WorkflowType.budgetLedger, {
+  // Update-with-start: one round trip that creates the ledger if need be and waits for the answer. A
+  // ledger starts at the highest priority: every admission of its member waits on its tasks, and the
+  // burst that creates it would otherwise queue its first task behind every job's first task.
+  const updateLedger = async <Arg, Ret>(
+    memberId: string,
+    taskQueue: string,
+    update: UpdateDefinition<Ret, [Arg]>,
+    arg: Arg,
+  ): Promise<Ret> => {
+    const startWorkflowOperation = new WithStartWorkflowOperation(WorkflowType.budgetLedger, {
       workflowId: budgetLedgerWorkflowId(memberId),
       taskQueue,
       args: [{ memberId }],
@@ -141,37 +145,16 @@ export function createActivities({ temporal, prices }: ActivityDeps) {
         { key: SearchAttributes.memberId, value: memberId },
       ],
     });
-
-  const reserveOne = async (
-    memberId: string,
-    taskQueue: string,
-    request: ReserveBudgetRequest,
-  ): Promise<ReserveBudgetResult> => {
     try {
-      return await temporal.workflow.executeUpdateWithStart(reserveBudgetUpdate, {
-        args: [request],
-        startWorkflowOperation: ledgerStart(memberId, taskQueue),
-      });
+      return await temporal.workflow.executeUpdateWithStart(update, { args: [arg], startWorkflowOperation });
     } catch (err) {
       throw updateFailure(memberId, err);
     }
   };
-
-  const reserveBatch = async (
-    memberId: string,
-    taskQueue: string,
-    requests: ReserveBudgetRequest[],
-  ): Promise<ReserveBudgetOutcome[]> => {
-    try {
-      const { outcomes } = await temporal.workflow.executeUpdateWithStart(reserveBudgetBatchUpdate, {
-        args: [{ requests }],
-        startWorkflowOperation: ledgerStart(memberId, taskQueue),
-      });
-      return outcomes;
-    } catch (err) {
-      throw updateFailure(memberId, err);
-    }
-  };
+  const reserveOne = (memberId: string, taskQueue: string, request: ReserveBudgetRequest) =>
+    updateLedger(memberId, taskQueue, reserveBudgetUpdate, request);
+  const reserveBatch = async (memberId: string, taskQueue: string, requests: ReserveBudgetRequest[]) =>
+    (await updateLedger(memberId, taskQueue, reserveBudgetBatchUpdate, { requests })).outcomes;
 
   return {
     ...createPriceActivities(prices),
@@ -193,32 +176,22 @@ export function createActivities({ temporal, prices }: ActivityDeps) {
       let intervalMs = resumed?.intervalMs ?? input.initialIntervalMs;
       let lastRefusal = resumed?.lastRefusal;
       // A resumed attempt (its worker was lost) cannot tell how long ago the last check was: check now.
-      let checkNow = input.checkFirst || resumed !== undefined;
-
-      for (;;) {
+      for (let checkNow = input.checkFirst || resumed !== undefined; ; checkNow = false) {
         if (!checkNow) {
           // Up to ±20 %: jobs refused together must not all come back together.
           const gap = Math.round(intervalMs * (0.8 + Math.random() * 0.4));
           const nextCheckAt = Math.min(Date.now() + gap, input.deadlineAt);
           intervalMs = Math.min(intervalMs * 2, input.maxIntervalMs);
-          const beat: WaitHeartbeat = { checks, intervalMs, nextCheckAt, lastRefusal };
           while (Date.now() < nextCheckAt) {
-            ctx.heartbeat(beat);
+            ctx.heartbeat({ checks, intervalMs, nextCheckAt, lastRefusal } satisfies WaitHeartbeat);
             await ctx.sleep(Math.min(HEARTBEAT_EVERY_MS, nextCheckAt - Date.now()));
           }
         }
-        checkNow = false;
         const answer = await reserve(input.memberId, input.request);
         checks++;
         if (answer.admitted) return { admitted: answer, lastRefusal, checks };
         lastRefusal = answer;
         if (Date.now() >= input.deadlineAt) return { lastRefusal, checks };
-        ctx.heartbeat({
-          checks,
-          intervalMs,
-          nextCheckAt: Date.now() + intervalMs,
-          lastRefusal,
-        } satisfies WaitHeartbeat);
       }
     },
 

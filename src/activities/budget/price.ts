@@ -107,17 +107,14 @@ export function priceQuantities(table: PriceTable, q: JobQuantities): Priced {
       }
       const m = table.mediaGeneration;
       const perSecond = q.operation === 'image-to-video' ? m.imageToVideoPerSecond : m.textToVideoPerSecond;
-      const parts = [`${q.seconds} s × ${perSecond} (${q.operation})`];
-      let amount = q.seconds * perSecond;
-      if (q.sound) {
-        amount += q.seconds * m.soundPerSecond;
-        parts.push(`${q.seconds} s × ${m.soundPerSecond} (sound)`);
-      }
-      if (q.nsfwImages > 0) {
-        amount += q.nsfwImages * m.nsfwDetectionPerImage;
-        parts.push(`${q.nsfwImages} × ${m.nsfwDetectionPerImage} (NSFW detection)`);
-      }
-      return priced(amount, parts.join(' + '));
+      // [quantity, unit, price, what]: the terms of the sum, each shown in the breakdown.
+      const terms: [number, string, number, string][] = [[q.seconds, ' s', perSecond, q.operation]];
+      if (q.sound) terms.push([q.seconds, ' s', m.soundPerSecond, 'sound']);
+      if (q.nsfwImages > 0) terms.push([q.nsfwImages, '', m.nsfwDetectionPerImage, 'NSFW detection']);
+      return priced(
+        terms.reduce((sum, [n, , price]) => sum + n * price, 0),
+        terms.map(([n, unit, price, what]) => `${n}${unit} × ${price} (${what})`).join(' + '),
+      );
     }
     case 'evaluateDecision':
       return decisionPrice(table, q.questions, q.images);

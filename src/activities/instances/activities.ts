@@ -1,35 +1,19 @@
 // GPU instance activities: thin wrappers over the platform client, the paid calls (renew, create)
-// that answer being retried while an earlier attempt may be in flight (../in-flight.ts), and the wait
+// that answer being retried while an earlier attempt may be in flight (../retries.ts), and the wait
 // for a status after acting on an instance (pollInstanceStatus).
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import type { ActivityDeps } from '..';
 import { FailureType } from '../../api/failures';
-import { PlatformError } from '../../platform-client/errors';
-import type { CreateInstanceRequest, ListedInstance } from '../../platform/schemas/gpu';
-import { toApplicationFailure } from '../failures';
-import { findAfterEarlierAttempts, inFlightSettleMs, sendCostly } from '../in-flight';
-import { awaitPollTurn, errorBackoffMs, pollAgainIn, pollTimeoutMs, retryDelayFor } from '../poll-again';
+import type { CreateInstanceRequest, Instance, ListedInstance } from '../../platform/schemas/gpu';
+import { awaitPollTurn, errorBackoffMs, findAfterEarlierAttempts, pollAgainIn, pollRead, sendCostly } from '../retries';
 
 /** The most instances one list returns into a workflow's history (a few hundred bytes each). */
 export const LIST_INSTANCES_MAX = 500;
 
-export interface InstanceSnapshot {
-  id: string;
-  status: string;
-  endTime?: string | number;
-  statusError?: { state?: string; message?: string } | null;
-}
+export type InstanceSnapshot = Pick<Instance, 'id' | 'status' | 'endTime' | 'statusError'>;
 
 /** An instance as the workflows see it: only what they decide on goes into history. */
-export interface InstanceSummary {
-  id: string;
-  name?: string;
-  status: string;
-  billingMode?: string;
-  /** Unix seconds (string or number, as the platform sent it); -1 for pay-as-you-go. */
-  endTime?: string | number;
-  memberId?: string;
-}
+export type InstanceSummary = Pick<ListedInstance, 'id' | 'name' | 'status' | 'billingMode' | 'endTime' | 'memberId'>;
 
 export interface ListInstancesResult {
   instances: InstanceSummary[];
@@ -59,7 +43,6 @@ export interface InstanceObservation {
   polls: number;
   /** Epoch ms of the last answer (0 before the first). */
   observedAt: number;
-  /** When the next poll is due. */
   nextPollAt?: number;
   /** The gap after that poll: it doubles up to the maximum. */
   intervalMs?: number;
@@ -91,7 +74,6 @@ const GONE = new Set(['toRemove', 'removing', 'removed']);
 
 export function createActivities({ platform }: ActivityDeps) {
   const signal = () => Context.current().cancellationSignal;
-  const settleMs = inFlightSettleMs(platform.config.timeoutMs);
 
   /** The live instance of that name (names are how a create is found again), if any. */
   async function findByName(name: string): Promise<ListedInstance | undefined> {
@@ -100,6 +82,12 @@ export function createActivities({ platform }: ActivityDeps) {
     }
     return undefined;
   }
+
+  const action =
+    (name: 'restartInstance' | 'startInstance' | 'stopInstance' | 'deleteInstance') =>
+    async (instanceId: string): Promise<void> => {
+      await platform[name]({ instanceId }, { signal: signal() });
+    };
 
   return {
     async getInstance(instanceId: string): Promise<InstanceSnapshot> {
@@ -128,7 +116,7 @@ export function createActivities({ platform }: ActivityDeps) {
       const ctx = Context.current();
       const { instanceId, endTimeBefore } = input;
       if (endTimeBefore !== undefined) {
-        const applied = await findAfterEarlierAttempts(ctx, settleMs, async () => {
+        const applied = await findAfterEarlierAttempts(ctx, platform, async () => {
           const now = await platform.getInstance({ instanceId }, { signal: signal() });
           return String(now.endTime) !== String(endTimeBefore) ? true : undefined;
         });
@@ -160,7 +148,7 @@ export function createActivities({ platform }: ActivityDeps) {
           );
         }
       } else {
-        const earlier = await findAfterEarlierAttempts(ctx, settleMs, () => findByName(request.name));
+        const earlier = await findAfterEarlierAttempts(ctx, platform, () => findByName(request.name));
         if (earlier) {
           log.info('Instance already created by an earlier attempt', { instanceId: earlier.id, attempt });
           return { instanceId: earlier.id, alreadyApplied: true };
@@ -171,24 +159,13 @@ export function createActivities({ platform }: ActivityDeps) {
     },
 
     // Free, and a repeat while the first is under way does no harm (the platform answers it as done).
-    async restartInstance(instanceId: string): Promise<void> {
-      await platform.restartInstance({ instanceId }, { signal: signal() });
-    },
-
-    async startInstance(instanceId: string): Promise<void> {
-      await platform.startInstance({ instanceId }, { signal: signal() });
-    },
-
-    async stopInstance(instanceId: string): Promise<void> {
-      await platform.stopInstance({ instanceId }, { signal: signal() });
-    },
-
-    async deleteInstance(instanceId: string): Promise<void> {
-      await platform.deleteInstance({ instanceId }, { signal: signal() });
-    },
+    restartInstance: action('restartInstance'),
+    startInstance: action('startInstance'),
+    stopInstance: action('stopInstance'),
+    deleteInstance: action('deleteInstance'),
 
     /**
-     * One get-instance poll per attempt (retry-as-poll, ../poll-again.ts): the same status again
+     * One get-instance poll per attempt (retry-as-poll, ../retries.ts): the same status again
      * fails as StillRunning with the next gap; a new status, the target or the deadline returns a
      * checkpoint. The gaps double from initialIntervalMs to maxIntervalMs across attempts and checkpoints.
      */
@@ -199,18 +176,20 @@ export function createActivities({ platform }: ActivityDeps) {
       const polls = (since?.polls ?? 0) + n;
       const statuses = since?.statuses ?? [];
 
-      let status: string;
-      try {
-        const opts = { signal: ctx.cancellationSignal, timeoutMs: pollTimeoutMs(platform) };
-        ({ status } = await platform.getInstance({ instanceId }, opts));
-      } catch (err) {
-        // A poll is a read: a passing fault is retried until the deadline, however long the outage.
-        if (!(err instanceof PlatformError) || !err.retryable) throw err;
-        const now = Date.now();
-        const observation = { ...(since ?? { instanceId, statuses, observedAt: 0 }), polls };
-        if (now >= deadlineAt) return { observation, outcome: 'timedOut' };
-        const backoff = errorBackoffMs(err, ctx.info.attempt, initialIntervalMs, maxIntervalMs);
-        throw toApplicationFailure(err, { nextRetryDelayMs: retryDelayFor(Math.min(backoff, deadlineAt - now)) });
+      // A poll is a read: a passing fault is retried until the deadline, however long the outage.
+      const status = await pollRead(
+        ctx,
+        platform,
+        async (opts) => (await platform.getInstance({ instanceId }, opts)).status,
+        (err) =>
+          Math.min(errorBackoffMs(err, ctx.info.attempt, initialIntervalMs, maxIntervalMs), deadlineAt - Date.now()),
+      ).catch((err: unknown) => {
+        // pollRead's ApplicationFailure is a transient fault: past the deadline, the wait ends instead.
+        if (!(err instanceof ApplicationFailure) || Date.now() < deadlineAt) throw err;
+        return undefined;
+      });
+      if (status === undefined) {
+        return { observation: { ...(since ?? { instanceId, statuses, observedAt: 0 }), polls }, outcome: 'timedOut' };
       }
 
       const now = Date.now();

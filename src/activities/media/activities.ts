@@ -12,7 +12,7 @@ import { classifySubmitFailure, PlatformError, redact, type SubmitFailureClass }
 import type { AsyncBody } from '../../platform/models';
 import type { ImageToVideoRequest, TextToVideoRequest } from '../../platform/schemas/media';
 import type { CallbackUrls } from '../../webhooks/token';
-import { toApplicationFailure } from '../failures';
+import { toApplicationFailure } from '../retries';
 import { createOutputActivities } from '../outputs';
 import { createMediaPollActivities, firstLook, type CallbackFallback } from './poll';
 
@@ -84,16 +84,9 @@ function withCallback(
   callbacks: CallbackUrls | undefined,
   workflowId: string | undefined,
 ): { request: SubmitMediaTaskInput['request']; url?: string } {
-  const extra: unknown = input.request.extra;
+  const extra = input.request.extra as Record<string, unknown> | undefined;
   const extraIsObject = extra === undefined || (typeof extra === 'object' && extra !== null && !Array.isArray(extra));
-  if (
-    !callbacks ||
-    !workflowId ||
-    !extraIsObject ||
-    (extra as { webhook?: unknown } | undefined)?.webhook !== undefined
-  ) {
-    return { request: input.request };
-  }
+  if (!callbacks || !workflowId || !extraIsObject || extra?.webhook !== undefined) return { request: input.request };
   const url = callbacks.urlFor({ workflowId, generation: input.generation });
   return { request: { ...input.request, extra: { ...extra, webhook: { url } } }, url };
 }

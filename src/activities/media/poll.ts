@@ -1,4 +1,4 @@
-// Waiting for a task to end by retry-as-poll (../poll-again.ts): each attempt of pollTaskResult makes
+// Waiting for a task to end by retry-as-poll (../retries.ts): each attempt of pollTaskResult makes
 // one task-result request. Still running: the attempt fails as StillRunning with the delay the
 // platform's eta and progress suggest. A status change, a progress step or the end: the attempt
 // returns a checkpoint, so the workflow's mediaProgress query stays fresh for a few history events
@@ -9,7 +9,7 @@ import { FailureType } from '../../api/failures';
 import type { ParsedPollingOptions, TaskObservation, TaskOutputRef } from '../../workflows/media/contract';
 import type { PlatformClient } from '../../platform-client/client';
 import { isTerminalTaskStatus, type TaskResult } from '../../platform/schemas/media';
-import { awaitPollTurn, errorBackoffMs, pollAgainIn, pollRead, pollTimeoutMs } from '../poll-again';
+import { awaitPollTurn, errorBackoffMs, pollAgainIn, pollRead, pollTimeoutMs } from '../retries';
 
 export interface PollTaskInput {
   taskId: string;
@@ -165,29 +165,14 @@ export function taskDeadlineExceeded(
 
 /** The outputs of a finished task, as task-result lists them: videos, images and audios with their TTLs. */
 export function outputsOf(result: TaskResult): TaskOutputRef[] {
-  const ttl = (value: string | number | undefined): number | undefined => {
-    const n = Number(value);
-    return value === undefined || !Number.isFinite(n) ? undefined : n;
+  const ref = (kind: TaskOutputRef['kind'], url: string, ttl: string | number | undefined, type?: string) => {
+    const n = Number(ttl);
+    return { kind, url, ttlSeconds: ttl === undefined || !Number.isFinite(n) ? undefined : n, type };
   };
   return [
-    ...result.videos.map((v) => ({
-      kind: 'video' as const,
-      url: v.video_url,
-      ttlSeconds: ttl(v.video_url_ttl),
-      type: v.video_type,
-    })),
-    ...result.images.map((i) => ({
-      kind: 'image' as const,
-      url: i.image_url,
-      ttlSeconds: ttl(i.image_url_ttl),
-      type: i.image_type,
-    })),
-    ...result.audios.map((a) => ({
-      kind: 'audio' as const,
-      url: a.audio_url,
-      ttlSeconds: ttl(a.audio_url_ttl),
-      type: a.audio_type,
-    })),
+    ...result.videos.map((v) => ref('video', v.video_url, v.video_url_ttl, v.video_type)),
+    ...result.images.map((i) => ref('image', i.image_url, i.image_url_ttl, i.image_type)),
+    ...result.audios.map((a) => ref('audio', a.audio_url, a.audio_url_ttl, a.audio_type)),
   ];
 }
 

@@ -84,7 +84,7 @@ export async function createInstance(rawInput: CreateInstanceInput): Promise<Cre
   setHandler(statusQuery, () => status.current);
   // Retried while the first attempt may still be in flight? A retry first waits out the time the
   // platform may still act on an earlier request, looking for the name, and creates only if it never
-  // shows up (src/activities/in-flight.ts). An instance the platform creates later still is the residual risk.
+  // shows up (src/activities/retries.ts). An instance the platform creates later still is the residual risk.
   const create = proxyActivities<Activities>(forUpTo(input.timeoutSeconds * 1000)).createInstance;
   const created = await summarized(create, 'create an instance')(input.request);
   status.detail({ instanceId: created.instanceId, alreadyApplied: created.alreadyApplied });
