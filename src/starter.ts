@@ -8,7 +8,7 @@ import {
   addRegisterSearchAttributesOption,
   type RegisterOption,
   withRegisterOption,
-} from './namespace/register-option';
+} from './namespace/search-attributes';
 import { addBudgetCommands } from './starter/commands/budget';
 import { addEmulatorCommand } from './starter/commands/emulator';
 import { addInspectCommands } from './starter/commands/inspect';

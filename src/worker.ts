@@ -32,10 +32,11 @@ import type { FetchPolicy } from './fetching/policy';
 import { loadPriceTable, type PriceTable } from './activities/budget/price';
 import {
   addRegisterSearchAttributesOption,
+  ensureSearchAttributes,
+  isLocalAddress,
   type RegisterOption,
   withRegisterOption,
-} from './namespace/register-option';
-import { ensureSearchAttributes, isLocalAddress } from './namespace/search-attributes';
+} from './namespace/search-attributes';
 import { PlatformClient } from './platform-client/client';
 import { checkFirstCall } from './platform-client/config';
 import { platformCallMetrics, pacingGauge } from './metrics';

@@ -8,9 +8,9 @@ import * as path from 'path';
 import { frontendAnswers } from '../devserver/dev-server';
 import { sleep, startManagedProcess, type ManagedProcess } from '../devserver/processes';
 import { ensureSearchAttributes } from '../namespace/search-attributes';
-import { findOrBuildClusterBinaries } from './go-binaries';
 import { findOrInstallPostgres, setUpSchemas, startPostgres } from './postgres';
 import { POSTGRES_USER, serverEnv, type ServerPorts } from './server-config';
+import { findOrBuildClusterBinaries } from './versions';
 
 interface ClusterOptions {
   /** Everything the cluster keeps: PostgreSQL's data, the UI's config, the logs. */

@@ -1,5 +1,9 @@
 // The pinned versions of the production topology (`npm run cluster`, docker-compose.yml and the
-// cluster test suite all use these; test/deploy/compose.test.ts keeps the Compose file on them).
+// cluster test suite all use these; test/deploy/compose.test.ts keeps the Compose file on them), and
+// the cluster's Go programs built from them, cached under `.temporal/` like the CLI. The server and
+// the UI server are both called `server`, so each release has a folder of its own.
+import * as path from 'path';
+import { findProjectRoot, goInstallWithLock } from '../devserver/find-temporal-cli';
 
 /**
  * Temporal server and its SQL schema tool. v1.32.1 is the newest release that builds with the Go
@@ -13,8 +17,44 @@ export const TEMPORAL_UI_VERSION = '2.55.0';
 /** Debian's PostgreSQL (bookworm ships 15); the server's `postgres12` plugin supports 12 and later. */
 export const POSTGRES_MAJOR = 15;
 
-export const GO_PACKAGES = {
+const GO_PACKAGES = {
   server: `go.temporal.io/server/cmd/server@v${TEMPORAL_SERVER_VERSION}`,
   sqlTool: `go.temporal.io/server/cmd/tools/sql@v${TEMPORAL_SERVER_VERSION}`,
   uiServer: `github.com/temporalio/ui-server/v2/cmd/server@v${TEMPORAL_UI_VERSION}`,
 } as const;
+
+export async function findOrBuildClusterBinaries(
+  log: (msg: string) => void,
+  cacheDir = path.join(findProjectRoot(), '.temporal'),
+): Promise<{ server: string; sqlTool: string; uiServer: string }> {
+  const serverDir = path.join(cacheDir, `server-v${TEMPORAL_SERVER_VERSION}`, 'bin');
+  const uiDir = path.join(cacheDir, `ui-server-v${TEMPORAL_UI_VERSION}`, 'bin');
+  const binaries = {
+    server: path.join(serverDir, 'server'),
+    sqlTool: path.join(serverDir, 'sql'),
+    uiServer: path.join(uiDir, 'server'),
+  };
+  const build = (label: string, packages: string[], binDir: string, built: string[]) =>
+    goInstallWithLock({
+      label,
+      packages,
+      // Stripped like the CLI's build: unstripped, each binary is hundreds of MB.
+      ldflags: '-s -w',
+      binDir,
+      binaries: built,
+      cacheDir,
+      nice: true,
+      log,
+      noGo: () =>
+        new Error(`${label} is not built at ${built.join(', ')} and Go is not on PATH: install Go 1.26 to build it.`),
+    });
+  // One after the other: each build alone already keeps both cores busy.
+  await build(
+    `the Temporal server and SQL tool v${TEMPORAL_SERVER_VERSION}`,
+    [GO_PACKAGES.server, GO_PACKAGES.sqlTool],
+    serverDir,
+    [binaries.server, binaries.sqlTool],
+  );
+  await build(`the Temporal UI server v${TEMPORAL_UI_VERSION}`, [GO_PACKAGES.uiServer], uiDir, [binaries.uiServer]);
+  return binaries;
+}

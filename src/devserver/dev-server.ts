@@ -9,17 +9,15 @@ export type SearchAttributeType = 'Keyword' | 'Int' | 'Text' | 'Bool' | 'Double'
 export interface DevServerOptions {
   /** Absolute path of the `temporal` binary (see findOrBuildTemporalCli). */
   cliPath: string;
-  /** Frontend gRPC port. Default: env TEMPORAL_DEV_PORT, else 7233. */
-  port?: number;
-  /** Web UI port. Default: env TEMPORAL_DEV_UI_PORT, else port + 1000 (8233), like the CLI itself. */
+  /** Frontend gRPC port, on 127.0.0.1: the unauthenticated dev server is not reachable from the network. */
+  port: number;
+  /** Web UI port. Default: port + 1000, like the CLI itself. */
   uiPort?: number;
   /** SQLite file for state that survives restarts; its folder is created. Omitted: in-memory. */
   dbFile?: string;
   /** Namespace to create (with the search attributes); "default" always exists. */
   namespace?: string;
   searchAttributes?: Record<string, SearchAttributeType>;
-  /** Interface to bind. Default 127.0.0.1, so the unauthenticated dev server is not reachable from the network. */
-  ip?: string;
   log?: (msg: string) => void;
   /** No Web UI (and no UI port needed). */
   headless?: boolean;
@@ -75,26 +73,23 @@ export function taskQueuePartitions(partitions: number): Record<string, number> 
 /** The server's own partition count, for data written before the dev server had one. */
 export const SERVER_DEFAULT_PARTITIONS = 4;
 
-const DEFAULT_PORT = 7233;
+/** The IP, not "localhost", which Node may resolve to ::1. */
+const HOST = '127.0.0.1';
 const READY_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 10_000;
 
 export async function startDevServer(opts: DevServerOptions): Promise<DevServerHandle> {
   const log = opts.log ?? (() => undefined);
-  // The CLI treats "localhost" as 127.0.0.1 too; using the IP avoids Node resolving it to ::1.
-  const ip = !opts.ip || opts.ip === 'localhost' ? '127.0.0.1' : opts.ip;
-  const port = opts.port ?? envPort('TEMPORAL_DEV_PORT') ?? DEFAULT_PORT;
-  const uiPort = opts.uiPort ?? envPort('TEMPORAL_DEV_UI_PORT') ?? Math.min(port + 1000, 65535);
+  const { port } = opts;
+  const uiPort = opts.uiPort ?? Math.min(port + 1000, 65535);
   const namespace = opts.namespace ?? 'default';
-  // Where clients connect: a wildcard bind is reachable via loopback.
-  const host = ip === '0.0.0.0' ? '127.0.0.1' : ip === '::' ? '::1' : ip;
-  const address = hostPort(host, port);
-  const uiUrl = opts.headless ? undefined : `http://${hostPort(host, uiPort)}`;
-  const metricsUrl = opts.metricsPort === undefined ? undefined : `http://${hostPort(host, opts.metricsPort)}/metrics`;
+  const address = `${HOST}:${port}`;
+  const uiUrl = opts.headless ? undefined : `http://${HOST}:${uiPort}`;
+  const metricsUrl = opts.metricsPort === undefined ? undefined : `http://${HOST}:${opts.metricsPort}/metrics`;
 
   // The CLI would also refuse a busy port, but with an error that does not hint at the usual cause.
   const assertFree = async (p: number, what: string, variable: string): Promise<void> => {
-    const err = await tryListen(ip, p);
+    const err = await tryListen(HOST, p);
     if (err?.code === 'EADDRINUSE') {
       throw new Error(
         `Port ${p}${what} is already in use: is another Temporal server running? Stop it, or set ${variable} to use another port.`,
@@ -105,7 +100,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServerH
   await assertFree(port, '', 'TEMPORAL_DEV_PORT');
   if (!opts.headless) await assertFree(uiPort, ' (Temporal Web UI)', 'TEMPORAL_DEV_UI_PORT');
 
-  const args = ['server', 'start-dev', '--ip', ip, '--port', String(port), '--log-level', 'warn'];
+  const args = ['server', 'start-dev', '--ip', HOST, '--port', String(port), '--log-level', 'warn'];
   args.push(...(opts.headless ? ['--headless'] : ['--ui-port', String(uiPort)]));
   if (opts.dbFile) {
     const dbFile = path.resolve(opts.dbFile);
@@ -145,7 +140,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServerH
     await child.stop();
   };
 
-  await child.ready(() => frontendAnswers(host, port, namespace), READY_TIMEOUT_MS);
+  await child.ready(() => frontendAnswers(HOST, port, namespace), READY_TIMEOUT_MS);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   log(`Temporal dev server ready at ${address}${uiUrl ? `, UI ${uiUrl}` : ''} (namespace ${namespace}, ${seconds} s)`);
   return { address, uiUrl, metricsUrl, namespace, pid: child.pid, stop };
@@ -161,21 +156,11 @@ export async function frontendAnswers(host: string, port: number, namespace?: st
     socket.once('timeout', () => socket.destroy(new Error(`connect to ${host}:${port} timed out`)));
     socket.once('error', reject);
   });
-  const connection = await Connection.connect({ address: hostPort(host, port), connectTimeout: 2_000 });
+  const connection = await Connection.connect({ address: `${host}:${port}`, connectTimeout: 2_000 });
   try {
     if (namespace) await connection.workflowService.describeNamespace({ namespace });
     else await connection.workflowService.getSystemInfo({});
   } finally {
     await connection.close();
   }
-}
-
-const hostPort = (host: string, port: number): string => (net.isIPv6(host) ? `[${host}]:${port}` : `${host}:${port}`);
-
-function envPort(name: string): number | undefined {
-  const value = process.env[name];
-  if (!value) return undefined;
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`${name}=${value} is not a valid port`);
-  return port;
 }

@@ -1,7 +1,11 @@
-import { existsSync } from 'fs';
+// Finds a working Temporal CLI, else builds it. Pinned Go programs (the CLI, and the cluster's server,
+// SQL tool and Web UI server) are built from source with `go install` into a project cache folder,
+// once; a lock file keeps two processes (two test runs, `npm start` beside `npm run cluster`) from
+// building the same thing at once.
+import { existsSync, promises as fs } from 'fs';
+import { hostname } from 'os';
 import * as path from 'path';
-import { goInstallWithLock } from './go-install';
-import { exec, findOnPath, isExecutableFile } from './processes';
+import { exec, findOnPath, isExecutableFile, sleep, startManagedProcess } from './processes';
 
 /** The Temporal CLI release we build from source (and expect elsewhere). */
 export const TEMPORAL_CLI_VERSION = '1.5.1';
@@ -89,4 +93,146 @@ async function verify(bin: string, source: string, log: (msg: string) => void): 
       : ` (this project expects ${TEMPORAL_CLI_VERSION})`;
   log(`Using Temporal CLI ${bin} (from ${source}): ${version}${note}`);
   return bin;
+}
+
+// ── go install, once per cache ──────────────────────────────────────────────
+// The lock holder touches the lock file this often; a lock not touched for LOCK_STALE_MS belongs to a dead build.
+const LOCK_HEARTBEAT_MS = 15_000;
+const LOCK_STALE_MS = 120_000;
+const LOCK_POLL_MS = 1_000;
+
+interface GoInstallSpec {
+  /** What is built, for messages ("the Temporal CLI v1.5.1"). */
+  label: string;
+  /** `module/path/cmd/x@vX.Y.Z`, one or more (one `go install` builds them all). */
+  packages: string[];
+  /** GOBIN: where the binaries go. */
+  binDir: string;
+  /** The binaries that must exist afterwards; when all do, nothing is built. */
+  binaries: string[];
+  /** The lock file and the build's working folder live here. */
+  cacheDir: string;
+  ldflags?: string;
+  /** Run `go` under `nice`, so a long build leaves the machine usable. */
+  nice?: boolean;
+  log: (msg: string) => void;
+  /** The error when something is missing and Go is not on PATH (a machine with the cache needs no Go). */
+  noGo: () => Error;
+}
+
+async function allBuilt(binaries: string[]): Promise<boolean> {
+  for (const bin of binaries) if (!(await isExecutableFile(bin))) return false;
+  return true;
+}
+
+/** Builds what is missing of spec.binaries, holding the cache's lock while building. */
+export async function goInstallWithLock(spec: GoInstallSpec): Promise<void> {
+  if (await allBuilt(spec.binaries)) return;
+  const go = await findOnPath(process.platform === 'win32' ? 'go.exe' : 'go');
+  if (!go) throw spec.noGo();
+  await fs.mkdir(spec.binDir, { recursive: true });
+  const lockFile = path.join(spec.cacheDir, 'build.lock');
+  let announcedWait = false;
+  for (;;) {
+    const release = await tryLock(lockFile);
+    if (release) {
+      try {
+        // Another process may have finished the build between our check and taking the lock.
+        if (await allBuilt(spec.binaries)) return;
+        await goInstall(go, spec);
+        return;
+      } finally {
+        await release();
+      }
+    }
+    if (!announcedWait) {
+      spec.log(`Another process is building in ${spec.cacheDir} (lock ${lockFile}); waiting for it…`);
+      announcedWait = true;
+    }
+    await removeIfStale(lockFile, spec.log);
+    // Once the lock is gone we take it ourselves and find the other build's binary (or retry if it failed).
+    await sleep(LOCK_POLL_MS);
+  }
+}
+
+/** The lock's release, or undefined when another process holds it. */
+async function tryLock(lockFile: string): Promise<(() => Promise<void>) | undefined> {
+  const holder = JSON.stringify({ pid: process.pid, host: hostname(), since: new Date().toISOString() });
+  try {
+    // 'wx' = O_CREAT | O_EXCL: exactly one process can create the file.
+    await fs.writeFile(lockFile, holder, { flag: 'wx' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
+    throw err;
+  }
+  const heartbeat = setInterval(() => {
+    const now = new Date();
+    fs.utimes(lockFile, now, now).catch(() => undefined);
+  }, LOCK_HEARTBEAT_MS);
+  heartbeat.unref();
+  return async () => {
+    clearInterval(heartbeat);
+    await fs.rm(lockFile, { force: true });
+  };
+}
+
+/** Removes a lock whose holder is gone: not touched for LOCK_STALE_MS, or held by a dead pid on this host. */
+async function removeIfStale(lockFile: string, log: (msg: string) => void): Promise<void> {
+  let mtimeMs: number;
+  let content: string;
+  try {
+    mtimeMs = (await fs.stat(lockFile)).mtimeMs;
+    content = await fs.readFile(lockFile, 'utf8');
+  } catch {
+    return; // Released meanwhile.
+  }
+  let holderDead = false;
+  try {
+    const holder = JSON.parse(content) as { pid?: unknown; host?: unknown };
+    if (holder.host === hostname() && typeof holder.pid === 'number') holderDead = !isAlive(holder.pid);
+  } catch {
+    // Empty or partial content: the holder may be between open and write, so rely on the age check only.
+  }
+  if (holderDead || Date.now() - mtimeMs > LOCK_STALE_MS) {
+    log(`Removing stale build lock ${lockFile}`);
+    await fs.rm(lockFile, { force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: the process exists but belongs to someone else.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function goInstall(go: string, spec: GoInstallSpec): Promise<void> {
+  const { log } = spec;
+  log(`Building ${spec.label} from source with Go; the first build takes several minutes…`);
+  const started = Date.now();
+  const goArgs = ['install', ...(spec.ldflags ? [`-ldflags=${spec.ldflags}`] : []), ...spec.packages];
+  // nice: a cold build keeps every core busy for minutes, on a machine that runs other things too.
+  const [file, args] = spec.nice && (await findOnPath('nice')) ? ['nice', ['-n', '10', go, ...goArgs]] : [go, goArgs];
+  const child = startManagedProcess({
+    name: 'go',
+    file,
+    args,
+    // cwd outside any Go module, so `go install pkg@version` cannot be influenced by a go.mod around it.
+    cwd: spec.cacheDir,
+    env: { ...process.env, GOBIN: spec.binDir },
+    onLine: (line) => log(`[go] ${line}`),
+    // In the terminal's process group: a Ctrl-C stops the build and the compilers it runs.
+    detached: false,
+  });
+  // Go prints only the module downloads; compiling is silent for minutes, so show that we are alive.
+  const progress = setInterval(
+    () => log(`[go] still building ${spec.label} (${Math.round((Date.now() - started) / 1000)} s)…`),
+    30_000,
+  );
+  const { code } = await child.exited.finally(() => clearInterval(progress));
+  if (code !== 0) throw new Error(`\`go ${goArgs.join(' ')}\` failed with exit code ${code}:\n${child.tail()}`);
+  log(`Built ${spec.label} in ${Math.round((Date.now() - started) / 1000)} s`);
 }

@@ -24,17 +24,13 @@ for (const [net, prefix] of [
   ['192.168.0.0', 16], // private
   ['198.18.0.0', 15], // benchmarking
   ['224.0.0.0', 3], // multicast and reserved
-] as const) {
-  nonPublic.addSubnet(net, prefix, 'ipv4');
-}
-for (const [net, prefix] of [
   ['::', 128], // unspecified
   ['::1', 128], // loopback
   ['fc00::', 7], // unique local
   ['fe80::', 10], // link-local
   ['ff00::', 8], // multicast
 ] as const) {
-  nonPublic.addSubnet(net, prefix, 'ipv6');
+  nonPublic.addSubnet(net, prefix, net.includes(':') ? 'ipv6' : 'ipv4');
 }
 
 /** True for loopback, private, link-local, CGNAT, multicast and unspecified addresses (v4, v6, v4-mapped). */

@@ -5,7 +5,6 @@
 // meter records into nothing. Every label has a bounded set of values: statuses and kinds are fixed
 // unions, and member ids are the platform's members that have a budget ledger (one ledger workflow
 // per member), not anything a caller makes up per request.
-import type { MetricCounter } from '@temporalio/common';
 import { Runtime } from '@temporalio/worker';
 import type { CallEvent } from '../platform-client/transport';
 import type { QuotaPace } from '../ratelimit/shared-pacing';
@@ -44,31 +43,22 @@ export function pacingGauge(): (pace: QuotaPace) => void {
   };
 }
 
-interface WorkMetrics {
-  outputBytes: MetricCounter;
-  outputFiles: MetricCounter;
-  reserved: MetricCounter;
-  released: MetricCounter;
-}
-
-let instruments: WorkMetrics | undefined;
-
 /** Created on first use: the worker installs its Runtime (with the Prometheus exporter) before any activity runs. */
-function metrics(): WorkMetrics {
-  if (!instruments) {
-    const meter = Runtime.instance().metricMeter;
-    instruments = {
-      outputBytes: meter.createCounter('outputs_kept_bytes', 'bytes', 'Bytes of outputs copied to the artifact store'),
-      outputFiles: meter.createCounter('outputs_kept_files', 'files', 'Outputs copied to the artifact store'),
-      reserved: meter.createCounter('budget_reserved', 'usd_ten_thousandths', 'Budget reserved by admitted jobs'),
-      released: meter.createCounter(
-        'budget_released',
-        'usd_ten_thousandths',
-        'Reservations given back when their job ended',
-      ),
-    };
-  }
-  return instruments;
+let instruments: ReturnType<typeof workMetrics> | undefined;
+const metrics = () => (instruments ??= workMetrics());
+
+function workMetrics() {
+  const meter = Runtime.instance().metricMeter;
+  return {
+    outputBytes: meter.createCounter('outputs_kept_bytes', 'bytes', 'Bytes of outputs copied to the artifact store'),
+    outputFiles: meter.createCounter('outputs_kept_files', 'files', 'Outputs copied to the artifact store'),
+    reserved: meter.createCounter('budget_reserved', 'usd_ten_thousandths', 'Budget reserved by admitted jobs'),
+    released: meter.createCounter(
+      'budget_released',
+      'usd_ten_thousandths',
+      'Reservations given back when their job ended',
+    ),
+  };
 }
 
 /** One of `known`, else "other": a label never takes a value from outside a fixed set. */

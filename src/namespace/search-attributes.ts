@@ -5,6 +5,7 @@
 // every missing attribute and the command that adds it.
 import { isGrpcServiceError, type Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
+import type { Command } from 'commander';
 import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../api/contract';
 import { sleep } from '../devserver/processes';
 
@@ -120,4 +121,24 @@ export async function ensureSearchAttributes(check: SearchAttributeCheck): Promi
 export function isLocalAddress(address: string): boolean {
   const host = address.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
   return host === 'localhost' || host === '::1' || /^127\./.test(host);
+}
+
+// The `--[no-]register-search-attributes` option of the worker and of `npm start`: one definition,
+// turned into WORKER_REGISTER_SEARCH_ATTRIBUTES, which the worker's settings read.
+export interface RegisterOption {
+  registerSearchAttributes?: boolean;
+}
+
+export function addRegisterSearchAttributesOption(command: Command): Command {
+  // With both forms defined, commander leaves the value undefined unless one is given: the default
+  // then depends on where the server is (see WORKER_REGISTER_SEARCH_ATTRIBUTES).
+  return command
+    .option('--register-search-attributes', 'add search attributes the namespace lacks (default: on a local server)')
+    .option('--no-register-search-attributes', 'refuse to start when the namespace lacks one');
+}
+
+/** The environment with the option applied (unchanged when it was not given). */
+export function withRegisterOption(env: NodeJS.ProcessEnv, opts: RegisterOption): NodeJS.ProcessEnv {
+  if (opts.registerSearchAttributes === undefined) return env;
+  return { ...env, WORKER_REGISTER_SEARCH_ATTRIBUTES: String(opts.registerSearchAttributes) };
 }

@@ -9,14 +9,15 @@ import type { MediaOperation } from '../workflows/media/contract';
 import { quotaTaskQueue } from '../api/contract';
 import type { PlatformClient } from '../platform-client/client';
 import type { RateLimitSettings } from '../config/settings';
-import { resolveLimits, type QuotaLimit } from './limits';
 import {
   AdaptivePacing,
   decodePacingReason,
   DEFAULT_PACING_POLICY,
   encodePacingReason,
   FULL_PACE,
+  resolveLimits,
   type PacingState,
+  type QuotaLimit,
 } from './pacing';
 
 const ACTIVITY_QUEUE = temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY;
@@ -152,10 +153,6 @@ export class SharedPacing implements SubmitPacing {
     this.timers = [];
   }
 
-  view(): QuotaPace[] {
-    return [...this.paces.values()];
-  }
-
   /** The worker-set rate (maxTaskQueueActivitiesPerSecond): what paces a queue the API has not set. */
   workerRps(operation: MediaOperation): number | undefined {
     return this.enabled ? this.paces.get(operation)?.targetRps : undefined;
@@ -185,15 +182,13 @@ export class SharedPacing implements SubmitPacing {
     this.deps.onPace?.(pace);
   }
 
-  async refreshLimits(): Promise<void> {
+  private async refreshLimits(): Promise<void> {
     let quotas;
     try {
       quotas = (await this.deps.platform.listQuotas({})).data;
     } catch (err) {
       // Keep the limits known so far; the next refresh tries again.
-      this.deps.log('warn', 'Could not read the quota list', {
-        error: err instanceof Error ? err.message : String(err),
-      });
+      this.warn('Could not read the quota list', err);
       if (this.paces.size > 0) return;
     }
     const { settings } = this.deps;
@@ -224,22 +219,15 @@ export class SharedPacing implements SubmitPacing {
     try {
       return await queuePartitions(this.deps.client, this.deps.namespace, taskQueue);
     } catch (err) {
-      this.deps.log('warn', `Could not list the partitions of ${taskQueue}: pacing for the server's default, 4`, {
-        error: err instanceof Error ? err.message : String(err),
-      });
+      this.warn(`Could not list the partitions of ${taskQueue}: pacing for the server's default, 4`, err);
       return DEFAULT_PARTITIONS;
     }
   }
 
-  async syncAll(): Promise<void> {
+  private async syncAll(): Promise<void> {
     await Promise.all(
       [...this.paces.values()].map((pace) =>
-        this.sync(pace).catch((err: unknown) => {
-          this.deps.log('warn', 'Could not sync the shared pace', {
-            operation: pace.operation,
-            error: err instanceof Error ? err.message : String(err),
-          });
-        }),
+        this.sync(pace).catch((err: unknown) => this.warn('Could not sync the shared pace', err, pace.operation)),
       ),
     );
   }
@@ -299,6 +287,11 @@ export class SharedPacing implements SubmitPacing {
       this.noteApiMissing(err);
       if (!this.apiMissing) throw err;
     }
+  }
+
+  private warn(message: string, err: unknown, operation?: MediaOperation): void {
+    const error = err instanceof Error ? err.message : String(err);
+    this.deps.log('warn', message, { ...(operation ? { operation } : {}), error });
   }
 
   private noteApiMissing(err: unknown): void {

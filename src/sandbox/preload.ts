@@ -13,6 +13,63 @@ import * as platformBatches from '../platform/schemas/batches';
 import * as platformDecision from '../platform/schemas/decision';
 import * as platformGpu from '../platform/schemas/gpu';
 import * as platformMedia from '../platform/schemas/media';
-import { materialize } from './materialize';
+
+// zod builds parts of a schema on first use (bound methods, derived shapes, patterns) and stores them
+// on the schema object. The SDK deep-freezes preloaded modules, after which such a store throws, so
+// every schema that is shared across workflows is walked once and each lazy member read, before the
+// freeze.
+
+/**
+ * zod resets a pattern's `lastIndex` before every test, which a frozen RegExp refuses. The SDK's
+ * deep freeze leaves alone any object whose properties cannot all be read (it skips what throws), so
+ * each RegExp gets one property that throws when read, and stays writable.
+ */
+const KEEP_WRITABLE = Symbol('keep writable: zod resets lastIndex');
+
+function keepWritable(re: RegExp): void {
+  if (Object.getOwnPropertySymbols(re).includes(KEEP_WRITABLE)) return;
+  Object.defineProperty(re, KEEP_WRITABLE, {
+    get() {
+      throw new Error('a RegExp that zod writes to: not to be frozen');
+    },
+  });
+}
+
+/**
+ * Reads every own and inherited property of every object reachable from `root`, and keeps every
+ * RegExp among them writable; returns how many objects.
+ */
+function materialize(root: unknown): number {
+  const seen = new Set<object>();
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const o = stack.pop();
+    if (o === null || typeof o !== 'object' || seen.has(o)) continue;
+    seen.add(o);
+    if (o instanceof RegExp) {
+      keepWritable(o);
+      continue;
+    }
+    for (const key of propertyNames(o)) {
+      let value: unknown;
+      try {
+        value = (o as Record<string, unknown>)[key];
+      } catch {
+        continue; // a getter that needs arguments it does not have: nothing to keep
+      }
+      if (value !== null && typeof value === 'object') stack.push(value);
+    }
+  }
+  return seen.size;
+}
+
+function propertyNames(o: object): Set<string> {
+  const names = new Set(Object.getOwnPropertyNames(o));
+  for (let p = Object.getPrototypeOf(o) as object | null; p && p !== Object.prototype && p !== Array.prototype;) {
+    for (const name of Object.getOwnPropertyNames(p)) if (name !== 'constructor') names.add(name);
+    p = Object.getPrototypeOf(p) as object | null;
+  }
+  return names;
+}
 
 materialize([CONTRACTS, platformBatches, platformDecision, platformGpu, platformMedia, platformModels]);

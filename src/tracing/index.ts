@@ -12,14 +12,14 @@ import {
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import type { ClientInterceptors } from '@temporalio/client';
 import {
   makeWorkflowExporter,
   OpenTelemetryActivityInboundInterceptor,
   OpenTelemetryActivityOutboundInterceptor,
+  OpenTelemetryWorkflowClientInterceptor,
 } from '@temporalio/interceptors-opentelemetry';
 import type { WorkerOptions } from '@temporalio/worker';
-
-export { tracingClientInterceptors } from './client';
 
 /** The exporters OTEL_TRACES_EXPORTER may name (OTLP is http/json; gRPC and protobuf are not shipped). */
 const EXPORTERS = ['otlp', 'console'] as const;
@@ -103,3 +103,13 @@ export function tracingWorkerOptions(tracing: Tracing): Pick<WorkerOptions, 'int
 /** The SDK's workflow interceptor module: spans for the run, its activities and children, with trace ids in its logs. */
 export const TRACING_WORKFLOW_INTERCEPTORS =
   require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors');
+
+/**
+ * The client interceptor that starts a span for each start, signal, query and update and sends its
+ * context in the workflow's headers. For a backend's own Client:
+ * `new Client({ connection, interceptors: tracingClientInterceptors() })`, with the backend's
+ * OpenTelemetry SDK registered (its spans go wherever that SDK sends them).
+ */
+export function tracingClientInterceptors(): ClientInterceptors {
+  return { workflow: [new OpenTelemetryWorkflowClientInterceptor()] };
+}

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { MetricMeter } from '@temporalio/common';
 import { Runtime } from '@temporalio/worker';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { type FastifyError, type FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { outputsOf } from '../activities/media/poll';
 import type { WebhookSettings } from '../config/settings';
@@ -28,8 +28,8 @@ export interface CallbackMetrics {
   rejected(reason: RejectedReason): void;
 }
 
-export const CALLBACKS_RECEIVED = 'platform_ops_webhook_callbacks_received';
-export const CALLBACKS_REJECTED = 'platform_ops_webhook_callbacks_rejected';
+const CALLBACKS_RECEIVED = 'platform_ops_webhook_callbacks_received';
+const CALLBACKS_REJECTED = 'platform_ops_webhook_callbacks_rejected';
 
 export function callbackMetrics(meter: MetricMeter): CallbackMetrics {
   const received = meter.createCounter(CALLBACKS_RECEIVED, 'callbacks', 'Task callbacks taken, by outcome');
@@ -120,12 +120,7 @@ export class CallbackGuard {
 // A callback's body as the platform sends it (platform-notes): `{event_type: "ASYNC_TASK_RESULT",
 // payload: <task-result>}`, parsed with the same lenient schema as task-result, and boiled down to
 // the signal the workflow acts on.
-export const CALLBACK_EVENT_TYPE = 'ASYNC_TASK_RESULT';
-
-const CallbackBody = z.looseObject({
-  event_type: z.literal(CALLBACK_EVENT_TYPE),
-  payload: TaskResult,
-});
+const CallbackBody = z.looseObject({ event_type: z.literal('ASYNC_TASK_RESULT'), payload: TaskResult });
 
 /** The signal for a callback body, or every rule it breaks (a bounded task id and outputs included). */
 export function parseCallbackBody(
@@ -153,6 +148,12 @@ export function parseCallbackBody(
   return { ok: true, callback: signal.value };
 }
 
+export interface RunningReceiver {
+  /** http://host:port of the listening socket. */
+  url: string;
+  close(): Promise<void>;
+}
+
 export interface ReceiverDeps {
   /** Signals the workflows: a client of the namespace the tokens were made for. */
   client: Client;
@@ -173,7 +174,10 @@ const Address = z.strictObject({
 /** Seconds a flooded URL should wait; the platform retries on its own schedule anyway. */
 const FLOOD_RETRY_AFTER_S = 10;
 
-export function buildCallbackReceiver(deps: ReceiverDeps): FastifyInstance {
+export async function startCallbackReceiver(
+  deps: ReceiverDeps,
+  listen: { host: string; port: number },
+): Promise<RunningReceiver> {
   const guard = deps.guard ?? new CallbackGuard();
   const app = Fastify({ logger: false, bodyLimit: deps.maxBodyBytes, forceCloseConnections: true });
 
@@ -200,14 +204,13 @@ export function buildCallbackReceiver(deps: ReceiverDeps): FastifyInstance {
       return refuse(reply, 400, 'bad_address', `the callback URL is not one of ours: ${formatIssues(address.issues)}`);
     }
     const { workflow: workflowId, generation, token } = address.value;
-    const target = { workflowId, generation };
-    if (!deps.signer.verify(target, token)) {
+    if (!deps.signer.verify({ workflowId, generation }, token)) {
       return refuse(reply, 401, 'bad_token', 'token: does not match the callback URL');
     }
     const url = `${workflowId}\n${generation}`;
     if (!guard.admit(url)) {
-      void reply.header('retry-after', String(FLOOD_RETRY_AFTER_S));
-      return refuse(reply, 429, 'flood', 'too many callbacks for this task; send again later');
+      const later = 'too many callbacks for this task; send again later';
+      return refuse(reply.header('retry-after', String(FLOOD_RETRY_AFTER_S)), 429, 'flood', later);
     }
     const parsed = parseCallbackBody(request.body, generation);
     if (!parsed.ok) return refuse(reply, 400, 'malformed_body', formatIssues(parsed.issues));
@@ -222,8 +225,7 @@ export function buildCallbackReceiver(deps: ReceiverDeps): FastifyInstance {
       return refuse(reply, 409, 'replay', `the end of task ${callback.taskId} was delivered already`);
     }
     if (!guard.enter()) {
-      void reply.header('retry-after', '1');
-      return refuse(reply, 429, 'flood', 'too many callbacks at once; send again shortly');
+      return refuse(reply.header('retry-after', '1'), 429, 'flood', 'too many callbacks at once; send again shortly');
     }
     // Marked before the signal, so a copy arriving meanwhile is a replay too; forgotten if it fails.
     guard.markDelivered(delivery);
@@ -235,7 +237,11 @@ export function buildCallbackReceiver(deps: ReceiverDeps): FastifyInstance {
         return await reply.send({ ok: true });
       } catch (err) {
         if (!(err instanceof WorkflowNotFoundError)) throw err;
-        if (!(await workflowExists(handle))) {
+        try {
+          await handle.describe();
+        } catch (e) {
+          // The workflow does not exist at all (one that does has ended).
+          if (!(e instanceof WorkflowNotFoundError)) throw e;
           guard.forget(delivery);
           return await refuse(
             reply,
@@ -260,31 +266,6 @@ export function buildCallbackReceiver(deps: ReceiverDeps): FastifyInstance {
       guard.leave();
     }
   });
-  return app;
-}
-
-/** Whether a workflow id that refused a signal exists at all (then it has ended). */
-async function workflowExists(handle: { describe(): Promise<unknown> }): Promise<boolean> {
-  try {
-    await handle.describe();
-    return true;
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return false;
-    throw err;
-  }
-}
-
-export interface RunningReceiver {
-  /** http://host:port of the listening socket. */
-  url: string;
-  close(): Promise<void>;
-}
-
-export async function startCallbackReceiver(
-  deps: ReceiverDeps,
-  listen: { host: string; port: number },
-): Promise<RunningReceiver> {
-  const app = buildCallbackReceiver(deps);
   await app.listen(listen);
   const { port } = app.server.address() as AddressInfo;
   const host = listen.host === '0.0.0.0' || listen.host === '::' ? '127.0.0.1' : listen.host;

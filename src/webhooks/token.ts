@@ -4,6 +4,7 @@
 // secret and the URL never reach the workflow (the submit activity adds the URL to the request it
 // sends; the workflow's history holds the request without it).
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { WebhookSettings } from '../config/settings';
 
 /** The receiver's route, under WEBHOOK_PUBLIC_URL. */
 export const TASK_CALLBACK_PATH = '/task-callback';
@@ -32,16 +33,6 @@ export class CallbackSigner {
     const given = Buffer.from(token);
     return given.length === expected.length && timingSafeEqual(given, expected);
   }
-
-  /** The URL a submit carries: the public base, the route, the target and its token. */
-  url(publicUrl: string, t: CallbackTarget): string {
-    const query = new URLSearchParams({
-      workflow: t.workflowId,
-      generation: String(t.generation),
-      token: this.token(t),
-    });
-    return `${publicUrl.replace(/\/+$/, '')}${TASK_CALLBACK_PATH}?${query.toString()}`;
-  }
 }
 
 /** What the submit activity needs to ask for callbacks. */
@@ -52,20 +43,20 @@ export interface CallbackUrls {
   pollIntervalMs: number;
 }
 
+/** Each URL a submit carries: the public base, the route, the target and its token. */
 export function callbackUrls(
-  settings: {
-    WEBHOOK_PUBLIC_URL?: string;
-    WEBHOOK_SECRET?: string;
-    WEBHOOK_FIRST_POLL_SECONDS: number;
-    WEBHOOK_POLL_INTERVAL_SECONDS: number;
-  },
+  settings: Omit<WebhookSettings, 'WEBHOOK_LISTEN' | 'WEBHOOK_MAX_BODY_KB'>,
   namespace: string,
 ): CallbackUrls | undefined {
   const { WEBHOOK_PUBLIC_URL: publicUrl, WEBHOOK_SECRET: secret } = settings;
   if (!publicUrl || !secret) return undefined;
   const signer = new CallbackSigner(secret, namespace);
+  const base = `${publicUrl.replace(/\/+$/, '')}${TASK_CALLBACK_PATH}`;
   return {
-    urlFor: (t) => signer.url(publicUrl, t),
+    urlFor: (t) => {
+      const token = signer.token(t);
+      return `${base}?${new URLSearchParams({ workflow: t.workflowId, generation: String(t.generation), token }).toString()}`;
+    },
     firstPollAfterMs: settings.WEBHOOK_FIRST_POLL_SECONDS * 1000,
     pollIntervalMs: settings.WEBHOOK_POLL_INTERVAL_SECONDS * 1000,
   };

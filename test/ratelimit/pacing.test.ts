@@ -1,12 +1,12 @@
 // The adaptive pace of a shared rate limit and the limits a quota list gives: pure, no server.
 import { loadRateLimitSettings } from '../../src/config/settings';
 import { DEFAULT_PATHS } from '../../src/platform/paths';
-import { resolveLimits } from '../../src/ratelimit/limits';
 import {
   AdaptivePacing,
   decodePacingReason,
   encodePacingReason,
   FULL_PACE,
+  resolveLimits,
   SEND_SPREAD_MS,
 } from '../../src/ratelimit/pacing';
 

@@ -6,8 +6,7 @@ import { quotaTaskQueue } from '../../api/contract';
 import { loadRateLimitSettings } from '../../config/settings';
 import { MODEL_REGISTRY } from '../../platform/models';
 import { PlatformClient } from '../../platform-client/client';
-import { resolveLimits, type QuotaLimit } from '../../ratelimit/limits';
-import { AdaptivePacing } from '../../ratelimit/pacing';
+import { AdaptivePacing, resolveLimits, type QuotaLimit } from '../../ratelimit/pacing';
 import { describeQuotaQueue, queuePartitions, type ServerPace } from '../../ratelimit/shared-pacing';
 import { withStarter, type Out } from '../connect';
 
