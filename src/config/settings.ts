@@ -43,6 +43,11 @@ const WorkerEnv = z.object({
 export type WorkerSettings = z.output<typeof WorkerEnv>;
 export const loadWorkerSettings = loader(WorkerEnv, 'Worker configuration');
 
+// ── The local dev server of `npm start` ────────────────────────────────────
+const Port = z.coerce.number().int().min(1).max(65_535);
+const DevServerEnv = z.object({ TEMPORAL_DEV_PORT: Port.default(7233), TEMPORAL_DEV_UI_PORT: Port.default(8233) });
+export const loadDevServerPorts = loader(DevServerEnv, 'Dev server configuration');
+
 // ── Artifacts ─────────────────────────────────────────────────────────────
 const ArtifactEnv = z.object({
   // Resolved against the working directory when the worker starts, so logs show one absolute place.

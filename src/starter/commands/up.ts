@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { SEARCH_ATTRIBUTE_DEFINITIONS, SearchAttributes } from '../../api/contract';
-import { loadTemporalSettings, loadWorkerSettings } from '../../config/settings';
+import { loadDevServerPorts, loadTemporalSettings, loadWorkerSettings } from '../../config/settings';
 import { SERVER_DEFAULT_PARTITIONS, startDevServer, taskQueuePartitions } from '../../devserver/dev-server';
 import { findOrBuildTemporalCli, findProjectRoot, TemporalCliNotFoundError } from '../../devserver/find-temporal-cli';
 import { installRuntime, runWorker } from '../../worker';
@@ -41,8 +41,7 @@ export function partitionsForData(dbFile: string, out: Out): Record<string, numb
 }
 
 async function startLocalTemporal(out: Out): Promise<LocalTemporal> {
-  const port = Number(process.env.TEMPORAL_DEV_PORT ?? 7233);
-  const uiPort = Number(process.env.TEMPORAL_DEV_UI_PORT ?? 8233);
+  const { TEMPORAL_DEV_PORT: port, TEMPORAL_DEV_UI_PORT: uiPort } = loadDevServerPorts();
   // SQLite under .data/: workflows survive a restart of `npm start`.
   const dbFile = path.join(findProjectRoot(), '.data', 'temporal.sqlite');
   try {
