@@ -1,6 +1,7 @@
 // What a job consumes, in the units the price table prices (seconds of video, questions, requests,
-// months). Pure: the workflow works the quantities out, and only these few numbers (never a batch's
-// requests) go to the activity that prices them with the worker's table.
+// months), and how many times it may be charged that price at most. Pure: the workflow works the
+// quantities out, and only these few numbers (never a batch's requests) go to the activity that prices
+// them with the worker's table.
 import type { ParsedBudgetJob } from '../workflows/budget/contract';
 import type { DecisionState } from '../platform/schemas/decision';
 import { requestedVideoSeconds } from '../platform/schemas/media';
@@ -56,4 +57,26 @@ export function jobQuantities(job: ParsedBudgetJob): JobQuantities {
     case 'billingReport':
       return { workflowType: job.workflowType };
   }
+}
+
+/**
+ * What a reservation must cover, with why it is more than once (for the cost breakdown). Every other
+ * costly call is made at most once (renew and batch create find an earlier attempt's work,
+ * src/activities/in-flight.ts), so only a generation multiplies.
+ */
+export function chargesAtMost(job: ParsedBudgetJob): { times: number; why?: string } {
+  if (job.workflowType !== 'mediaGeneration') return { times: 1 };
+  const { regeneration, submission } = job.input;
+  // A task that failed may be charged, and each generation after it is another task.
+  const generations = 1 + regeneration.maxRegenerations;
+  // With "resubmit", every attempt that may have created a task is a possible charge (at most
+  // maxAttempts per generation, src/workflows/media/submit.ts); with "fail", the first ends the run.
+  const perGeneration = submission.onAmbiguous === 'resubmit' ? submission.maxAttempts : 1;
+  const times = generations * perGeneration;
+  if (times === 1) return { times };
+  const parts = [
+    generations > 1 ? `${generations} generations` : undefined,
+    perGeneration > 1 ? `${perGeneration} possibly paid submits each` : undefined,
+  ].filter(Boolean);
+  return { times, why: parts.join(' × ') };
 }
