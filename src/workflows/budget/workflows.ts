@@ -262,6 +262,7 @@ export async function budgetGatedJob(rawInput: BudgetGatedJobInput): Promise<Bud
   }
 
   async function runAdmitted(admission: BudgetAdmission): Promise<ResultBeforeRelease> {
+    const base = { memberId, admission };
     // 3. The gate, before anything the job would pay for.
     let verdict: BudgetGatedJobResult['gate'];
     if (gate) {
@@ -270,8 +271,7 @@ export async function budgetGatedJob(rawInput: BudgetGatedJobInput): Promise<Bud
       if (!verdict.passed) {
         progress.update({ status: 'REJECTED', outcome: 'Rejected' });
         return {
-          memberId,
-          admission,
+          ...base,
           outcome: 'Rejected',
           gate: verdict,
           reason:
@@ -305,12 +305,6 @@ export async function budgetGatedJob(rawInput: BudgetGatedJobInput): Promise<Bud
       throw err;
     }
     progress.update({ status: 'COMPLETED', outcome: 'Completed' });
-    return {
-      memberId,
-      admission,
-      outcome: 'Completed',
-      gate: verdict,
-      job: { workflowType, workflowId: childId, result: job },
-    };
+    return { ...base, outcome: 'Completed', gate: verdict, job: { workflowType, workflowId: childId, result: job } };
   }
 }
