@@ -50,12 +50,6 @@ export interface BudgetCheckResult {
   checkedAt: number;
 }
 
-/** A batch's first pass: the answers the book gives alone, and what the platform must check. */
-interface BookAnswers {
-  answers: Map<string, ReserveBudgetResult>;
-  check?: BudgetCheck;
-}
-
 /** A released reservation as remembered: with the run that released it. */
 const releasedKey = (r: { reservationId: string; holderRunId?: string }) => `${r.reservationId} ${r.holderRunId ?? ''}`;
 
@@ -106,28 +100,22 @@ export class BudgetLedgerBook<Reply = unknown> {
     return this.reservations.size;
   }
 
-  /** What the budgetLedgerState query answers. */
-  state(): BudgetLedgerState {
-    return {
-      memberId: this.memberId,
-      outstanding: this.outstanding,
-      reservations: [...this.reservations.values()],
-      waiting: [...this.waiting],
-      totals: { ...this.totals },
-    };
-  }
-
-  /** What the next run starts from: the reservations, the waiting jobs, the released ids, the totals. */
+  /** What the next run starts from (a copy). */
   carried(): CarriedLedgerState {
     return {
       reservations: [...this.reservations.values()],
       waiting: [...this.waiting],
-      recentlyReleased: this.recentlyReleased,
-      totals: this.totals,
+      recentlyReleased: [...this.recentlyReleased],
+      totals: { ...this.totals },
     };
   }
 
-  /** Queues a request to be decided in arrival order with the others. */
+  /** What the budgetLedgerState query answers: what is carried but the released ids. */
+  state(): BudgetLedgerState {
+    const { reservations, waiting, totals } = this.carried();
+    return { memberId: this.memberId, outstanding: this.outstanding, reservations, waiting, totals };
+  }
+
   queue(request: ReservationRequest, reply: Reply): void {
     this.queued.push({ request, reply });
   }
@@ -142,11 +130,14 @@ export class BudgetLedgerBook<Reply = unknown> {
   }
 
   /**
-   * Decides, in order, every request of a batch the book can answer alone: one already held (a
-   * repeat, or a reset or retried run of its job), a late duplicate of one released, a free job.
-   * The rest, each once, are left for the platform to check on top of what is held now.
+   * A batch's first pass: decides, in order, every request the book can answer alone (one already
+   * held: a repeat, or a reset or retried run of its job; a late duplicate of one released; a free
+   * job). The rest, each once, are left for the platform to check on top of what is held now.
    */
-  answerFromBook(requests: readonly ReservationRequest[]): BookAnswers {
+  answerFromBook(requests: readonly ReservationRequest[]): {
+    answers: Map<string, ReserveBudgetResult>;
+    check?: BudgetCheck;
+  } {
     const answers = new Map<string, ReserveBudgetResult>();
     const paid: ReservationRequest[] = [];
     for (const request of requests) {

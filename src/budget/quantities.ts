@@ -1,46 +1,30 @@
 // What a job consumes, in the units the price table prices (seconds of video, questions, requests,
-// months). Pure: the workflow works the quantities out, and only these few numbers (never a batch's
-// requests) go to the activity that prices them with the worker's table.
+// months), and how many times it may be charged that price at most. Pure: the workflow works the
+// quantities out, and only these few numbers (never a batch's requests) go to the activity that prices
+// them with the worker's table.
 import type { ParsedBudgetJob } from '../workflows/budget/contract';
 import type { DecisionState } from '../platform/schemas/decision';
 import { requestedVideoSeconds } from '../platform/schemas/media';
-
-export type JobQuantities =
-  | {
-      workflowType: 'mediaGeneration';
-      operation: 'image-to-video' | 'text-to-video';
-      seconds: number;
-      sound: boolean;
-      /** Images the NSFW check bills: one per video (its key frame) when detection is on. */
-      nsfwImages: number;
-    }
-  /** The "async" form: one task of a registry model, priced per task from the registry. */
-  | { workflowType: 'mediaGeneration'; operation: 'async'; model: string }
-  | { workflowType: 'evaluateDecision'; questions: number; images: number }
-  /** `requests` is unknown when the batch comes as a file. */
-  | { workflowType: 'batchJob'; requests?: number }
-  | { workflowType: 'renewInstance'; months: number }
-  | { workflowType: 'restartInstance' }
-  | { workflowType: 'billingReport' };
 
 export function imagesIn(state: DecisionState): number {
   return typeof state === 'string' ? 0 : state.filter((p) => typeof p !== 'string').length;
 }
 
-export function jobQuantities(job: ParsedBudgetJob): JobQuantities {
+/** What priceBudgetJob prices: one shape per job type, told apart by `workflowType` (and `operation`). */
+export type JobQuantities = ReturnType<typeof jobQuantities>;
+
+export function jobQuantities(job: ParsedBudgetJob) {
   switch (job.workflowType) {
     case 'mediaGeneration': {
+      // The "async" form: one task of a registry model, priced per task from the registry.
       if (job.input.operation === 'async') {
-        return { workflowType: job.workflowType, operation: 'async', model: job.input.model };
+        return { workflowType: job.workflowType, operation: 'async' as const, model: job.input.model };
       }
       const { operation, request } = job.input;
-      return {
-        workflowType: job.workflowType,
-        operation,
-        seconds: requestedVideoSeconds(request),
-        sound: request.sound ?? false,
-        nsfwImages: request.extra?.enable_nsfw_detection ? 1 : 0,
-      };
+      const seconds = requestedVideoSeconds(request);
+      // The NSFW check bills one image per video (its key frame) when detection is on.
+      const nsfwImages = request.extra?.enable_nsfw_detection ? 1 : 0;
+      return { workflowType: job.workflowType, operation, seconds, sound: request.sound ?? false, nsfwImages };
     }
     case 'evaluateDecision':
       return {
@@ -49,6 +33,7 @@ export function jobQuantities(job: ParsedBudgetJob): JobQuantities {
         images: imagesIn(job.input.state),
       };
     case 'batchJob':
+      // `requests` is unknown when the batch comes as a file.
       return { workflowType: job.workflowType, requests: job.input.requests?.length };
     case 'renewInstance':
       return { workflowType: job.workflowType, months: job.input.months };
@@ -56,4 +41,26 @@ export function jobQuantities(job: ParsedBudgetJob): JobQuantities {
     case 'billingReport':
       return { workflowType: job.workflowType };
   }
+}
+
+/**
+ * What a reservation must cover, with why it is more than once (for the cost breakdown). Every other
+ * costly call is made at most once (renew and batch create find an earlier attempt's work,
+ * src/activities/retries.ts), so only a generation multiplies.
+ */
+export function chargesAtMost(job: ParsedBudgetJob): { times: number; why?: string } {
+  if (job.workflowType !== 'mediaGeneration') return { times: 1 };
+  const { regeneration, submission } = job.input;
+  // A task that failed may be charged, and each generation after it is another task.
+  const generations = 1 + regeneration.maxRegenerations;
+  // With "resubmit", every attempt that may have created a task is a possible charge (at most
+  // maxAttempts per generation, src/workflows/media/submit.ts); with "fail", the first ends the run.
+  const perGeneration = submission.onAmbiguous === 'resubmit' ? submission.maxAttempts : 1;
+  const times = generations * perGeneration;
+  if (times === 1) return { times };
+  const parts = [
+    generations > 1 ? `${generations} generations` : undefined,
+    perGeneration > 1 ? `${perGeneration} possibly paid submits each` : undefined,
+  ].filter(Boolean);
+  return { times, why: parts.join(' × ') };
 }

@@ -1,4 +1,4 @@
-// Bounded concurrency, once: a pool of at most `width` lanes (Lanes), and the two ways this service
+// Bounded concurrency, once: a pool of at most `width` lanes (lanes()), and the two ways this service
 // feeds it: mapping a list (mapBounded: a decision's questions, the billing report's windows)
 // and coalescing requests that arrive over time into batches (BatchLanes: budget reservations).
 // Plain promises, no timers, no Node modules: deterministic in workflow code, usable in activities.
@@ -13,39 +13,30 @@ interface Work<R> {
  * At most `width` lanes at a time, each running the work `take` hands it, one piece after the other,
  * until `take` has none. A lane takes its next piece in the same step as it sees the last one end
  * (one await per piece, as the workflow helper it replaced did), so in workflow code the activities
- * it starts are scheduled in the same order, and in the same activations, as before.
+ * it starts are scheduled in the same order, and in the same activations, as before. Returns `fill`:
+ * it opens lanes while there is room and work (call it again when new work arrives), and settles when
+ * the lanes it opened have closed, rejecting with the first error of their work (that lane closes; the
+ * others go on). Not async, so a caller awaiting it waits no step longer than for the lanes.
  */
-class Lanes<R> {
-  private open = 0;
-
-  constructor(
-    private readonly width: number,
-    private readonly take: () => Work<R> | undefined,
-  ) {}
-
-  /**
-   * Opens lanes while there is room and work; call it again when new work arrives. Settles when the
-   * lanes it opened have closed, rejecting with the first error of their work (that lane closes; the
-   * others go on). Not async, so a caller awaiting it waits no step longer than for the lanes.
-   */
-  fill(): Promise<unknown> {
+function lanes<R>(width: number, take: () => Work<R> | undefined): () => Promise<unknown> {
+  let open = 0;
+  const lane = async (first: Work<R>): Promise<void> => {
+    open++;
+    try {
+      for (let work: Work<R> | undefined = first; work; work = take()) work.done(await work.start());
+    } finally {
+      open--;
+    }
+  };
+  return () => {
     const opened: Promise<void>[] = [];
-    while (this.open < this.width) {
-      const work = this.take();
+    while (open < width) {
+      const work = take();
       if (!work) break;
-      opened.push(this.lane(work)); // counts itself open before it first waits
+      opened.push(lane(work)); // counts itself open before it first waits
     }
     return Promise.all(opened);
-  }
-
-  private async lane(first: Work<R>): Promise<void> {
-    this.open++;
-    try {
-      for (let work: Work<R> | undefined = first; work; work = this.take()) work.done(await work.start());
-    } finally {
-      this.open--;
-    }
-  }
+  };
 }
 
 /** Maps `items` through `fn` with at most `limit` calls in flight; results keep the input order. */
@@ -57,7 +48,7 @@ export async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (
     const i = next++;
     return { start: () => fn(items[i]), done: (result) => (results[i] = result) };
   };
-  await new Lanes(Math.max(1, limit), take).fill();
+  await lanes(Math.max(1, limit), take)();
   return results;
 }
 
@@ -72,11 +63,11 @@ interface Waiting<I, O> {
  * (up to `maxBatch`, in the order asked) as soon as a lane frees. Under a burst they ride in a few
  * large batches instead of queueing one by one; when all is quiet an item goes out alone, at once.
  * A different thing from mapBounded (the work is not known up front, and one send answers many
- * items), so its own class; the pool under both is Lanes.
+ * items), so its own class; the pool under both is lanes().
  */
 export class BatchLanes<I, O> {
   private readonly waiting: Waiting<I, O>[] = [];
-  private readonly lanes: Lanes<void>;
+  private readonly fill: () => Promise<unknown>;
 
   /** `send` answers each item of a batch, in order; when it throws, every item of that batch fails. */
   constructor(
@@ -84,7 +75,7 @@ export class BatchLanes<I, O> {
     maxBatch: number,
     private readonly send: (items: I[]) => Promise<O[]>,
   ) {
-    this.lanes = new Lanes(width, () => {
+    this.fill = lanes(width, () => {
       if (this.waiting.length === 0) return undefined;
       const batch = this.waiting.splice(0, maxBatch);
       return { start: () => this.deliver(batch), done: () => undefined };
@@ -95,7 +86,7 @@ export class BatchLanes<I, O> {
     return new Promise<O>((resolve, reject) => {
       this.waiting.push({ item, resolve, reject });
       // Never rejects: deliver settles every item of its batch itself.
-      void this.lanes.fill();
+      void this.fill();
     });
   }
 

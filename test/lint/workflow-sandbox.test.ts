@@ -88,7 +88,7 @@ describe('the project lint config applies the rule', () => {
   it.each([
     'src/api/contract.ts',
     'src/platform/money.ts',
-    'src/budget/charges.ts',
+    'src/budget/quantities.ts',
     'src/shared/time.ts',
     'src/workflows/operations.ts',
     'src/workflows/media/contract.ts',

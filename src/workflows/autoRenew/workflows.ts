@@ -43,11 +43,9 @@ import {
 /** The member's instance list is retried this long (each renewal has renewInstance's own). */
 const LIST_DEADLINE_MS = HOUR_MS;
 
-type Outcome =
-  | { kind: 'renewed'; entry: AutoRenewResult['renewed'][number] }
-  | { kind: 'skipped'; entry: AutoRenewResult['skipped'][number] }
-  | { kind: 'refusedByBudget'; entry: AutoRenewResult['refusedByBudget'][number] }
-  | { kind: 'failed'; entry: AutoRenewResult['failed'][number] };
+/** One renewal's outcome: an entry for one of the result's lists. */
+type Lists = Pick<AutoRenewResult, 'renewed' | 'skipped' | 'refusedByBudget' | 'failed'>;
+type Outcome = { [K in keyof Lists]: { kind: K; entry: Lists[K][number] } }[keyof Lists];
 
 export async function autoRenew(rawInput: AutoRenewInput): Promise<AutoRenewResult> {
   const input = parseInput(AutoRenewInput, rawInput, WorkflowType.autoRenew);

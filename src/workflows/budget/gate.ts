@@ -6,7 +6,6 @@ import { invalidInput } from '../../api/failures';
 import type { Activities } from '../../activities/decision/activities';
 import { DECISION_MODEL, DecisionEvaluationRequest, type DecisionState } from '../../platform/schemas/decision';
 import { parseOrThrow } from '../../platform/validation';
-
 import { DEFAULT_DEADLINE_MS, untilDeadline } from '../retry-policies';
 import { summarized } from '../activity-summary';
 

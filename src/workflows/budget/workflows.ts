@@ -3,10 +3,13 @@
 // anything that costs money is sent, an optional decision gate judges the content, and the
 // reservation is given back when the job ends, however it ends.
 import {
+  ActivityCancellationType,
   ApplicationFailure,
   CancellationScope,
   ChildWorkflowFailure,
+  condition,
   executeChild,
+  isCancellation,
   ParentClosePolicy,
   proxyActivities,
   proxyLocalActivities,
@@ -16,17 +19,20 @@ import {
 } from '@temporalio/workflow';
 import { SearchAttributes, statusQuery } from '../../api/contract';
 import { FailureType, parseInput } from '../../api/failures';
-import type { Activities, PriceBudgetJobResult } from '../../activities/budget/activities';
-import { chargesAtMost } from '../../budget/charges';
-import { imagesIn, jobQuantities } from '../../budget/quantities';
+import type { Activities, AwaitBudgetAdmissionResult, PriceBudgetJobResult } from '../../activities/budget/activities';
+import { chargesAtMost, imagesIn, jobQuantities } from '../../budget/quantities';
 import { usdText } from '../../platform/money';
 import { isoTime } from '../../shared/time';
 import { summarized } from '../activity-summary';
-import { budgetLedgerWorkflowId, recheckBudgetSignal } from '../budgetLedger/contract';
+import {
+  budgetLedgerWorkflowId,
+  recheckBudgetSignal,
+  type ReserveBudgetRequest,
+  type ReserveBudgetResult,
+} from '../budgetLedger/contract';
 import { WorkflowType } from '../operations';
-import { DEFAULT_DEADLINE_MS, forUpTo, UNTIL_DONE } from '../retry-policies';
+import { DEFAULT_DEADLINE_MS, forUpTo, TRANSIENT_RETRY, UNTIL_DONE, untilDeadline } from '../retry-policies';
 import { trackProgress } from '../status';
-import { admitThroughLedger, type LedgerAdmission, type RecheckRequest } from './admission';
 import {
   budgetJobProgressQuery,
   BudgetGatedJobInput,
@@ -35,9 +41,8 @@ import {
   type BudgetGatedJobResult,
   type BudgetGatedJobStatus,
   type BudgetJobProgress,
-  type ParsedBudgetGatedJobInput,
 } from './contract';
-import { prepareGate, runGate, type PreparedGate } from './gate';
+import { prepareGate, runGate } from './gate';
 
 // Reads the worker's price table: fails only on a job the table cannot price (InvalidInput). A local
 // activity, so it runs in the job's first workflow task and the reservation is asked for in that same
@@ -52,13 +57,22 @@ const { releaseMemberBudget } = proxyActivities<Activities>(UNTIL_DONE);
 /** Jobs whose input names the paying member and the expected cost (for their own search attributes). */
 const TAKES_MEMBER: readonly string[] = [WorkflowType.mediaGeneration, WorkflowType.batchJob];
 
-export type BudgetJobProgressTracker = ReturnType<typeof trackProgress<BudgetGatedJobStatus, BudgetJobProgress>>;
-
 /** The job's result until the release of its reservation is known. */
 type ResultBeforeRelease = Omit<BudgetGatedJobResult, 'released'>;
 
+/** What admission through the ledger came to. */
+interface LedgerAdmission {
+  /** The deciding answer: the admission, or the last refusal. */
+  answer: ReserveBudgetResult;
+  checks: number;
+  firstCheckedAt?: number;
+  /** A check was cancelled mid-flight (by a re-check signal): it may have reserved, so release anyway. */
+  mayHold: boolean;
+}
+
 export async function budgetGatedJob(rawInput: BudgetGatedJobInput): Promise<BudgetGatedJobResult> {
   const input = parseInput(BudgetGatedJobInput, rawInput, WorkflowType.budgetGatedJob);
+  const { memberId } = input;
   const gate = prepareGate(input);
   const { workflowId, runId, firstExecutionRunId } = workflowInfo();
   // One reservation per job, whatever happens to its runs and checks: keyed by the job's chain of
@@ -68,17 +82,19 @@ export async function budgetGatedJob(rawInput: BudgetGatedJobInput): Promise<Bud
   const reservationId = `${workflowId}@${firstExecutionRunId}`;
   const progress = trackProgress<BudgetGatedJobStatus, BudgetJobProgress>(
     WorkflowType.budgetGatedJob,
-    { status: 'PRICING', memberId: input.memberId, onInsufficient: input.onInsufficient, reservationId, checks: 0 },
-    { memberId: input.memberId },
+    { status: 'PRICING', memberId, onInsufficient: input.onInsufficient, reservationId, checks: 0 },
+    { memberId },
   );
-  const recheck: RecheckRequest = { asked: false };
+  const wait = input.onInsufficient === 'wait' ? (input.wait ?? DEFAULT_BUDGET_WAIT) : undefined;
+  // A re-check asked for by a recheckBudget signal and not yet acted on.
+  let recheckAsked = false;
 
   setHandler(statusQuery, () => progress.status.current);
   setHandler(budgetJobProgressQuery, () => progress.current);
   // A top-up (from the member's ledger when budget is freed, or an operator): a job waiting for budget
-  // checks again at once (./admission.ts).
+  // checks again at once (admitThroughLedger).
   setHandler(recheckBudgetSignal, () => {
-    recheck.asked = true;
+    recheckAsked = true;
   });
 
   // 1. What to reserve: the job's cost (given, or priced by the worker's table), plus the gate's call.
@@ -86,7 +102,7 @@ export async function budgetGatedJob(rawInput: BudgetGatedJobInput): Promise<Bud
     input.cost === undefined || gate
       ? await summarized(
           priceBudgetJob,
-          `price the job of ${input.memberId}`,
+          `price the job of ${memberId}`,
         )({
           job: input.cost === undefined ? jobQuantities(input.job) : undefined,
           gate: gate ? { images: imagesIn(gate.request.state) } : undefined,
@@ -107,67 +123,135 @@ export async function budgetGatedJob(rawInput: BudgetGatedJobInput): Promise<Bud
   let released = false;
   let result: ResultBeforeRelease;
   try {
-    const admission = await admitThroughLedger({
-      memberId: input.memberId,
-      request: { reservationId, cost: reserved, holderWorkflowId: workflowId, holderRunId: runId },
-      wait: input.onInsufficient === 'wait' ? (input.wait ?? DEFAULT_BUDGET_WAIT) : undefined,
-      progress,
-      recheck,
-    });
-    mayHold = admission.mayHold;
-    const record: BudgetAdmission = {
-      decision: admission.admitted ? 'admitted' : 'refused',
+    const ledger = await admitThroughLedger({
       reservationId,
-      ledgerWorkflowId: budgetLedgerWorkflowId(input.memberId),
+      cost: reserved,
+      holderWorkflowId: workflowId,
+      holderRunId: runId,
+    });
+    const { answer, firstCheckedAt } = ledger;
+    mayHold = ledger.mayHold;
+    const admission: BudgetAdmission = {
+      decision: answer.admitted ? 'admitted' : 'refused',
+      reservationId,
+      ledgerWorkflowId: budgetLedgerWorkflowId(memberId),
       cost,
       costSource: input.cost === undefined ? 'priceTable' : 'input',
       costBreakdown,
       gateCost: priced.gateCost,
-      reserved: admission.admitted ? reserved : 0,
-      reservedUsd: usdText(admission.admitted ? reserved : 0),
-      outstandingAtCheck: admission.answer.outstanding,
-      checkedCost: admission.answer.checkedCost,
-      checks: admission.checks,
-      firstCheckedAt: isoTime(admission.firstCheckedAt),
-      decidedAt: isoTime(admission.answer.checkedAt),
+      reserved: answer.admitted ? reserved : 0,
+      reservedUsd: usdText(answer.admitted ? reserved : 0),
+      outstandingAtCheck: answer.outstanding,
+      checkedCost: answer.checkedCost,
+      checks: ledger.checks,
+      firstCheckedAt: isoTime(firstCheckedAt),
+      decidedAt: isoTime(answer.checkedAt),
       waitedSeconds:
-        admission.firstCheckedAt !== undefined && admission.answer.checkedAt !== undefined
-          ? (admission.answer.checkedAt - admission.firstCheckedAt) / 1000
-          : 0,
+        firstCheckedAt !== undefined && answer.checkedAt !== undefined ? (answer.checkedAt - firstCheckedAt) / 1000 : 0,
     };
-    progress.update({ checks: admission.checks });
-    result = admission.admitted
-      ? await runAdmitted(input, rawInput, record, gate, progress)
-      : notAdmitted(input, record, admission, progress);
+    progress.update({ checks: ledger.checks });
+    result = answer.admitted ? await runAdmitted(admission) : notAdmitted(admission);
   } finally {
     if (mayHold) {
       ({ released } = await CancellationScope.nonCancellable(() =>
         summarized(
           releaseMemberBudget,
-          `release the reservation of ${input.memberId}`,
-        )({ memberId: input.memberId, request: { reservationId, reason: progress.current.status } }),
+          `release the reservation of ${memberId}`,
+        )({ memberId, request: { reservationId, reason: progress.current.status } }),
       ));
     }
   }
   return { ...result, released };
-}
 
-/** Not enough budget: a BudgetExceeded failure, or Skipped (a success) when the input says so. */
-function notAdmitted(
-  input: ParsedBudgetGatedJobInput,
-  admission: BudgetAdmission,
-  ledger: LedgerAdmission,
-  progress: BudgetJobProgressTracker,
-): ResultBeforeRelease {
-  const waited = input.onInsufficient === 'wait';
-  const reason =
-    `Member ${input.memberId}'s budget does not cover ${admission.cost + admission.gateCost} ` +
-    `(${usdText(admission.cost + admission.gateCost)} USD) on top of ${ledger.answer.outstanding} reserved by ` +
-    `its other jobs` +
-    (waited ? `, after waiting ${admission.waitedSeconds.toFixed(0)} s (${ledger.checks} checks)` : '') +
-    '; nothing was submitted.';
-  const skip = input.onInsufficient === 'skip' || (waited && (input.wait ?? DEFAULT_BUDGET_WAIT).onTimeout === 'skip');
-  if (!skip) {
+  /**
+   * One check through the member's ledger, and for onInsufficient "wait", one long waiting activity
+   * that re-checks on a backoff until admitted or past the deadline. A recheckBudget signal cancels the
+   * waiting activity and starts another that checks at once: the job's history grows by a few events
+   * per signal, never per check.
+   */
+  async function admitThroughLedger(request: ReserveBudgetRequest): Promise<LedgerAdmission> {
+    // Idempotent by reservation id (the ledger answers a repeat with what it holds): retried through any
+    // outage of the ledger or the platform's check, until the admission deadline.
+    const { reserveMemberBudget } = proxyActivities<Activities>(
+      untilDeadline(workflowInfo().startTime.getTime() + DEFAULT_DEADLINE_MS.budgetAdmission, { attemptMs: 60_000 }),
+    );
+    progress.update({ status: 'CHECKING_BUDGET' });
+    const first = await summarized(
+      reserveMemberBudget,
+      `reserve ${request.cost} of ${memberId}'s budget`,
+    )({ memberId, request: { ...request, waiting: wait !== undefined } });
+    const firstCheckedAt = first.checkedAt;
+    if (first.admitted || !wait) return { answer: first, checks: 1, firstCheckedAt, mayHold: first.admitted };
+
+    // Waiting, from the first refusal (the worker's clock: workflow code keeps none of its own).
+    const deadlineAt = (first.checkedAt ?? 0) + wait.timeoutSeconds * 1000;
+    progress.update({
+      status: 'WAITING_FOR_BUDGET',
+      checks: 1,
+      lastRefusal: { checkedCost: first.checkedCost, outstanding: first.outstanding, at: isoTime(first.checkedAt) },
+      waitingSince: isoTime(first.checkedAt),
+      waitDeadline: isoTime(deadlineAt),
+    });
+    const { awaitBudgetAdmission } = proxyActivities<Activities>({
+      startToCloseTimeout: wait.timeoutSeconds * 1000 + 5 * 60_000,
+      scheduleToCloseTimeout: wait.timeoutSeconds * 1000 + 5 * 60_000,
+      heartbeatTimeout: '30s',
+      retry: TRANSIENT_RETRY,
+      // A cancelled check must have stopped before the next one starts.
+      cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    });
+
+    let cancelledMidCheck = false;
+    let checkFirst = false;
+    for (;;) {
+      if (recheckAsked) checkFirst = true;
+      recheckAsked = false;
+      const scope = new CancellationScope();
+      const waiting = scope.run(() =>
+        summarized(
+          awaitBudgetAdmission,
+          `wait for ${request.cost} of ${memberId}'s budget`,
+        )({
+          memberId,
+          request: { ...request, waiting: true },
+          deadlineAt,
+          initialIntervalMs: wait.initialIntervalSeconds * 1000,
+          maxIntervalMs: wait.maxIntervalSeconds * 1000,
+          checkFirst,
+        }),
+      );
+      const signalled = condition(() => recheckAsked).then(() => undefined);
+      let waited: AwaitBudgetAdmissionResult | undefined = await Promise.race([waiting, signalled]);
+      if (!waited) {
+        // A top-up: stop this wait and check again at once.
+        scope.cancel();
+        waited = await waiting.catch((err: unknown) => {
+          if (isCancellation(err)) return undefined;
+          throw err;
+        });
+      }
+      if (!waited) {
+        cancelledMidCheck = true; // the cancelled attempt may have been admitted; the next check finds it
+        checkFirst = true;
+        continue;
+      }
+      // The waiting activity ends only when admitted or past the deadline.
+      const answer = waited.admitted ?? waited.lastRefusal ?? first;
+      return { answer, checks: 1 + waited.checks, firstCheckedAt, mayHold: cancelledMidCheck || answer.admitted };
+    }
+  }
+
+  /** Not enough budget: a BudgetExceeded failure, or Skipped (a success) when the input says so. */
+  function notAdmitted(admission: BudgetAdmission): ResultBeforeRelease {
+    const reason =
+      `Member ${memberId}'s budget does not cover ${reserved} (${usdText(reserved)} USD) on top of ` +
+      `${admission.outstandingAtCheck} reserved by its other jobs` +
+      (wait ? `, after waiting ${admission.waitedSeconds.toFixed(0)} s (${admission.checks} checks)` : '') +
+      '; nothing was submitted.';
+    if (input.onInsufficient === 'skip' || wait?.onTimeout === 'skip') {
+      progress.update({ status: 'SKIPPED', outcome: 'Skipped' });
+      return { outcome: 'Skipped', memberId, reason, admission };
+    }
     progress.update({ status: 'FAILED' });
     throw ApplicationFailure.create({
       type: FailureType.BudgetExceeded,
@@ -176,60 +260,51 @@ function notAdmitted(
       details: [{ admission }],
     });
   }
-  progress.update({ status: 'SKIPPED', outcome: 'Skipped' });
-  return { outcome: 'Skipped', memberId: input.memberId, reason, admission };
-}
 
-async function runAdmitted(
-  input: ParsedBudgetGatedJobInput,
-  rawInput: BudgetGatedJobInput,
-  admission: BudgetAdmission,
-  gate: PreparedGate | undefined,
-  progress: BudgetJobProgressTracker,
-): Promise<ResultBeforeRelease> {
-  const base = { memberId: input.memberId, admission };
-
-  // 3. The gate, before anything the job would pay for.
-  let verdict: BudgetGatedJobResult['gate'];
-  if (gate) {
-    progress.update({ status: 'GATING' });
-    verdict = await runGate(gate);
-    if (!verdict.passed) {
-      progress.update({ status: 'REJECTED', outcome: 'Rejected' });
-      return {
-        ...base,
-        outcome: 'Rejected',
-        gate: verdict,
-        reason:
-          `The gate's "${verdict.passOption}" got ${verdict.probability.toFixed(3)}, below the threshold ` +
-          `${verdict.threshold}; the job was not submitted.`,
-      };
+  async function runAdmitted(admission: BudgetAdmission): Promise<ResultBeforeRelease> {
+    const base = { memberId, admission };
+    // 3. The gate, before anything the job would pay for.
+    let verdict: BudgetGatedJobResult['gate'];
+    if (gate) {
+      progress.update({ status: 'GATING' });
+      verdict = await runGate(gate);
+      if (!verdict.passed) {
+        progress.update({ status: 'REJECTED', outcome: 'Rejected' });
+        return {
+          ...base,
+          outcome: 'Rejected',
+          gate: verdict,
+          reason:
+            `The gate's "${verdict.passOption}" got ${verdict.probability.toFixed(3)}, below the threshold ` +
+            `${verdict.threshold}; the job was not submitted.`,
+        };
+      }
     }
-  }
 
-  // 4. The job, as a child: it shows in the UI under this run, and is cancelled with it.
-  const { workflowType } = input.job;
-  const childId = `${workflowInfo().workflowId}/${workflowType}`;
-  const jobInput = rawInput.job.input as Record<string, unknown>;
-  const childInput = TAKES_MEMBER.includes(workflowType)
-    ? { ...jobInput, memberId: input.memberId, costEstimate: jobInput.costEstimate ?? admission.cost }
-    : jobInput;
-  progress.update({ status: 'RUNNING_JOB', childWorkflowId: childId });
-  let result: unknown;
-  try {
-    result = await executeChild(workflowType, {
-      workflowId: childId,
-      args: [childInput],
-      // A parent that ends any other way (terminated, timed out) asks the job to cancel: a batch job
-      // then cancels its platform batch instead of running on unowned.
-      parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-    });
-  } catch (err) {
-    progress.update({ status: 'FAILED' });
-    // The job's own failure, with its type (GenerationFailed, BatchFailed …), is this run's failure.
-    if (err instanceof ChildWorkflowFailure && err.cause instanceof ApplicationFailure) throw err.cause;
-    throw err;
+    // 4. The job, as a child: it shows in the UI under this run, and is cancelled with it.
+    const { workflowType } = input.job;
+    const childId = `${workflowId}/${workflowType}`;
+    const jobInput = rawInput.job.input as Record<string, unknown>;
+    const childInput = TAKES_MEMBER.includes(workflowType)
+      ? { ...jobInput, memberId, costEstimate: jobInput.costEstimate ?? admission.cost }
+      : jobInput;
+    progress.update({ status: 'RUNNING_JOB', childWorkflowId: childId });
+    let job: unknown;
+    try {
+      job = await executeChild(workflowType, {
+        workflowId: childId,
+        args: [childInput],
+        // A parent that ends any other way (terminated, timed out) asks the job to cancel: a batch job
+        // then cancels its platform batch instead of running on unowned.
+        parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+      });
+    } catch (err) {
+      progress.update({ status: 'FAILED' });
+      // The job's own failure, with its type (GenerationFailed, BatchFailed …), is this run's failure.
+      if (err instanceof ChildWorkflowFailure && err.cause instanceof ApplicationFailure) throw err.cause;
+      throw err;
+    }
+    progress.update({ status: 'COMPLETED', outcome: 'Completed' });
+    return { ...base, outcome: 'Completed', gate: verdict, job: { workflowType, workflowId: childId, result: job } };
   }
-  progress.update({ status: 'COMPLETED', outcome: 'Completed' });
-  return { ...base, outcome: 'Completed', gate: verdict, job: { workflowType, workflowId: childId, result } };
 }

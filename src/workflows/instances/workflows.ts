@@ -6,16 +6,15 @@ import { statusQuery } from '../../api/contract';
 import { FailureType, parseInput } from '../../api/failures';
 import type { Activities, InstanceObservation } from '../../activities/instances/activities';
 import { summarized } from '../activity-summary';
-import { WorkflowType, type WorkflowTypeName } from '../operations';
+import { WorkflowType } from '../operations';
 import { forUpTo, HOUR_MS, pollTimedOut, retryAsPollOptions, untilDeadline } from '../retry-policies';
 import { trackStatus, type StatusTracker } from '../status';
 import {
   CreateInstanceInput,
-  DeleteInstanceInput,
+  instances,
   RenewInstanceInput,
   RestartInstanceInput,
   StartInstanceInput,
-  StopInstanceInput,
   type CreateInstanceResult,
   type InstanceLifecycleStatus,
   type InstanceWaitResult,
@@ -93,118 +92,90 @@ export async function createInstance(rawInput: CreateInstanceInput): Promise<Cre
 }
 
 /** Starts a stopped instance and waits until it runs. */
-export async function startInstance(rawInput: z.input<typeof StartInstanceInput>): Promise<InstanceWaitResult> {
-  const input = parseInput(StartInstanceInput, rawInput, WorkflowType.startInstance);
-  const status = actionStatus(WorkflowType.startInstance, input);
-  setHandler(statusQuery, () => status.current);
-  return requestThenWait(input, 'startInstance', 'running', status);
-}
-
+export const startInstance = requestThenWait('startInstance', 'running');
 /** Stops a running instance and waits until it has exited. */
-export async function stopInstance(rawInput: z.input<typeof StopInstanceInput>): Promise<InstanceWaitResult> {
-  const input = parseInput(StopInstanceInput, rawInput, WorkflowType.stopInstance);
-  const status = actionStatus(WorkflowType.stopInstance, input);
-  setHandler(statusQuery, () => status.current);
-  return requestThenWait(input, 'stopInstance', 'exited', status);
-}
-
+export const stopInstance = requestThenWait('stopInstance', 'exited');
 /** Deletes an instance and waits until it is removed. */
-export async function deleteInstance(rawInput: z.input<typeof DeleteInstanceInput>): Promise<InstanceWaitResult> {
-  const input = parseInput(DeleteInstanceInput, rawInput, WorkflowType.deleteInstance);
-  const status = actionStatus(WorkflowType.deleteInstance, input);
-  setHandler(statusQuery, () => status.current);
-  return requestThenWait(input, 'deleteInstance', 'removed', status);
-}
+export const deleteInstance = requestThenWait('deleteInstance', 'removed');
 
 type WaitInput = z.output<typeof StartInstanceInput>;
 
-/** The status of a start, stop or delete, with the instance's search attribute. */
-const actionStatus = (type: WorkflowTypeName, input: WaitInput) =>
-  trackStatus<InstanceLifecycleStatus>(type, 'REQUESTING', { instanceId: input.instanceId });
-
-/** Sends a free action (a repeat is answered as done), then waits for `target`. */
-async function requestThenWait(
-  input: WaitInput,
-  act: 'startInstance' | 'stopInstance' | 'deleteInstance',
-  target: string,
-  status: StatusTracker<InstanceLifecycleStatus>,
-): Promise<InstanceWaitResult> {
-  const what = act.replace('Instance', '');
-  const request = proxyActivities<Activities>(forUpTo(input.timeoutSeconds * 1000))[act];
-  await summarized(request, `${what} instance ${input.instanceId}`)(input.instanceId);
-  return waitFor(input, target, what, status);
+/** The workflow `type`: sends its free action (a repeat is answered as done), then waits for `target`. */
+function requestThenWait(type: 'startInstance' | 'stopInstance' | 'deleteInstance', target: string) {
+  return async (rawInput: z.input<typeof StartInstanceInput>): Promise<InstanceWaitResult> => {
+    const input: WaitInput = parseInput(instances.workflows[type].input, rawInput, type);
+    const status = trackStatus<InstanceLifecycleStatus>(type, 'REQUESTING', { instanceId: input.instanceId });
+    setHandler(statusQuery, () => status.current);
+    const what = type.replace('Instance', '');
+    const request = proxyActivities<Activities>(forUpTo(input.timeoutSeconds * 1000))[type];
+    await summarized(request, `${what} instance ${input.instanceId}`)(input.instanceId);
+    return waitFor(input, target, what, status);
+  };
 }
 
 /**
  * Waits for `target`, showing the statuses seen, or fails as DeadlineExceeded naming them. `steps`:
- * the workflow's statuses for waiting, timed out and reached.
+ * the workflow's statuses for waiting, timed out and reached. It polls by retry-as-poll
+ * (pollInstanceStatus): the poll activity runs again on its own while the status stays the same and
+ * comes back only when it changes, so a wait of any length is a few activities.
  */
 async function waitFor<S extends string>(
   input: WaitInput,
   target: string,
   what: string,
   status: StatusTracker<S>,
-  [waiting, timedOut, reached] = ['WAITING', 'TIMED_OUT', 'DONE'] as [S, S, S],
+  [waiting, timedOut, reachedStatus] = ['WAITING', 'TIMED_OUT', 'DONE'] as [S, S, S],
 ): Promise<InstanceWaitResult> {
   status.set(waiting, { target });
-  const waited = await pollUntilStatus({ ...input, target }, (statuses) => status.detail({ statuses }));
-  status.set(waited.reached ? reached : timedOut, { statuses: waited.statuses });
-  if (!waited.reached) {
-    throw ApplicationFailure.create({
-      type: FailureType.DeadlineExceeded,
-      nonRetryable: true,
-      message: `Instance ${input.instanceId} was not ${target} ${input.timeoutSeconds}s after the ${what} (statuses seen: ${waited.statuses.join(' → ') || 'none'})`,
-      details: [waited],
-    });
-  }
-  return {
-    instanceId: input.instanceId,
-    statuses: waited.statuses,
-    finalStatus: waited.finalStatus,
-    polls: waited.polls,
-    waitedSeconds: Math.round(waited.waitedMs / 100) / 10,
-  };
-}
-
-/**
- * Polls until `target` or `timeoutSeconds` from now, by retry-as-poll (pollInstanceStatus): the poll
- * activity runs again on its own while the status stays the same and comes back only when it changes,
- * so a wait of any length is a few activities. `onChange` sees the statuses at each change.
- */
-async function pollUntilStatus(wait: WaitInput & { target: string }, onChange: (statuses: string[]) => void) {
   // Workflow time: the deadline is the same on every replay.
   const startedAt = Date.now();
-  const deadlineAt = startedAt + wait.timeoutSeconds * 1000;
-  const result = (reached: boolean, last: InstanceObservation | undefined) => ({
-    reached,
-    statuses: last?.statuses ?? [],
-    finalStatus: last?.statuses[last.statuses.length - 1] ?? 'unknown',
-    polls: last?.polls ?? 0,
-    waitedMs: Date.now() - startedAt,
-  });
+  const deadlineAt = startedAt + input.timeoutSeconds * 1000;
   let since: InstanceObservation | undefined;
+  let reached = false;
   for (;;) {
     const { pollInstanceStatus } = proxyActivities<Activities>(retryAsPollOptions(deadlineAt - Date.now()));
     let checkpoint;
     try {
       checkpoint = await summarized(
         pollInstanceStatus,
-        `poll instance ${wait.instanceId} for ${wait.target}`,
+        `poll instance ${input.instanceId} for ${target}`,
       )({
-        instanceId: wait.instanceId,
-        target: wait.target,
+        instanceId: input.instanceId,
+        target,
         deadlineAt,
-        initialIntervalMs: wait.pollInitialSeconds * 1000,
-        maxIntervalMs: wait.pollMaxSeconds * 1000,
+        initialIntervalMs: input.pollInitialSeconds * 1000,
+        maxIntervalMs: input.pollMaxSeconds * 1000,
         since,
       });
     } catch (err) {
       // The server's bound ran out (a lost worker, or a retry that would land past it): timed out too.
-      if (pollTimedOut(err)) return result(false, since);
+      if (pollTimedOut(err)) break;
       throw err;
     }
     since = checkpoint.observation;
-    if (checkpoint.outcome !== 'changed') return result(checkpoint.outcome === 'reached', since);
-    onChange(since.statuses);
+    if (checkpoint.outcome !== 'changed') {
+      reached = checkpoint.outcome === 'reached';
+      break;
+    }
+    status.detail({ statuses: since.statuses });
   }
+  const statuses = since?.statuses ?? [];
+  const waited = {
+    reached,
+    statuses,
+    finalStatus: statuses[statuses.length - 1] ?? 'unknown',
+    polls: since?.polls ?? 0,
+    waitedMs: Date.now() - startedAt,
+  };
+  status.set(reached ? reachedStatus : timedOut, { statuses });
+  if (!reached) {
+    throw ApplicationFailure.create({
+      type: FailureType.DeadlineExceeded,
+      nonRetryable: true,
+      message: `Instance ${input.instanceId} was not ${target} ${input.timeoutSeconds}s after the ${what} (statuses seen: ${statuses.join(' → ') || 'none'})`,
+      details: [waited],
+    });
+  }
+  const { finalStatus, polls, waitedMs } = waited;
+  return { instanceId: input.instanceId, statuses, finalStatus, polls, waitedSeconds: Math.round(waitedMs / 100) / 10 };
 }
