@@ -113,7 +113,6 @@ const TaskImage = z.looseObject({
   /** Seconds; an integer in task-result, a string in the webhook example: both are kept as given. */
   image_url_ttl: NumericString.optional(),
   image_type: z.string().optional(),
-  nsfw_detection_result: z.looseObject({}).nullish(),
 });
 const TaskVideo = z.looseObject({
   video_url: z.string(),
@@ -124,31 +123,15 @@ const TaskAudio = z.looseObject({
   audio_url: z.string(),
   audio_url_ttl: NumericString.optional(),
   audio_type: z.string().optional(),
-  audio_metadata: z
-    .looseObject({ text: z.string().optional(), start_time: z.unknown(), end_time: z.unknown() })
-    .nullish(),
 });
 
+/** The task result: what the waits and the outputs read is typed; the rest is kept as sent (docs/platform.md). */
 export const TaskResult = z.looseObject({
-  extra: z
-    .looseObject({
-      seed: NumericString.optional(),
-      enable_nsfw_detection: z.boolean().optional(),
-      debug_info: z
-        .looseObject({
-          request_info: z.string().optional(),
-          submit_time_ms: NumericString.optional(),
-          execute_time_ms: NumericString.optional(),
-          complete_time_ms: NumericString.optional(),
-        })
-        .nullish(),
-    })
-    .nullish(),
+  extra: z.looseObject({ enable_nsfw_detection: z.boolean().optional() }).nullish(),
   task: z.looseObject({
     task_id: z.string(),
     status: z.string(),
     reason: z.string().nullish(),
-    task_type: z.string().optional(),
     eta: z.number().nullish(),
     progress_percent: z.number().nullish(),
   }),
