@@ -83,8 +83,6 @@ export type Bill = z.infer<typeof Bill>;
 export const BillListResponse = z.looseObject({ bills: z.array(Bill) });
 export type BillListResponse = z.infer<typeof BillListResponse>;
 
-export const QUOTA_TIERS = ['T1', 'T2', 'T3', 'T4', 'T5'] as const;
-
 export const QuotaListRequest = z.strictObject({
   modal: z.string().min(1).optional(),
   quotaType: z.string().min(1).optional(),
@@ -114,10 +112,6 @@ export const ListModelsResponse = z.looseObject({
 });
 export type ListModelsResponse = z.infer<typeof ListModelsResponse>;
 
-/** The balance (platform-notes: `GET /openapi/v1/billing/balance/detail`), amounts as strings. */
-export const BalanceDetail = z.looseObject({
-  availableBalance: NumericString.optional(),
-  cashBalance: NumericString.optional(),
-  creditLimit: NumericString.optional(),
-});
+/** The balance (platform-notes: `GET /openapi/v1/billing/balance/detail`): the worker reads what is available. */
+export const BalanceDetail = z.looseObject({ availableBalance: NumericString.optional() });
 export type BalanceDetail = z.infer<typeof BalanceDetail>;

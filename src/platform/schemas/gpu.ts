@@ -99,35 +99,10 @@ export const RenewInstanceBody = RenewInstanceRequest.pick({ months: true });
 export const InstanceActionRequest = z.strictObject({ instanceId: InstanceId });
 export type InstanceActionRequest = z.input<typeof InstanceActionRequest>;
 
-/** Instance statuses listed in platform-notes; the field stays a string so a new one is not an error. */
-export const INSTANCE_STATUSES = [
-  'toCreate',
-  'creating',
-  'pulling',
-  'running',
-  'toStart',
-  'starting',
-  'toStop',
-  'stopping',
-  'exited',
-  'toRestart',
-  'restarting',
-  'toRemove',
-  'removing',
-  'removed',
-  'toReset',
-  'resetting',
-  'migrating',
-  'freezing',
-] as const;
-
 export const Instance = z.looseObject({
   id: z.string(),
   name: z.string().optional(),
   status: z.string(),
-  productId: z.string().optional(),
-  productName: z.string().optional(),
-  gpuNum: z.number().optional(),
   billingMode: z.string().optional(),
   /** Expiry (Unix seconds, as a string or number) for a subscription; -1 for pay-as-you-go. */
   endTime: z.union([z.string(), z.number()]).optional(),

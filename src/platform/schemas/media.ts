@@ -97,13 +97,6 @@ export type SubmitTaskResponse = z.infer<typeof SubmitTaskResponse>;
 
 export const TaskResultRequest = z.strictObject({ task_id: z.string().min(1) });
 
-export const TASK_STATUSES = [
-  'TASK_STATUS_QUEUED',
-  'TASK_STATUS_PROCESSING',
-  'TASK_STATUS_SUCCEED',
-  'TASK_STATUS_FAILED',
-] as const;
-export type TaskStatus = (typeof TASK_STATUSES)[number] | 'TASK_STATUS_UNKNOWN';
 const TERMINAL_TASK_STATUSES: readonly string[] = ['TASK_STATUS_SUCCEED', 'TASK_STATUS_FAILED'];
 /** TASK_STATUS_UNKNOWN (known to the official SDK) and any new status count as not terminal. */
 export const isTerminalTaskStatus = (status: string): boolean => TERMINAL_TASK_STATUSES.includes(status);
