@@ -211,10 +211,7 @@ export class PlatformClient extends Transport {
     return send as Whole<Req, Res>;
   }
 
-  /**
-   * A call that costs money and leaves nothing to look up afterwards gets the longer paid-call
-   * timeout, unless the caller gives one.
-   */
+  /** The paid-call timeout (see PlatformConfig.paidCallTimeoutMs), unless the caller gives one. */
   private paid(opts: CallOptions = {}): CallOptions {
     return { ...opts, timeoutMs: opts.timeoutMs ?? this.config.paidCallTimeoutMs };
   }
