@@ -5,9 +5,9 @@
 import type { z } from 'zod';
 import { loadPlatformConfig } from './config';
 import { PlatformError } from './errors';
-import { TEXT, Transport, type CallOptions, type TransportOptions } from './transport';
+import { TEXT, Transport, type CallOptions, type Query, type TransportOptions } from './transport';
 import { AsyncSubmitRequest } from '../platform/models';
-import { asyncSubmitPath } from '../platform/paths';
+import { asyncSubmitPath, type PlatformPaths } from '../platform/paths';
 import * as S from '../platform/schemas';
 import { parseOrThrow } from '../platform/validation';
 
@@ -20,6 +20,12 @@ function check<Req extends z.ZodType>(operation: string, schema: Req, input: unk
 
 const enc = encodeURIComponent;
 
+type Whole<Req extends z.ZodType, Res extends z.ZodType> = (
+  ...args: Partial<z.input<Req>> extends z.input<Req>
+    ? [req?: z.input<Req>, opts?: CallOptions]
+    : [req: z.input<Req>, opts?: CallOptions]
+) => Promise<z.output<Res>>;
+
 export class PlatformClient extends Transport {
   private readonly paths = this.config.paths;
 
@@ -29,10 +35,7 @@ export class PlatformClient extends Transport {
   }
 
   // ── GPU: templates, products, instances ─────────────────────────────────
-  async listTemplates(req: S.ListTemplatesRequest = {}, opts?: CallOptions): Promise<S.ListTemplatesResponse> {
-    const query = check('listTemplates', S.ListTemplatesRequest, req);
-    return this.call('GET', 'listTemplates', this.paths.listTemplates, { query }, S.ListTemplatesResponse, opts);
-  }
+  readonly listTemplates = this.whole('GET', 'listTemplates', S.ListTemplatesRequest, S.ListTemplatesResponse);
 
   /** Every template matching the filters, across all pages. */
   iterateTemplates(req: Omit<S.ListTemplatesRequest, 'cursor'> = {}, opts?: CallOptions): AsyncGenerator<S.Template> {
@@ -58,29 +61,17 @@ export class PlatformClient extends Transport {
     return this.call('PUT', 'renewInstance', path, { json: { months } }, S.EmptyResponse, opts);
   }
 
-  async restartInstance(req: S.InstanceActionRequest, opts?: CallOptions): Promise<S.EmptyResponse> {
-    const json = check('restartInstance', S.InstanceActionRequest, req);
-    return this.call('POST', 'restartInstance', this.paths.restartInstance, { json }, S.EmptyResponse, opts);
-  }
-
-  async getInstance(req: S.InstanceActionRequest, opts?: CallOptions): Promise<S.Instance> {
-    const query = check('getInstance', S.InstanceActionRequest, req);
-    return this.call('GET', 'getInstance', this.paths.getInstance, { query }, S.Instance, opts);
-  }
-
+  readonly restartInstance = this.whole('POST', 'restartInstance', S.InstanceActionRequest, S.EmptyResponse);
+  readonly getInstance = this.whole('GET', 'getInstance', S.InstanceActionRequest, S.Instance);
   /**
    * Pays for a subscription's months, yet takes the usual timeout: a retry finds an earlier attempt's
    * instance by name (src/activities/instances/activities.ts), so a call given up on is not paid twice.
    */
-  async createInstance(req: S.CreateInstanceRequest, opts?: CallOptions): Promise<S.CreateInstanceResponse> {
-    const json = check('createInstance', S.CreateInstanceRequest, req);
-    return this.call('POST', 'createInstance', this.paths.createInstance, { json }, S.CreateInstanceResponse, opts);
-  }
-
-  async listInstances(req: S.ListInstancesRequest = {}, opts?: CallOptions): Promise<S.ListInstancesResponse> {
-    const query = check('listInstances', S.ListInstancesRequest, req);
-    return this.call('GET', 'listInstances', this.paths.listInstances, { query }, S.ListInstancesResponse, opts);
-  }
+  readonly createInstance = this.whole('POST', 'createInstance', S.CreateInstanceRequest, S.CreateInstanceResponse);
+  readonly listInstances = this.whole('GET', 'listInstances', S.ListInstancesRequest, S.ListInstancesResponse);
+  readonly startInstance = this.whole('POST', 'startInstance', S.InstanceActionRequest, S.EmptyResponse);
+  readonly stopInstance = this.whole('POST', 'stopInstance', S.InstanceActionRequest, S.EmptyResponse);
+  readonly deleteInstance = this.whole('POST', 'deleteInstance', S.InstanceActionRequest, S.EmptyResponse);
 
   /** Every instance matching the filters, across all pages. */
   iterateInstances(
@@ -90,40 +81,15 @@ export class PlatformClient extends Transport {
     return walkPages((cursor) => this.listInstances({ ...req, cursor }, opts), 'next_cursor');
   }
 
-  startInstance(req: S.InstanceActionRequest, opts?: CallOptions): Promise<S.EmptyResponse> {
-    return this.instanceAction('startInstance', req, opts);
-  }
-
-  stopInstance(req: S.InstanceActionRequest, opts?: CallOptions): Promise<S.EmptyResponse> {
-    return this.instanceAction('stopInstance', req, opts);
-  }
-
-  deleteInstance(req: S.InstanceActionRequest, opts?: CallOptions): Promise<S.EmptyResponse> {
-    return this.instanceAction('deleteInstance', req, opts);
-  }
-
-  /** Start, stop and delete: a POST of the id alone, each to its own path. */
-  private async instanceAction(
-    operation: 'startInstance' | 'stopInstance' | 'deleteInstance',
-    req: S.InstanceActionRequest,
-    opts?: CallOptions,
-  ): Promise<S.EmptyResponse> {
-    const json = check(operation, S.InstanceActionRequest, req);
-    return this.call('POST', operation, this.paths[operation], { json }, S.EmptyResponse, opts);
-  }
-
   // ── Async media generation: the submits are paid calls ──────────────────
-  async submitImageToVideo(req: S.ImageToVideoRequest, opts?: CallOptions): Promise<S.SubmitTaskResponse> {
-    const json = check('submitImageToVideo', S.ImageToVideoRequest, req);
-    const path = asyncSubmitPath(this.paths.imageToVideoModel);
-    return this.call('POST', 'submitImageToVideo', path, { json }, S.SubmitTaskResponse, this.paid(opts));
-  }
-
-  async submitTextToVideo(req: S.TextToVideoRequest, opts?: CallOptions): Promise<S.SubmitTaskResponse> {
-    const json = check('submitTextToVideo', S.TextToVideoRequest, req);
-    const path = asyncSubmitPath(this.paths.textToVideoModel);
-    return this.call('POST', 'submitTextToVideo', path, { json }, S.SubmitTaskResponse, this.paid(opts));
-  }
+  readonly submitImageToVideo = this.whole('POST', 'submitImageToVideo', S.ImageToVideoRequest, S.SubmitTaskResponse, {
+    path: (p) => asyncSubmitPath(p.imageToVideoModel),
+    paid: true,
+  });
+  readonly submitTextToVideo = this.whole('POST', 'submitTextToVideo', S.TextToVideoRequest, S.SubmitTaskResponse, {
+    path: (p) => asyncSubmitPath(p.textToVideoModel),
+    paid: true,
+  });
 
   /** Any v3 async model: POST /v3/async/<path> (src/platform/models.ts), the path checked as one segment. */
   async submitAsyncTask(req: AsyncSubmitRequest, opts?: CallOptions): Promise<S.SubmitTaskResponse> {
@@ -138,14 +104,13 @@ export class PlatformClient extends Transport {
   }
 
   // ── Decision evaluation: a paid call ────────────────────────────────────
-  async decisionEvaluation(
-    req: S.DecisionEvaluationRequest,
-    opts?: CallOptions,
-  ): Promise<S.DecisionEvaluationResponse> {
-    const json = check('decisionEvaluation', S.DecisionEvaluationRequest, req);
-    const path = this.paths.decisionEvaluation;
-    return this.call('POST', 'decisionEvaluation', path, { json }, S.DecisionEvaluationResponse, this.paid(opts));
-  }
+  readonly decisionEvaluation = this.whole(
+    'POST',
+    'decisionEvaluation',
+    S.DecisionEvaluationRequest,
+    S.DecisionEvaluationResponse,
+    { paid: true },
+  );
 
   // ── Batches and their files ─────────────────────────────────────────────
   /** Uploads a JSONL input file (multipart, purpose=batch), after checking every line. */
@@ -187,10 +152,9 @@ export class PlatformClient extends Transport {
     return this.call('POST', 'cancelBatch', `${this.paths.batches}/${enc(req.batchId)}/cancel`, {}, S.Batch, opts);
   }
 
-  async listBatches(req: S.ListBatchesRequest = {}, opts?: CallOptions): Promise<S.ListBatchesResponse> {
-    const query = check('listBatches', S.ListBatchesRequest, req);
-    return this.call('GET', 'listBatches', this.paths.batches, { query }, S.ListBatchesResponse, opts);
-  }
+  readonly listBatches = this.whole('GET', 'listBatches', S.ListBatchesRequest, S.ListBatchesResponse, {
+    path: (p) => p.batches,
+  });
 
   /** Every batch, newest first, across all pages. */
   iterateBatches(req: Omit<S.ListBatchesRequest, 'after'> = {}, opts?: CallOptions): AsyncGenerator<S.Batch> {
@@ -198,11 +162,12 @@ export class PlatformClient extends Transport {
   }
 
   // ── Account ─────────────────────────────────────────────────────────────
-  async checkMemberBudget(req: S.CheckMemberBudgetRequest, opts?: CallOptions): Promise<S.CheckMemberBudgetResponse> {
-    const json = check('checkMemberBudget', S.CheckMemberBudgetRequest, req);
-    const path = this.paths.checkMemberBudget;
-    return this.call('POST', 'checkMemberBudget', path, { json }, S.CheckMemberBudgetResponse, opts);
-  }
+  readonly checkMemberBudget = this.whole(
+    'POST',
+    'checkMemberBudget',
+    S.CheckMemberBudgetRequest,
+    S.CheckMemberBudgetResponse,
+  );
 
   async listBills(req: S.BillListRequest, opts?: CallOptions): Promise<S.BillListResponse> {
     const { productName, ...rest } = check('listBills', S.BillListRequest, req);
@@ -211,11 +176,10 @@ export class PlatformClient extends Transport {
     return this.call('GET', 'listBills', path, { query, jsonContentType: true }, S.BillListResponse, opts);
   }
 
-  async listQuotas(req: S.QuotaListRequest = {}, opts?: CallOptions): Promise<S.QuotaListResponse> {
-    const query = check('listQuotas', S.QuotaListRequest, req);
-    const path = this.paths.quotaList;
-    return this.call('GET', 'listQuotas', path, { query, jsonContentType: true }, S.QuotaListResponse, opts);
-  }
+  readonly listQuotas = this.whole('GET', 'listQuotas', S.QuotaListRequest, S.QuotaListResponse, {
+    path: (p) => p.quotaList,
+    jsonContentType: true,
+  });
 
   /** The spec's first call: a cheap authenticated read that says whether the key works. */
   listModels(opts?: CallOptions): Promise<S.ListModelsResponse> {
@@ -227,9 +191,27 @@ export class PlatformClient extends Transport {
   }
 
   /**
-   * A call that costs money and leaves nothing to look up afterwards gets the longer paid-call
-   * timeout, unless the caller gives one.
+   * An operation that checks its request with `schema` (nothing is sent unless it passes) and sends it
+   * whole: as the query of a GET, else as the JSON body, to the path named as the operation unless
+   * `path` picks another. A request whose fields are all optional may be left out.
    */
+  private whole<Req extends z.ZodType, Res extends z.ZodType>(
+    method: 'GET' | 'POST',
+    operation: string,
+    schema: Req,
+    answer: Res,
+    how: { path?: (paths: PlatformPaths) => string; paid?: boolean; jsonContentType?: boolean } = {},
+  ): Whole<Req, Res> {
+    const send = async (req: unknown = {}, opts?: CallOptions) => {
+      const checked = check(operation, schema, req) as Query;
+      const path = how.path?.(this.paths) ?? this.paths[operation as keyof PlatformPaths];
+      const payload = method === 'GET' ? { query: checked, jsonContentType: how.jsonContentType } : { json: checked };
+      return this.call(method, operation, path, payload, answer, how.paid ? this.paid(opts) : opts);
+    };
+    return send as Whole<Req, Res>;
+  }
+
+  /** The paid-call timeout (see PlatformConfig.paidCallTimeoutMs), unless the caller gives one. */
   private paid(opts: CallOptions = {}): CallOptions {
     return { ...opts, timeoutMs: opts.timeoutMs ?? this.config.paidCallTimeoutMs };
   }

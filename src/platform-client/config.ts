@@ -24,8 +24,7 @@ export interface PlatformConfig {
 }
 
 /** `imageToVideoModel` → `PLATFORM_PATH_IMAGE_TO_VIDEO_MODEL`. */
-export const pathEnvName = (key: keyof PlatformPaths): string =>
-  `PLATFORM_PATH_${key.replace(/([A-Z])/g, '_$1').toUpperCase()}`;
+export const pathEnvName = (key: string): string => `PLATFORM_PATH_${key.replace(/([A-Z])/g, '_$1').toUpperCase()}`;
 
 const PathOverride = z
   .string()
@@ -39,7 +38,7 @@ const EnvSchema = z.object({
   // Below the 2-minute attempt of an activity (PLATFORM_ATTEMPT_MS), which must outlive the call.
   PLATFORM_PAID_CALL_TIMEOUT_MS: z.coerce.number().int().min(100).max(110_000).default(100_000),
   PLATFORM_BILL_PRODUCT_NAME_PARAM: z.string().min(1).default('productName'),
-  ...Object.fromEntries(Object.keys(DEFAULT_PATHS).map((k) => [pathEnvName(k as keyof PlatformPaths), PathOverride])),
+  ...Object.fromEntries(Object.keys(DEFAULT_PATHS).map((k) => [pathEnvName(k), PathOverride])),
 });
 
 export class ConfigError extends Error {
@@ -55,19 +54,16 @@ export function parseConfig<S extends z.ZodType>(schema: S, value: unknown, what
 }
 
 export function loadPlatformConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig {
-  const e = parseConfig(EnvSchema, env, 'Platform configuration') as Record<string, string | number | undefined>;
-  const paths = { ...DEFAULT_PATHS };
-  for (const key of Object.keys(DEFAULT_PATHS) as Array<keyof PlatformPaths>) {
-    const override = e[pathEnvName(key)];
-    if (typeof override === 'string') paths[key] = override;
-  }
+  const e = parseConfig(EnvSchema, env, 'Platform configuration');
   return {
-    baseUrl: String(e.PLATFORM_BASE_URL).replace(/\/+$/, ''),
-    apiKey: String(e.PLATFORM_API_KEY),
-    timeoutMs: Number(e.PLATFORM_TIMEOUT_MS),
-    paidCallTimeoutMs: Math.max(Number(e.PLATFORM_TIMEOUT_MS), Number(e.PLATFORM_PAID_CALL_TIMEOUT_MS)),
-    billProductNameParam: String(e.PLATFORM_BILL_PRODUCT_NAME_PARAM),
-    paths,
+    baseUrl: e.PLATFORM_BASE_URL.replace(/\/+$/, ''),
+    apiKey: e.PLATFORM_API_KEY,
+    timeoutMs: e.PLATFORM_TIMEOUT_MS,
+    paidCallTimeoutMs: Math.max(e.PLATFORM_TIMEOUT_MS, e.PLATFORM_PAID_CALL_TIMEOUT_MS),
+    billProductNameParam: e.PLATFORM_BILL_PRODUCT_NAME_PARAM,
+    paths: Object.fromEntries(
+      Object.entries(DEFAULT_PATHS).map(([k, path]) => [k, (e as Record<string, unknown>)[pathEnvName(k)] ?? path]),
+    ) as PlatformPaths,
   };
 }
 
@@ -87,38 +83,28 @@ export interface FirstCallReport {
 /** The first call's own timeout: a start should not hang on a slow platform. */
 const FIRST_CALL_TIMEOUT_MS = 10_000;
 
-const refusedKey = (err: unknown): err is PlatformError =>
-  err instanceof PlatformError && (err.status === 401 || err.status === 403);
-
-/**
- * The refusal, naming the platform, the call and the reason, never the key (nor the platform's own
- * message, which could echo it).
- */
-function keyRefused(platform: PlatformClient, path: string, err: PlatformError): ConfigError {
-  return new ConfigError(
-    `The platform at ${platform.config.baseUrl} refused the worker's API key on its first call ` +
-      `(GET ${path}: HTTP ${err.status}${err.reason ? ` ${err.reason}` : ''}). Set PLATFORM_API_KEY to a valid ` +
-      'key for this platform; the worker did not start.',
-  );
-}
-
 export async function checkFirstCall(platform: PlatformClient): Promise<FirstCallReport> {
-  const { paths } = platform.config;
+  const { paths, baseUrl } = platform.config;
   const timeoutMs = Math.min(FIRST_CALL_TIMEOUT_MS, platform.config.timeoutMs);
-  const report: FirstCallReport = { warnings: [] };
-  const describe = (err: unknown) =>
-    err instanceof PlatformError ? `${err.kind} ${err.status ?? ''}`.trim() : 'error';
-  try {
-    report.models = (await platform.listModels({ timeoutMs })).data.length;
-  } catch (err) {
-    if (refusedKey(err)) throw keyRefused(platform, paths.listModels, err);
-    report.warnings.push(`could not list the models (GET ${paths.listModels}: ${describe(err)}); starting anyway`);
-  }
-  try {
-    report.availableBalance = (await platform.getBalance({ timeoutMs })).availableBalance?.toString();
-  } catch (err) {
-    if (refusedKey(err)) throw keyRefused(platform, paths.balanceDetail, err);
-    report.warnings.push(`could not read the balance (GET ${paths.balanceDetail}: ${describe(err)})`);
-  }
-  return report;
+  const warnings: string[] = [];
+  const read = async <T>(what: string, path: string, call: () => Promise<T>): Promise<T | undefined> => {
+    try {
+      return await call();
+    } catch (err) {
+      if (err instanceof PlatformError && (err.status === 401 || err.status === 403)) {
+        // Never the key, nor the platform's own message, which could echo it.
+        throw new ConfigError(
+          `The platform at ${baseUrl} refused the worker's API key on its first call (GET ${path}: HTTP ` +
+            `${err.status}${err.reason ? ` ${err.reason}` : ''}). Set PLATFORM_API_KEY to a valid key for this ` +
+            'platform; the worker did not start.',
+        );
+      }
+      const why = err instanceof PlatformError ? `${err.kind} ${err.status ?? ''}`.trim() : 'error';
+      warnings.push(`could not ${what} (GET ${path}: ${why}); starting anyway`);
+      return undefined;
+    }
+  };
+  const models = await read('list the models', paths.listModels, () => platform.listModels({ timeoutMs }));
+  const balance = await read('read the balance', paths.balanceDetail, () => platform.getBalance({ timeoutMs }));
+  return { models: models?.data.length, availableBalance: balance?.availableBalance?.toString(), warnings };
 }

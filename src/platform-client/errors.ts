@@ -14,20 +14,10 @@ type PlatformErrorKind =
   /** A 2xx answer whose body does not parse as the documented response. */
   | 'malformed_response';
 
-export interface PlatformErrorInit {
-  kind: PlatformErrorKind;
-  operation: string;
-  message: string;
-  status?: number;
-  reason?: string;
-  code?: number | string;
-  platformMessage?: string;
-  traceId?: string;
-  retryAfterMs?: number;
-  issues?: ValidationIssue[];
-  /** Whether the request may have reached the platform (matters for costly submits). */
-  maybeDelivered?: boolean;
-}
+/** What a PlatformError is made of: its fields but `retryable`, which is derived. */
+export type PlatformErrorInit = Pick<PlatformError, 'kind' | 'operation' | 'message'> &
+  Partial<Pick<PlatformError, 'status' | 'reason' | 'code' | 'platformMessage' | 'traceId' | 'retryAfterMs'>> &
+  Partial<Pick<PlatformError, 'issues' | 'maybeDelivered'>>;
 
 /**
  * Retryable: 408, 429, 5xx, network, timeout, and a garbled 2xx body (a passing fault of the server or
@@ -45,6 +35,7 @@ export class PlatformError extends Error {
   readonly retryable: boolean;
   readonly retryAfterMs?: number;
   readonly issues?: ValidationIssue[];
+  /** Whether the request may have reached the platform (matters for costly submits). */
   readonly maybeDelivered: boolean;
 
   constructor({ message, ...init }: PlatformErrorInit) {

@@ -27,9 +27,12 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
+/** A query; its unset fields are left out (URLSearchParams would send them as "undefined"). */
+export type Query = Record<string, string | number | boolean | undefined>;
+
 /** What a request carries besides its path. */
 interface Payload {
-  query?: Record<string, string | number | boolean | undefined>;
+  query?: Query;
   json?: unknown;
   form?: FormData;
   /** The spec lists Content-Type: application/json as required on some GET pages. */
@@ -106,15 +109,13 @@ export class Transport {
   ): Promise<Parsed<A>> {
     const spec: RequestSpec = { operation, method, path, ...payload };
     const attributes = {
-      'http.request.method': spec.method,
-      'url.path': spec.path,
+      'http.request.method': method,
+      'url.path': path,
       'server.address': this.host,
-      'platform.operation': spec.operation,
+      'platform.operation': operation,
     };
-    const text = await TRACER.startActiveSpan(
-      `${spec.method} ${spec.operation}`,
-      { kind: SpanKind.CLIENT, attributes },
-      (span) => this.traced(span, spec, opts).finally(() => span.end()),
+    const text = await TRACER.startActiveSpan(`${method} ${operation}`, { kind: SpanKind.CLIENT, attributes }, (span) =>
+      this.traced(span, spec, opts).finally(() => span.end()),
     );
     if (answer === TEXT) return text as Parsed<A>;
     let raw: unknown;
@@ -142,7 +143,7 @@ export class Transport {
     try {
       const response = await this.ky(spec.path.replace(/^\/+/, ''), {
         method: spec.method,
-        searchParams: compact(spec.query),
+        searchParams: Object.entries(spec.query ?? {}).flatMap(([k, v]) => (v === undefined ? [] : [[k, v]])),
         json: spec.json,
         body: spec.form,
         signal: call.signal,
@@ -195,10 +196,6 @@ export class Transport {
     return Buffer.concat(chunks).toString('utf8');
   }
 
-  private scrub(text: string): string {
-    return redact(text, [this.config.apiKey]);
-  }
-
   private httpFailure(spec: RequestSpec, response: Response, text: string): PlatformError {
     let body: PlatformErrorBody = {};
     try {
@@ -207,7 +204,7 @@ export class Transport {
     } catch {
       // Not JSON (a proxy's HTML page, say): the status alone has to do.
     }
-    const platformMessage = body.message !== undefined ? this.scrub(body.message) : undefined;
+    const platformMessage = body.message !== undefined ? redact(body.message, [this.config.apiKey]) : undefined;
     const traceId = body.metadata?.trace_id;
     const parts = [`HTTP ${response.status}`, body.reason, platformMessage].filter(Boolean).join(' ');
     return new PlatformError({
@@ -249,18 +246,11 @@ export class Transport {
       kind,
       operation: spec.operation,
       maybeDelivered,
-      message: this.scrub(`${spec.operation} failed: ${detail}`),
+      message: redact(`${spec.operation} failed: ${detail}`, [this.config.apiKey]),
     });
   }
 
   private malformed(spec: RequestSpec, detail: string): PlatformError {
     return this.failure(spec, 'malformed_response', `malformed response: ${detail}`);
   }
-}
-
-type Query = Record<string, string | number | boolean>;
-
-/** The query without its unset fields, which URLSearchParams would send as "undefined". */
-function compact(query: Payload['query']): Query | undefined {
-  return query && (Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined)) as Query);
 }

@@ -89,7 +89,6 @@ function describeIssue(issue: z.core.$ZodIssue): ValidationIssue[] {
 
 export const describeZodIssues = (issues: readonly z.core.$ZodIssue[]): ValidationIssue[] =>
   issues.flatMap(describeIssue);
-export const describeZodError = (error: z.ZodError): ValidationIssue[] => describeZodIssues(error.issues);
 
 export function formatIssues(issues: ValidationIssue[], opts: { platformWording?: boolean } = {}): string {
   return issues
@@ -103,7 +102,9 @@ type Checked<T> = { ok: true; value: T } | { ok: false; issues: ValidationIssue[
 /** Parses without throwing, for callers that collect issues (of several values, under a prefix). */
 export function tryParse<S extends z.ZodType>(schema: S, value: unknown): Checked<z.output<S>> {
   const parsed = schema.safeParse(value);
-  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, issues: describeZodError(parsed.error) };
+  return parsed.success
+    ? { ok: true, value: parsed.data }
+    : { ok: false, issues: describeZodIssues(parsed.error.issues) };
 }
 
 /**

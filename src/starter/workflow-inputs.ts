@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { describeZodError, formatIssues } from '../platform/validation';
+import { describeZodIssues, formatIssues } from '../platform/validation';
 import {
   OPERATION_OF,
   STARTABLE_WORKFLOW_TYPES,
@@ -216,7 +216,7 @@ export function buildWorkflowInput(
   const parsed = WORKFLOWS[type].input.safeParse(input);
   if (!parsed.success) {
     throw new CliError(
-      `Invalid ${type} input: ${formatIssues(describeZodError(parsed.error))}. Flags for ${type}: ${flagUsage(type)}`,
+      `Invalid ${type} input: ${formatIssues(describeZodIssues(parsed.error.issues))}. Flags for ${type}: ${flagUsage(type)}`,
       ExitCode.Usage,
     );
   }

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { PlatformPaths } from '../../../src/platform/paths';
 import { ListProductsRequest, ListTemplatesRequest, PRODUCT_FILTER_PARAMS } from '../../../src/platform/schemas/gpu';
 import type { ValidationIssue } from '../../../src/platform/validation';
-import { describeZodError } from '../../../src/platform/validation';
+import { describeZodIssues } from '../../../src/platform/validation';
 import { sendInvalid } from './http';
 import type { Caller } from './types';
 
@@ -488,7 +488,7 @@ export function registerCatalogRoutes(app: FastifyInstance, deps: { paths: Platf
       new Set(['is_my_community']),
     );
     const parsed = ListTemplatesRequest.safeParse(query);
-    if (!parsed.success) return sendInvalid(reply, describeZodError(parsed.error));
+    if (!parsed.success) return sendInvalid(reply, describeZodIssues(parsed.error.issues));
     const q = parsed.data;
     const items = filterTemplates(q, request.caller);
     const offset = decodeCursor('tpl', q.cursor, items.length);
@@ -507,7 +507,7 @@ export function registerCatalogRoutes(app: FastifyInstance, deps: { paths: Platf
     if (!parsed.success) {
       return sendInvalid(
         reply,
-        describeZodError(parsed.error).map((i) => ({ ...i, field: wireName(i.field) })),
+        describeZodIssues(parsed.error.issues).map((i) => ({ ...i, field: wireName(i.field) })),
       );
     }
     const q = parsed.data;

@@ -3,7 +3,6 @@
 // POST /_emulator/fixtures (or EMULATOR_FIXTURES) replaces whole sections; absent sections keep the
 // built-in ones below.
 import { z } from 'zod';
-import { INSTANCE_STATUSES, QUOTA_TIERS } from '../../../src/platform/schemas';
 import { DECISION_MODEL } from '../../../src/platform/schemas/decision';
 import {
   DEFAULT_TASK_SETTINGS,
@@ -20,6 +19,31 @@ export const DEMO_USER_ID = 'user-demo';
 const DEMO_MEMBER_BUDGET = 500_000;
 
 const Id = z.string().min(1).max(255);
+
+/** Instance statuses listed in platform-notes; the field stays a string so a new one is not an error. */
+const INSTANCE_STATUSES = [
+  'toCreate',
+  'creating',
+  'pulling',
+  'running',
+  'toStart',
+  'starting',
+  'toStop',
+  'stopping',
+  'exited',
+  'toRestart',
+  'restarting',
+  'toRemove',
+  'removing',
+  'removed',
+  'toReset',
+  'resetting',
+  'migrating',
+  'freezing',
+] as const;
+
+/** The quota tiers (spec "Quota list"). */
+const QUOTA_TIERS = ['T1', 'T2', 'T3', 'T4', 'T5'] as const;
 
 export const MemberFixture = z.strictObject({
   id: Id,

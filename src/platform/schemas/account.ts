@@ -63,42 +63,25 @@ export function billWindows(
   return windows;
 }
 
-const usageFields = Object.fromEntries(
-  Array.from({ length: 16 }, (_, i) => [`billNum${i}`, NumericString.optional()]),
-) as Record<`billNum${number}`, z.ZodOptional<typeof NumericString>>;
-const priceFields = Object.fromEntries(
-  Array.from({ length: 6 }, (_, i) => [
-    [`basePrice${i}`, NumericString.optional()],
-    [`discountPrice${i}`, NumericString.optional()],
-  ]).flat(),
-) as Record<string, z.ZodOptional<typeof NumericString>>;
-
-/** An API key bill. Quantities stay strings (see money.ts for the parsers). */
+/**
+ * An API key bill: the fields the billing report reads are typed, quantities as strings (see money.ts
+ * for the parsers); usage, prices and the rest are kept as the platform sends them (docs/platform.md).
+ */
 export const Bill = z.looseObject({
-  userId: z.string(),
   startTime: NumericString,
   endTime: NumericString,
-  billingMethod: z.number().int().optional(),
   productName: z.string(),
   category: z.string(),
   productId: z.string().optional(),
   ownerID: z.string().optional(),
   apikeyName: z.string().optional(),
   apikeyMask: z.string().optional(),
-  ...usageFields,
-  ...priceFields,
   amount: NumericString,
-  voucherAmount: NumericString.optional(),
-  payAmount: NumericString.optional(),
-  payAmountDisplay: z.number().optional(),
-  pricePrecision: z.number().int().optional(),
 });
 export type Bill = z.infer<typeof Bill>;
 
 export const BillListResponse = z.looseObject({ bills: z.array(Bill) });
 export type BillListResponse = z.infer<typeof BillListResponse>;
-
-export const QUOTA_TIERS = ['T1', 'T2', 'T3', 'T4', 'T5'] as const;
 
 export const QuotaListRequest = z.strictObject({
   modal: z.string().min(1).optional(),
@@ -129,10 +112,6 @@ export const ListModelsResponse = z.looseObject({
 });
 export type ListModelsResponse = z.infer<typeof ListModelsResponse>;
 
-/** The balance (platform-notes: `GET /openapi/v1/billing/balance/detail`), amounts as strings. */
-export const BalanceDetail = z.looseObject({
-  availableBalance: NumericString.optional(),
-  cashBalance: NumericString.optional(),
-  creditLimit: NumericString.optional(),
-});
+/** The balance (platform-notes: `GET /openapi/v1/billing/balance/detail`): the worker reads what is available. */
+export const BalanceDetail = z.looseObject({ availableBalance: NumericString.optional() });
 export type BalanceDetail = z.infer<typeof BalanceDetail>;

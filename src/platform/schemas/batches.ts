@@ -122,13 +122,10 @@ export const UploadBatchFileRequest = z.strictObject({
 });
 export type UploadBatchFileRequest = z.input<typeof UploadBatchFileRequest>;
 
+/** A file: what the upload reads is typed; its name, purpose and the rest are kept as sent. */
 export const FileObject = z.looseObject({
   id: z.string(),
-  object: z.string().optional(),
   bytes: z.number().optional(),
-  filename: z.string().optional(),
-  created_at: z.union([z.number(), z.string()]).optional(),
-  purpose: z.string().optional(),
   metadata: z.looseObject({ total_requests: z.number().optional() }).nullish(),
 });
 export type FileObject = z.infer<typeof FileObject>;
@@ -143,38 +140,19 @@ export const CreateBatchRequest = z.strictObject({
 });
 export type CreateBatchRequest = z.input<typeof CreateBatchRequest>;
 
-const Timestamp = z.union([z.string(), z.number()]).nullish();
 const Count = z.number().int().min(0);
 
+/** A batch: what the batch job reads is typed; event timestamps and the rest are kept as sent (docs/platform.md). */
 export const Batch = z.looseObject({
   id: z.string(),
-  object: z.string().optional(),
   endpoint: z.string(),
   input_file_id: z.string(),
   output_file_id: z.string().nullish(),
   error_file_id: z.string().nullish(),
-  completion_window: z.string().optional(),
   /** Upper case on the platform, but one documented example is lower case: normalised here. */
   status: z.string().transform((s) => s.toUpperCase()),
-  in_progress_at: Timestamp,
-  finalizing_at: Timestamp,
-  completed_at: Timestamp,
-  failed_at: Timestamp,
-  expired_at: Timestamp,
-  cancelling_at: Timestamp,
-  cancelled_at: Timestamp,
-  expires_at: Timestamp,
-  updated_at: Timestamp,
   /** An RFC 3339 string (possibly with a zone offset) or Unix seconds. */
   created_at: z.union([z.string(), z.number()]),
-  errors: z.unknown().optional(),
-  version: z.number().optional(),
-  created_by: z.string().optional(),
-  created_by_key_id: z.string().optional(),
-  remark: z.string().nullish(),
-  total: Count.optional(),
-  completed: Count.optional(),
-  failed: Count.optional(),
   metadata: z.record(z.string(), z.unknown()).nullish(),
   request_counts: z.looseObject({ total: Count, completed: Count, failed: Count }),
 });

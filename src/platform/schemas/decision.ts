@@ -83,17 +83,7 @@ export const DecisionEvaluationResponse = z.looseObject({
   usage: z.looseObject({ prompt_tokens: z.number(), completion_tokens: z.number() }).optional(),
   model: z.string().optional(),
   num_model_requests: z.number().optional(),
-  thinking: z
-    .looseObject({
-      mode: z.string().optional(),
-      threshold: z.number().optional(),
-      budget: z.number().optional(),
-      used: z.number().optional(),
-      think_tokens: z.number().optional(),
-      think_seconds: z.number().optional(),
-      finished_within_budget: z.boolean().optional(),
-      reasoning: z.string().optional(),
-    })
-    .nullish(),
+  /** With thinking, the reasoning round's report (docs/platform.md#decision-evaluation), passed on as sent. */
+  thinking: z.looseObject({}).nullish(),
 });
 export type DecisionEvaluationResponse = z.infer<typeof DecisionEvaluationResponse>;

@@ -15,33 +15,8 @@ export const ListTemplatesRequest = z.strictObject({
 });
 export type ListTemplatesRequest = z.input<typeof ListTemplatesRequest>;
 
-export const Template = z.looseObject({
-  id: z.string(),
-  owner_id: z.string().optional(),
-  name: z.string().optional(),
-  type: z.string().optional(),
-  visibility: z.string().optional(),
-  image: z.string().optional(),
-  registry_auth_id: z.string().optional(),
-  command: z.string().optional(),
-  entrypoint: z.string().optional(),
-  rootfs_size_gb: z.number().optional(),
-  ports: z.array(z.looseObject({ protocol: z.string(), port: z.number() })).optional(),
-  envs: z.array(z.looseObject({ key: z.string(), value: z.string() })).optional(),
-  metadata: z
-    .looseObject({
-      readme: z.string().optional(),
-      logo: z.string().optional(),
-      description: z.string().optional(),
-      author: z.string().optional(),
-      tags: z.array(z.string()).optional(),
-    })
-    .nullish(),
-  min_cuda_version: z.string().optional(),
-  created_at: z.number().optional(),
-  updated_at: z.number().optional(),
-  member_id: z.string().optional(),
-});
+/** A template: only its id is read; the rest is kept as the platform sends it (docs/platform.md). */
+export const Template = z.looseObject({ id: z.string() });
 export type Template = z.infer<typeof Template>;
 
 export const ListTemplatesResponse = z.looseObject({
@@ -83,67 +58,13 @@ export const PRODUCT_FILTER_PARAMS = {
   cursor: 'cursor',
 } as const satisfies Record<keyof ListProductsRequest, string>;
 
-const Price = z.looseObject({
-  base_price: z.number().optional(),
-  final_price: z.number().optional(),
-  unit: z.string().optional(),
-});
-
+/** A product: the fields its filters select by are typed; the rest is kept as the platform sends it. */
 export const Product = z.looseObject({
   id: z.string(),
-  name: z.string().optional(),
   type: z.string().optional(),
   category: z.string().optional(),
-  description: z.string().optional(),
   region_ids: z.array(z.string()).optional(),
-  resource_spec: z
-    .looseObject({
-      gpu: z
-        .looseObject({
-          spec_id: z.string().optional(),
-          name: z.string().optional(),
-          memory_gb: z.number().optional(),
-          min: z.number().optional(),
-          max: z.number().optional(),
-          available: z.number().optional(),
-          max_available: z.number().optional(),
-        })
-        .nullish(),
-      cpu: z.number().optional(),
-      memory_gb: z.number().optional(),
-      rootfs: z
-        .looseObject({ min_gb: z.number().optional(), max_gb: z.number().optional(), free_gb: z.number().optional() })
-        .nullish(),
-    })
-    .optional(),
-  pricing: z
-    .looseObject({
-      precision: z.number().optional(),
-      postpaid: Price.nullish(),
-      spot: Price.nullish(),
-      prepaid: z
-        .array(
-          z.looseObject({
-            spec_id: z.string().optional(),
-            duration_months: z.number().optional(),
-            final_price: z.number().optional(),
-            base_price: z.number().optional(),
-          }),
-        )
-        .nullish(),
-      storage_price_per_gb: z.number().optional(),
-    })
-    .optional(),
   billing_methods: z.array(z.string()).optional(),
-  inventory_state: z.string().optional(),
-  deployable: z.boolean().optional(),
-  activity: z
-    .looseObject({
-      is_activity_product: z.boolean().optional(),
-      active: z.boolean().optional(),
-      purchasable: z.boolean().optional(),
-    })
-    .nullish(),
 });
 export type Product = z.infer<typeof Product>;
 
@@ -178,35 +99,10 @@ export const RenewInstanceBody = RenewInstanceRequest.pick({ months: true });
 export const InstanceActionRequest = z.strictObject({ instanceId: InstanceId });
 export type InstanceActionRequest = z.input<typeof InstanceActionRequest>;
 
-/** Instance statuses listed in platform-notes; the field stays a string so a new one is not an error. */
-export const INSTANCE_STATUSES = [
-  'toCreate',
-  'creating',
-  'pulling',
-  'running',
-  'toStart',
-  'starting',
-  'toStop',
-  'stopping',
-  'exited',
-  'toRestart',
-  'restarting',
-  'toRemove',
-  'removing',
-  'removed',
-  'toReset',
-  'resetting',
-  'migrating',
-  'freezing',
-] as const;
-
 export const Instance = z.looseObject({
   id: z.string(),
   name: z.string().optional(),
   status: z.string(),
-  productId: z.string().optional(),
-  productName: z.string().optional(),
-  gpuNum: z.number().optional(),
   billingMode: z.string().optional(),
   /** Expiry (Unix seconds, as a string or number) for a subscription; -1 for pay-as-you-go. */
   endTime: z.union([z.string(), z.number()]).optional(),

@@ -97,13 +97,6 @@ export type SubmitTaskResponse = z.infer<typeof SubmitTaskResponse>;
 
 export const TaskResultRequest = z.strictObject({ task_id: z.string().min(1) });
 
-export const TASK_STATUSES = [
-  'TASK_STATUS_QUEUED',
-  'TASK_STATUS_PROCESSING',
-  'TASK_STATUS_SUCCEED',
-  'TASK_STATUS_FAILED',
-] as const;
-export type TaskStatus = (typeof TASK_STATUSES)[number] | 'TASK_STATUS_UNKNOWN';
 const TERMINAL_TASK_STATUSES: readonly string[] = ['TASK_STATUS_SUCCEED', 'TASK_STATUS_FAILED'];
 /** TASK_STATUS_UNKNOWN (known to the official SDK) and any new status count as not terminal. */
 export const isTerminalTaskStatus = (status: string): boolean => TERMINAL_TASK_STATUSES.includes(status);
@@ -113,7 +106,6 @@ const TaskImage = z.looseObject({
   /** Seconds; an integer in task-result, a string in the webhook example: both are kept as given. */
   image_url_ttl: NumericString.optional(),
   image_type: z.string().optional(),
-  nsfw_detection_result: z.looseObject({}).nullish(),
 });
 const TaskVideo = z.looseObject({
   video_url: z.string(),
@@ -124,31 +116,15 @@ const TaskAudio = z.looseObject({
   audio_url: z.string(),
   audio_url_ttl: NumericString.optional(),
   audio_type: z.string().optional(),
-  audio_metadata: z
-    .looseObject({ text: z.string().optional(), start_time: z.unknown(), end_time: z.unknown() })
-    .nullish(),
 });
 
+/** The task result: what the waits and the outputs read is typed; the rest is kept as sent (docs/platform.md). */
 export const TaskResult = z.looseObject({
-  extra: z
-    .looseObject({
-      seed: NumericString.optional(),
-      enable_nsfw_detection: z.boolean().optional(),
-      debug_info: z
-        .looseObject({
-          request_info: z.string().optional(),
-          submit_time_ms: NumericString.optional(),
-          execute_time_ms: NumericString.optional(),
-          complete_time_ms: NumericString.optional(),
-        })
-        .nullish(),
-    })
-    .nullish(),
+  extra: z.looseObject({ enable_nsfw_detection: z.boolean().optional() }).nullish(),
   task: z.looseObject({
     task_id: z.string(),
     status: z.string(),
     reason: z.string().nullish(),
-    task_type: z.string().optional(),
     eta: z.number().nullish(),
     progress_percent: z.number().nullish(),
   }),
