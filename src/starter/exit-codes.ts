@@ -50,6 +50,12 @@ export function rootCause(err: Error): Error {
   return current;
 }
 
+/** The innermost failure's message, with its type where it has one: `no budget [BudgetExceeded]`. */
+export function failureText(err: Error): string {
+  const cause = rootCause(err);
+  return cause instanceof ApplicationFailure && cause.type ? `${cause.message} [${cause.type}]` : cause.message;
+}
+
 /**
  * An Update sent to a closed workflow: the server answers NOT_FOUND "workflow execution already
  * completed" (for any way of closing), and the client turns that into WorkflowNotFoundError.
@@ -75,18 +81,15 @@ export function toCliError(err: unknown, workflowId?: string): CliError {
   }
   if (err instanceof WorkflowUpdateFailedError) {
     // A validator's refusal (or the handler's failure): the workflow itself goes on.
-    const cause = err.cause ? rootCause(err.cause) : undefined;
-    return new CliError(`${id} refused the request: ${cause?.message ?? err.message}`, ExitCode.Usage);
+    return new CliError(`${id} refused the request: ${rootCause(err).message}`, ExitCode.Usage);
   }
   if (err instanceof WorkflowFailedError) {
-    const cause = err.cause ? rootCause(err.cause) : undefined;
-    if (cause instanceof CancelledFailure || err.cause instanceof CancelledFailure) {
+    if (rootCause(err) instanceof CancelledFailure || err.cause instanceof CancelledFailure) {
       return new CliError(`${id} was cancelled.`, ExitCode.WorkflowFailed);
     }
     if (err.cause instanceof TerminatedFailure) return new CliError(`${id} was terminated.`, ExitCode.WorkflowFailed);
     if (err.cause instanceof TimeoutFailure) return new CliError(`${id} timed out.`, ExitCode.WorkflowFailed);
-    const type = cause instanceof ApplicationFailure && cause.type ? ` [${cause.type}]` : '';
-    return new CliError(`${id} failed: ${cause?.message ?? err.message}${type}`, ExitCode.WorkflowFailed);
+    return new CliError(`${id} failed: ${failureText(err)}`, ExitCode.WorkflowFailed);
   }
   if (err instanceof Error) return new CliError(err.message, ExitCode.WorkflowFailed);
   return new CliError(String(err), ExitCode.WorkflowFailed);

@@ -11,7 +11,7 @@ import {
   releaseBudgetUpdate,
 } from '../../workflows/budgetLedger/contract';
 import { WorkflowType } from '../../workflows/operations';
-import { withStarter, type Out } from '../connect';
+import { plural, withStarter, type Out } from '../connect';
 import { CliError, ExitCode, isClosedWorkflow, orCliError, toCliError } from '../exit-codes';
 
 /** `promise`, failing as a sentence about the member's ledger (which exists once a budget-gated job asked it). */
@@ -28,8 +28,6 @@ const onLedger = <T>(promise: Promise<T>, memberId: string): Promise<T> =>
 
 const ledger = (client: Client, memberId: string) => client.workflow.getHandle(budgetLedgerWorkflowId(memberId));
 
-const jobs = (n: number) => `${n} job${n === 1 ? '' : 's'}`;
-
 export function addBudgetCommands(program: Command, out: Out): void {
   const budget = program.command('budget').description("a member's budget ledger: show, recheck, release");
   budget
@@ -41,12 +39,12 @@ export function addBudgetCommands(program: Command, out: Out): void {
         const state = await onLedger(ledger(client, memberId).query(budgetLedgerStateQuery), memberId);
         const n = state.reservations.length;
         out(`Budget ledger of member ${memberId} (workflow ${budgetLedgerWorkflowId(memberId)})`);
-        out(`  outstanding: ${formatAmount(state.outstanding)} held by ${n} reservation${n === 1 ? '' : 's'}`);
+        out(`  outstanding: ${formatAmount(state.outstanding)} held by ${plural(n, 'reservation')}`);
         for (const r of state.reservations) {
           const since = r.admittedAt === undefined ? '' : `  since ${new Date(r.admittedAt).toISOString()}`;
           out(`    ${r.reservationId}  holder ${r.holderWorkflowId}  cost ${formatAmount(r.cost)}${since}`);
         }
-        out(`  waiting for budget: ${state.waiting.length === 0 ? 'none' : jobs(state.waiting.length)}`);
+        out(`  waiting for budget: ${state.waiting.length === 0 ? 'none' : plural(state.waiting.length, 'job')}`);
         for (const workflowId of state.waiting) out(`    ${workflowId}`);
         const t = state.totals;
         out(`  totals: ${t.admitted} admitted, ${t.refused} refused, ${t.released} released, ${t.reclaimed} reclaimed`);
@@ -93,7 +91,7 @@ function recheckMember(memberId: string, out: Out): Promise<void> {
     out(
       waiting.length === 0
         ? `Asked member ${memberId}'s ledger to have its waiting jobs re-check: no job was waiting.`
-        : `Asked member ${memberId}'s ledger to have its waiting jobs re-check: ${jobs(waiting.length)} ` +
+        : `Asked member ${memberId}'s ledger to have its waiting jobs re-check: ${plural(waiting.length, 'job')} ` +
             `${waiting.length === 1 ? 'was' : 'were'} waiting (${waiting.join(', ')}).`,
     );
   });
@@ -114,9 +112,7 @@ function recheckJob(workflowId: string, out: Out): Promise<void> {
     const progress = await handle.query(budgetJobProgressQuery).catch(() => undefined);
     out(
       `Asked workflow ${workflowId} to re-check its budget now` +
-        (progress
-          ? ` (it was ${progress.status}, ${progress.checks} check${progress.checks === 1 ? '' : 's'} so far).`
-          : '.'),
+        (progress ? ` (it was ${progress.status}, ${plural(progress.checks, 'check')} so far).` : '.'),
     );
   });
 }

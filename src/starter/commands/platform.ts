@@ -9,7 +9,7 @@ import { PlatformClient } from '../../platform-client/client';
 import { resolveLimits, type QuotaLimit } from '../../ratelimit/limits';
 import { AdaptivePacing } from '../../ratelimit/pacing';
 import { describeQuotaQueue, queuePartitions, type ServerPace } from '../../ratelimit/shared-pacing';
-import { withStarter, type Out } from '../connect';
+import { plural, tableRow, withStarter, type Out } from '../connect';
 
 export function addPlatformCommands(program: Command, out: Out): void {
   program
@@ -33,13 +33,7 @@ function printModels(out: Out): void {
   ]);
   const header = ['model', 'path (/v3/async/…)', 'outputs', 'body check', 'price/task', 'quota'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  for (const row of [header, ...rows])
-    out(
-      row
-        .map((cell, i) => cell.padEnd(widths[i]))
-        .join('  ')
-        .trimEnd(),
-    );
+  for (const row of [header, ...rows]) out(tableRow(widths, row, '  ').trimEnd());
   const prefixes = MODEL_REGISTRY.passThroughPrefixes;
   out(
     prefixes.length > 0
@@ -86,7 +80,7 @@ async function printQuotas(out: Out, env: NodeJS.ProcessEnv = process.env): Prom
       const queue = quotaTaskQueue(temporal.taskQueue, limit.operation);
       const server = await describeQuotaQueue(client, temporal.namespace, queue, true);
       const partitions = await queuePartitions(client, temporal.namespace, queue).then(
-        (n) => `${n} partition${n === 1 ? '' : 's'}`,
+        (n) => plural(n, 'partition'),
         () => 'partitions unknown',
       );
       out(`  ${limit.operation}`);

@@ -7,9 +7,8 @@ import { pathToFileURL } from 'node:url';
 import { BATCH_ENDPOINTS, batchInputProblems, jsonlLines, type BatchEndpoint } from '../../platform/schemas/batches';
 import { formatIssues } from '../../platform/validation';
 import { CliError, ExitCode } from '../../starter/exit-codes';
-import { defineView, formatSeconds, lastPoll, renderBar } from '../../starter/progress';
+import { defineView, formatSeconds, lastPoll, overlay, renderBar } from '../../starter/progress';
 import { defineStarter, num, readText } from '../../starter/workflow-inputs';
-import { isoTime } from '../../shared/time';
 import { BATCH_INLINE_MAX_BYTES, batchProgressQuery, type BatchObservation, type BatchProgress } from './contract';
 
 export const starter = defineStarter({
@@ -84,17 +83,8 @@ export const lastBatchPoll = (pending: Parameters<typeof lastPoll>[0]) =>
 
 /** The query's progress with a newer poll of the same batch laid over it, until the batch has an outcome. */
 export function withLastPoll(progress: BatchProgress, poll: BatchObservation | undefined): BatchProgress {
-  if (!poll || progress.outcome || poll.batchId !== progress.batchId) return progress;
-  const queried = progress.observedAt ? Date.parse(progress.observedAt) : 0;
-  if (poll.observedAt <= queried) return progress;
-  return {
-    ...progress,
-    status: poll.status,
-    requestCounts: poll.requestCounts,
-    polls: poll.polls,
-    observedAt: isoTime(poll.observedAt),
-    nextPollAt: isoTime(poll.nextPollAt),
-  };
+  if (progress.outcome || poll?.batchId !== progress.batchId) return progress;
+  return overlay(progress, poll, ({ status, requestCounts, polls }) => ({ status, requestCounts, polls }));
 }
 
 export function renderBatchProgress(p: BatchProgress, now: number, width?: number): string {

@@ -2,9 +2,8 @@
 // outputs. Not workflow-safe (it reads --body from disk): only the starter loads it
 // (src/starter/workflow-inputs.ts).
 import { CliError, ExitCode } from '../../starter/exit-codes';
-import { defineView, formatSeconds, lastPoll, renderBar } from '../../starter/progress';
+import { defineView, formatSeconds, lastPoll, overlay, renderBar } from '../../starter/progress';
 import { defineStarter, num, parseJson, readText, type FlagsOf } from '../../starter/workflow-inputs';
-import { isoTime } from '../../shared/time';
 import {
   MEDIA_OPERATIONS,
   MEDIA_STATUS_BY_TASK_STATUS,
@@ -180,19 +179,14 @@ export const lastTaskPoll = (pending: Parameters<typeof lastPoll>[0]) =>
 
 /** The query's progress with a newer poll laid over it (same task only). */
 export function withLastPoll(progress: MediaProgress, poll: TaskObservation | undefined): MediaProgress {
-  if (!poll || poll.taskId !== progress.taskId) return progress;
-  const queried = progress.observedAt ? Date.parse(progress.observedAt) : 0;
-  if (poll.observedAt <= queried) return progress;
-  return {
-    ...progress,
-    status: MEDIA_STATUS_BY_TASK_STATUS[poll.status] ?? poll.status,
-    progressPercent: poll.progressPercent,
-    eta: poll.eta,
-    polls: progress.polls - (progress.taskPolls ?? 0) + poll.polls,
-    taskPolls: poll.polls,
-    observedAt: isoTime(poll.observedAt),
-    nextPollAt: isoTime(poll.nextPollAt),
-  };
+  if (poll?.taskId !== progress.taskId) return progress;
+  return overlay(progress, poll, (o) => ({
+    status: MEDIA_STATUS_BY_TASK_STATUS[o.status] ?? o.status,
+    progressPercent: o.progressPercent,
+    eta: o.eta,
+    polls: progress.polls - (progress.taskPolls ?? 0) + o.polls,
+    taskPolls: o.polls,
+  }));
 }
 
 /**
