@@ -223,15 +223,13 @@ export async function runWorker(
   // Before connecting: a refused key stops the worker here, with a message naming no secret.
   const firstCall = await checkFirstCall(platform);
   const connection = await NativeConnection.connect(temporal.connectionOptions);
-  const clientConnection = await Connection.connect(clientConnectionOptions(temporal)).catch(async (err: unknown) => {
-    await connection.close();
-    throw err;
-  });
-  // A traced activity's Updates to a budget ledger carry its trace on.
-  const interceptors = tracing ? tracingClientInterceptors() : undefined;
-  const client = new Client({ connection: clientConnection, namespace: temporal.namespace, interceptors });
+  let clientConnection: Connection | undefined;
   let receiver: Awaited<ReturnType<typeof serveCallbacks>>;
   try {
+    clientConnection = await Connection.connect(clientConnectionOptions(temporal));
+    // A traced activity's Updates to a budget ledger carry its trace on.
+    const interceptors = tracing ? tracingClientInterceptors() : undefined;
+    const client = new Client({ connection: clientConnection, namespace: temporal.namespace, interceptors });
     // Every search attribute the workflows set, before any is polled: registered where allowed (by
     // default only on a server on this machine), else a message naming them and the command that adds them.
     await ensureSearchAttributes({
@@ -277,7 +275,7 @@ export async function runWorker(
     await running;
   } finally {
     await receiver?.close();
-    await clientConnection.close();
+    await clientConnection?.close();
     await connection.close();
     // The spans of the last tasks, before the process ends.
     await tracing?.shutdown();

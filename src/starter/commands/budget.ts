@@ -59,7 +59,9 @@ export function addBudgetCommands(program: Command, out: Out): void {
       if ((memberId === undefined) === (opts.workflow === undefined)) {
         throw new CliError('budget recheck takes exactly one of <memberId> and --workflow <id>.', ExitCode.Usage);
       }
-      return opts.workflow !== undefined ? recheckJob(opts.workflow, out) : recheckMember(memberId!, out);
+      return withStarter(({ client }) =>
+        opts.workflow !== undefined ? recheckJob(client, opts.workflow, out) : recheckMember(client, memberId!, out),
+      );
     });
   budget
     .command('release')
@@ -84,35 +86,31 @@ export function addBudgetCommands(program: Command, out: Out): void {
 }
 
 /** To the ledger: every waiting job of the member re-checks. The count is as of just before the signal. */
-function recheckMember(memberId: string, out: Out): Promise<void> {
-  return withStarter(async ({ client }) => {
-    const { waiting } = await onLedger(ledger(client, memberId).query(budgetLedgerStateQuery), memberId);
-    await onLedger(ledger(client, memberId).signal(recheckBudgetSignal), memberId);
-    out(
-      waiting.length === 0
-        ? `Asked member ${memberId}'s ledger to have its waiting jobs re-check: no job was waiting.`
-        : `Asked member ${memberId}'s ledger to have its waiting jobs re-check: ${plural(waiting.length, 'job')} ` +
-            `${waiting.length === 1 ? 'was' : 'were'} waiting (${waiting.join(', ')}).`,
-    );
-  });
+async function recheckMember(client: Client, memberId: string, out: Out): Promise<void> {
+  const { waiting } = await onLedger(ledger(client, memberId).query(budgetLedgerStateQuery), memberId);
+  await onLedger(ledger(client, memberId).signal(recheckBudgetSignal), memberId);
+  out(
+    waiting.length === 0
+      ? `Asked member ${memberId}'s ledger to have its waiting jobs re-check: no job was waiting.`
+      : `Asked member ${memberId}'s ledger to have its waiting jobs re-check: ${plural(waiting.length, 'job')} ` +
+          `${waiting.length === 1 ? 'was' : 'were'} waiting (${waiting.join(', ')}).`,
+  );
 }
 
 /** To one budgetGatedJob: it re-checks at once, whatever its backoff says. */
-function recheckJob(workflowId: string, out: Out): Promise<void> {
-  return withStarter(async ({ client }) => {
-    const handle = client.workflow.getHandle(workflowId);
-    const d = await orCliError(handle.describe(), workflowId);
-    if (d.type !== WorkflowType.budgetGatedJob) {
-      throw new CliError(
-        `--workflow ${workflowId} is a ${d.type}, not a budgetGatedJob: only budget-gated jobs re-check their budget.`,
-        ExitCode.Usage,
-      );
-    }
-    await orCliError(handle.signal(recheckBudgetSignal), workflowId);
-    const progress = await handle.query(budgetJobProgressQuery).catch(() => undefined);
-    out(
-      `Asked workflow ${workflowId} to re-check its budget now` +
-        (progress ? ` (it was ${progress.status}, ${plural(progress.checks, 'check')} so far).` : '.'),
+async function recheckJob(client: Client, workflowId: string, out: Out): Promise<void> {
+  const handle = client.workflow.getHandle(workflowId);
+  const d = await orCliError(handle.describe(), workflowId);
+  if (d.type !== WorkflowType.budgetGatedJob) {
+    throw new CliError(
+      `--workflow ${workflowId} is a ${d.type}, not a budgetGatedJob: only budget-gated jobs re-check their budget.`,
+      ExitCode.Usage,
     );
-  });
+  }
+  await orCliError(handle.signal(recheckBudgetSignal), workflowId);
+  const progress = await handle.query(budgetJobProgressQuery).catch(() => undefined);
+  out(
+    `Asked workflow ${workflowId} to re-check its budget now` +
+      (progress ? ` (it was ${progress.status}, ${plural(progress.checks, 'check')} so far).` : '.'),
+  );
 }

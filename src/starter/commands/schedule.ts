@@ -1,10 +1,7 @@
-// `schedule …`: Temporal Schedules whose every run is a budgetGatedJob, so a recurring job is admitted
-// through its member's ledger like any other, and a run without budget ends Skipped (a success) by
-// default instead of failing. `schedule create autoRenew --member M --before 72h` makes the one
-// schedule of a member (`autoRenew-<member>`) whose every run is an autoRenew of the member's
-// instances: it renews what expires within the window through the member's ledger, the renewals' own
-// ids keep two runs from renewing one expiry twice, and overlap `skip` keeps runs from overlapping.
-// A schedule lives on the server: no process of ours has to stay up.
+// `schedule …`: Temporal Schedules whose every run is a budgetGatedJob, admitted through its member's
+// ledger like any other (a run without budget ends Skipped by default), or, for `schedule create
+// autoRenew`, the member's one autoRenew schedule (docs/workflows/autoRenew.md). A schedule lives on
+// the server: no process of ours has to stay up.
 import type { Client, ScheduleExecutionResult } from '@temporalio/client';
 import type { Command } from 'commander';
 import { SearchAttributes } from '../../api/contract';

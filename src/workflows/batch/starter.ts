@@ -1,7 +1,6 @@
-// `start batchJob`'s flags and how they make its input, and how `--wait` shows its progress. --file is
-// checked here, line by line, before anything starts: a small one travels inline; a larger one is read
-// by the worker from the shared disk, since a workflow input must stay far below Temporal's 2 MB limit.
-// Not workflow-safe (it reads the file): only the starter loads it (src/starter/workflow-inputs.ts).
+// batchJob's flags and how they make its input, and how `--wait` shows its progress. --file is checked
+// line by line before anything starts; a large one is read by the worker from the shared disk, since a
+// workflow input must stay far below Temporal's 2 MB limit. Not workflow-safe: only the starter loads it.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BATCH_ENDPOINTS, batchInputProblems, jsonlLines, type BatchEndpoint } from '../../platform/schemas/batches';
