@@ -40,15 +40,8 @@ export class CliError extends Error {
 }
 
 /** The innermost failure that says what went wrong (an activity failure wraps the real one). */
-export function rootCause(err: Error): Error {
-  let current: Error = err;
-  for (let i = 0; i < 10; i++) {
-    const next = (current as { cause?: unknown }).cause;
-    if (!(next instanceof Error)) break;
-    current = next;
-  }
-  return current;
-}
+const rootCause = (err: Error, depth = 0): Error =>
+  err.cause instanceof Error && depth < 10 ? rootCause(err.cause, depth + 1) : err;
 
 /** The innermost failure's message, with its type where it has one: `no budget [BudgetExceeded]`. */
 export function failureText(err: Error): string {
