@@ -28,8 +28,7 @@ import {
   type RateLimitSettings,
   type WorkerSettings,
 } from './config/settings';
-import type { FetchPolicy } from './fetching/policy';
-import { loadPriceTable, type PriceTable } from './activities/budget/price';
+import { loadPriceTable } from './activities/budget/price';
 import {
   addRegisterSearchAttributesOption,
   ensureSearchAttributes,
@@ -49,50 +48,40 @@ import { callbackUrls, type CallbackUrls } from './webhooks/token';
 export interface PlatformWorkerOptions {
   connection: NativeConnection;
   /**
-   * A client on a connection of its own, for activities that call other workflows (a budget ledger's
-   * Updates, which wait until the ledger answers): on the worker's own connection, many such waits
-   * could crowd out the polls the ledger needs to answer them.
+   * A client on a connection of its own, for activities that wait on a budget ledger's Updates: on the
+   * worker's own connection, many such waits could crowd out the polls the ledger needs to answer them.
    */
   client: Client;
   namespace: string;
   taskQueue: string;
   platform: PlatformClient;
+  /** Where the settings, prices and fetch policy are read from (docs/configuration.md); process.env by default. */
+  env?: NodeJS.ProcessEnv;
   /** Where outputs are kept; by default the local folder of ARTIFACT_DIR. */
   artifacts?: ArtifactStore;
-  /** Prices of budget-gated jobs given without a cost; by default PLATFORM_PRICES(_FILE) or the built-in table. */
-  prices?: PriceTable;
-  /** Where downloads may come from; by default FETCH_ALLOWED_HOSTS, INPUT_FILE_DIR and DOWNLOAD_MAX_MB. */
-  fetchPolicy?: FetchPolicy;
   /** A prebuilt workflow bundle (tests build one for the whole run); otherwise src/workflows is bundled. */
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /** Overrides of the settings read from `env`. */
   settings?: Partial<WorkerSettings>;
-  /** The shared rate limits of paid submits; by default the RATE_LIMIT_* defaults (docs/configuration.md). */
   rateLimit?: Partial<RateLimitSettings>;
   /** The worker's identity in histories; by default the SDK's (process id and host). */
   identity?: string;
   /** Set: media submits ask for callbacks (WEBHOOK_PUBLIC_URL, src/webhooks). */
   callbacks?: CallbackUrls;
-  /**
-   * Tracing (src/tracing), when on: workflows and activities get the OpenTelemetry interceptors. The
-   * workflow interceptors are bundled only when the worker bundles src/workflows itself (not with a
-   * prebuilt `workflowBundle`).
-   */
+  /** Tracing, when on; the workflow interceptors are bundled only when the worker bundles src/workflows itself. */
   tracing?: Tracing;
 }
 
 /**
  * How the workflow code is bundled. zod and the schemas built with it are stateless, so they are
- * loaded once per reusable V8 context instead of once per workflow (src/sandbox/preload.ts): building
- * them was most of the cost of starting and keeping a workflow.
+ * loaded once per reusable V8 context instead of once per workflow (src/sandbox/preload.ts).
  */
 export const WORKFLOW_BUNDLER_OPTIONS = { preloadModules: ['zod', require.resolve('./sandbox/preload')] };
 
 /**
- * The bundle's entry: every operation's workflows.ts, for the operations src/workflows/operations.ts
- * lists, and any `extra` modules. Written beside the workflows, where the bundler resolves the
- * packages it adds to the entry (zod, @temporalio/workflow), with paths relative to it. `npm run
- * build` writes the service's own, so a deployment whose code is read-only (the Docker image runs as
- * an unprivileged user) never writes it; one written at run time is named by its content and moved
+ * The bundle's entry: every operation's workflows.ts and any `extra` modules, written beside the
+ * workflows so the bundler resolves the packages it adds. `npm run build` writes the service's own (a
+ * read-only deployment never writes one); one written at run time is named by its content and moved
  * into place whole, so workers starting at once never read a half-written one.
  */
 export function workflowsEntry(extra: string[] = []): string {
@@ -113,13 +102,14 @@ export function workflowsEntry(extra: string[] = []): string {
  * whose shared limits it reads from the quota list and keeps in step with the other workers.
  */
 export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise<WorkerGroup> {
-  const s = { ...loadWorkerSettings({}), ...opts.settings };
+  const { env = process.env, platform } = opts;
+  const s = { ...loadWorkerSettings(env), ...opts.settings };
   const pacing = new SharedPacing({
     client: opts.client,
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
-    platform: opts.platform,
-    settings: { ...loadRateLimitSettings({}), ...opts.rateLimit },
+    platform,
+    settings: { ...loadRateLimitSettings(env), ...opts.rateLimit },
     log: (level, message, meta) => {
       Runtime.instance().logger[level](message, meta);
     },
@@ -128,11 +118,11 @@ export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise
   });
   await pacing.start();
   const activities = createActivities({
-    platform: opts.platform,
-    artifacts: opts.artifacts ?? createArtifactStore(),
+    platform,
+    artifacts: opts.artifacts ?? createArtifactStore(env),
     temporal: opts.client,
-    prices: opts.prices ?? loadPriceTable(),
-    fetchPolicy: opts.fetchPolicy ?? loadFetchPolicy(process.env, opts.platform.config.baseUrl),
+    prices: loadPriceTable(env),
+    fetchPolicy: loadFetchPolicy(env, platform.config.baseUrl),
     pacing,
     callbacks: opts.callbacks,
   });
@@ -174,22 +164,15 @@ export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise
   }
 }
 
-/** The SDK's warning for a worker without workflows, as worded in @temporalio/worker 1.24. */
-const NO_WORKFLOWS_WARNING = 'No workflows registered, not polling for workflow tasks';
-
 /**
- * The level a log entry is written at. The quota workers run paced submits only, by design, so the
- * SDK's warning that they have no workflows is said at INFO: otherwise every start prints one warning
- * per quota that means nothing is wrong.
+ * The quota workers run paced submits only, by design: the SDK's warning that they have no workflows
+ * (as worded in @temporalio/worker 1.24) is said at INFO, else every start warns once per quota.
  */
-export function logLevelOf(entry: Pick<LogEntry, 'level' | 'message' | 'meta'>): LogEntry['level'] {
-  const taskQueue: unknown = entry.meta?.taskQueue;
-  const expected =
-    entry.level === 'WARN' &&
-    entry.message === NO_WORKFLOWS_WARNING &&
-    typeof taskQueue === 'string' &&
-    isQuotaTaskQueue(taskQueue);
-  return expected ? 'INFO' : entry.level;
+function logLevelOf({ level, message, meta }: LogEntry): LogEntry['level'] {
+  const quotaWorker = typeof meta?.taskQueue === 'string' && isQuotaTaskQueue(meta.taskQueue);
+  return quotaWorker && level === 'WARN' && message === 'No workflows registered, not polling for workflow tasks'
+    ? 'INFO'
+    : level;
 }
 
 let runtimeInstalled = false;
@@ -231,27 +214,23 @@ export async function runWorker(
   opts: { workflowBundle?: WorkerOptions['workflowBundle']; onRunning?: () => void } = {},
 ): Promise<void> {
   const settings = loadWorkerSettings(env);
-  const rateLimit = loadRateLimitSettings(env);
   installRuntime(settings);
   const tracing = startTracing(env, 'platform-ops-worker');
   const temporal = loadTemporalSettings(env);
   const platform = PlatformClient.fromEnv(env, { onCall: platformCallMetrics() });
   const artifacts = createArtifactStore(env);
-  const prices = loadPriceTable(env);
   const fetchPolicy = loadFetchPolicy(env, platform.config.baseUrl);
   const webhooks = loadWebhookSettings(env);
   // Before connecting: a refused key stops the worker here, with a message naming no secret.
   const firstCall = await checkFirstCall(platform);
   const connection = await NativeConnection.connect(temporal.connectionOptions);
-  const clientConnection = await Connection.connect(clientConnectionOptions(temporal)).catch(async (err: unknown) => {
-    await connection.close();
-    throw err;
-  });
-  // A traced activity's Updates to a budget ledger carry its trace on.
-  const interceptors = tracing ? tracingClientInterceptors() : undefined;
-  const client = new Client({ connection: clientConnection, namespace: temporal.namespace, interceptors });
+  let clientConnection: Connection | undefined;
   let receiver: Awaited<ReturnType<typeof serveCallbacks>>;
   try {
+    clientConnection = await Connection.connect(clientConnectionOptions(temporal));
+    // A traced activity's Updates to a budget ledger carry its trace on.
+    const interceptors = tracing ? tracingClientInterceptors() : undefined;
+    const client = new Client({ connection: clientConnection, namespace: temporal.namespace, interceptors });
     // Every search attribute the workflows set, before any is polled: registered where allowed (by
     // default only on a server on this machine), else a message naming them and the command that adds them.
     await ensureSearchAttributes({
@@ -269,11 +248,8 @@ export async function runWorker(
       namespace: temporal.namespace,
       taskQueue: temporal.taskQueue,
       platform,
+      env,
       artifacts,
-      prices,
-      fetchPolicy,
-      settings,
-      rateLimit,
       workflowBundle: opts.workflowBundle,
       callbacks: callbackUrls(webhooks, temporal.namespace),
       tracing,
@@ -300,7 +276,7 @@ export async function runWorker(
     await running;
   } finally {
     await receiver?.close();
-    await clientConnection.close();
+    await clientConnection?.close();
     await connection.close();
     // The spans of the last tasks, before the process ends.
     await tracing?.shutdown();

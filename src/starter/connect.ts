@@ -1,4 +1,5 @@
-// A Temporal client for the starter's commands, configured like the worker (envconfig).
+// A Temporal client for the starter's commands, configured like the worker (envconfig), and how the
+// commands print.
 import { Client, Connection } from '@temporalio/client';
 import { clientConnectionOptions, loadTemporalSettings, type TemporalSettings } from '../config/settings';
 import { startTracing, tracingClientInterceptors } from '../tracing';
@@ -6,6 +7,13 @@ import { CliError, ExitCode } from './exit-codes';
 
 /** Where a command prints what it has to say (stdout). */
 export type Out = (line: string) => void;
+
+/** A table's line: each cell padded to its column's width (a last cell without one as it is). */
+export const tableRow = (widths: number[], cells: unknown[], gap = ' '): string =>
+  cells.map((cell, i) => String(cell).padEnd(widths[i] ?? 0)).join(gap);
+
+/** `1 job`, `3 jobs`. */
+export const plural = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 /** Runs `fn` with a connected client, and closes the connection however `fn` ends. */
 export async function withStarter<T>(

@@ -40,14 +40,13 @@ export class CliError extends Error {
 }
 
 /** The innermost failure that says what went wrong (an activity failure wraps the real one). */
-export function rootCause(err: Error): Error {
-  let current: Error = err;
-  for (let i = 0; i < 10; i++) {
-    const next = (current as { cause?: unknown }).cause;
-    if (!(next instanceof Error)) break;
-    current = next;
-  }
-  return current;
+const rootCause = (err: Error, depth = 0): Error =>
+  err.cause instanceof Error && depth < 10 ? rootCause(err.cause, depth + 1) : err;
+
+/** The innermost failure's message, with its type where it has one: `no budget [BudgetExceeded]`. */
+export function failureText(err: Error): string {
+  const cause = rootCause(err);
+  return cause instanceof ApplicationFailure && cause.type ? `${cause.message} [${cause.type}]` : cause.message;
 }
 
 /**
@@ -75,18 +74,15 @@ export function toCliError(err: unknown, workflowId?: string): CliError {
   }
   if (err instanceof WorkflowUpdateFailedError) {
     // A validator's refusal (or the handler's failure): the workflow itself goes on.
-    const cause = err.cause ? rootCause(err.cause) : undefined;
-    return new CliError(`${id} refused the request: ${cause?.message ?? err.message}`, ExitCode.Usage);
+    return new CliError(`${id} refused the request: ${rootCause(err).message}`, ExitCode.Usage);
   }
   if (err instanceof WorkflowFailedError) {
-    const cause = err.cause ? rootCause(err.cause) : undefined;
-    if (cause instanceof CancelledFailure || err.cause instanceof CancelledFailure) {
+    if (rootCause(err) instanceof CancelledFailure || err.cause instanceof CancelledFailure) {
       return new CliError(`${id} was cancelled.`, ExitCode.WorkflowFailed);
     }
     if (err.cause instanceof TerminatedFailure) return new CliError(`${id} was terminated.`, ExitCode.WorkflowFailed);
     if (err.cause instanceof TimeoutFailure) return new CliError(`${id} timed out.`, ExitCode.WorkflowFailed);
-    const type = cause instanceof ApplicationFailure && cause.type ? ` [${cause.type}]` : '';
-    return new CliError(`${id} failed: ${cause?.message ?? err.message}${type}`, ExitCode.WorkflowFailed);
+    return new CliError(`${id} failed: ${failureText(err)}`, ExitCode.WorkflowFailed);
   }
   if (err instanceof Error) return new CliError(err.message, ExitCode.WorkflowFailed);
   return new CliError(String(err), ExitCode.WorkflowFailed);

@@ -4,6 +4,7 @@
 import type { WorkflowExecutionDescription } from '@temporalio/client';
 import { defaultPayloadConverter, type QueryDefinition } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
+import { isoTime } from '../shared/time';
 
 type PendingActivity = temporal.api.workflow.v1.IPendingActivityInfo;
 
@@ -11,10 +12,7 @@ type PendingActivity = temporal.api.workflow.v1.IPendingActivityInfo;
 export interface ProgressView<P> {
   /** The workflow's progress query. */
   query: QueryDefinition<P>;
-  /**
-   * Fresher figures than the query's, which answer as of the last checkpoint: what the pending poll
-   * activity saw last (lastPoll), server state read through describe(), so it costs the workflow nothing.
-   */
+  /** Fresher figures than the query's (as of the last checkpoint): the pending poll's, read through describe(). */
   fresher?(progress: P, pending: readonly PendingActivity[] | null | undefined): P;
   render(progress: P, now: number): string;
   /** What counts as a change worth a new line where the line is not redrawn in place. */
@@ -41,14 +39,7 @@ export interface WatchedWorkflow<P> {
   describe?(): Promise<Pick<WorkflowExecutionDescription, 'raw'>>;
 }
 
-interface WatchOptions {
-  stream?: ProgressStream;
-  intervalMs?: number;
-  now?: () => number;
-}
-
 const CLEAR_TO_END = '\x1b[K';
-const DEFAULT_BAR_WIDTH = 20;
 
 /** `12s`, `3m05s`, `2h07m`: short enough to keep the line from jumping around. */
 export function formatSeconds(seconds: number): string {
@@ -59,7 +50,7 @@ export function formatSeconds(seconds: number): string {
 }
 
 /** `[######----]  52%`, or an empty bar and `?%` before the platform reports any progress. */
-export function renderBar(percent: number | undefined, width: number = DEFAULT_BAR_WIDTH): string {
+export function renderBar(percent: number | undefined, width = 20): string {
   const cells = Math.max(0, Math.floor(width));
   const clamped = percent === undefined || !Number.isFinite(percent) ? undefined : Math.min(100, Math.max(0, percent));
   // Floor, so neither the number nor the bar says 100% (done) while the task is not.
@@ -93,30 +84,15 @@ export function lastPoll<O extends { observedAt: number }>(
   return newest;
 }
 
-/** Draws progress lines: in place on a terminal, else one line per change (countdowns would only be noise). */
-function progressPrinter<P>(stream: ProgressStream, view: ProgressView<P>) {
-  let drawn = false;
-  let lastKey: string | undefined;
-  return {
-    show(progress: P, now: number): void {
-      const line = view.render(progress, now);
-      if (stream.isTTY) {
-        const fit = stream.columns && stream.columns > 1 ? line.slice(0, stream.columns - 1) : line;
-        stream.write(`\r${fit}${CLEAR_TO_END}`);
-        drawn = true;
-        return;
-      }
-      const key = view.changeKey(progress);
-      if (key === lastKey) return;
-      lastKey = key;
-      stream.write(`${line}\n`);
-    },
-    /** Ends the line being redrawn, so whatever is printed next starts on a line of its own. */
-    end(): void {
-      if (drawn) stream.write('\n');
-      drawn = false;
-    },
-  };
+/** `progress` with a newer `poll` laid over it by `lay`; the progress as it is when the poll is not newer. */
+export function overlay<P extends { observedAt?: string }, O extends { observedAt: number; nextPollAt?: number }>(
+  progress: P,
+  poll: O | undefined,
+  lay: (poll: O) => Partial<P>,
+): P {
+  const queried = progress.observedAt ? Date.parse(progress.observedAt) : 0;
+  if (!poll || poll.observedAt <= queried) return progress;
+  return { ...progress, ...lay(poll), observedAt: isoTime(poll.observedAt), nextPollAt: isoTime(poll.nextPollAt) };
 }
 
 /**
@@ -126,10 +102,9 @@ function progressPrinter<P>(stream: ProgressStream, view: ProgressView<P>) {
 export async function waitWithProgress<P>(
   workflow: WatchedWorkflow<P>,
   view: ProgressView<P>,
-  opts: WatchOptions = {},
+  opts: { stream?: ProgressStream; intervalMs?: number; now?: () => number } = {},
 ): Promise<unknown> {
   const { stream = process.stderr, intervalMs = 1000, now = () => Date.now() } = opts;
-  const printer = progressPrinter(stream, view);
   const progress = async (): Promise<P> => {
     const queried = await workflow.query(view.query);
     if (!view.fresher) return queried;
@@ -139,9 +114,23 @@ export async function waitWithProgress<P>(
   let latest: P | undefined;
   let querying = false;
   let stopped = false;
+  let drawn = false;
+  let lastKey: string | undefined;
+  // In place on a terminal, else one line per change (countdowns would only be noise).
+  const show = (p: P) => {
+    const line = view.render(p, now());
+    if (stream.isTTY) {
+      const fit = stream.columns && stream.columns > 1 ? line.slice(0, stream.columns - 1) : line;
+      stream.write(`\r${fit}${CLEAR_TO_END}`);
+      drawn = true;
+    } else if (view.changeKey(p) !== lastKey) {
+      lastKey = view.changeKey(p);
+      stream.write(`${line}\n`);
+    }
+  };
 
   const tick = () => {
-    if (latest) printer.show(latest, now());
+    if (latest) show(latest);
     // One query at a time: with no worker polling yet, a query waits until the server gives up.
     if (querying) return;
     querying = true;
@@ -149,7 +138,7 @@ export async function waitWithProgress<P>(
       .then((p) => {
         if (stopped) return;
         latest = p;
-        printer.show(p, now());
+        show(p);
       })
       .catch(() => {
         // No worker yet, the workflow closing, or a worker without the query: the progress is only a
@@ -168,6 +157,7 @@ export async function waitWithProgress<P>(
     // The result (or its failure) is in: no more redraws, and no timer left to keep the process alive.
     stopped = true;
     clearInterval(timer);
-    printer.end();
+    // Whatever is printed next starts on a line of its own.
+    if (drawn) stream.write('\n');
   }
 }

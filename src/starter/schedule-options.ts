@@ -47,27 +47,23 @@ export interface ScheduleFlags {
   jitter?: string;
 }
 
-/** `--overlap` names, as Temporal's overlap policies. */
-const OVERLAP_POLICIES = {
-  skip: ScheduleOverlapPolicy.SKIP,
-  'buffer-one': ScheduleOverlapPolicy.BUFFER_ONE,
-  'buffer-all': ScheduleOverlapPolicy.BUFFER_ALL,
-  'cancel-other': ScheduleOverlapPolicy.CANCEL_OTHER,
-  'terminate-other': ScheduleOverlapPolicy.TERMINATE_OTHER,
-  'allow-all': ScheduleOverlapPolicy.ALLOW_ALL,
-} as const;
-type OverlapName = keyof typeof OVERLAP_POLICIES;
-export const OVERLAP_NAMES = Object.keys(OVERLAP_POLICIES) as OverlapName[];
+/** `--overlap` names: Temporal's overlap policies, `buffer-one` for BUFFER_ONE. */
+const OVERLAP_POLICIES = Object.fromEntries(
+  Object.values(ScheduleOverlapPolicy)
+    .filter((policy) => policy !== undefined)
+    .map((policy) => [policy.toLowerCase().replace('_', '-'), policy]),
+) as Record<string, ScheduleOverlapPolicy>;
+export const OVERLAP_NAMES = Object.keys(OVERLAP_POLICIES);
 
 export function overlapPolicy(value: string): ScheduleOverlapPolicy {
   if (!(value in OVERLAP_POLICIES)) {
     throw new CliError(`--overlap must be one of ${OVERLAP_NAMES.join(', ')}, not "${value}".`, ExitCode.Usage);
   }
-  return OVERLAP_POLICIES[value as OverlapName];
+  return OVERLAP_POLICIES[value];
 }
 
 /** The `--overlap` name of a policy (the server answers SKIP for a schedule created without one). */
-export function overlapName(policy: ScheduleOverlapPolicy | undefined): OverlapName {
+export function overlapName(policy: ScheduleOverlapPolicy | undefined): string {
   return OVERLAP_NAMES.find((name) => OVERLAP_POLICIES[name] === policy) ?? 'skip';
 }
 

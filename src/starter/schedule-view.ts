@@ -1,6 +1,7 @@
 // What `schedule list` and `schedule describe` print, from what the server answers. The server keeps a
 // cron expression compiled into calendar ranges, so it is written back as cron here. Pure.
 import type { CalendarSpecDescription, Range, ScheduleSpecDescription } from '@temporalio/client';
+import { AutoRenewResult } from '../workflows/autoRenew/contract';
 import { renderBudgetJobSummary } from '../workflows/budget/starter';
 import { formatDuration } from './schedule-options';
 
@@ -67,11 +68,8 @@ export function renderRunState(run: RunState): string {
 
 /** An autoRenew run's result in one line: `Completed: renewed 1, skipped 2, refused by budget 0, failed 0`. */
 function renderAutoRenewSummary(result: unknown): string | undefined {
-  const r = result as Partial<Record<'renewed' | 'skipped' | 'refusedByBudget' | 'failed', unknown[]>> | undefined;
-  if (!Array.isArray(r?.renewed)) return undefined;
-  const n = (list: unknown[] | undefined) => list?.length ?? 0;
-  return (
-    `Completed: renewed ${n(r.renewed)}, skipped ${n(r.skipped)}, refused by budget ${n(r.refusedByBudget)}, ` +
-    `failed ${n(r.failed)}`
-  );
+  const parsed = AutoRenewResult.safeParse(result);
+  if (!parsed.success) return undefined;
+  const { renewed, skipped, refusedByBudget, failed } = parsed.data;
+  return `Completed: renewed ${renewed.length}, skipped ${skipped.length}, refused by budget ${refusedByBudget.length}, failed ${failed.length}`;
 }

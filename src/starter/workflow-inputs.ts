@@ -1,8 +1,6 @@
-// Builds a workflow's input from `--input` JSON, `--input-file`, or the workflow's own flags, and
-// checks it with the same schema the workflow uses, so a typo fails before anything starts. Each
-// operation declares its flags, how they make its workflow types' inputs and what `npm start` suggests
-// trying, in src/workflows/<operation>/starter.ts; they are loaded here by the operations list, and a
-// flag several operations declare becomes one option.
+// Builds a workflow's input from `--input` JSON, `--input-file`, or the flags each operation declares
+// in src/workflows/<operation>/starter.ts (a flag several declare is one option), and checks it with
+// the workflow's own schema, so a typo fails before anything starts.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
@@ -28,9 +26,8 @@ export interface InputFlags {
 export type InputDefaults = Record<string, unknown>;
 
 /**
- * A flag's help, keyed by the flag as commander takes it (`--months <n>`, `--sound`): a line, a
- * function where the help names the command's default, or `{ repeatable }` when each use adds a value
- * (`--question Q --question R`).
+ * A flag's help, keyed by the flag as commander takes it (`--months <n>`): a line, a function where it
+ * names the command's default, or `{ repeatable }` when each use adds a value (`--question Q --question R`).
  */
 export type Flag = string | ((defaults: InputDefaults) => string) | { repeatable: string };
 
@@ -81,35 +78,25 @@ export function operationStarters(): Record<string, OperationStarter> {
   return starters;
 }
 
-type FlagKind = 'a switch' | 'a value' | 'repeatable';
-
-interface MergedFlag {
-  flag: string;
-  kind: FlagKind;
-  descriptions: Exclude<Flag, { repeatable: string }>[];
-  /** The first operation that declares it. */
-  by: string;
-}
-
 /** One option per flag, whichever operations declare it; a flag of two kinds cannot be one option, so it throws. */
-export function mergeFlags(byOperation: Record<string, OperationStarter>): MergedFlag[] {
-  const merged = new Map<string, MergedFlag>();
+export function mergeFlags(byOperation: Record<string, OperationStarter>) {
+  const merged = new Map<
+    string,
+    { flag: string; kind: string; descriptions: Exclude<Flag, { repeatable: string }>[]; by: string }
+  >();
   for (const [op, { flags }] of Object.entries(byOperation)) {
     for (const [flag, help] of Object.entries(flags)) {
-      const long = flag.split(' ')[0];
       const kind = typeof help === 'object' ? 'repeatable' : /<.+>/.test(flag) ? 'a value' : 'a switch';
       const description = typeof help === 'object' ? help.repeatable : help;
+      const long = flag.split(' ')[0];
       const seen = merged.get(long);
-      if (seen === undefined) {
-        merged.set(long, { flag, kind, descriptions: [description], by: op });
-      } else if (seen.kind !== kind) {
+      if (seen === undefined) merged.set(long, { flag, kind, descriptions: [description], by: op });
+      else if (seen.kind !== kind) {
         throw new Error(
           `${long} is ${seen.kind} in src/workflows/${seen.by}/starter.ts but ${kind} in ` +
             `src/workflows/${op}/starter.ts: one flag is one option, of one kind.`,
         );
-      } else if (!seen.descriptions.includes(description)) {
-        seen.descriptions.push(description);
-      }
+      } else if (!seen.descriptions.includes(description)) seen.descriptions.push(description);
     }
   }
   return [...merged.values()];
@@ -123,7 +110,7 @@ export function addInputOptions(command: Command, defaults: InputDefaults = {}):
     .option('--input <json>', 'the whole input as JSON')
     .option('--input-file <path>', 'the whole input from a JSON file');
   for (const f of mergeFlags(operationStarters())) {
-    const description = f.descriptions.map((d) => (typeof d === 'string' ? d : d(defaults))).join('; ');
+    const description = f.descriptions.map((d) => (typeof d === 'function' ? d(defaults) : d)).join('; ');
     if (f.kind === 'repeatable') command.option(f.flag, description, collect);
     else command.option(f.flag, description);
   }

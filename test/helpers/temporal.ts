@@ -90,6 +90,8 @@ export async function withWorker<T>(
       namespace,
       taskQueue,
       platform: opts.platform ?? emulatorPlatform(),
+      // The defaults, whatever this shell's WORKER_*, RATE_LIMIT_* or FETCH_* say.
+      env: {},
       artifacts: opts.artifacts ?? testArtifacts(),
       workflowBundle: { codePath: testEnv('workflowBundle') },
       settings: { WORKER_SHUTDOWN_GRACE_SECONDS: 1, ...opts.settings },

@@ -11,7 +11,7 @@ import {
   releaseBudgetUpdate,
 } from '../../workflows/budgetLedger/contract';
 import { WorkflowType } from '../../workflows/operations';
-import { withStarter, type Out } from '../connect';
+import { plural, withStarter, type Out } from '../connect';
 import { CliError, ExitCode, isClosedWorkflow, orCliError, toCliError } from '../exit-codes';
 
 /** `promise`, failing as a sentence about the member's ledger (which exists once a budget-gated job asked it). */
@@ -28,8 +28,6 @@ const onLedger = <T>(promise: Promise<T>, memberId: string): Promise<T> =>
 
 const ledger = (client: Client, memberId: string) => client.workflow.getHandle(budgetLedgerWorkflowId(memberId));
 
-const jobs = (n: number) => `${n} job${n === 1 ? '' : 's'}`;
-
 export function addBudgetCommands(program: Command, out: Out): void {
   const budget = program.command('budget').description("a member's budget ledger: show, recheck, release");
   budget
@@ -41,12 +39,12 @@ export function addBudgetCommands(program: Command, out: Out): void {
         const state = await onLedger(ledger(client, memberId).query(budgetLedgerStateQuery), memberId);
         const n = state.reservations.length;
         out(`Budget ledger of member ${memberId} (workflow ${budgetLedgerWorkflowId(memberId)})`);
-        out(`  outstanding: ${formatAmount(state.outstanding)} held by ${n} reservation${n === 1 ? '' : 's'}`);
+        out(`  outstanding: ${formatAmount(state.outstanding)} held by ${plural(n, 'reservation')}`);
         for (const r of state.reservations) {
           const since = r.admittedAt === undefined ? '' : `  since ${new Date(r.admittedAt).toISOString()}`;
           out(`    ${r.reservationId}  holder ${r.holderWorkflowId}  cost ${formatAmount(r.cost)}${since}`);
         }
-        out(`  waiting for budget: ${state.waiting.length === 0 ? 'none' : jobs(state.waiting.length)}`);
+        out(`  waiting for budget: ${state.waiting.length === 0 ? 'none' : plural(state.waiting.length, 'job')}`);
         for (const workflowId of state.waiting) out(`    ${workflowId}`);
         const t = state.totals;
         out(`  totals: ${t.admitted} admitted, ${t.refused} refused, ${t.released} released, ${t.reclaimed} reclaimed`);
@@ -61,7 +59,9 @@ export function addBudgetCommands(program: Command, out: Out): void {
       if ((memberId === undefined) === (opts.workflow === undefined)) {
         throw new CliError('budget recheck takes exactly one of <memberId> and --workflow <id>.', ExitCode.Usage);
       }
-      return opts.workflow !== undefined ? recheckJob(opts.workflow, out) : recheckMember(memberId!, out);
+      return withStarter(({ client }) =>
+        opts.workflow !== undefined ? recheckJob(client, opts.workflow, out) : recheckMember(client, memberId!, out),
+      );
     });
   budget
     .command('release')
@@ -86,37 +86,31 @@ export function addBudgetCommands(program: Command, out: Out): void {
 }
 
 /** To the ledger: every waiting job of the member re-checks. The count is as of just before the signal. */
-function recheckMember(memberId: string, out: Out): Promise<void> {
-  return withStarter(async ({ client }) => {
-    const { waiting } = await onLedger(ledger(client, memberId).query(budgetLedgerStateQuery), memberId);
-    await onLedger(ledger(client, memberId).signal(recheckBudgetSignal), memberId);
-    out(
-      waiting.length === 0
-        ? `Asked member ${memberId}'s ledger to have its waiting jobs re-check: no job was waiting.`
-        : `Asked member ${memberId}'s ledger to have its waiting jobs re-check: ${jobs(waiting.length)} ` +
-            `${waiting.length === 1 ? 'was' : 'were'} waiting (${waiting.join(', ')}).`,
-    );
-  });
+async function recheckMember(client: Client, memberId: string, out: Out): Promise<void> {
+  const { waiting } = await onLedger(ledger(client, memberId).query(budgetLedgerStateQuery), memberId);
+  await onLedger(ledger(client, memberId).signal(recheckBudgetSignal), memberId);
+  out(
+    waiting.length === 0
+      ? `Asked member ${memberId}'s ledger to have its waiting jobs re-check: no job was waiting.`
+      : `Asked member ${memberId}'s ledger to have its waiting jobs re-check: ${plural(waiting.length, 'job')} ` +
+          `${waiting.length === 1 ? 'was' : 'were'} waiting (${waiting.join(', ')}).`,
+  );
 }
 
 /** To one budgetGatedJob: it re-checks at once, whatever its backoff says. */
-function recheckJob(workflowId: string, out: Out): Promise<void> {
-  return withStarter(async ({ client }) => {
-    const handle = client.workflow.getHandle(workflowId);
-    const d = await orCliError(handle.describe(), workflowId);
-    if (d.type !== WorkflowType.budgetGatedJob) {
-      throw new CliError(
-        `--workflow ${workflowId} is a ${d.type}, not a budgetGatedJob: only budget-gated jobs re-check their budget.`,
-        ExitCode.Usage,
-      );
-    }
-    await orCliError(handle.signal(recheckBudgetSignal), workflowId);
-    const progress = await handle.query(budgetJobProgressQuery).catch(() => undefined);
-    out(
-      `Asked workflow ${workflowId} to re-check its budget now` +
-        (progress
-          ? ` (it was ${progress.status}, ${progress.checks} check${progress.checks === 1 ? '' : 's'} so far).`
-          : '.'),
+async function recheckJob(client: Client, workflowId: string, out: Out): Promise<void> {
+  const handle = client.workflow.getHandle(workflowId);
+  const d = await orCliError(handle.describe(), workflowId);
+  if (d.type !== WorkflowType.budgetGatedJob) {
+    throw new CliError(
+      `--workflow ${workflowId} is a ${d.type}, not a budgetGatedJob: only budget-gated jobs re-check their budget.`,
+      ExitCode.Usage,
     );
-  });
+  }
+  await orCliError(handle.signal(recheckBudgetSignal), workflowId);
+  const progress = await handle.query(budgetJobProgressQuery).catch(() => undefined);
+  out(
+    `Asked workflow ${workflowId} to re-check its budget now` +
+      (progress ? ` (it was ${progress.status}, ${plural(progress.checks, 'check')} so far).` : '.'),
+  );
 }

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { cancelBatchUpdate } from '../../workflows/batch/contract';
 import { SearchAttributes, statusQuery } from '../../api/contract';
-import { withStarter, type Out } from '../connect';
+import { tableRow, withStarter, type Out } from '../connect';
 import { CliError, ExitCode, orCliError } from '../exit-codes';
 
 export function addInspectCommands(program: Command, out: Out): void {
@@ -68,14 +68,11 @@ export function addInspectCommands(program: Command, out: Out): void {
       }
       await withStarter(async ({ client }) => {
         let n = 0;
-        out(
-          `${'WORKFLOW ID'.padEnd(36)} ${'TYPE'.padEnd(18)} ${'STATUS'.padEnd(12)} ${'PLATFORM STATUS'.padEnd(22)} STARTED`,
-        );
+        const widths = [36, 18, 12, 22];
+        out(tableRow(widths, ['WORKFLOW ID', 'TYPE', 'STATUS', 'PLATFORM STATUS', 'STARTED']));
         for await (const w of client.workflow.list({ query: opts.query })) {
           const platformStatus = w.typedSearchAttributes.get(SearchAttributes.status) ?? '';
-          out(
-            `${w.workflowId.padEnd(36)} ${w.type.padEnd(18)} ${w.status.name.padEnd(12)} ${platformStatus.padEnd(22)} ${w.startTime.toISOString()}`,
-          );
+          out(tableRow(widths, [w.workflowId, w.type, w.status.name, platformStatus, w.startTime.toISOString()]));
           if (++n >= limit) break;
         }
         if (n === 0) out('(no workflows)');

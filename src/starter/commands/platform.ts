@@ -8,7 +8,7 @@ import { MODEL_REGISTRY } from '../../platform/models';
 import { PlatformClient } from '../../platform-client/client';
 import { AdaptivePacing, resolveLimits, type QuotaLimit } from '../../ratelimit/pacing';
 import { describeQuotaQueue, queuePartitions, type ServerPace } from '../../ratelimit/shared-pacing';
-import { withStarter, type Out } from '../connect';
+import { plural, tableRow, withStarter, type Out } from '../connect';
 
 export function addPlatformCommands(program: Command, out: Out): void {
   program
@@ -32,13 +32,7 @@ function printModels(out: Out): void {
   ]);
   const header = ['model', 'path (/v3/async/…)', 'outputs', 'body check', 'price/task', 'quota'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  for (const row of [header, ...rows])
-    out(
-      row
-        .map((cell, i) => cell.padEnd(widths[i]))
-        .join('  ')
-        .trimEnd(),
-    );
+  for (const row of [header, ...rows]) out(tableRow(widths, row, '  ').trimEnd());
   const prefixes = MODEL_REGISTRY.passThroughPrefixes;
   out(
     prefixes.length > 0
@@ -85,7 +79,7 @@ async function printQuotas(out: Out, env: NodeJS.ProcessEnv = process.env): Prom
       const queue = quotaTaskQueue(temporal.taskQueue, limit.operation);
       const server = await describeQuotaQueue(client, temporal.namespace, queue, true);
       const partitions = await queuePartitions(client, temporal.namespace, queue).then(
-        (n) => `${n} partition${n === 1 ? '' : 's'}`,
+        (n) => plural(n, 'partition'),
         () => 'partitions unknown',
       );
       out(`  ${limit.operation}`);

@@ -1,19 +1,15 @@
-// `schedule …`: Temporal Schedules whose every run is a budgetGatedJob, so a recurring job is admitted
-// through its member's ledger like any other, and a run without budget ends Skipped (a success) by
-// default instead of failing. `schedule create autoRenew --member M --before 72h` makes the one
-// schedule of a member (`autoRenew-<member>`) whose every run is an autoRenew of the member's
-// instances: it renews what expires within the window through the member's ledger, the renewals' own
-// ids keep two runs from renewing one expiry twice, and overlap `skip` keeps runs from overlapping.
-// A schedule lives on the server: no process of ours has to stay up.
+// `schedule …`: Temporal Schedules whose every run is a budgetGatedJob, admitted through its member's
+// ledger like any other (a run without budget ends Skipped by default), or, for `schedule create
+// autoRenew`, the member's one autoRenew schedule (docs/workflows/autoRenew.md). A schedule lives on
+// the server: no process of ours has to stay up.
 import type { Client, ScheduleExecutionResult } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
 import type { Command } from 'commander';
 import { SearchAttributes } from '../../api/contract';
 import type { AutoRenewInput } from '../../workflows/autoRenew/contract';
 import { budgetJobProgressQuery, type BudgetGatedJobInput } from '../../workflows/budget/contract';
 import { WorkflowType, workflowSummary } from '../../workflows/operations';
-import { withStarter, type Out } from '../connect';
-import { rootCause, toScheduleCliError } from '../exit-codes';
+import { tableRow, withStarter, type Out } from '../connect';
+import { failureText, toScheduleCliError } from '../exit-codes';
 import {
   formatDuration,
   OVERLAP_NAMES,
@@ -76,14 +72,13 @@ export function addScheduleCommands(program: Command, out: Out): void {
     .action(() =>
       withStarter(async ({ client }) => {
         let n = 0;
-        out(`${'SCHEDULE ID'.padEnd(36)} ${'SPEC'.padEnd(28)} ${'PAUSED'.padEnd(6)} ${'NEXT RUN'.padEnd(20)} RECENT`);
+        const widths = [36, 28, 6, 20];
+        out(tableRow(widths, ['SCHEDULE ID', 'SPEC', 'PAUSED', 'NEXT RUN', 'RECENT']));
         // Listing is eventually consistent: a schedule created a moment ago may show up a moment later.
         for await (const s of client.schedule.list()) {
           const next = s.state.paused ? undefined : s.info.nextActionTimes[0];
-          out(
-            `${s.scheduleId.padEnd(36)} ${describeScheduleSpec(s.spec).padEnd(28)} ${(s.state.paused ? 'yes' : 'no').padEnd(6)} ` +
-              `${(next ? isoSeconds(next) : '-').padEnd(20)} ${s.info.recentActions.length}`,
-          );
+          const cells = [s.scheduleId, describeScheduleSpec(s.spec), s.state.paused ? 'yes' : 'no'];
+          out(tableRow(widths, [...cells, next ? isoSeconds(next) : '-', s.info.recentActions.length]));
           n++;
         }
         if (n === 0) out('(no schedules)');
@@ -209,10 +204,8 @@ async function runState(client: Client, run: ScheduleExecutionResult): Promise<R
   try {
     return { status: 'COMPLETED', result: await handle.result() };
   } catch (err) {
-    const cause = err instanceof Error ? rootCause(err) : undefined;
-    const type = cause instanceof ApplicationFailure && cause.type ? ` [${cause.type}]` : '';
     const label = status.charAt(0) + status.slice(1).toLowerCase().replace(/_/g, ' ');
-    return { status, failure: status === 'FAILED' && cause ? `Failed: ${cause.message}${type}` : label };
+    return { status, failure: status === 'FAILED' && err instanceof Error ? `Failed: ${failureText(err)}` : label };
   }
 }
 

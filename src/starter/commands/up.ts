@@ -10,9 +10,9 @@ import { findOrBuildTemporalCli, findProjectRoot, TemporalCliNotFoundError } fro
 import { installRuntime, runWorker } from '../../worker';
 import { DEV_API_KEY, loadEmulatorConfig } from '../../../packages/emulator/src/config';
 import { startEmulator } from '../../../packages/emulator/src/server';
+import type { Out } from '../connect';
 import { starterExamples } from '../workflow-inputs';
 
-type Out = (line: string) => void;
 type Stop = () => Promise<void>;
 
 interface LocalTemporal {
@@ -79,7 +79,7 @@ async function startLocalTemporal(out: Out): Promise<LocalTemporal> {
  * The platform a local stack's worker talks to (`npm start`'s and `npm run cluster`'s): the one
  * PLATFORM_BASE_URL and PLATFORM_API_KEY name, or else the emulator, started in this process.
  */
-export async function startLocalPlatform(out: (line: string) => void): Promise<() => Promise<void>> {
+export async function startLocalPlatform(out: Out): Promise<Stop> {
   if (process.env.PLATFORM_BASE_URL && process.env.PLATFORM_API_KEY) {
     out(`Using the platform at ${process.env.PLATFORM_BASE_URL}.`);
     return async () => {};
@@ -113,18 +113,11 @@ export async function upCommand(out: Out): Promise<void> {
   }
 }
 
-interface BannerFacts {
-  uiUrl?: string;
-  address: string;
-  taskQueue: string;
-  /** What is up (default: the local stack). */
-  heading?: string;
-  /** More "name: value" lines under the addresses. */
-  more?: string[];
-}
-
-/** What is running and what to try: `npm start`'s and `npm run cluster`'s banner. */
-export function printBanner(out: Out, s: BannerFacts): void {
+/** What is running and what to try: `npm start`'s and `npm run cluster`'s banner, `more` lines under the addresses. */
+export function printBanner(
+  out: Out,
+  s: { uiUrl?: string; address: string; taskQueue: string; heading?: string; more?: string[] },
+): void {
   out('');
   out(s.heading ?? 'The local stack is up.');
   if (s.uiUrl) out(`  Temporal Web UI:  ${s.uiUrl}`);

@@ -1,5 +1,4 @@
-// autoRenew's flags (`start autoRenew`, `schedule create autoRenew`) and how they make its input. Not
-// workflow-safe: only the starter loads it (src/starter/workflow-inputs.ts).
+// autoRenew's flags and how they make its input. Not workflow-safe: only the starter loads it.
 import { parseDuration } from '../../starter/schedule-options';
 import { defineStarter, num } from '../../starter/workflow-inputs';
 

@@ -1,15 +1,13 @@
-// `start batchJob`'s flags and how they make its input, and how `--wait` shows its progress. --file is
-// checked here, line by line, before anything starts: a small one travels inline; a larger one is read
-// by the worker from the shared disk, since a workflow input must stay far below Temporal's 2 MB limit.
-// Not workflow-safe (it reads the file): only the starter loads it (src/starter/workflow-inputs.ts).
+// batchJob's flags and how they make its input, and how `--wait` shows its progress. --file is checked
+// line by line before anything starts; a large one is read by the worker from the shared disk, since a
+// workflow input must stay far below Temporal's 2 MB limit. Not workflow-safe: only the starter loads it.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BATCH_ENDPOINTS, batchInputProblems, jsonlLines, type BatchEndpoint } from '../../platform/schemas/batches';
 import { formatIssues } from '../../platform/validation';
 import { CliError, ExitCode } from '../../starter/exit-codes';
-import { defineView, formatSeconds, lastPoll, renderBar } from '../../starter/progress';
+import { defineView, formatSeconds, lastPoll, overlay, renderBar } from '../../starter/progress';
 import { defineStarter, num, readText } from '../../starter/workflow-inputs';
-import { isoTime } from '../../shared/time';
 import { BATCH_INLINE_MAX_BYTES, batchProgressQuery, type BatchObservation, type BatchProgress } from './contract';
 
 export const starter = defineStarter({
@@ -84,17 +82,8 @@ export const lastBatchPoll = (pending: Parameters<typeof lastPoll>[0]) =>
 
 /** The query's progress with a newer poll of the same batch laid over it, until the batch has an outcome. */
 export function withLastPoll(progress: BatchProgress, poll: BatchObservation | undefined): BatchProgress {
-  if (!poll || progress.outcome || poll.batchId !== progress.batchId) return progress;
-  const queried = progress.observedAt ? Date.parse(progress.observedAt) : 0;
-  if (poll.observedAt <= queried) return progress;
-  return {
-    ...progress,
-    status: poll.status,
-    requestCounts: poll.requestCounts,
-    polls: poll.polls,
-    observedAt: isoTime(poll.observedAt),
-    nextPollAt: isoTime(poll.nextPollAt),
-  };
+  if (progress.outcome || poll?.batchId !== progress.batchId) return progress;
+  return overlay(progress, poll, ({ status, requestCounts, polls }) => ({ status, requestCounts, polls }));
 }
 
 export function renderBatchProgress(p: BatchProgress, now: number, width?: number): string {

@@ -1,5 +1,4 @@
-// `start billingReport`'s flags and how they make its input. Not workflow-safe: only the starter loads
-// it (src/starter/workflow-inputs.ts).
+// billingReport's flags and how they make its input. Not workflow-safe: only the starter loads it.
 import { CliError, ExitCode } from '../../starter/exit-codes';
 import { defineStarter } from '../../starter/workflow-inputs';
 

@@ -1,7 +1,5 @@
-// `start budgetGatedJob`'s flags and how they make its input: the job's own input comes from --job-input,
-// or from that job's own flags (--prompt, --instance-id …). `schedule create` reads the same flags.
-// Then how `--wait` shows its progress and result. Not workflow-safe: only the starter loads it
-// (src/starter/workflow-inputs.ts).
+// budgetGatedJob's flags (`start`, `schedule create`): the job's input from --job-input or the job's own
+// flags; then how `--wait` shows its progress and result. Not workflow-safe: only the starter loads it.
 import { CliError, ExitCode } from '../../starter/exit-codes';
 import { defineView, formatSeconds } from '../../starter/progress';
 import { defineStarter, num, parseJson } from '../../starter/workflow-inputs';

@@ -1,5 +1,4 @@
-// `start evaluateDecision`'s flags and how they make its input. Not workflow-safe: only the starter
-// loads it (src/starter/workflow-inputs.ts).
+// evaluateDecision's flags and how they make its input. Not workflow-safe: only the starter loads it.
 import { defineStarter } from '../../starter/workflow-inputs';
 
 export const starter = defineStarter({

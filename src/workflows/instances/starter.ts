@@ -1,5 +1,4 @@
-// The instance workflows' flags (`start renewInstance --instance-id …`) and how they make each input.
-// Not workflow-safe: only the starter loads it (src/starter/workflow-inputs.ts).
+// The instance workflows' flags and how they make each input. Not workflow-safe: only the starter loads it.
 import { defineStarter, num, type FlagsOf } from '../../starter/workflow-inputs';
 
 const flags = {

@@ -1,10 +1,8 @@
 // `start mediaGeneration`'s flags and how they make its input, and how `--wait` shows its progress and
-// outputs. Not workflow-safe (it reads --body from disk): only the starter loads it
-// (src/starter/workflow-inputs.ts).
+// outputs. Not workflow-safe (it reads --body from disk): only the starter loads it.
 import { CliError, ExitCode } from '../../starter/exit-codes';
-import { defineView, formatSeconds, lastPoll, renderBar } from '../../starter/progress';
+import { defineView, formatSeconds, lastPoll, overlay, renderBar } from '../../starter/progress';
 import { defineStarter, num, parseJson, readText, type FlagsOf } from '../../starter/workflow-inputs';
-import { isoTime } from '../../shared/time';
 import {
   MEDIA_OPERATIONS,
   MEDIA_STATUS_BY_TASK_STATUS,
@@ -125,27 +123,19 @@ function mediaOperation(operation: string | undefined, image: string | undefined
 /** Statuses after which nothing is polled any more (set by src/workflows/media/workflows.ts). */
 const FINAL_MEDIA_STATUSES: readonly string[] = ['SUCCEEDED', 'FAILED'];
 
-/**
- * Statuses that mean the generation itself is complete: the bar is full even when the platform
- * never reported a progress percent (it is optional in the task result).
- */
+/** The generation itself is complete: the bar is full even when the platform reported no percent (optional). */
 const GENERATED_STATUSES: readonly string[] = ['GENERATED', 'KEEPING_OUTPUTS', 'SUCCEEDED'];
 
 const parseTime = (iso: string | undefined): number | undefined => {
-  if (iso === undefined) return undefined;
-  const ms = Date.parse(iso);
+  const ms = iso === undefined ? NaN : Date.parse(iso);
   return Number.isNaN(ms) ? undefined : ms;
 };
 
-/**
- * The platform's eta is seconds left as of the poll that reported it; counting down from that poll
- * keeps the display moving between polls, which may be minutes apart.
- */
+/** The platform's eta counted down from the poll that reported it: it moves between polls minutes apart. */
 function etaLeft(p: MediaProgress, now: number): number | undefined {
   if (p.eta === undefined) return undefined;
   const observedAt = parseTime(p.observedAt);
-  const elapsed = observedAt === undefined ? 0 : Math.max(0, (now - observedAt) / 1000);
-  return Math.max(0, p.eta - elapsed);
+  return Math.max(0, p.eta - (observedAt === undefined ? 0 : Math.max(0, (now - observedAt) / 1000)));
 }
 
 /**
@@ -180,19 +170,14 @@ export const lastTaskPoll = (pending: Parameters<typeof lastPoll>[0]) =>
 
 /** The query's progress with a newer poll laid over it (same task only). */
 export function withLastPoll(progress: MediaProgress, poll: TaskObservation | undefined): MediaProgress {
-  if (!poll || poll.taskId !== progress.taskId) return progress;
-  const queried = progress.observedAt ? Date.parse(progress.observedAt) : 0;
-  if (poll.observedAt <= queried) return progress;
-  return {
-    ...progress,
-    status: MEDIA_STATUS_BY_TASK_STATUS[poll.status] ?? poll.status,
-    progressPercent: poll.progressPercent,
-    eta: poll.eta,
-    polls: progress.polls - (progress.taskPolls ?? 0) + poll.polls,
-    taskPolls: poll.polls,
-    observedAt: isoTime(poll.observedAt),
-    nextPollAt: isoTime(poll.nextPollAt),
-  };
+  if (poll?.taskId !== progress.taskId) return progress;
+  return overlay(progress, poll, (o) => ({
+    status: MEDIA_STATUS_BY_TASK_STATUS[o.status] ?? o.status,
+    progressPercent: o.progressPercent,
+    eta: o.eta,
+    polls: progress.polls - (progress.taskPolls ?? 0) + o.polls,
+    taskPolls: o.polls,
+  }));
 }
 
 /**
