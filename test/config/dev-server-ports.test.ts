@@ -1,0 +1,23 @@
+// The ports of `npm start`'s dev server: defaults, and a refusal naming the variable and the rule.
+import { loadDevServerPorts } from '../../src/config/settings';
+import { ConfigError } from '../../src/platform-client/config';
+
+describe('loadDevServerPorts', () => {
+  it('defaults to 7233 and 8233, and reads both variables', () => {
+    expect(loadDevServerPorts({})).toEqual({ TEMPORAL_DEV_PORT: 7233, TEMPORAL_DEV_UI_PORT: 8233 });
+    expect(loadDevServerPorts({ TEMPORAL_DEV_PORT: '17233', TEMPORAL_DEV_UI_PORT: '18233' })).toEqual({
+      TEMPORAL_DEV_PORT: 17233,
+      TEMPORAL_DEV_UI_PORT: 18233,
+    });
+  });
+
+  it.each([
+    ['TEMPORAL_DEV_PORT', 'abc'],
+    ['TEMPORAL_DEV_PORT', '0'],
+    ['TEMPORAL_DEV_UI_PORT', '70000'],
+    ['TEMPORAL_DEV_UI_PORT', '80.5'],
+  ])('refuses %s=%s, naming it', (name, value) => {
+    expect(() => loadDevServerPorts({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadDevServerPorts({ [name]: value })).toThrow(name);
+  });
+});
