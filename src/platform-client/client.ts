@@ -38,11 +38,11 @@ export class PlatformClient extends Transport {
   readonly listTemplates = this.whole('GET', 'listTemplates', S.ListTemplatesRequest, S.ListTemplatesResponse);
 
   /** Every template matching the filters, across all pages. */
-  iterateTemplates(req: Omit<S.ListTemplatesRequest, 'cursor'> = {}, opts?: CallOptions): AsyncGenerator<S.Template> {
+  iterateTemplates(req: Omit<S.ListTemplatesRequest, 'cursor'> = {}, opts?: CallOptions) {
     return walkPages((cursor) => this.listTemplates({ ...req, cursor }, opts), 'next_cursor');
   }
 
-  async listProducts(req: S.ListProductsRequest = {}, opts?: CallOptions): Promise<S.ListProductsResponse> {
+  async listProducts(req: S.ListProductsRequest = {}, opts?: CallOptions) {
     const filters = check('listProducts', S.ListProductsRequest, req);
     const query = Object.fromEntries(
       Object.entries(S.PRODUCT_FILTER_PARAMS).map(([key, name]) => [name, filters[key as keyof typeof filters]]),
@@ -51,11 +51,11 @@ export class PlatformClient extends Transport {
   }
 
   /** Every product matching the filters; follows `next_cursor` when the platform pages the list. */
-  iterateProducts(req: Omit<S.ListProductsRequest, 'cursor'> = {}, opts?: CallOptions): AsyncGenerator<S.Product> {
+  iterateProducts(req: Omit<S.ListProductsRequest, 'cursor'> = {}, opts?: CallOptions) {
     return walkPages((cursor) => this.listProducts({ ...req, cursor }, opts), 'next_cursor');
   }
 
-  async renewInstance(req: S.RenewInstanceRequest, opts?: CallOptions): Promise<S.EmptyResponse> {
+  async renewInstance(req: S.RenewInstanceRequest, opts?: CallOptions) {
     const { instanceId, months } = check('renewInstance', S.RenewInstanceRequest, req);
     const path = this.paths.renewInstance.replace('{instance_id}', enc(instanceId));
     return this.call('PUT', 'renewInstance', path, { json: { months } }, S.EmptyResponse, opts);
@@ -74,10 +74,7 @@ export class PlatformClient extends Transport {
   readonly deleteInstance = this.whole('POST', 'deleteInstance', S.InstanceActionRequest, S.EmptyResponse);
 
   /** Every instance matching the filters, across all pages. */
-  iterateInstances(
-    req: Omit<S.ListInstancesRequest, 'cursor'> = {},
-    opts?: CallOptions,
-  ): AsyncGenerator<S.ListedInstance> {
+  iterateInstances(req: Omit<S.ListInstancesRequest, 'cursor'> = {}, opts?: CallOptions) {
     return walkPages((cursor) => this.listInstances({ ...req, cursor }, opts), 'next_cursor');
   }
 
@@ -92,12 +89,12 @@ export class PlatformClient extends Transport {
   });
 
   /** Any v3 async model: POST /v3/async/<path> (src/platform/models.ts), the path checked as one segment. */
-  async submitAsyncTask(req: AsyncSubmitRequest, opts?: CallOptions): Promise<S.SubmitTaskResponse> {
+  async submitAsyncTask(req: AsyncSubmitRequest, opts?: CallOptions) {
     const { path, body: json } = check('submitAsyncTask', AsyncSubmitRequest, req);
     return this.call('POST', 'submitAsyncTask', asyncSubmitPath(path), { json }, S.SubmitTaskResponse, this.paid(opts));
   }
 
-  async getTaskResult(taskId: string, opts?: CallOptions): Promise<S.TaskResult> {
+  async getTaskResult(taskId: string, opts?: CallOptions) {
     const query = check('getTaskResult', S.TaskResultRequest, { task_id: taskId });
     const path = this.paths.taskResult;
     return this.call('GET', 'getTaskResult', path, { query, jsonContentType: true }, S.TaskResult, opts);
@@ -114,7 +111,7 @@ export class PlatformClient extends Transport {
 
   // ── Batches and their files ─────────────────────────────────────────────
   /** Uploads a JSONL input file (multipart, purpose=batch), after checking every line. */
-  async uploadBatchInputFile(req: S.UploadBatchFileRequest, opts?: CallOptions): Promise<S.FileObject> {
+  async uploadBatchInputFile(req: S.UploadBatchFileRequest, opts?: CallOptions) {
     const { content, filename, endpoint } = check('uploadBatchInputFile', S.UploadBatchFileRequest, req);
     // The platform would only fail the batch later.
     const problems = S.batchInputProblems(content, endpoint);
@@ -125,29 +122,29 @@ export class PlatformClient extends Transport {
     return this.call('POST', 'uploadBatchInputFile', this.paths.files, { form }, S.FileObject, opts);
   }
 
-  async getFile(fileId: string, opts?: CallOptions): Promise<S.FileObject> {
+  async getFile(fileId: string, opts?: CallOptions) {
     const req = check('getFile', S.FileIdRequest, { fileId });
     return this.call('GET', 'getFile', `${this.paths.files}/${enc(req.fileId)}`, {}, S.FileObject, opts);
   }
 
   /** The raw content of a file (JSONL for batch input, output and error files). */
-  async getFileContent(fileId: string, opts?: CallOptions): Promise<string> {
+  async getFileContent(fileId: string, opts?: CallOptions) {
     const req = check('getFileContent', S.FileIdRequest, { fileId });
     return this.call('GET', 'getFileContent', `${this.paths.files}/${enc(req.fileId)}/content`, {}, TEXT, opts);
   }
 
-  async createBatch(req: S.CreateBatchRequest, opts?: CallOptions): Promise<S.Batch> {
+  async createBatch(req: S.CreateBatchRequest, opts?: CallOptions) {
     const batch = check('createBatch', S.CreateBatchRequest, req);
     const json = { completion_window: S.BATCH_COMPLETION_WINDOW, ...batch };
     return this.call('POST', 'createBatch', this.paths.batches, { json }, S.Batch, opts);
   }
 
-  async getBatch(batchId: string, opts?: CallOptions): Promise<S.Batch> {
+  async getBatch(batchId: string, opts?: CallOptions) {
     const req = check('getBatch', S.BatchIdRequest, { batchId });
     return this.call('GET', 'getBatch', `${this.paths.batches}/${enc(req.batchId)}`, {}, S.Batch, opts);
   }
 
-  async cancelBatch(batchId: string, opts?: CallOptions): Promise<S.Batch> {
+  async cancelBatch(batchId: string, opts?: CallOptions) {
     const req = check('cancelBatch', S.BatchIdRequest, { batchId });
     return this.call('POST', 'cancelBatch', `${this.paths.batches}/${enc(req.batchId)}/cancel`, {}, S.Batch, opts);
   }
@@ -157,7 +154,7 @@ export class PlatformClient extends Transport {
   });
 
   /** Every batch, newest first, across all pages. */
-  iterateBatches(req: Omit<S.ListBatchesRequest, 'after'> = {}, opts?: CallOptions): AsyncGenerator<S.Batch> {
+  iterateBatches(req: Omit<S.ListBatchesRequest, 'after'> = {}, opts?: CallOptions) {
     return walkPages((after) => this.listBatches({ ...req, after }, opts), 'last_id');
   }
 
@@ -169,7 +166,7 @@ export class PlatformClient extends Transport {
     S.CheckMemberBudgetResponse,
   );
 
-  async listBills(req: S.BillListRequest, opts?: CallOptions): Promise<S.BillListResponse> {
+  async listBills(req: S.BillListRequest, opts?: CallOptions) {
     const { productName, ...rest } = check('listBills', S.BillListRequest, req);
     const query = { ...rest, [this.config.billProductNameParam]: productName };
     const path = this.paths.billList;
@@ -182,11 +179,11 @@ export class PlatformClient extends Transport {
   });
 
   /** The spec's first call: a cheap authenticated read that says whether the key works. */
-  listModels(opts?: CallOptions): Promise<S.ListModelsResponse> {
+  listModels(opts?: CallOptions) {
     return this.call('GET', 'listModels', this.paths.listModels, {}, S.ListModelsResponse, opts);
   }
 
-  getBalance(opts?: CallOptions): Promise<S.BalanceDetail> {
+  getBalance(opts?: CallOptions) {
     return this.call('GET', 'getBalance', this.paths.balanceDetail, { jsonContentType: true }, S.BalanceDetail, opts);
   }
 

@@ -9,7 +9,6 @@ export const CheckMemberBudgetRequest = z.strictObject({
 });
 export type CheckMemberBudgetRequest = z.input<typeof CheckMemberBudgetRequest>;
 export const CheckMemberBudgetResponse = z.looseObject({ enough: z.boolean() });
-export type CheckMemberBudgetResponse = z.infer<typeof CheckMemberBudgetResponse>;
 
 export const CYCLE_TYPES = ['Hour', 'Day', 'Week', 'Month'] as const;
 export type CycleType = (typeof CYCLE_TYPES)[number];
@@ -81,7 +80,6 @@ export const Bill = z.looseObject({
 export type Bill = z.infer<typeof Bill>;
 
 export const BillListResponse = z.looseObject({ bills: z.array(Bill) });
-export type BillListResponse = z.infer<typeof BillListResponse>;
 
 export const QuotaListRequest = z.strictObject({
   modal: z.string().min(1).optional(),
@@ -104,14 +102,11 @@ export const Quota = z.looseObject({
 export type Quota = z.infer<typeof Quota>;
 
 export const QuotaListResponse = z.looseObject({ data: z.array(Quota), total: z.number().int() });
-export type QuotaListResponse = z.infer<typeof QuotaListResponse>;
 
 /** `GET /v1/models` (spec: "used as the first call"): the OpenAI-style list; only the ids are read. */
 export const ListModelsResponse = z.looseObject({
   data: z.array(z.looseObject({ id: z.string().max(256) })).max(10_000),
 });
-export type ListModelsResponse = z.infer<typeof ListModelsResponse>;
 
 /** The balance (platform-notes: `GET /openapi/v1/billing/balance/detail`): the worker reads what is available. */
 export const BalanceDetail = z.looseObject({ availableBalance: NumericString.optional() });
-export type BalanceDetail = z.infer<typeof BalanceDetail>;

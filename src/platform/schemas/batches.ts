@@ -128,7 +128,6 @@ export const FileObject = z.looseObject({
   bytes: z.number().optional(),
   metadata: z.looseObject({ total_requests: z.number().optional() }).nullish(),
 });
-export type FileObject = z.infer<typeof FileObject>;
 
 export const FileIdRequest = z.strictObject({ fileId: z.string().min(1) });
 
@@ -173,7 +172,6 @@ export const ListBatchesResponse = z.looseObject({
   last_id: z.string().nullish(),
   has_more: z.boolean(),
 });
-export type ListBatchesResponse = z.infer<typeof ListBatchesResponse>;
 
 /** One line of an output or error file (the error line is assumed to share the envelope). */
 export const BatchOutputLine = z.looseObject({

@@ -17,7 +17,6 @@ export const Cursor = z.string().max(1024);
 
 /** An empty JSON object, or whatever the platform adds to it. */
 export const EmptyResponse = z.looseObject({});
-export type EmptyResponse = z.infer<typeof EmptyResponse>;
 
 /** Comma-separated filter values may be given as a list; they go on the wire joined by commas. */
 export const CommaList = z.union([z.string(), z.array(z.string().min(1)).transform((list) => list.join(','))]);

@@ -17,14 +17,12 @@ export type ListTemplatesRequest = z.input<typeof ListTemplatesRequest>;
 
 /** A template: only its id is read; the rest is kept as the platform sends it (docs/platform.md). */
 export const Template = z.looseObject({ id: z.string() });
-export type Template = z.infer<typeof Template>;
 
 export const ListTemplatesResponse = z.looseObject({
   data: z.array(Template),
   next_cursor: z.string().default(''),
   has_more: z.boolean().default(false),
 });
-export type ListTemplatesResponse = z.infer<typeof ListTemplatesResponse>;
 
 // ── Products ───────────────────────────────────────────────────────────────
 const PRODUCT_TYPES = ['gpu', 'cpu'] as const;
@@ -66,7 +64,6 @@ export const Product = z.looseObject({
   region_ids: z.array(z.string()).optional(),
   billing_methods: z.array(z.string()).optional(),
 });
-export type Product = z.infer<typeof Product>;
 
 /** `{data}`; the pagination fields are not shown in the spec, so next_cursor/has_more are optional. */
 export const ListProductsResponse = z.looseObject({
@@ -74,7 +71,6 @@ export const ListProductsResponse = z.looseObject({
   next_cursor: z.string().optional(),
   has_more: z.boolean().optional(),
 });
-export type ListProductsResponse = z.infer<typeof ListProductsResponse>;
 
 // ── Instances ──────────────────────────────────────────────────────────────
 // Renew and restart are in the spec. It names create, list, start, stop and delete but shows no path or
@@ -141,7 +137,6 @@ export const CreateInstanceRequest = z
 export type CreateInstanceRequest = z.input<typeof CreateInstanceRequest>;
 
 export const CreateInstanceResponse = z.looseObject({ instanceId: InstanceId });
-export type CreateInstanceResponse = z.infer<typeof CreateInstanceResponse>;
 
 /** The most instances one page may ask for (and hold). */
 const INSTANCE_PAGE_MAX = 100;
@@ -169,4 +164,3 @@ export const ListInstancesResponse = z.looseObject({
   next_cursor: Cursor.default(''),
   has_more: z.boolean().default(false),
 });
-export type ListInstancesResponse = z.infer<typeof ListInstancesResponse>;

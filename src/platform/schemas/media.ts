@@ -93,7 +93,6 @@ export function requestedVideoSeconds(req: {
 }
 
 export const SubmitTaskResponse = z.looseObject({ task_id: z.string().min(1) });
-export type SubmitTaskResponse = z.infer<typeof SubmitTaskResponse>;
 
 export const TaskResultRequest = z.strictObject({ task_id: z.string().min(1) });
 
