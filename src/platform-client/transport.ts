@@ -39,11 +39,7 @@ interface Payload {
   jsonContentType?: boolean;
 }
 
-interface RequestSpec extends Payload {
-  operation: string;
-  method: HttpMethod;
-  path: string;
-}
+type RequestSpec = Payload & { operation: string; method: HttpMethod; path: string };
 
 /** What a caller may observe of each call: never headers, never the key. */
 export interface CallEvent extends Pick<RequestSpec, 'operation' | 'method' | 'path'> {
@@ -61,14 +57,11 @@ const STALLED = "the answer's body stalled (no bytes within the timeout)";
 
 const NETWORK_CODES_NOT_DELIVERED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
-function causeCode(err: unknown): string | undefined {
-  let e: unknown = err;
-  for (let depth = 0; depth < 4 && e && typeof e === 'object'; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return undefined;
+/** The first error code along the cause chain (undici wraps the socket's error). */
+function causeCode(err: unknown, depth = 0): string | undefined {
+  if (!err || typeof err !== 'object' || depth >= 4) return undefined;
+  const { code, cause } = err as { code?: unknown; cause?: unknown };
+  return typeof code === 'string' ? code : causeCode(cause, depth + 1);
 }
 
 /** The tracer of the platform calls: the API's no-op unless a provider is registered (src/tracing). */

@@ -67,7 +67,6 @@ export type AsyncSubmitRequest = z.input<typeof AsyncSubmitRequest>;
 
 /** The spec's two detailed models: their bodies are checked by this project's own strict schemas. */
 const BUILT_IN_BODIES = { 'image-to-video': ImageToVideoRequest, 'text-to-video': TextToVideoRequest } as const;
-export type BuiltInModel = keyof typeof BUILT_IN_BODIES;
 
 const Kinds = z.array(z.enum(OUTPUT_KINDS)).min(1).max(3);
 
@@ -79,7 +78,7 @@ const ModelEntry = z
     /** The segment sent: POST /v3/async/<path>. */
     path: ModelName,
     /** A spec model whose body is one of the built-in schemas. */
-    builtIn: z.enum(['image-to-video', 'text-to-video']).optional(),
+    builtIn: z.enum(Object.keys(BUILT_IN_BODIES) as [keyof typeof BUILT_IN_BODIES]).optional(),
     /** A JSON Schema (draft 2020-12 subset zod reads) for the body; without one, size and shape bounds only. */
     body: z.record(z.string(), z.unknown()).optional(),
     /** The output kinds a task of this model produces. */
@@ -104,19 +103,14 @@ export const ModelRegistryFile = z.strictObject({
   models: z.record(ModelName, ModelEntry),
 });
 
-/** A model as the workflow uses it: where to submit, and how the body is checked. */
-export interface ResolvedModel {
+/** A model as the workflow uses it: its registry entry, without the body's schema, which stays here. */
+export type ResolvedModel = Omit<z.output<typeof ModelEntry>, 'body' | 'price'> & {
   model: string;
-  path: string;
-  outputs: OutputKind[];
   /** Not in the registry: sent under its own name by the pass-through rule. */
   passThrough: boolean;
-  example: boolean;
-  builtIn?: BuiltInModel;
   pricePerTask?: number;
-  quota?: string;
   hasSchema: boolean;
-}
+};
 
 export class ModelRegistry {
   /** Plain objects, not Maps: preloaded modules are walked and frozen by property (src/sandbox). */
@@ -129,25 +123,21 @@ export class ModelRegistry {
     const parsed = ModelRegistryFile.parse(file);
     this.passThroughPrefixes = parsed.passThrough.prefixes;
     this.passThroughOutputs = parsed.passThrough.outputs;
-    for (const [model, e] of Object.entries(parsed.models)) {
-      let schema: z.ZodType | undefined = e.builtIn ? BUILT_IN_BODIES[e.builtIn] : undefined;
-      if (e.body) {
+    for (const [model, { body, price, ...entry }] of Object.entries(parsed.models)) {
+      let schema: z.ZodType | undefined = entry.builtIn ? BUILT_IN_BODIES[entry.builtIn] : undefined;
+      if (body) {
         try {
-          schema = z.fromJSONSchema(e.body);
+          schema = z.fromJSONSchema(body);
         } catch (err) {
           throw new Error(`Model registry: models.${model}.body is not a JSON Schema zod reads: ${String(err)}`);
         }
       }
       if (schema) this.schemas[model] = schema;
       this.models[model] = {
+        ...entry,
         model,
-        path: e.path,
-        outputs: e.outputs,
         passThrough: false,
-        example: e.example,
-        builtIn: e.builtIn,
-        pricePerTask: e.price?.perTask,
-        quota: e.quota,
+        pricePerTask: price?.perTask,
         hasSchema: schema !== undefined,
       };
     }
