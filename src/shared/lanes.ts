@@ -10,13 +10,11 @@ interface Work<R> {
 }
 
 /**
- * At most `width` lanes at a time, each running the work `take` hands it, one piece after the other,
- * until `take` has none. A lane takes its next piece in the same step as it sees the last one end
- * (one await per piece, as the workflow helper it replaced did), so in workflow code the activities
- * it starts are scheduled in the same order, and in the same activations, as before. Returns `fill`:
- * it opens lanes while there is room and work (call it again when new work arrives), and settles when
- * the lanes it opened have closed, rejecting with the first error of their work (that lane closes; the
- * others go on). Not async, so a caller awaiting it waits no step longer than for the lanes.
+ * At most `width` lanes, each running the work `take` hands it until `take` has none. A lane takes
+ * its next piece in the step it sees the last one end (one await per piece), which fixes the order
+ * and activations of the activities it starts in workflow code. Returns `fill`: it opens lanes while
+ * there is room and work (call it again when work arrives) and settles when they close, rejecting with
+ * the first error of their work (that lane closes; the others go on). Not async: no extra step.
  */
 function lanes<R>(width: number, take: () => Work<R> | undefined): () => Promise<unknown> {
   let open = 0;
@@ -62,8 +60,6 @@ interface Waiting<I, O> {
  * Coalescing over the same lanes: items asked for while every lane is busy wait, and go out together
  * (up to `maxBatch`, in the order asked) as soon as a lane frees. Under a burst they ride in a few
  * large batches instead of queueing one by one; when all is quiet an item goes out alone, at once.
- * A different thing from mapBounded (the work is not known up front, and one send answers many
- * items), so its own class; the pool under both is lanes().
  */
 export class BatchLanes<I, O> {
   private readonly waiting: Waiting<I, O>[] = [];
