@@ -31,6 +31,18 @@ export function expiryMs(endTime: string | number | undefined): number | undefin
   return Number.isSafeInteger(seconds) ? seconds * 1000 : undefined;
 }
 
+/** Why an instance is not renewed now, or undefined when it is due. */
+function skipReason(inst: RenewalCandidate, endsAt: number | undefined, memberId: string, windowEnd: number) {
+  // The list is asked for the member's instances; one that says it is another's is not paid for here.
+  if (inst.memberId !== undefined && inst.memberId !== memberId) return `belongs to member ${inst.memberId}`;
+  if (GOING.has(inst.status)) return `is ${inst.status}`;
+  if (inst.billingMode === 'payAsYouGo' || endsAt === -1000) return 'is pay-as-you-go: it has no expiry to renew';
+  if (endsAt === undefined || endsAt < 0)
+    return `has no readable expiry (endTime ${JSON.stringify(inst.endTime ?? null)})`;
+  if (endsAt > windowEnd) return `not due: expires ${iso(endsAt)}, after the window ends ${iso(windowEnd)}`;
+  return undefined;
+}
+
 export function planRenewals(
   instances: readonly RenewalCandidate[],
   opts: { memberId: string; nowMs: number; beforeMs: number },
@@ -38,30 +50,10 @@ export function planRenewals(
   const plan: RenewalPlan = { due: [], skipped: [] };
   const windowEnd = opts.nowMs + opts.beforeMs;
   for (const inst of instances) {
-    const skip = (reason: string) => plan.skipped.push({ instanceId: inst.id, reason });
-    // The list is asked for the member's instances; one that says it is another's is not paid for here.
-    if (inst.memberId !== undefined && inst.memberId !== opts.memberId) {
-      skip(`belongs to member ${inst.memberId}`);
-      continue;
-    }
-    if (GOING.has(inst.status)) {
-      skip(`is ${inst.status}`);
-      continue;
-    }
     const endsAt = expiryMs(inst.endTime);
-    if (inst.billingMode === 'payAsYouGo' || endsAt === -1000) {
-      skip('is pay-as-you-go: it has no expiry to renew');
-      continue;
-    }
-    if (endsAt === undefined || endsAt < 0) {
-      skip(`has no readable expiry (endTime ${JSON.stringify(inst.endTime ?? null)})`);
-      continue;
-    }
-    if (endsAt > windowEnd) {
-      skip(`not due: expires ${iso(endsAt)}, after the window ends ${iso(windowEnd)}`);
-      continue;
-    }
-    plan.due.push({ instanceId: inst.id, endTime: inst.endTime!, endsAtMs: endsAt });
+    const reason = skipReason(inst, endsAt, opts.memberId, windowEnd);
+    if (reason !== undefined) plan.skipped.push({ instanceId: inst.id, reason });
+    else plan.due.push({ instanceId: inst.id, endTime: inst.endTime!, endsAtMs: endsAt! });
   }
   // Soonest expiry first: with a budget that covers only some, those closest to lapsing go first.
   plan.due.sort((a, b) => a.endsAtMs - b.endsAtMs || (a.instanceId < b.instanceId ? -1 : 1));
