@@ -71,19 +71,13 @@ export function loadPlatformConfig(env: NodeJS.ProcessEnv = process.env): Platfo
 // The worker's first call: before it polls for work, it lists the platform's models (the spec's
 // "GET /v1/models is used as the first call") and reads the balance. A key the platform refuses stops
 // the worker with a clear message, instead of failing the first workflow that reaches a paid call.
-// An outage does not: the workflows retry through it, so the worker starts and says so.
-export interface FirstCallReport {
-  /** Models the platform lists; undefined when it could not be asked. */
-  models?: number;
-  availableBalance?: string;
-  /** What could not be checked, and why (an outage, a platform without the balance route). */
-  warnings: string[];
-}
+// An outage does not: the workflows retry through it, so the worker starts and says so, with a warning
+// for each thing it could not check (its count of models or balance is then undefined).
 
 /** The first call's own timeout: a start should not hang on a slow platform. */
 const FIRST_CALL_TIMEOUT_MS = 10_000;
 
-export async function checkFirstCall(platform: PlatformClient): Promise<FirstCallReport> {
+export async function checkFirstCall(platform: PlatformClient) {
   const { paths, baseUrl } = platform.config;
   const timeoutMs = Math.min(FIRST_CALL_TIMEOUT_MS, platform.config.timeoutMs);
   const warnings: string[] = [];
