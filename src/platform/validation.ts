@@ -24,17 +24,13 @@ const article = (word: string): string => (/^[aeiou]/.test(word) ? `an ${word}` 
 
 function sizeRule(origin: string, bound: number | bigint, inclusive: boolean, dir: 'max' | 'min'): string {
   const b = Number(bound);
-  switch (origin) {
-    case 'string':
-      if (dir === 'min' && b === 1) return 'must not be empty';
-      return dir === 'max' ? `must be at most ${b} characters long` : `must be at least ${b} characters long`;
-    case 'array':
-    case 'set':
-      return dir === 'max' ? `must have at most ${b} items` : `must have at least ${b} item${b === 1 ? '' : 's'}`;
-    default:
-      if (dir === 'max') return inclusive ? `must be at most ${b}` : `must be less than ${b}`;
-      return inclusive ? `must be at least ${b}` : `must be greater than ${b}`;
-  }
+  const most = dir === 'max' ? 'most' : 'least';
+  if (origin === 'string')
+    return dir === 'min' && b === 1 ? 'must not be empty' : `must be at ${most} ${b} characters long`;
+  if (origin === 'array' || origin === 'set')
+    return `must have at ${most} ${b} item${dir === 'min' && b === 1 ? '' : 's'}`;
+  if (inclusive) return `must be at ${most} ${b}`;
+  return dir === 'max' ? `must be less than ${b}` : `must be greater than ${b}`;
 }
 
 /** zod's own default messages; anything else was written by us in a schema and is kept as is. */
