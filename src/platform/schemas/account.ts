@@ -49,11 +49,7 @@ export type BillListRequest = z.input<typeof BillListRequest>;
  * reads them) that the bill list accepts: each spans at most the cycle type's limit, and no second is
  * in two windows, so no charge is counted twice. Pure: the billingReport workflow runs it.
  */
-export function billWindows(
-  cycleType: CycleType,
-  startTime: number,
-  endTime: number,
-): Array<{ startTime: number; endTime: number }> {
+export function billWindows(cycleType: CycleType, startTime: number, endTime: number) {
   const span = BILL_MAX_RANGE_DAYS[cycleType] * DAY;
   const windows: Array<{ startTime: number; endTime: number }> = [];
   for (let s = startTime; s <= endTime; s += span) {
