@@ -7,7 +7,6 @@ export const CheckMemberBudgetRequest = z.strictObject({
   /** int64 in 1/10000 USD. */
   cost: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
 });
-export type CheckMemberBudgetRequest = z.input<typeof CheckMemberBudgetRequest>;
 export const CheckMemberBudgetResponse = z.looseObject({ enough: z.boolean() });
 
 export const CYCLE_TYPES = ['Hour', 'Day', 'Week', 'Month'] as const;
@@ -83,7 +82,6 @@ export const QuotaListRequest = z.strictObject({
   productType: z.string().min(1).optional(),
   quotaObject: z.string().min(1).optional(),
 });
-export type QuotaListRequest = z.infer<typeof QuotaListRequest>;
 
 export const Quota = z.looseObject({
   modal: z.string().optional(),

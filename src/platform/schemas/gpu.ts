@@ -93,7 +93,6 @@ export const RenewInstanceBody = RenewInstanceRequest.pick({ months: true });
 
 /** Get, restart, start, stop and delete take only the id. */
 export const InstanceActionRequest = z.strictObject({ instanceId: InstanceId });
-export type InstanceActionRequest = z.input<typeof InstanceActionRequest>;
 
 export const Instance = z.looseObject({
   id: z.string(),
