@@ -15,10 +15,9 @@ const StateImage = z.strictObject({
     error: 'must be an https URL or a data:image/…;base64,… URL',
   }),
 });
-const StatePart = z.union([z.string(), StateImage]);
 
 export const DecisionState = z
-  .union([z.string(), z.array(StatePart).min(1)])
+  .union([z.string(), z.array(z.union([z.string(), StateImage])).min(1)])
   .superRefine((state, ctx) => {
     const images = typeof state === 'string' ? 0 : state.filter((p) => typeof p !== 'string').length;
     if (images > DECISION_MAX_IMAGES) {
