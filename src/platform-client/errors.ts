@@ -89,13 +89,8 @@ export function parseRetryAfter(header: string | null | undefined, now = Date.no
 }
 
 /** Removes every occurrence of the given secrets from a text (error bodies may echo headers). */
-export function redact(text: string, secrets: ReadonlyArray<string | undefined>): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret && secret.length >= 4) out = out.split(secret).join('[REDACTED]');
-  }
-  return out;
-}
+export const redact = (text: string, secrets: ReadonlyArray<string | undefined>): string =>
+  secrets.reduce<string>((out, s) => (s && s.length >= 4 ? out.split(s).join('[REDACTED]') : out), text);
 
 // ── Submits ───────────────────────────────────────────────────────────────
 // Whether a failed submit may have created a paid task. The platform takes no idempotency key, so a

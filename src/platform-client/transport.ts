@@ -2,7 +2,7 @@
 // with ky, maps every failure to a PlatformError, and parses answers with zod. It never retries
 // (retrying is the workflows' job) and never lets the API key reach an error or a log line.
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
-import ky, { HTTPError, TimeoutError, type KyInstance } from 'ky';
+import ky, { TimeoutError, type KyInstance } from 'ky';
 import type { z } from 'zod';
 import type { PlatformConfig } from './config';
 import { PlatformError, parseRetryAfter, redact } from './errors';
@@ -217,7 +217,6 @@ export class Transport {
 
   private transportFailure(spec: RequestSpec, err: unknown): PlatformError {
     if (err instanceof TimeoutError) return this.failure(spec, 'timeout', 'no answer within the timeout');
-    if (err instanceof HTTPError) return this.httpFailure(spec, err.response, '');
     const code = causeCode(err);
     const detail = err instanceof Error ? err.message : String(err);
     const delivered = spec.method !== 'GET' && !(code && NETWORK_CODES_NOT_DELIVERED.has(code));
