@@ -18,11 +18,11 @@ export type ListTemplatesRequest = z.input<typeof ListTemplatesRequest>;
 /** A template: only its id is read; the rest is kept as the platform sends it (docs/platform.md). */
 export const Template = z.looseObject({ id: z.string() });
 
-export const ListTemplatesResponse = z.looseObject({
-  data: z.array(Template),
-  next_cursor: z.string().default(''),
-  has_more: z.boolean().default(false),
-});
+/** A GPU list page, `{data, next_cursor, has_more}`, as templates and instances are listed. */
+const gpuPage = <T extends z.ZodType>(data: z.ZodArray<T>) =>
+  z.looseObject({ data, next_cursor: Cursor.default(''), has_more: z.boolean().default(false) });
+
+export const ListTemplatesResponse = gpuPage(z.array(Template));
 
 // ── Products ───────────────────────────────────────────────────────────────
 const PRODUCT_TYPES = ['gpu', 'cpu'] as const;
@@ -157,9 +157,5 @@ export const ListedInstance = Instance.extend({
 });
 export type ListedInstance = z.infer<typeof ListedInstance>;
 
-/** A GPU list page (`{data, next_cursor, has_more}`, as templates); a page larger than asked is refused. */
-export const ListInstancesResponse = z.looseObject({
-  data: z.array(ListedInstance).max(INSTANCE_PAGE_MAX),
-  next_cursor: Cursor.default(''),
-  has_more: z.boolean().default(false),
-});
+/** A page larger than asked is refused. */
+export const ListInstancesResponse = gpuPage(z.array(ListedInstance).max(INSTANCE_PAGE_MAX));
