@@ -24,13 +24,10 @@ export function reservedKeyIssues(value: unknown): ValidationIssue[] {
       issues.push({ field: fieldPath(path), rule: `must not be nested more than ${MAX_DEPTH} levels deep` });
       return;
     }
-    if (Array.isArray(v)) {
-      v.forEach((item, i) => walk(item, [...path, i]));
-      return;
-    }
-    for (const key of Object.keys(v)) {
-      if (RESERVED_KEYS.has(key)) issues.push({ field: fieldPath([...path, key]), rule: `key ${RESERVED_KEY_RULE}` });
-      else walk((v as Record<string, unknown>)[key], [...path, key]);
+    for (const [key, child] of Array.isArray(v) ? v.entries() : Object.entries(v)) {
+      if (typeof key === 'string' && RESERVED_KEYS.has(key)) {
+        issues.push({ field: fieldPath([...path, key]), rule: `key ${RESERVED_KEY_RULE}` });
+      } else walk(child, [...path, key]);
     }
   };
   walk(value, []);
