@@ -44,9 +44,10 @@ export interface BudgetCheck {
   requests: ReservationRequest[];
 }
 
-/** The platform's answer to a BudgetCheck: one flag per request, in order, and when it was checked. */
+/** The platform's answer to a BudgetCheck: one flag per request, in order. */
 export interface BudgetCheckResult {
   enough: boolean[];
+  /** Epoch ms of the last answer, on the worker's clock (workflow code keeps no clock of its own). */
   checkedAt: number;
 }
 

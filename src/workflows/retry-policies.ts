@@ -9,6 +9,7 @@ import {
   type ActivityOptions,
   type RetryPolicy,
   TimeoutFailure,
+  workflowInfo,
 } from '@temporalio/workflow';
 import { FailureType } from '../api/failures';
 
@@ -53,6 +54,10 @@ interface AttemptOptions {
 export function untilDeadline(deadlineAt: number, opts: AttemptOptions = {}): ActivityOptions {
   return forUpTo(deadlineAt - Date.now(), opts);
 }
+
+/** untilDeadline, `ms` after the workflow's start. */
+export const untilAfterStart = (ms: number, opts?: AttemptOptions): ActivityOptions =>
+  untilDeadline(workflowInfo().startTime.getTime() + ms, opts);
 
 /** Options of a call retried for up to `ms` from when it is scheduled (at least one attempt's worth). */
 export function forUpTo(ms: number, opts: AttemptOptions = {}): ActivityOptions {

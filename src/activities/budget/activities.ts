@@ -70,20 +70,16 @@ const HEARTBEAT_EVERY_MS = 2_000;
 
 const OUR_FAILURE_TYPES: ReadonlySet<string> = new Set(Object.values(FailureType));
 
-/** The Update's own failure, or a request's failure inside a batched Update's answer. */
-interface LedgerCause {
-  type?: string | null;
-  message: string;
-  nonRetryable?: boolean | null;
-  details?: readonly unknown[] | null;
-}
-
 /**
- * The ledger's handler failing with one of our failure types (the platform's answer to its budget
+ * The ledger's handler failing (the Update's own failure, or a request's in a batched Update's answer)
+ * with one of our failure types (the platform's answer to its budget
  * check: an unknown member, a refused key) keeps its type and retryability for the job. Anything else
  * (the server turning an Update away while the ledger's worker is busy, say) is worth another attempt.
  */
-function ledgerFailure(memberId: string, { type, message, nonRetryable, details }: LedgerCause): ApplicationFailure {
+function ledgerFailure(
+  memberId: string,
+  { type, message, nonRetryable, details }: Pick<ApplicationFailure, 'type' | 'message' | 'nonRetryable' | 'details'>,
+): ApplicationFailure {
   const ours = typeof type === 'string' && OUR_FAILURE_TYPES.has(type);
   return ApplicationFailure.create({
     type: ours ? type : FailureType.PlatformUnavailable,
@@ -111,11 +107,15 @@ export function createActivities({ temporal, prices }: ActivityDeps) {
     // The ledger runs on the task queue of the job that first needs it (one task queue per worker).
     const { taskQueue } = Context.current().info;
     // A request the ledger's validator would refuse goes alone, so the refusal stays its own.
-    if (!ReserveBudgetRequest.safeParse(request).success) return reserveOne(memberId, taskQueue, request);
+    if (!ReserveBudgetRequest.safeParse(request).success) {
+      return updateLedger(memberId, taskQueue, reserveBudgetUpdate, request);
+    }
     let lane = lanes.get(memberId);
     if (!lane) {
-      lane = new BatchLanes(UPDATES_IN_FLIGHT, MAX_RESERVATIONS_PER_UPDATE, (requests) =>
-        reserveBatch(memberId, taskQueue, requests),
+      lane = new BatchLanes(
+        UPDATES_IN_FLIGHT,
+        MAX_RESERVATIONS_PER_UPDATE,
+        async (requests) => (await updateLedger(memberId, taskQueue, reserveBudgetBatchUpdate, { requests })).outcomes,
       );
       lanes.set(memberId, lane);
     }
@@ -151,10 +151,6 @@ export function createActivities({ temporal, prices }: ActivityDeps) {
       throw updateFailure(memberId, err);
     }
   };
-  const reserveOne = (memberId: string, taskQueue: string, request: ReserveBudgetRequest) =>
-    updateLedger(memberId, taskQueue, reserveBudgetUpdate, request);
-  const reserveBatch = async (memberId: string, taskQueue: string, requests: ReserveBudgetRequest[]) =>
-    (await updateLedger(memberId, taskQueue, reserveBudgetBatchUpdate, { requests })).outcomes;
 
   return {
     ...createPriceActivities(prices),

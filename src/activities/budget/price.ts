@@ -76,11 +76,6 @@ export interface PriceBudgetJobResult {
   gateCost: number;
 }
 
-interface Priced {
-  amount: number;
-  breakdown: string;
-}
-
 const needsCost = (lack: string, fix: string) =>
   ApplicationFailure.nonRetryable(
     `cost: is required here: ${lack}; give cost, or set ${fix}`,
@@ -89,10 +84,9 @@ const needsCost = (lack: string, fix: string) =>
 const noTablePrice = (what: string, hint: string) =>
   needsCost(`the price table has no ${what} (${hint})`, 'it in PLATFORM_PRICES');
 
-const priced = (amount: number, breakdown: string): Priced => ({ amount, breakdown });
-
 /** The price of a job's quantities, with how it was reached. Throws InvalidInput when the table has no price. */
-export function priceQuantities(table: PriceTable, q: JobQuantities): Priced {
+export function priceQuantities(table: PriceTable, q: JobQuantities): { amount: number; breakdown: string } {
+  const priced = (amount: number, breakdown: string) => ({ amount, breakdown });
   switch (q.workflowType) {
     case 'mediaGeneration': {
       if (q.operation === 'async') {
@@ -116,8 +110,13 @@ export function priceQuantities(table: PriceTable, q: JobQuantities): Priced {
         terms.map(([n, unit, price, what]) => `${n}${unit} × ${price} (${what})`).join(' + '),
       );
     }
-    case 'evaluateDecision':
-      return decisionPrice(table, q.questions, q.images);
+    case 'evaluateDecision': {
+      const { perQuestion, perImage } = table.evaluateDecision;
+      return priced(
+        q.questions * (perQuestion + q.images * perImage),
+        `${q.questions} questions × (${perQuestion} + ${q.images} images × ${perImage})`,
+      );
+    }
     case 'batchJob': {
       const perRequest = table.batchJob.perRequest;
       if (perRequest === undefined)
@@ -142,21 +141,14 @@ export function priceQuantities(table: PriceTable, q: JobQuantities): Priced {
   }
 }
 
-function decisionPrice(table: PriceTable, questions: number, images: number): Priced {
-  const { perQuestion, perImage } = table.evaluateDecision;
-  return priced(
-    questions * (perQuestion + images * perImage),
-    `${questions} questions × (${perQuestion} + ${images} images × ${perImage})`,
-  );
-}
-
 export function createPriceActivities(table: PriceTable) {
   return {
     // Not async work, but an activity: the table is the worker's configuration, not the workflow's.
     priceBudgetJob(input: PriceBudgetJobInput): Promise<PriceBudgetJobResult> {
       return Promise.resolve().then(() => {
         const job = input.job ? priceQuantities(table, input.job) : undefined;
-        const gateCost = input.gate ? decisionPrice(table, 1, input.gate.images).amount : 0;
+        const gate = input.gate && { workflowType: 'evaluateDecision' as const, questions: 1, ...input.gate };
+        const gateCost = gate ? priceQuantities(table, gate).amount : 0;
         return { cost: job?.amount, costBreakdown: job?.breakdown, gateCost };
       });
     },

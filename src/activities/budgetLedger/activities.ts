@@ -3,6 +3,7 @@
 import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { ActivityDeps } from '..';
+import type { BudgetCheckResult } from '../../budget/ledger-book';
 
 export interface CheckMemberBudgetInput {
   memberId: string;
@@ -10,13 +11,6 @@ export interface CheckMemberBudgetInput {
   held: number;
   /** The costs of the jobs asking, in the order they asked. */
   costs: number[];
-}
-
-export interface CheckMemberBudgetResult {
-  /** Per cost: whether the budget covers it on top of what is held and what the earlier ones took. */
-  enough: boolean[];
-  /** Epoch ms of the last answer, on the worker's clock (workflow code keeps no clock of its own). */
-  checkedAt: number;
 }
 
 export interface FindEndedHoldersInput {
@@ -32,7 +26,7 @@ export function createActivities({ platform, temporal }: ActivityDeps) {
      * acts only on the answer the server delivers, so a retried attempt (even one started while the
      * first still runs, after a timeout) just asks again and the slower answer is dropped.
      */
-    async checkMemberBudget({ memberId, held, costs }: CheckMemberBudgetInput): Promise<CheckMemberBudgetResult> {
+    async checkMemberBudget({ memberId, held, costs }: CheckMemberBudgetInput): Promise<BudgetCheckResult> {
       const { cancellationSignal: signal } = Context.current();
       const covers = async (amount: number) =>
         (await platform.checkMemberBudget({ member_id: memberId, cost: amount }, { signal })).enough;

@@ -16,7 +16,6 @@ import {
   proxyActivities,
   proxyLocalActivities,
   setHandler,
-  workflowInfo,
 } from '@temporalio/workflow';
 import { SearchAttributes, statusQuery } from '../../api/contract';
 import { parseInput } from '../../api/failures';
@@ -30,7 +29,7 @@ import type { BudgetGatedJobInput, BudgetGatedJobResult } from '../budget/contra
 import type { budgetGatedJob } from '../budget/workflows';
 import type { RenewInstanceResult } from '../instances/contract';
 import { WorkflowType } from '../operations';
-import { DEFAULT_DEADLINE_MS, forUpTo, HOUR_MS, untilDeadline } from '../retry-policies';
+import { DEFAULT_DEADLINE_MS, forUpTo, HOUR_MS, untilAfterStart } from '../retry-policies';
 import { trackStatus } from '../status';
 import {
   autoRenewalWorkflowId,
@@ -58,9 +57,7 @@ export async function autoRenew(rawInput: AutoRenewInput): Promise<AutoRenewResu
 
   // 2. The member's instances, and which of them expire within the window (workflow time: replay-safe).
   status.set('LISTING');
-  const { listInstances } = proxyActivities<InstanceActivities>(
-    untilDeadline(workflowInfo().startTime.getTime() + LIST_DEADLINE_MS),
-  );
+  const { listInstances } = proxyActivities<InstanceActivities>(untilAfterStart(LIST_DEADLINE_MS));
   const listed = await summarized(
     listInstances,
     `list the instances of ${input.memberId}`,

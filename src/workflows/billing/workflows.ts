@@ -6,7 +6,7 @@ import { BillingReportInput, type BillingReportResult, type BillingReportStatus 
 import { parseInput } from '../../api/failures';
 import type { Activities } from '../../activities/billing/activities';
 import { billWindows } from '../../platform/schemas/account';
-import { HOUR_MS, untilDeadline } from '../retry-policies';
+import { HOUR_MS, untilAfterStart } from '../retry-policies';
 import { trackStatus } from '../status';
 import { summarized } from '../activity-summary';
 
@@ -20,7 +20,7 @@ export async function billingReport(rawInput: BillingReportInput): Promise<Billi
   setHandler(statusQuery, () => status.current);
   // Reads only: retried through any outage until the report's deadline.
   const platform = proxyActivities<Activities>(
-    untilDeadline(workflowInfo().startTime.getTime() + DEADLINE_MS, {
+    untilAfterStart(DEADLINE_MS, {
       attemptMs: 10 * 60_000,
       heartbeatMs: 2 * 60_000,
     }),

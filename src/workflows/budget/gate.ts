@@ -1,12 +1,12 @@
 // The decision gate: one question about the job's content, asked of the platform's decision
 // evaluation before the job submits anything. The job runs only if the passing option is likely enough.
-import { proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { proxyActivities } from '@temporalio/workflow';
 import type { GateVerdict, ParsedBudgetGatedJobInput } from './contract';
 import { invalidInput } from '../../api/failures';
 import type { Activities } from '../../activities/decision/activities';
 import { DECISION_MODEL, DecisionEvaluationRequest, type DecisionState } from '../../platform/schemas/decision';
 import { parseOrThrow } from '../../platform/validation';
-import { DEFAULT_DEADLINE_MS, untilDeadline } from '../retry-policies';
+import { DEFAULT_DEADLINE_MS, untilAfterStart } from '../retry-policies';
 import { summarized } from '../activity-summary';
 
 /** Image sources the decision API takes (https or data URLs); others are left out of the judged content. */
@@ -61,9 +61,7 @@ export async function runGate(gate: PreparedGate): Promise<GateVerdict> {
   // A billed call. Retried while the first attempt may still be in flight? Never: an attempt outlives
   // the client's timeout. A request the client gave up on may still have been billed: each such retry
   // may pay for one more small evaluation, accepted (the gate's estimate is reserved with the job).
-  const { evaluateQuestion } = proxyActivities<Activities>(
-    untilDeadline(workflowInfo().startTime.getTime() + DEFAULT_DEADLINE_MS.budgetAdmission),
-  );
+  const { evaluateQuestion } = proxyActivities<Activities>(untilAfterStart(DEFAULT_DEADLINE_MS.budgetAdmission));
   const answer = await summarized(evaluateQuestion, 'evaluate the gate question')({ index: 0, request: gate.request });
   const probability = answer.probabilities[gate.passOption] ?? 0;
   return {

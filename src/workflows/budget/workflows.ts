@@ -31,7 +31,7 @@ import {
   type ReserveBudgetResult,
 } from '../budgetLedger/contract';
 import { WorkflowType } from '../operations';
-import { DEFAULT_DEADLINE_MS, forUpTo, TRANSIENT_RETRY, UNTIL_DONE, untilDeadline } from '../retry-policies';
+import { DEFAULT_DEADLINE_MS, forUpTo, UNTIL_DONE, untilAfterStart } from '../retry-policies';
 import { trackProgress } from '../status';
 import {
   budgetJobProgressQuery,
@@ -173,7 +173,7 @@ export async function budgetGatedJob(rawInput: BudgetGatedJobInput): Promise<Bud
     // Idempotent by reservation id (the ledger answers a repeat with what it holds): retried through any
     // outage of the ledger or the platform's check, until the admission deadline.
     const { reserveMemberBudget } = proxyActivities<Activities>(
-      untilDeadline(workflowInfo().startTime.getTime() + DEFAULT_DEADLINE_MS.budgetAdmission, { attemptMs: 60_000 }),
+      untilAfterStart(DEFAULT_DEADLINE_MS.budgetAdmission, { attemptMs: 60_000 }),
     );
     progress.update({ status: 'CHECKING_BUDGET' });
     const first = await summarized(
@@ -192,11 +192,9 @@ export async function budgetGatedJob(rawInput: BudgetGatedJobInput): Promise<Bud
       waitingSince: isoTime(first.checkedAt),
       waitDeadline: isoTime(deadlineAt),
     });
+    const waitMs = wait.timeoutSeconds * 1000 + 5 * 60_000;
     const { awaitBudgetAdmission } = proxyActivities<Activities>({
-      startToCloseTimeout: wait.timeoutSeconds * 1000 + 5 * 60_000,
-      scheduleToCloseTimeout: wait.timeoutSeconds * 1000 + 5 * 60_000,
-      heartbeatTimeout: '30s',
-      retry: TRANSIENT_RETRY,
+      ...forUpTo(waitMs, { attemptMs: waitMs, heartbeatMs: 30_000 }),
       // A cancelled check must have stopped before the next one starts.
       cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     });

@@ -1,5 +1,5 @@
 // Decision evaluation: one content, several questions, one platform request per question.
-import { proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { proxyActivities, setHandler } from '@temporalio/workflow';
 import { statusQuery } from '../../api/contract';
 import { WorkflowType } from '../operations';
 import { EvaluateDecisionInput, type EvaluateDecisionResult, type EvaluateDecisionStatus } from './contract';
@@ -8,7 +8,7 @@ import type { Activities, EvaluateQuestionInput } from '../../activities/decisio
 import { DECISION_MODEL, DecisionEvaluationRequest } from '../../platform/schemas/decision';
 import { tryParse, type ValidationIssue } from '../../platform/validation';
 import { mapBounded } from '../../shared/lanes';
-import { HOUR_MS, untilDeadline } from '../retry-policies';
+import { HOUR_MS, untilAfterStart } from '../retry-policies';
 import { trackStatus } from '../status';
 import { summarized } from '../activity-summary';
 
@@ -45,7 +45,7 @@ export async function evaluateDecision(rawInput: EvaluateDecisionInput): Promise
   const status = trackStatus<EvaluateDecisionStatus>(WorkflowType.evaluateDecision, 'EVALUATING', {});
   setHandler(statusQuery, () => status.current);
   // Each attempt outlives the client's timeout (thinking raises latency well above the usual 0.2 s).
-  const platform = proxyActivities<Activities>(untilDeadline(workflowInfo().startTime.getTime() + DEADLINE_MS));
+  const platform = proxyActivities<Activities>(untilAfterStart(DEADLINE_MS));
   let answered = 0;
   status.detail({ answered, total: requests.length });
   const answers = await mapBounded(requests, input.maxConcurrency, async (req) => {

@@ -45,19 +45,6 @@ export const INSTANCE_WAIT_FIELDS = {
 /** The poll gaps must not shrink. */
 const pollGapsGrow = notBelow('pollMaxSeconds', 'pollInitialSeconds');
 
-/** `{instanceId, timeoutSeconds, pollInitialSeconds, pollMaxSeconds}`: restart, start, stop, delete. */
-const instanceActionInput = (title: string, description: string) =>
-  z
-    .strictObject({ instanceId: InstanceId, ...INSTANCE_WAIT_FIELDS })
-    .refine(...pollGapsGrow)
-    .meta({ title, description });
-
-export const RestartInstanceInput = instanceActionInput(
-  'restartInstance input',
-  'Restarts a GPU instance and waits until it is running again.',
-);
-export type RestartInstanceInput = z.input<typeof RestartInstanceInput>;
-
 /** What waiting for an instance's status saw. */
 export const InstanceWaitResult = z.object({
   instanceId: z.string(),
@@ -67,11 +54,22 @@ export const InstanceWaitResult = z.object({
   polls: z.number().int(),
   waitedSeconds: z.number(),
 });
-
 export type InstanceWaitResult = z.infer<typeof InstanceWaitResult>;
 
-export const RestartInstanceResult = InstanceWaitResult.meta({ title: 'restartInstance result' });
-export type RestartInstanceResult = z.infer<typeof RestartInstanceResult>;
+/** Restart, start, stop or delete an instance, then wait for its target status. */
+const instanceAction = (verb: string, description: string) =>
+  workflow(
+    z
+      .strictObject({ instanceId: InstanceId, ...INSTANCE_WAIT_FIELDS })
+      .refine(...pollGapsGrow)
+      .meta({ title: `${verb}Instance input`, description }),
+    InstanceWaitResult.meta({ title: `${verb}Instance result` }),
+    (i) => [`${verb} ${i.instanceId}`],
+  );
+const restartInstance = instanceAction('restart', 'Restarts a GPU instance and waits until it is running again.');
+
+export const RestartInstanceInput = restartInstance.input;
+export type RestartInstanceInput = z.input<typeof RestartInstanceInput>;
 
 /** renewInstance's business status (the `status` query and the PlatformStatus search attribute). */
 export const RENEW_INSTANCE_STATUSES = ['READING_INSTANCE', 'RENEWING', 'RENEWED', 'EXPIRY_MOVED'] as const;
@@ -100,26 +98,6 @@ export const CreateInstanceResult = InstanceWaitResult.extend({
 }).meta({ title: 'createInstance result' });
 export type CreateInstanceResult = z.infer<typeof CreateInstanceResult>;
 
-export const StartInstanceInput = instanceActionInput(
-  'startInstance input',
-  'Starts a stopped GPU instance and waits until it is running.',
-);
-export type StartInstanceInput = z.input<typeof StartInstanceInput>;
-export const StopInstanceInput = instanceActionInput(
-  'stopInstance input',
-  'Stops a running GPU instance and waits until it has exited.',
-);
-export type StopInstanceInput = z.input<typeof StopInstanceInput>;
-export const DeleteInstanceInput = instanceActionInput(
-  'deleteInstance input',
-  'Deletes a GPU instance and waits until it is removed.',
-);
-export type DeleteInstanceInput = z.input<typeof DeleteInstanceInput>;
-
-export const StartInstanceResult = InstanceWaitResult.meta({ title: 'startInstance result' });
-export const StopInstanceResult = InstanceWaitResult.meta({ title: 'stopInstance result' });
-export const DeleteInstanceResult = InstanceWaitResult.meta({ title: 'deleteInstance result' });
-
 /** The lifecycle workflows' business status: acting (the request), waiting, then reached or timed out. */
 export const INSTANCE_LIFECYCLE_STATUSES = ['REQUESTING', 'WAITING', 'TIMED_OUT', 'DONE'] as const;
 export type InstanceLifecycleStatus = (typeof INSTANCE_LIFECYCLE_STATUSES)[number];
@@ -130,14 +108,14 @@ export const instances = defineOperation({
       `renew ${i.instanceId}`,
       count(i.months, 'month'),
     ]),
-    restartInstance: workflow(RestartInstanceInput, RestartInstanceResult, (i) => [`restart ${i.instanceId}`]),
+    restartInstance,
     createInstance: workflow(CreateInstanceInput, CreateInstanceResult, ({ request: r }) => [
       `create ${r.name}`,
       `${r.gpuNum} × ${r.productId}`,
       r.months ? count(r.months, 'month') : r.billingMode,
     ]),
-    startInstance: workflow(StartInstanceInput, StartInstanceResult, (i) => [`start ${i.instanceId}`]),
-    stopInstance: workflow(StopInstanceInput, StopInstanceResult, (i) => [`stop ${i.instanceId}`]),
-    deleteInstance: workflow(DeleteInstanceInput, DeleteInstanceResult, (i) => [`delete ${i.instanceId}`]),
+    startInstance: instanceAction('start', 'Starts a stopped GPU instance and waits until it is running.'),
+    stopInstance: instanceAction('stop', 'Stops a running GPU instance and waits until it has exited.'),
+    deleteInstance: instanceAction('delete', 'Deletes a GPU instance and waits until it is removed.'),
   },
 });

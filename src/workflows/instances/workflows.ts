@@ -1,34 +1,29 @@
 // GPU instance workflows: renew for months; restart, create, start, stop and delete, each sending its
 // request (retried through any outage within the input's timeout), then waiting for the target status.
-import { ApplicationFailure, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { z } from 'zod';
 import { statusQuery } from '../../api/contract';
 import { FailureType, parseInput } from '../../api/failures';
 import type { Activities, InstanceObservation } from '../../activities/instances/activities';
 import { summarized } from '../activity-summary';
 import { WorkflowType } from '../operations';
-import { forUpTo, HOUR_MS, pollTimedOut, retryAsPollOptions, untilDeadline } from '../retry-policies';
+import { forUpTo, HOUR_MS, pollTimedOut, retryAsPollOptions, untilAfterStart } from '../retry-policies';
 import { trackStatus, type StatusTracker } from '../status';
 import {
   CreateInstanceInput,
   instances,
   RenewInstanceInput,
   RestartInstanceInput,
-  StartInstanceInput,
   type CreateInstanceResult,
   type InstanceLifecycleStatus,
   type InstanceWaitResult,
   type RenewInstanceResult,
   type RenewInstanceStatus,
-  type RestartInstanceResult,
   type RestartInstanceStatus,
 } from './contract';
 
 /** renewInstance's read, renew (once) and read again are retried this long, from its start. */
 const RENEW_DEADLINE_MS = 6 * HOUR_MS;
-
-/** The platform's calls, retried through any outage until `ms` after the workflow started. */
-const platformFor = (ms: number) => proxyActivities<Activities>(untilDeadline(workflowInfo().startTime.getTime() + ms));
 
 /** Renews a subscription instance. A retried renew never pays twice (see the renewInstance activity). */
 export async function renewInstance(rawInput: RenewInstanceInput): Promise<RenewInstanceResult> {
@@ -36,7 +31,7 @@ export async function renewInstance(rawInput: RenewInstanceInput): Promise<Renew
   const { instanceId, months } = input;
   const status = trackStatus<RenewInstanceStatus>(WorkflowType.renewInstance, 'READING_INSTANCE', { instanceId });
   setHandler(statusQuery, () => status.current);
-  const platform = platformFor(RENEW_DEADLINE_MS);
+  const platform = proxyActivities<Activities>(untilAfterStart(RENEW_DEADLINE_MS));
 
   const before = await summarized(platform.getInstance, `read instance ${instanceId}`)(instanceId);
   const endTimeBefore = before.endTime;
@@ -59,20 +54,6 @@ export async function renewInstance(rawInput: RenewInstanceInput): Promise<Renew
   return { instanceId, months, endTimeBefore, endTimeAfter: after.endTime, alreadyApplied };
 }
 
-/** Restarts an instance, then waits (polling with backoff) until it is running again or time is up. */
-export async function restartInstance(rawInput: RestartInstanceInput): Promise<RestartInstanceResult> {
-  const input = parseInput(RestartInstanceInput, rawInput, WorkflowType.restartInstance);
-  const status = trackStatus<RestartInstanceStatus>(WorkflowType.restartInstance, 'RESTARTING', {
-    instanceId: input.instanceId,
-  });
-  setHandler(statusQuery, () => status.current);
-  // Free, and a second restart of a restarting instance does no harm: retried through any outage
-  // within the input's timeout, which then bounds the wait for `running` too.
-  const restart = platformFor(input.timeoutSeconds * 1000).restartInstance;
-  await summarized(restart, `restart instance ${input.instanceId}`)(input.instanceId);
-  return waitFor(input, 'running', 'restart', status, ['WAITING_FOR_RUNNING', 'TIMED_OUT', 'RUNNING']);
-}
-
 /**
  * Creates an instance and waits until it runs. A subscription is paid at create: a retried create
  * finds the instance an earlier attempt made by its name, and does not create it again.
@@ -91,25 +72,40 @@ export async function createInstance(rawInput: CreateInstanceInput): Promise<Cre
   return { ...waited, alreadyApplied: created.alreadyApplied };
 }
 
+/** A workflow's statuses for requesting, waiting, timed out and reached. */
+type Steps<S extends string> = [S, S, S, S];
+const LIFECYCLE: Steps<InstanceLifecycleStatus> = ['REQUESTING', 'WAITING', 'TIMED_OUT', 'DONE'];
+const RESTART: Steps<RestartInstanceStatus> = ['RESTARTING', 'WAITING_FOR_RUNNING', 'TIMED_OUT', 'RUNNING'];
+
+/** Restarts an instance and waits until it is running again. */
+export const restartInstance = requestThenWait('restartInstance', 'running', RESTART);
 /** Starts a stopped instance and waits until it runs. */
-export const startInstance = requestThenWait('startInstance', 'running');
+export const startInstance = requestThenWait('startInstance', 'running', LIFECYCLE);
 /** Stops a running instance and waits until it has exited. */
-export const stopInstance = requestThenWait('stopInstance', 'exited');
+export const stopInstance = requestThenWait('stopInstance', 'exited', LIFECYCLE);
 /** Deletes an instance and waits until it is removed. */
-export const deleteInstance = requestThenWait('deleteInstance', 'removed');
+export const deleteInstance = requestThenWait('deleteInstance', 'removed', LIFECYCLE);
 
-type WaitInput = z.output<typeof StartInstanceInput>;
+type WaitInput = z.output<typeof RestartInstanceInput>;
 
-/** The workflow `type`: sends its free action (a repeat is answered as done), then waits for `target`. */
-function requestThenWait(type: 'startInstance' | 'stopInstance' | 'deleteInstance', target: string) {
-  return async (rawInput: z.input<typeof StartInstanceInput>): Promise<InstanceWaitResult> => {
+/**
+ * The workflow `type`: sends its free action (a repeat is answered as done, and a second restart of a
+ * restarting instance does no harm), retried through any outage within the input's timeout, then
+ * waits for `target`.
+ */
+function requestThenWait<S extends string>(
+  type: 'restartInstance' | 'startInstance' | 'stopInstance' | 'deleteInstance',
+  target: string,
+  [requesting, ...waiting]: Steps<S>,
+) {
+  return async (rawInput: RestartInstanceInput): Promise<InstanceWaitResult> => {
     const input: WaitInput = parseInput(instances.workflows[type].input, rawInput, type);
-    const status = trackStatus<InstanceLifecycleStatus>(type, 'REQUESTING', { instanceId: input.instanceId });
+    const status = trackStatus<S>(type, requesting, { instanceId: input.instanceId });
     setHandler(statusQuery, () => status.current);
     const what = type.replace('Instance', '');
     const request = proxyActivities<Activities>(forUpTo(input.timeoutSeconds * 1000))[type];
     await summarized(request, `${what} instance ${input.instanceId}`)(input.instanceId);
-    return waitFor(input, target, what, status);
+    return waitFor(input, target, what, status, waiting);
   };
 }
 
