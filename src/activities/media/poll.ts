@@ -45,13 +45,6 @@ export interface TaskCheckpoint {
 const step = (progress: number | undefined, size: number) =>
   size > 0 && progress !== undefined ? Math.floor(progress / size) : 0;
 
-const sampleOf = (o: TaskObservation): PollSample => ({
-  at: o.observedAt,
-  status: o.status,
-  eta: o.eta,
-  progressPercent: o.progressPercent,
-});
-
 /** The task as one poll saw it, now. */
 function observe(task: TaskResult['task'], taskId: string, polls: number, since?: TaskObservation): TaskObservation {
   const observedAt = Date.now();
@@ -75,7 +68,7 @@ function hintedDelayMs(
   attempt: number,
 ) {
   const hinted = (o.eta !== undefined && o.eta > 0) || o.progressPercent !== undefined;
-  return nextPollDelayMs(polling, sampleOf(o), since && sampleOf(since), hinted ? 0 : attempt);
+  return nextPollDelayMs(polling, o, since, hinted ? 0 : attempt);
 }
 
 /**
@@ -182,13 +175,7 @@ export function outputsOf(result: TaskResult): TaskOutputRef[] {
 // two samples taken apart predict the same end: then we aim at it. Without
 // hints we back off exponentially with full jitter. Every gap stays within [minIntervalMs, maxIntervalMs].
 
-export interface PollSample {
-  /** Real epoch ms of the poll. */
-  at: number;
-  status: string;
-  eta?: number;
-  progressPercent?: number;
-}
+export type PollSample = Pick<TaskObservation, 'observedAt' | 'status' | 'eta' | 'progressPercent'>;
 
 /** Beyond this, aim at a fraction of the remaining time and look again, instead of at the end. */
 const FAR_MS = 20_000;
@@ -207,7 +194,7 @@ function progressRate(latest: PollSample, previous?: PollSample): number | undef
     latest.progressPercent > previous.progressPercent &&
     latest.progressPercent < 100
   ) {
-    return (latest.progressPercent - previous.progressPercent) / (latest.at - previous.at);
+    return (latest.progressPercent - previous.progressPercent) / (latest.observedAt - previous.observedAt);
   }
   return undefined;
 }
@@ -224,7 +211,7 @@ export function estimateRemainingMs(latest: PollSample, previous?: PollSample): 
 }
 
 /** The end a sample's eta predicts, in epoch ms; the eta is whole seconds rounded up, so never early. */
-const predictedEnd = (s: PollSample) => (s.eta !== undefined && s.eta > 0 ? s.at + s.eta * 1000 : undefined);
+const predictedEnd = (s: PollSample) => (s.eta !== undefined && s.eta > 0 ? s.observedAt + s.eta * 1000 : undefined);
 
 /**
  * Milliseconds left when two samples taken apart predict the same end (the eta of a steady task):
@@ -234,8 +221,8 @@ const predictedEnd = (s: PollSample) => (s.eta !== undefined && s.eta > 0 ? s.at
 function confirmedRemainingMs(latest: PollSample, previous?: PollSample): number | undefined {
   const now = predictedEnd(latest);
   const before = previous && predictedEnd(previous);
-  if (now === undefined || before === undefined || previous!.at >= latest.at) return undefined;
-  const remaining = Math.min(now, before) - latest.at;
+  if (now === undefined || before === undefined || previous!.observedAt >= latest.observedAt) return undefined;
+  const remaining = Math.min(now, before) - latest.observedAt;
   return Math.abs(now - before) <= AGREEMENT_MS + AGREEMENT_SHARE * Math.max(0, remaining) ? remaining : undefined;
 }
 
