@@ -1,8 +1,8 @@
 // Waiting for a task to end by retry-as-poll (../retries.ts): each attempt of pollTaskResult makes
 // one task-result request. Still running: the attempt fails as StillRunning with the delay the
-// platform's eta and progress suggest. A status change, a progress step or the end: the attempt
-// returns a checkpoint, so the workflow's mediaProgress query stays fresh for a few history events
-// per task, however many polls are made.
+// platform's eta and progress suggest. A status change or the end: the attempt returns a checkpoint,
+// so the workflow's mediaProgress query stays fresh for a few history events per task, however many
+// polls are made.
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../../api/failures';
@@ -18,8 +18,6 @@ export interface PollTaskInput {
   deadlineAt: number;
   /** The last checkpoint: its poll count, when the next poll is due, and the sample progress is measured from. */
   since?: TaskObservation;
-  /** Report back each time progress_percent crosses a multiple of this (0: status changes only). */
-  progressStep: number;
   /** A callback is expected (the submit carried its URL): polls are a sparse safety net. */
   fallback?: CallbackFallback;
 }
@@ -41,9 +39,6 @@ export interface TaskCheckpoint {
   outputs: TaskOutputRef[];
   nsfwDetection: boolean;
 }
-
-const step = (progress: number | undefined, size: number) =>
-  size > 0 && progress !== undefined ? Math.floor(progress / size) : 0;
 
 /** The task as one poll saw it, now. */
 function observe(task: TaskResult['task'], taskId: string, polls: number, since?: TaskObservation): TaskObservation {
@@ -129,10 +124,10 @@ export function createMediaPollActivities(platform: PlatformClient) {
       const hinted = hintedDelayMs(polling, observation, since, attempt);
       const delay = untilDeadline(Math.max(hinted, input.fallback?.pollIntervalMs ?? 0));
       const next: TaskObservation = { ...observation, nextPollAt: observation.observedAt + delay };
-      const movedOn =
-        status !== since?.status ||
-        step(observation.progressPercent, input.progressStep) > step(since?.progressPercent, input.progressStep);
-      if (movedOn) return { observation: next, terminal: false, outputs: [], nsfwDetection: false };
+      // Checkpoints on status changes only: with eta-aware polling nearly every poll would cross a
+      // progress step, each a workflow task. Between them the pending poll's last failure holds the
+      // latest observation, where the starter's live progress reads it (src/workflows/media/starter.ts).
+      if (status !== since?.status) return { observation: next, terminal: false, outputs: [], nsfwDetection: false };
       throw pollAgainIn(
         delay,
         `${taskId} is ${status} at ${observation.progressPercent ?? '?'}%, eta ${observation.eta ?? '?'} s: ` +
