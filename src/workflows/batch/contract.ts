@@ -217,11 +217,7 @@ export interface BatchProgress {
 }
 
 /** What the `cancelBatch` Update answers: the batch's final state. */
-export interface CancelBatchResult {
-  batchId: string;
-  status: string;
-  requestCounts?: RequestCounts;
-}
+export type CancelBatchResult = Pick<BatchObservation, 'batchId' | 'status' | 'requestCounts'>;
 
 /** What the batch poll activity reports at checkpoints, and in its StillRunning failure between them. */
 export const BatchObservation = z.object({
