@@ -45,7 +45,7 @@ export async function etaAwareRun(platform: PlatformClient, prompt: string): Pro
       return { taskId: task_id, startedAt, submittedAt, detectedAt: at, resolvedAt: at, polls };
     }
     const sample: PollSample = {
-      at,
+      observedAt: at,
       status: result.task.status,
       eta: result.task.eta ?? undefined,
       progressPercent: result.task.progress_percent ?? undefined,

@@ -34,19 +34,6 @@ const FILE_TIMEOUT_MS = 5 * 60_000;
 /** The URL is gone for good: presigned links answer 403 once expired (S3), the platform 410. */
 const GONE_STATUSES: ReadonlySet<number> = new Set([403, 404, 410]);
 
-/** One output being copied, with everything its messages need. */
-interface OutputJob {
-  index: number;
-  ref: TaskOutputRef;
-  taskId: string;
-  url: URL;
-  /** origin + path: safe to print. */
-  where: string;
-  key: string;
-  seenDoneAt: number;
-  expiresAtMs?: number;
-}
-
 export function createOutputActivities(store: ArtifactStore, policy: FetchPolicy) {
   return {
     async keepTaskOutputs(input: KeepTaskOutputsInput): Promise<KeptOutput[]> {
@@ -81,7 +68,8 @@ function resumedCopies(details: unknown, outputs: TaskOutputRef[]): KeptOutput[]
   return resumed;
 }
 
-function outputJob(input: KeepTaskOutputsInput, index: number): OutputJob {
+/** One output being copied, with everything its messages need: only its origin and path are printed. */
+function outputJob(input: KeepTaskOutputsInput, index: number) {
   const ref = input.outputs[index];
   const url = URL.canParse(ref.url) ? new URL(ref.url) : undefined;
   if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
@@ -91,18 +79,23 @@ function outputJob(input: KeepTaskOutputsInput, index: number): OutputJob {
       FailureType.InvalidInput,
     );
   }
+  const { taskId, seenDoneAt } = input;
   const ttl = ref.ttlSeconds;
+  const expiresAtMs = ttl !== undefined && Number.isFinite(ttl) ? seenDoneAt + ttl * 1000 : undefined;
+  const where = `${url.origin}${url.pathname}`;
+  const key = `media/${safeSegment(input.workflowId)}/${safeSegment(taskId)}/${index}-${ref.kind}.${extensionOf(ref, url)}`;
   return {
-    index,
     ref,
-    taskId: input.taskId,
     url,
-    where: `${url.origin}${url.pathname}`,
-    key: `media/${safeSegment(input.workflowId)}/${safeSegment(input.taskId)}/${index}-${ref.kind}.${extensionOf(ref, url)}`,
-    seenDoneAt: input.seenDoneAt,
-    expiresAtMs: ttl !== undefined && Number.isFinite(ttl) ? input.seenDoneAt + ttl * 1000 : undefined,
+    key,
+    seenDoneAt,
+    expiresAtMs,
+    expiresAt: expiresAtMs === undefined ? undefined : isoTime(expiresAtMs),
+    subject: `${ref.kind} output ${index + 1} of task ${taskId} (${where})`,
+    details: { taskId, index, kind: ref.kind, url: where, key },
   };
 }
+type OutputJob = ReturnType<typeof outputJob>;
 
 /** From the platform's type (mp4, jpeg, or a MIME type), else the URL's file name, else bin. */
 function extensionOf(ref: Pick<TaskOutputRef, 'type'>, url: URL): string {
@@ -119,14 +112,17 @@ async function keepOne(
   job: OutputJob,
   progress: (bytes: number) => void,
 ): Promise<KeptOutput> {
+  // Refused by the worker's fetch policy (host, redirect, size): final.
+  const refused = (why: string) =>
+    ApplicationFailure.nonRetryable(`${job.subject} was not copied: ${why}`, FailureType.PlatformRejected, job.details);
   const dl = await download(
     job.url,
     policy,
     { signal: ctx.cancellationSignal, timeoutMs: FILE_TIMEOUT_MS, maxBytes: policy.maxDownloadBytes, progress },
     {
-      refused: (why) => refusedCopy(job, why),
+      refused,
       answered: (status) => copyFailure(job, `its URL answered HTTP ${status}`, status),
-      tooLarge: () => refusedCopy(job, `it is larger than DOWNLOAD_MAX_MB (${policy.maxDownloadBytes / 2 ** 20} MB)`),
+      tooLarge: () => refused(`it is larger than DOWNLOAD_MAX_MB (${policy.maxDownloadBytes / 2 ** 20} MB)`),
       failed: (what) => copyFailure(job, what),
     },
   );
@@ -138,16 +134,10 @@ async function keepOne(
     // A failure to write the copy (disk full, permissions) is ours, not the URL's: it stays as it is.
     throw err instanceof ApplicationFailure || !dl.signal.aborted ? err : dl.failed(err);
   }
-  const { ref, taskId, index, key } = job;
+  const { ref, expiresAt } = job;
   const { uri, bytes, sha256 } = stored;
-  log.info('Kept task output', { taskId, index, kind: ref.kind, from: job.where, key, uri, bytes, sha256 });
-  return {
-    kind: ref.kind,
-    originalUrl: ref.url,
-    ttlSeconds: ref.ttlSeconds,
-    expiresAt: job.expiresAtMs === undefined ? undefined : isoTime(job.expiresAtMs),
-    kept: stored,
-  };
+  log.info('Kept task output', { ...job.details, uri, bytes, sha256 });
+  return { kind: ref.kind, originalUrl: ref.url, ttlSeconds: ref.ttlSeconds, expiresAt, kept: stored };
 }
 
 /**
@@ -157,10 +147,9 @@ async function keepOne(
  */
 function copyFailure(job: OutputJob, what: string, status?: number): ApplicationFailure {
   const now = Date.now();
-  const expiresAt = job.expiresAtMs === undefined ? undefined : isoTime(job.expiresAtMs);
-  const subject = `${job.ref.kind} output ${job.index + 1} of task ${job.taskId} (${job.where})`;
+  const { subject, expiresAt } = job;
   const details = {
-    ...jobDetails(job),
+    ...job.details,
     status,
     ttlSeconds: job.ref.ttlSeconds,
     seenDoneAt: isoTime(job.seenDoneAt),
@@ -181,23 +170,6 @@ function copyFailure(job: OutputJob, what: string, status?: number): Application
   const until = expiresAt === undefined ? '' : ` (its TTL runs out at ${expiresAt})`;
   const message = `${subject} could not be copied yet: ${what} at ${isoTime(now)}; trying again${until}`;
   return ApplicationFailure.retryable(message, FailureType.PlatformUnavailable, details);
-}
-
-const jobDetails = (job: OutputJob) => ({
-  taskId: job.taskId,
-  index: job.index,
-  kind: job.ref.kind,
-  url: job.where,
-  key: job.key,
-});
-
-/** An output the worker's fetch policy will not download (host, redirect, size): final. */
-function refusedCopy(job: OutputJob, why: string): ApplicationFailure {
-  return ApplicationFailure.nonRetryable(
-    `${job.ref.kind} output ${job.index + 1} of task ${job.taskId} (${job.where}) was not copied: ${why}`,
-    FailureType.PlatformRejected,
-    jobDetails(job),
-  );
 }
 
 function ttlFacts(job: OutputJob, now: number): string {

@@ -12,14 +12,16 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger, type LogEntry } from '@temporalio/worker';
-import { createBatchOutputActivities } from '../../src/activities/batch/outputs';
-import { createBatchUploadActivities } from '../../src/activities/batch/upload';
 import {
+  createBatchOutputActivities,
   type KeepBatchOutputsInput,
   type KeepBatchOutputsResult,
+} from '../../src/activities/batch/outputs';
+import {
+  createBatchUploadActivities,
   type UploadBatchInputInput,
   type UploadBatchInputResult,
-} from '../../src/activities/batch/activities';
+} from '../../src/activities/batch/upload';
 import { FailureType } from '../../src/api/failures';
 import { LocalArtifactStore, safeSegment } from '../../src/artifacts';
 import { DEV_API_KEY } from '../../packages/emulator/src/config';

@@ -3,8 +3,8 @@
 import { estimateRemainingMs, nextPollDelayMs, type PollSample } from '../../src/activities/media/poll';
 
 const opts = { minIntervalMs: 1_000, maxIntervalMs: 30_000, marginMs: 250 };
-const sample = (at: number, status: string, eta?: number, progressPercent?: number): PollSample => ({
-  at,
+const sample = (observedAt: number, status: string, eta?: number, progressPercent?: number): PollSample => ({
+  observedAt,
   status,
   eta,
   progressPercent,

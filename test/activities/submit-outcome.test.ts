@@ -15,7 +15,8 @@ const refusing = (init: Partial<PlatformErrorInit>): PlatformClient =>
 
 async function failureOf(platform: PlatformClient): Promise<ApplicationFailure> {
   const activities = createActivities({ platform } as ActivityDeps);
-  const input = { operation: 'text-to-video', request: { prompt: 'x' }, generation: 1, attempt: 1 } as const;
+  const polling = { minIntervalMs: 1_000, maxIntervalMs: 30_000, marginMs: 250 };
+  const input = { operation: 'text-to-video', request: { prompt: 'x' }, generation: 1, attempt: 1, polling } as const;
   const submit = (i: typeof input) => activities.submitMediaTask(i);
   const err: unknown = await new MockActivityEnvironment().run(submit, input).then(
     () => undefined,

@@ -9,21 +9,6 @@ import { awaitPollTurn, errorBackoffMs, findAfterEarlierAttempts, pollAgainIn, p
 import { createBatchOutputActivities } from './outputs';
 import { createBatchUploadActivities } from './upload';
 
-export type { KeepBatchOutputsInput, KeepBatchOutputsResult } from './outputs';
-export type { UploadBatchInputInput, UploadBatchInputResult } from './upload';
-
-/** The few facts of a platform batch the workflow needs, small enough for its history. */
-export interface BatchSnapshot {
-  id: string;
-  status: string;
-  inputFileId: string;
-  /** Epoch ms of the platform's created_at (RFC 3339 or Unix seconds). */
-  createdAtMs: number;
-  requestCounts: BatchObservation['requestCounts'];
-  outputFileId?: string;
-  errorFileId?: string;
-}
-
 function epochMs(value: string | number | null | undefined): number | undefined {
   if (value === null || value === undefined) return undefined;
   if (typeof value === 'number') return value < 1e12 ? value * 1000 : value;
@@ -31,18 +16,21 @@ function epochMs(value: string | number | null | undefined): number | undefined 
   return Number.isNaN(ms) ? undefined : ms;
 }
 
-function snapshotOf(batch: Batch): BatchSnapshot {
+/** The few facts of a platform batch the workflow needs, small enough for its history. */
+function snapshotOf(batch: Batch) {
   const { total, completed, failed } = batch.request_counts;
   return {
     id: batch.id,
     status: batch.status,
     inputFileId: batch.input_file_id,
+    /** Epoch ms of the platform's created_at (RFC 3339 or Unix seconds). */
     createdAtMs: epochMs(batch.created_at) ?? Date.now(),
     requestCounts: { total, completed, failed },
     outputFileId: batch.output_file_id ?? undefined,
     errorFileId: batch.error_file_id ?? undefined,
   };
 }
+type BatchSnapshot = ReturnType<typeof snapshotOf>;
 
 /** The metadata key that ties a platform batch to the workflow that created it. */
 export const WORKFLOW_ID_METADATA_KEY = 'platform_ops_workflow_id';
@@ -70,8 +58,6 @@ export interface CreateBatchOnceResult {
    */
   windowStartAt: number;
 }
-
-export type GetPlatformBatchResult = Pick<CreateBatchOnceResult, 'batch' | 'at'>;
 
 export interface BatchCheckpoint {
   observation: BatchObservation;
@@ -150,7 +136,7 @@ export function createActivities({ platform, fetchPolicy, artifacts }: ActivityD
     },
 
     /** A batch created elsewhere (attach): a read, retried through outages; an unknown id (404) is final. */
-    async getPlatformBatch(batchId: string): Promise<GetPlatformBatchResult> {
+    async getPlatformBatch(batchId: string): Promise<Pick<CreateBatchOnceResult, 'batch' | 'at'>> {
       return { batch: snapshotOf(await platform.getBatch(batchId, { signal: signal() })), at: Date.now() };
     },
 

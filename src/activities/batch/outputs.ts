@@ -5,7 +5,7 @@
 // overwrites its key, so the copies and the summary come out the same.
 import { Readable } from 'node:stream';
 import { Context, log } from '@temporalio/activity';
-import type { BatchRequestSummary, KeptBatchFile } from '../../workflows/batch/contract';
+import type { BatchJobResult, BatchRequestSummary, KeptBatchFile } from '../../workflows/batch/contract';
 import type { PlatformClient } from '../../platform-client/client';
 import { BatchOutputLine, jsonlLines } from '../../platform/schemas/batches';
 import { safeSegment, type ArtifactStore } from '../../artifacts';
@@ -20,11 +20,7 @@ export interface KeepBatchOutputsInput {
   customIds?: string[];
 }
 
-export interface KeepBatchOutputsResult {
-  output?: KeptBatchFile;
-  errors?: KeptBatchFile;
-  summary: BatchRequestSummary;
-}
+export type KeepBatchOutputsResult = Pick<BatchJobResult, 'output' | 'errors'> & { summary: BatchRequestSummary };
 
 /** Codes the platform gives requests that never ran (with no response). */
 const NOT_RUN_CODES: ReadonlySet<string> = new Set(['batch_expired', 'batch_cancelled']);

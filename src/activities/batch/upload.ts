@@ -73,22 +73,15 @@ export function createBatchUploadActivities(platform: PlatformClient, policy: Fe
 /** The URI's own file name when it is a plain one, so the platform's file list shows where it came from. */
 function filenameOf(input: UploadBatchInputInput): string {
   if (!('inputFileUri' in input)) return DEFAULT_FILENAME;
-  try {
-    const name = path.posix.basename(new URL(input.inputFileUri).pathname);
-    return /^[A-Za-z0-9._-]{1,200}$/.test(name) && !/^\.+$/.test(name) ? name : DEFAULT_FILENAME;
-  } catch {
-    return DEFAULT_FILENAME;
-  }
+  if (!URL.canParse(input.inputFileUri)) return DEFAULT_FILENAME;
+  const name = path.posix.basename(new URL(input.inputFileUri).pathname);
+  return /^[A-Za-z0-9._-]{1,200}$/.test(name) && !/^\.+$/.test(name) ? name : DEFAULT_FILENAME;
 }
 
 /** The JSONL behind an inputFileUri: a file on a volume the workers share, or an http(s) URL. */
 async function readInputUri(ctx: Context, uri: string, policy: FetchPolicy): Promise<string> {
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    throw invalidInput(`inputFileUri: ${JSON.stringify(uri.slice(0, 200))} is not a URL`);
-  }
+  if (!URL.canParse(uri)) throw invalidInput(`inputFileUri: ${JSON.stringify(uri.slice(0, 200))} is not a URL`);
+  const url = new URL(uri);
   if (url.protocol === 'file:') return readLocalFile(ctx, url, policy);
   if (url.protocol === 'http:' || url.protocol === 'https:') return fetchInputFile(ctx, url, policy);
   throw invalidInput(`inputFileUri: must be a file://, http:// or https:// URL (is ${url.protocol})`);

@@ -21,8 +21,8 @@ export type { CallbackFallback, PollTaskInput, TaskCheckpoint } from './poll';
 interface SubmitAttempt {
   generation: number;
   attempt: number;
-  /** Given: an accepted task is read once at once (firstLook), planned by these options. */
-  polling?: ParsedPollingOptions;
+  /** An accepted task is read once at once (firstLook), planned by these options. */
+  polling: ParsedPollingOptions;
 }
 
 export type SubmitMediaTaskInput =
@@ -156,10 +156,10 @@ export function createActivities({ platform, pacing, callbacks, artifacts, fetch
         };
         return { taskId, submittedAt, callback };
       }
-      if (!input.polling) return { taskId, submittedAt };
       const { observation, reads } = await firstLook(platform, taskId, input.polling, signal);
-      if (observation) return { taskId, submittedAt, firstLook: observation };
-      return reads > 0 ? { taskId, submittedAt, uncountedPolls: reads } : { taskId, submittedAt };
+      return observation
+        ? { taskId, submittedAt, firstLook: observation }
+        : { taskId, submittedAt, uncountedPolls: reads };
     },
     ...createMediaPollActivities(platform),
     ...createOutputActivities(artifacts, fetchPolicy),

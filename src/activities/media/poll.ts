@@ -1,8 +1,8 @@
 // Waiting for a task to end by retry-as-poll (../retries.ts): each attempt of pollTaskResult makes
 // one task-result request. Still running: the attempt fails as StillRunning with the delay the
-// platform's eta and progress suggest. A status change, a progress step or the end: the attempt
-// returns a checkpoint, so the workflow's mediaProgress query stays fresh for a few history events
-// per task, however many polls are made.
+// platform's eta and progress suggest. A status change or the end: the attempt returns a checkpoint,
+// so the workflow's mediaProgress query stays fresh for a few history events per task, however many
+// polls are made.
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../../api/failures';
@@ -18,8 +18,6 @@ export interface PollTaskInput {
   deadlineAt: number;
   /** The last checkpoint: its poll count, when the next poll is due, and the sample progress is measured from. */
   since?: TaskObservation;
-  /** Report back each time progress_percent crosses a multiple of this (0: status changes only). */
-  progressStep: number;
   /** A callback is expected (the submit carried its URL): polls are a sparse safety net. */
   fallback?: CallbackFallback;
 }
@@ -41,16 +39,6 @@ export interface TaskCheckpoint {
   outputs: TaskOutputRef[];
   nsfwDetection: boolean;
 }
-
-const step = (progress: number | undefined, size: number) =>
-  size > 0 && progress !== undefined ? Math.floor(progress / size) : 0;
-
-const sampleOf = (o: TaskObservation): PollSample => ({
-  at: o.observedAt,
-  status: o.status,
-  eta: o.eta,
-  progressPercent: o.progressPercent,
-});
 
 /** The task as one poll saw it, now. */
 function observe(task: TaskResult['task'], taskId: string, polls: number, since?: TaskObservation): TaskObservation {
@@ -75,7 +63,7 @@ function hintedDelayMs(
   attempt: number,
 ) {
   const hinted = (o.eta !== undefined && o.eta > 0) || o.progressPercent !== undefined;
-  return nextPollDelayMs(polling, sampleOf(o), since && sampleOf(since), hinted ? 0 : attempt);
+  return nextPollDelayMs(polling, o, since, hinted ? 0 : attempt);
 }
 
 /**
@@ -136,10 +124,10 @@ export function createMediaPollActivities(platform: PlatformClient) {
       const hinted = hintedDelayMs(polling, observation, since, attempt);
       const delay = untilDeadline(Math.max(hinted, input.fallback?.pollIntervalMs ?? 0));
       const next: TaskObservation = { ...observation, nextPollAt: observation.observedAt + delay };
-      const movedOn =
-        status !== since?.status ||
-        step(observation.progressPercent, input.progressStep) > step(since?.progressPercent, input.progressStep);
-      if (movedOn) return { observation: next, terminal: false, outputs: [], nsfwDetection: false };
+      // Checkpoints on status changes only: with eta-aware polling nearly every poll would cross a
+      // progress step, each a workflow task. Between them the pending poll's last failure holds the
+      // latest observation, where the starter's live progress reads it (src/workflows/media/starter.ts).
+      if (status !== since?.status) return { observation: next, terminal: false, outputs: [], nsfwDetection: false };
       throw pollAgainIn(
         delay,
         `${taskId} is ${status} at ${observation.progressPercent ?? '?'}%, eta ${observation.eta ?? '?'} s: ` +
@@ -182,13 +170,7 @@ export function outputsOf(result: TaskResult): TaskOutputRef[] {
 // two samples taken apart predict the same end: then we aim at it. Without
 // hints we back off exponentially with full jitter. Every gap stays within [minIntervalMs, maxIntervalMs].
 
-export interface PollSample {
-  /** Real epoch ms of the poll. */
-  at: number;
-  status: string;
-  eta?: number;
-  progressPercent?: number;
-}
+export type PollSample = Pick<TaskObservation, 'observedAt' | 'status' | 'eta' | 'progressPercent'>;
 
 /** Beyond this, aim at a fraction of the remaining time and look again, instead of at the end. */
 const FAR_MS = 20_000;
@@ -207,7 +189,7 @@ function progressRate(latest: PollSample, previous?: PollSample): number | undef
     latest.progressPercent > previous.progressPercent &&
     latest.progressPercent < 100
   ) {
-    return (latest.progressPercent - previous.progressPercent) / (latest.at - previous.at);
+    return (latest.progressPercent - previous.progressPercent) / (latest.observedAt - previous.observedAt);
   }
   return undefined;
 }
@@ -224,7 +206,7 @@ export function estimateRemainingMs(latest: PollSample, previous?: PollSample): 
 }
 
 /** The end a sample's eta predicts, in epoch ms; the eta is whole seconds rounded up, so never early. */
-const predictedEnd = (s: PollSample) => (s.eta !== undefined && s.eta > 0 ? s.at + s.eta * 1000 : undefined);
+const predictedEnd = (s: PollSample) => (s.eta !== undefined && s.eta > 0 ? s.observedAt + s.eta * 1000 : undefined);
 
 /**
  * Milliseconds left when two samples taken apart predict the same end (the eta of a steady task):
@@ -234,8 +216,8 @@ const predictedEnd = (s: PollSample) => (s.eta !== undefined && s.eta > 0 ? s.at
 function confirmedRemainingMs(latest: PollSample, previous?: PollSample): number | undefined {
   const now = predictedEnd(latest);
   const before = previous && predictedEnd(previous);
-  if (now === undefined || before === undefined || previous!.at >= latest.at) return undefined;
-  const remaining = Math.min(now, before) - latest.at;
+  if (now === undefined || before === undefined || previous!.observedAt >= latest.observedAt) return undefined;
+  const remaining = Math.min(now, before) - latest.observedAt;
   return Math.abs(now - before) <= AGREEMENT_MS + AGREEMENT_SHARE * Math.max(0, remaining) ? remaining : undefined;
 }
 

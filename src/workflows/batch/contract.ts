@@ -87,28 +87,18 @@ export const BatchJobRequestInput = z
     ...FollowOptions,
   })
   .superRefine((input, ctx) => {
+    const issue = (message: string) => ctx.addIssue({ code: 'custom', path: ['requests'], message });
     const sources = [input.requests, input.inputFileId, input.inputFileUri].filter((s) => s !== undefined).length;
-    if (sources !== 1) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['requests'],
-        message: 'give exactly one of requests, inputFileId or inputFileUri',
-      });
-    }
+    if (sources !== 1) issue('give exactly one of requests, inputFileId or inputFileUri');
     if (!input.requests) return;
     const jsonl = toJsonl(input.requests);
     if (utf8Length(jsonl) > BATCH_INLINE_MAX_BYTES) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['requests'],
-        message: `must be at most ${BATCH_INLINE_MAX_BYTES / 1024} KB inline (a workflow input stays far below Temporal's 2 MB limit); upload larger batches first (inputFileId) or pass inputFileUri`,
-      });
-      return;
+      return issue(
+        `must be at most ${BATCH_INLINE_MAX_BYTES / 1024} KB inline (a workflow input stays far below Temporal's 2 MB limit); upload larger batches first (inputFileId) or pass inputFileUri`,
+      );
     }
     // Every rule of the platform's input file, named by request: "requests line 3.custom_id".
-    for (const issue of batchInputProblems(jsonl, input.endpoint)) {
-      ctx.addIssue({ code: 'custom', path: ['requests'], message: `${issue.field}: ${issue.rule}` });
-    }
+    for (const problem of batchInputProblems(jsonl, input.endpoint)) issue(`${problem.field}: ${problem.rule}`);
   });
 export type BatchJobRequestInput = z.input<typeof BatchJobRequestInput>;
 
@@ -227,11 +217,7 @@ export interface BatchProgress {
 }
 
 /** What the `cancelBatch` Update answers: the batch's final state. */
-export interface CancelBatchResult {
-  batchId: string;
-  status: string;
-  requestCounts?: RequestCounts;
-}
+export type CancelBatchResult = Pick<BatchObservation, 'batchId' | 'status' | 'requestCounts'>;
 
 /** What the batch poll activity reports at checkpoints, and in its StillRunning failure between them. */
 export const BatchObservation = z.object({

@@ -53,18 +53,9 @@ function submitTarget(input: ParsedMediaGenerationRequestInput) {
   return { operation: 'async' as const, model: input.model, path: resolvedModel(input).path, request: input.request };
 }
 
-type AttemptOutcome = NonNullable<SubmitFailureDetails['outcome']>;
-const OUTCOMES: readonly AttemptOutcome[] = ['refused', 'ambiguous', 'rejected'];
+const OUTCOMES: readonly NonNullable<SubmitFailureDetails['outcome']>[] = ['refused', 'ambiguous', 'rejected'];
 
-interface AttemptFailure {
-  outcome: AttemptOutcome;
-  type: string;
-  message: string;
-  details?: SubmitFailureDetails;
-  cause: unknown;
-}
-
-function describeFailure(err: unknown): AttemptFailure {
+function describeFailure(err: unknown) {
   const cause = err instanceof ActivityFailure ? err.cause : err;
   if (cause instanceof ApplicationFailure) {
     const details = cause.details?.[0] as SubmitFailureDetails | undefined;
@@ -76,14 +67,19 @@ function describeFailure(err: unknown): AttemptFailure {
   }
   if (cause instanceof TimeoutFailure && cause.timeoutType === TimeoutType.SCHEDULE_TO_START) {
     // Still waiting for its turn on the quota's queue at the deadline: never sent.
-    return { outcome: 'refused', type: 'ActivityTimeout', message: 'no turn on the quota before the deadline', cause };
+    return {
+      outcome: 'refused' as const,
+      type: 'ActivityTimeout',
+      message: 'no turn on the quota before the deadline',
+      cause,
+    };
   }
   if (cause instanceof TimeoutFailure) {
     // The worker running the attempt was lost: it may have sent the request before it went.
-    return { outcome: 'ambiguous', type: 'ActivityTimeout', message: 'the submit attempt timed out', cause };
+    return { outcome: 'ambiguous' as const, type: 'ActivityTimeout', message: 'the submit attempt timed out', cause };
   }
   const message = cause instanceof Error ? cause.message : String(cause);
-  return { outcome: 'ambiguous', type: 'Unknown', message, cause };
+  return { outcome: 'ambiguous' as const, type: 'Unknown', message, cause };
 }
 
 export async function submitGeneration(

@@ -1,6 +1,6 @@
 // Waiting for a submitted task to end. The poll activity runs again on its own after each poll, as
 // the platform's hints say (retry-as-poll, src/activities/media/poll.ts), and comes back only at
-// checkpoints (status change, progress step, end): this loop runs a handful of times per task however
+// checkpoints (status change, end): this loop runs a handful of times per task however
 // many polls are made, and a waiting task holds nothing on the worker.
 import { ApplicationFailure, CancellationScope, condition, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { FailureType } from '../../api/failures';
@@ -37,13 +37,6 @@ export class TaskCallbackInbox {
   }
 }
 
-/**
- * Checkpoints on status changes only: with eta-aware polling nearly every poll crosses a progress
- * step, and each would cost a workflow task. Between checkpoints the latest observation is in the
- * pending poll's last failure, where the starter's live progress reads it (src/workflows/media/starter.ts).
- */
-const PROGRESS_STEP = 0;
-
 export async function waitForTaskEnd(
   taskId: string,
   polling: ParsedPollingOptions,
@@ -66,7 +59,6 @@ export async function waitForTaskEnd(
         polling,
         deadlineAt,
         since,
-        progressStep: PROGRESS_STEP,
         fallback: callbacks?.fallback,
       });
     let checkpoint: TaskCheckpoint;

@@ -114,11 +114,15 @@ export async function mediaGeneration(rawInput: MediaGenerationInput): Promise<M
     const done = end.observation;
     polls = pollsBefore + done.polls;
     if (!isAttach(input)) {
-      recordTaskPolls(uncountedPolls + done.polls, {
-        operation: input.operation,
-        webhook: callback !== undefined,
-        endedBy: callbacks.endOf(taskId) ? 'callback' : 'poll',
-      });
+      // Polls per task on the worker's Prometheus endpoint, recorded where both the polls and how the
+      // end came are known. Metrics are no commands (replay drops them): no patch.
+      metricMeter
+        .createHistogram('platform_task_polls', 'int', 'polls', 'Task-result reads per task, by how its end was learnt')
+        .record(uncountedPolls + done.polls, {
+          operation: input.operation,
+          webhook: callback ? 'on' : 'off',
+          ended_by: callbacks.endOf(taskId) ? 'callback' : 'poll',
+        });
     }
     const { status, reason = 'no reason given' } = done;
     generations.push({ generation, taskId, status, reason: done.reason, polls: uncountedPolls + done.polls });
@@ -137,24 +141,42 @@ export async function mediaGeneration(rawInput: MediaGenerationInput): Promise<M
       throw generationFailed(progress, message, { reason, taskId, generations });
     }
 
-    // 4. Keep the outputs before their URLs expire.
+    // 4. Keep the outputs before their URLs expire (or only report their URLs, keepOutputs false).
+    let outputs: MediaGenerationResult['outputs'] = [];
+    if (input.keepOutputs && end.outputs.length > 0) {
+      progress.update({ status: 'KEEPING_OUTPUTS' });
+      // Retried until they are kept or their URLs expire (OutputExpired ends it).
+      const { keepTaskOutputs } = proxyActivities<Activities>(
+        untilDeadline(Date.now() + DEFAULT_DEADLINE_MS.keepOutputs, { attemptMs: 10 * 60_000, heartbeatMs: 60_000 }),
+      );
+      outputs = await summarized(
+        keepTaskOutputs,
+        `keep ${end.outputs.length} outputs of task ${taskId}`,
+      )({ workflowId: workflowInfo().workflowId, taskId, outputs: end.outputs, seenDoneAt: done.observedAt });
+      progress.update({ outputs: outputs.map((o) => ({ kind: o.kind, uri: o.kept.uri })) });
+    }
+    progress.update({ status: 'SUCCEEDED' });
     return {
       ...(isAttach(input)
         ? { attached: true as const }
         : { operation: input.operation, model: modelFacts(input, end.outputs) }),
-      ...(await kept(
-        input,
-        taskId,
-        end,
-        progress,
-        sent.submittedAt === undefined
+      taskId,
+      outputs,
+      outputUrls: input.keepOutputs
+        ? []
+        : end.outputs.map((o) => ({ kind: o.kind, url: o.url, ttlSeconds: o.ttlSeconds })),
+      timings: {
+        ...(sent.submittedAt === undefined
           ? { attachedAt: isoTime(attachedAt) }
-          : { submittedAt: isoTime(sent.submittedAt) },
-      )),
+          : { submittedAt: isoTime(sent.submittedAt) }),
+        firstProcessingAt: isoTime(done.firstProcessingAt),
+        doneAt: isoTime(done.observedAt),
+      },
       polls,
       generations,
       submissions,
       possibleDuplicates: submissions.filter((s) => s.outcome === 'accepted' && s.possibleDuplicate).length,
+      cost: costFacts(end.outputs, end.nsfwDetection),
     };
   }
 }
@@ -182,50 +204,6 @@ function generationFailed(progress: MediaProgressTracker, message: string, detai
     message,
     details: [details],
   });
-}
-
-/** Keeping outputs: retried until they are kept or their URLs expire (OutputExpired ends it). */
-const keeper = () =>
-  proxyActivities<Activities>(
-    untilDeadline(Date.now() + DEFAULT_DEADLINE_MS.keepOutputs, { attemptMs: 10 * 60_000, heartbeatMs: 60_000 }),
-  );
-
-/**
- * A finished task's outputs kept before their URLs expire (or only reported, keepOutputs false), its
- * times and its cost facts; then SUCCEEDED.
- */
-async function kept(
-  input: { keepOutputs: boolean },
-  taskId: string,
-  end: TaskCheckpoint,
-  progress: MediaProgressTracker,
-  startedAt: { submittedAt?: string; attachedAt?: string },
-): Promise<Pick<MediaGenerationResult, 'taskId' | 'outputs' | 'outputUrls' | 'timings' | 'cost'>> {
-  let outputs: MediaGenerationResult['outputs'] = [];
-  if (input.keepOutputs && end.outputs.length > 0) {
-    progress.update({ status: 'KEEPING_OUTPUTS' });
-    outputs = await summarized(
-      keeper().keepTaskOutputs,
-      `keep ${end.outputs.length} outputs of task ${taskId}`,
-    )({
-      workflowId: workflowInfo().workflowId,
-      taskId,
-      outputs: end.outputs,
-      seenDoneAt: end.observation.observedAt,
-    });
-    progress.update({ outputs: outputs.map((o) => ({ kind: o.kind, uri: o.kept.uri })) });
-  }
-  progress.update({ status: 'SUCCEEDED' });
-  const done = end.observation;
-  return {
-    taskId,
-    outputs,
-    outputUrls: input.keepOutputs
-      ? []
-      : end.outputs.map((o) => ({ kind: o.kind, url: o.url, ttlSeconds: o.ttlSeconds })),
-    timings: { ...startedAt, firstProcessingAt: isoTime(done.firstProcessingAt), doneAt: isoTime(done.observedAt) },
-    cost: costFacts(end.outputs, end.nsfwDetection),
-  };
 }
 
 /** The cost facts the spec gives. The video price itself is not published; the bill list has the charge. */
@@ -260,14 +238,4 @@ function modelFacts(
     expectedOutputs: expected,
     missingOutputs: expected.filter((k) => !produced.has(k)),
   };
-}
-
-/**
- * Polls per task on the worker's Prometheus endpoint, recorded here, the one place that knows both the
- * polls and whether the end came by callback. Metrics are no commands (replay drops them): no patch.
- */
-function recordTaskPolls(polls: number, tags: { operation: string; webhook: boolean; endedBy: 'callback' | 'poll' }) {
-  metricMeter
-    .createHistogram('platform_task_polls', 'int', 'polls', 'Task-result reads per task, by how its end was learnt')
-    .record(polls, { operation: tags.operation, webhook: tags.webhook ? 'on' : 'off', ended_by: tags.endedBy });
 }
