@@ -26,19 +26,7 @@ interface ClusterOptions {
   log: (msg: string) => void;
 }
 
-export interface ClusterHandle {
-  address: string;
-  namespace: string;
-  uiUrl?: string;
-  logDir: string;
-  server(): ManagedProcess;
-  /** Stops the server process (SIGTERM) and starts a new one on the same ports and data. */
-  restartServer(): Promise<void>;
-  stopPostgres(): Promise<void>;
-  startPostgres(): Promise<void>;
-  /** UI, server, then PostgreSQL. */
-  stop(): Promise<void>;
-}
+export type ClusterHandle = Awaited<ReturnType<typeof startCluster>>;
 
 const SERVER_READY_TIMEOUT_MS = 120_000;
 const UI_READY_TIMEOUT_MS = 60_000;
@@ -49,7 +37,7 @@ const NAMESPACE_SETTLE_TIMEOUT_MS = 60_000;
 const ALREADY_EXISTS = 6;
 const NOT_FOUND = 5;
 
-export async function startCluster(opts: ClusterOptions): Promise<ClusterHandle> {
+export async function startCluster(opts: ClusterOptions) {
   const { log } = opts;
   const logDir = path.join(opts.dataDir, 'logs');
   const address = `127.0.0.1:${opts.ports.frontend}`;
@@ -107,6 +95,7 @@ export async function startCluster(opts: ClusterOptions): Promise<ClusterHandle>
       uiUrl,
       logDir,
       server: () => server,
+      /** Stops the server process (SIGTERM) and starts a new one on the same ports and data. */
       async restartServer() {
         await server.stop();
         server = await startServer();
@@ -115,6 +104,7 @@ export async function startCluster(opts: ClusterOptions): Promise<ClusterHandle>
       async startPostgres() {
         postgres = await startPostgres(pgBin, pgOptions);
       },
+      /** UI, server, then PostgreSQL. */
       stop: stopAll,
     };
   } catch (err) {

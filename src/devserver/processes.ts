@@ -32,31 +32,17 @@ interface ManagedProcessOptions {
   graceMs?: number;
 }
 
-interface ExitStatus {
+export interface ExitStatus {
   code: number | null;
   signal: NodeJS.Signals | null;
 }
 
-export interface ManagedProcess {
-  readonly pid: number;
-  /** Resolves when the process has exited (and its output is flushed). */
-  readonly exited: Promise<ExitStatus>;
-  isRunning(): boolean;
-  /** The last lines of output, for error messages. */
-  tail(): string;
-  /**
-   * Polls `probe` until it resolves; if the process exits first or time runs out, stops it and throws
-   * with the last lines of output or the probe's last error.
-   */
-  ready(probe: () => Promise<unknown>, timeoutMs: number): Promise<void>;
-  /** Sends `signal` (stopSignal, else SIGTERM), then SIGKILL after graceMs; resolves once it has exited. Safe to call twice. */
-  stop(opts?: { signal?: NodeJS.Signals; graceMs?: number }): Promise<ExitStatus>;
-}
+export type ManagedProcess = ReturnType<typeof startManagedProcess>;
 
 const TAIL_LINES = 40;
 const PROBE_INTERVAL_MS = 250;
 
-export function startManagedProcess(opts: ManagedProcessOptions): ManagedProcess {
+export function startManagedProcess(opts: ManagedProcessOptions) {
   let logStream: ReturnType<typeof createWriteStream> | undefined;
   if (opts.logFile) {
     mkdirSync(path.dirname(opts.logFile), { recursive: true });
@@ -103,12 +89,34 @@ export function startManagedProcess(opts: ManagedProcessOptions): ManagedProcess
   const killOnExit = (): void => void child.kill(opts.exitSignal ?? 'SIGKILL');
   process.on('exit', killOnExit);
 
-  const handle: ManagedProcess = {
+  /** Sends `signal` (stopSignal, else SIGTERM), then SIGKILL after graceMs; resolves once it has exited. Safe to call twice. */
+  const stop = async ({ signal = opts.stopSignal ?? 'SIGTERM', graceMs = opts.graceMs ?? 15_000 } = {}) => {
+    stopping = true;
+    if (status) return status;
+    child.kill(signal);
+    const timer = setTimeout(() => {
+      opts.log?.(`${opts.name} (pid ${child.pid}) did not stop within ${graceMs / 1000} s; killing it`);
+      child.kill('SIGKILL');
+    }, graceMs);
+    try {
+      return await exited;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  return {
     pid: child.pid ?? -1,
+    /** Resolves when the process has exited (and its output is flushed). */
     exited,
     isRunning: () => status === undefined,
+    /** The last lines of output, for error messages. */
     tail,
-    async ready(probe, timeoutMs) {
+    stop,
+    /**
+     * Polls `probe` until it resolves; if the process exits first or time runs out, stops it and throws
+     * with the last lines of output or the probe's last error.
+     */
+    async ready(probe: () => Promise<unknown>, timeoutMs: number): Promise<void> {
       const deadline = Date.now() + timeoutMs;
       const exitedEarly = exited.then(() => 'exited');
       starting = true;
@@ -128,28 +136,13 @@ export function startManagedProcess(opts: ManagedProcessOptions): ManagedProcess
           await Promise.race([sleep(PROBE_INTERVAL_MS), exited]);
         }
       } catch (err) {
-        await handle.stop();
+        await stop();
         throw err;
       } finally {
         starting = false;
       }
     },
-    async stop({ signal = opts.stopSignal ?? 'SIGTERM', graceMs = opts.graceMs ?? 15_000 } = {}) {
-      stopping = true;
-      if (status) return status;
-      child.kill(signal);
-      const timer = setTimeout(() => {
-        opts.log?.(`${opts.name} (pid ${child.pid}) did not stop within ${graceMs / 1000} s; killing it`);
-        child.kill('SIGKILL');
-      }, graceMs);
-      try {
-        return await exited;
-      } finally {
-        clearTimeout(timer);
-      }
-    },
   };
-  return handle;
 }
 
 const describe = (exit: ExitStatus): string => (exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`);

@@ -12,7 +12,6 @@ import type { RateLimitSettings } from '../config/settings';
 import {
   AdaptivePacing,
   decodePacingReason,
-  DEFAULT_PACING_POLICY,
   encodePacingReason,
   FULL_PACE,
   resolveLimits,
@@ -123,8 +122,7 @@ export class SharedPacing implements SubmitPacing {
 
   constructor(private readonly deps: SharedPacingDeps) {
     // A quiet quota window is what makes a 429 lone.
-    const loneAfterMs = deps.settings.RATE_LIMIT_WINDOW_SECONDS * 1000;
-    this.pacing = new AdaptivePacing({ ...DEFAULT_PACING_POLICY, loneAfterMs });
+    this.pacing = new AdaptivePacing(deps.settings.RATE_LIMIT_WINDOW_SECONDS * 1000);
   }
 
   get enabled(): boolean {
