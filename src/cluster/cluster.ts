@@ -9,20 +9,15 @@ import { frontendAnswers } from '../devserver/dev-server';
 import { sleep, startManagedProcess, type ManagedProcess } from '../devserver/processes';
 import { ensureSearchAttributes } from '../namespace/search-attributes';
 import { findOrInstallPostgres, setUpSchemas, startPostgres } from './postgres';
-import { POSTGRES_USER, serverEnv, type ServerPorts } from './server-config';
+import { POSTGRES_USER, serverEnv, type ServerEnvOptions } from './server-config';
 import { findOrBuildClusterBinaries } from './versions';
 
-interface ClusterOptions {
+interface ClusterOptions extends ServerEnvOptions {
   /** Everything the cluster keeps: PostgreSQL's data, the UI's config, the logs. */
   dataDir: string;
-  postgresPort: number;
-  postgresPassword: string;
-  ports: ServerPorts;
   /** The Web UI's port; none when undefined. */
   uiPort?: number;
   namespace: string;
-  /** The server's Prometheus endpoint, when wanted. */
-  metricsPort?: number;
   log: (msg: string) => void;
 }
 

@@ -189,23 +189,24 @@ export async function findOnPath(name: string): Promise<string | undefined> {
   return undefined;
 }
 
-/** Listens on `port` for a moment: the error when it cannot (EADDRINUSE: something else is there). */
-export function tryListen(host: string, port: number): Promise<NodeJS.ErrnoException | undefined> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.once('error', resolve);
-    server.listen({ host, port, exclusive: true }, () => server.close(() => resolve(undefined)));
-  });
-}
-
-/** A port that was free a moment ago (the OS picks it); another process may still grab it before we use it. */
-export async function getFreePort(): Promise<number> {
+/** Listens on `port` for a moment (0: one the OS picks), and says which port it was. */
+function listenOnce(host: string, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
+    server.listen({ host, port, exclusive: true }, () => {
+      const { port: bound } = server.address() as net.AddressInfo;
+      server.close(() => resolve(bound));
     });
   });
 }
+
+/** The error when `port` cannot be listened on (EADDRINUSE: something else is there). */
+export const tryListen = (host: string, port: number): Promise<NodeJS.ErrnoException | undefined> =>
+  listenOnce(host, port).then(
+    () => undefined,
+    (err: NodeJS.ErrnoException) => err,
+  );
+
+/** A port that was free a moment ago (the OS picks it); another process may still grab it before we use it. */
+export const getFreePort = (): Promise<number> => listenOnce('127.0.0.1', 0);
