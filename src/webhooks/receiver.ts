@@ -126,11 +126,7 @@ export function parseCallbackBody(
   return { ok: true, callback: signal.value };
 }
 
-export interface RunningReceiver {
-  /** http://host:port of the listening socket. */
-  url: string;
-  close(): Promise<void>;
-}
+export type RunningReceiver = NonNullable<Awaited<ReturnType<typeof serveCallbacks>>>;
 
 const Address = z.strictObject({
   workflow: z.string().min(1).max(1_000),
@@ -148,11 +144,7 @@ const FLOOD_RETRY_AFTER_S = 10;
  * Prometheus endpoint (METRICS_PORT) as the worker's own; failures that are ours, not the sender's
  * (Temporal unreachable), go to its logger, never with the token. Undefined when WEBHOOK_LISTEN is not set.
  */
-export async function serveCallbacks(
-  settings: WebhookSettings,
-  client: Client,
-  namespace: string,
-): Promise<RunningReceiver | undefined> {
+export async function serveCallbacks(settings: WebhookSettings, client: Client, namespace: string) {
   if (!settings.WEBHOOK_LISTEN || !settings.WEBHOOK_SECRET) return undefined;
   const signer = new CallbackSigner(settings.WEBHOOK_SECRET, namespace);
   const maxBodyBytes = settings.WEBHOOK_MAX_BODY_KB * 1024;
@@ -259,5 +251,6 @@ export async function serveCallbacks(
   const { port } = app.server.address() as AddressInfo;
   const { host: listenHost } = settings.WEBHOOK_LISTEN;
   const host = listenHost === '0.0.0.0' || listenHost === '::' ? '127.0.0.1' : listenHost;
+  // http://host:port of the listening socket.
   return { url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`, close: () => app.close() };
 }
