@@ -25,9 +25,9 @@ import {
   loadTemporalSettings,
   loadWebhookSettings,
   loadWorkerSettings,
-  type RateLimitSettings,
   type WorkerSettings,
 } from './config/settings';
+import type { FetchPolicy } from './fetching/policy';
 import { loadPriceTable } from './activities/budget/price';
 import {
   addRegisterSearchAttributesOption,
@@ -38,7 +38,7 @@ import {
 } from './namespace/search-attributes';
 import { PlatformClient } from './platform-client/client';
 import { checkFirstCall } from './platform-client/config';
-import { platformCallMetrics, pacingGauge } from './metrics';
+import { platformCallMetrics } from './metrics';
 import { SharedPacing } from './ratelimit/shared-pacing';
 import { startTracing, tracingClientInterceptors, tracingWorkerOptions, type Tracing } from './tracing';
 import { WorkerGroup } from './ratelimit/worker-group';
@@ -57,13 +57,11 @@ export interface PlatformWorkerOptions {
   platform: PlatformClient;
   /** Where the settings, prices and fetch policy are read from (docs/configuration.md); process.env by default. */
   env?: NodeJS.ProcessEnv;
-  /** Where outputs are kept; by default the local folder of ARTIFACT_DIR. */
+  /** Where outputs are kept and what may be fetched: by default as `env` says (ARTIFACT_DIR, FETCH_*). */
   artifacts?: ArtifactStore;
+  fetchPolicy?: FetchPolicy;
   /** A prebuilt workflow bundle (tests build one for the whole run); otherwise src/workflows is bundled. */
   workflowBundle?: WorkerOptions['workflowBundle'];
-  /** Overrides of the settings read from `env`. */
-  settings?: Partial<WorkerSettings>;
-  rateLimit?: Partial<RateLimitSettings>;
   /** The worker's identity in histories; by default the SDK's (process id and host). */
   identity?: string;
   /** Set: media submits ask for callbacks (WEBHOOK_PUBLIC_URL, src/webhooks). */
@@ -103,17 +101,13 @@ export function workflowsEntry(extra: string[] = []): string {
  */
 export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise<WorkerGroup> {
   const { env = process.env, platform } = opts;
-  const s = { ...loadWorkerSettings(env), ...opts.settings };
+  const s = loadWorkerSettings(env);
   const pacing = new SharedPacing({
     client: opts.client,
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
     platform,
-    settings: { ...loadRateLimitSettings(env), ...opts.rateLimit },
-    log: (level, message, meta) => {
-      Runtime.instance().logger[level](message, meta);
-    },
-    onPace: pacingGauge(),
+    settings: loadRateLimitSettings(env),
     identity: opts.identity,
   });
   await pacing.start();
@@ -122,7 +116,7 @@ export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise
     artifacts: opts.artifacts ?? createArtifactStore(env),
     temporal: opts.client,
     prices: loadPriceTable(env),
-    fetchPolicy: loadFetchPolicy(env, platform.config.baseUrl),
+    fetchPolicy: opts.fetchPolicy ?? loadFetchPolicy(env, platform.config.baseUrl),
     pacing,
     callbacks: opts.callbacks,
   });
@@ -250,6 +244,7 @@ export async function runWorker(
       platform,
       env,
       artifacts,
+      fetchPolicy,
       workflowBundle: opts.workflowBundle,
       callbacks: callbackUrls(webhooks, temporal.namespace),
       tracing,

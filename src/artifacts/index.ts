@@ -16,19 +16,8 @@ export interface StoredArtifact {
   contentType?: string;
 }
 
-export interface ArtifactStore {
-  /** Where the store keeps things, for logs (e.g. file:///abs/dir). */
-  readonly location: string;
-  /**
-   * Streams `body` to `key` (a relative, '/'-separated path), hashing while it writes; atomic (no half
-   * file visible under `key`); overwrites an existing key (so a retried copy is idempotent).
-   */
-  put(
-    key: string,
-    body: AsyncIterable<Uint8Array>,
-    meta?: { contentType?: string; signal?: AbortSignal },
-  ): Promise<StoredArtifact>;
-}
+/** What the activities need of a store: the local folder's, or an object store's of the same shape. */
+export type ArtifactStore = Pick<LocalArtifactStore, 'location' | 'put'>;
 
 export class InvalidArtifactKeyError extends Error {
   override readonly name = 'InvalidArtifactKeyError';
@@ -80,6 +69,7 @@ export function safeSegment(id: string): string {
 // target and renames it into place, so readers see either the old file or the whole new one.
 export class LocalArtifactStore implements ArtifactStore {
   readonly rootDir: string;
+  /** Where the store keeps things, for logs (e.g. file:///abs/dir). */
   readonly location: string;
 
   constructor(rootDir: string) {
@@ -92,6 +82,10 @@ export class LocalArtifactStore implements ArtifactStore {
     return path.join(this.rootDir, ...artifactKeySegments(key));
   }
 
+  /**
+   * Streams `body` to `key` (a relative, '/'-separated path), hashing while it writes; atomic (no half
+   * file visible under `key`); overwrites an existing key (so a retried copy is idempotent).
+   */
   async put(
     key: string,
     body: AsyncIterable<Uint8Array>,

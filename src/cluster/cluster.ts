@@ -9,36 +9,19 @@ import { frontendAnswers } from '../devserver/dev-server';
 import { sleep, startManagedProcess, type ManagedProcess } from '../devserver/processes';
 import { ensureSearchAttributes } from '../namespace/search-attributes';
 import { findOrInstallPostgres, setUpSchemas, startPostgres } from './postgres';
-import { POSTGRES_USER, serverEnv, type ServerPorts } from './server-config';
+import { POSTGRES_USER, serverEnv, type ServerEnvOptions } from './server-config';
 import { findOrBuildClusterBinaries } from './versions';
 
-interface ClusterOptions {
+interface ClusterOptions extends ServerEnvOptions {
   /** Everything the cluster keeps: PostgreSQL's data, the UI's config, the logs. */
   dataDir: string;
-  postgresPort: number;
-  postgresPassword: string;
-  ports: ServerPorts;
   /** The Web UI's port; none when undefined. */
   uiPort?: number;
   namespace: string;
-  /** The server's Prometheus endpoint, when wanted. */
-  metricsPort?: number;
   log: (msg: string) => void;
 }
 
-export interface ClusterHandle {
-  address: string;
-  namespace: string;
-  uiUrl?: string;
-  logDir: string;
-  server(): ManagedProcess;
-  /** Stops the server process (SIGTERM) and starts a new one on the same ports and data. */
-  restartServer(): Promise<void>;
-  stopPostgres(): Promise<void>;
-  startPostgres(): Promise<void>;
-  /** UI, server, then PostgreSQL. */
-  stop(): Promise<void>;
-}
+export type ClusterHandle = Awaited<ReturnType<typeof startCluster>>;
 
 const SERVER_READY_TIMEOUT_MS = 120_000;
 const UI_READY_TIMEOUT_MS = 60_000;
@@ -49,7 +32,7 @@ const NAMESPACE_SETTLE_TIMEOUT_MS = 60_000;
 const ALREADY_EXISTS = 6;
 const NOT_FOUND = 5;
 
-export async function startCluster(opts: ClusterOptions): Promise<ClusterHandle> {
+export async function startCluster(opts: ClusterOptions) {
   const { log } = opts;
   const logDir = path.join(opts.dataDir, 'logs');
   const address = `127.0.0.1:${opts.ports.frontend}`;
@@ -107,6 +90,7 @@ export async function startCluster(opts: ClusterOptions): Promise<ClusterHandle>
       uiUrl,
       logDir,
       server: () => server,
+      /** Stops the server process (SIGTERM) and starts a new one on the same ports and data. */
       async restartServer() {
         await server.stop();
         server = await startServer();
@@ -115,6 +99,7 @@ export async function startCluster(opts: ClusterOptions): Promise<ClusterHandle>
       async startPostgres() {
         postgres = await startPostgres(pgBin, pgOptions);
       },
+      /** UI, server, then PostgreSQL. */
       stop: stopAll,
     };
   } catch (err) {

@@ -59,7 +59,7 @@ export async function freeServerPorts(): Promise<ServerPorts> {
   return ports;
 }
 
-interface ServerEnvOptions {
+export interface ServerEnvOptions {
   postgresPort: number;
   postgresPassword: string;
   ports: ServerPorts;

@@ -17,14 +17,7 @@ interface WorkerPoolOptions {
   log: (msg: string) => void;
 }
 
-export interface WorkerPool {
-  readonly workers: ReadonlyArray<ManagedProcess>;
-  /** Stops worker i (SIGTERM: it drains) or kills it (SIGKILL: it does not), then starts a new one in its place. */
-  restart(i: number, how?: 'drain' | 'kill'): Promise<void>;
-  kill(i: number): Promise<void>;
-  /** Drains and stops every worker. */
-  stop(): Promise<void>;
-}
+export type WorkerPool = Awaited<ReturnType<typeof startWorkerPool>>;
 
 function workerEntry(): string {
   const entry = path.join(findProjectRoot(), 'lib', 'src', 'worker.js');
@@ -32,7 +25,7 @@ function workerEntry(): string {
   return entry;
 }
 
-export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPool> {
+export async function startWorkerPool(opts: WorkerPoolOptions) {
   const entry = workerEntry();
   const workers: ManagedProcess[] = [];
   // The drain gets the worker's own grace time (WORKER_SHUTDOWN_GRACE_SECONDS) and a little more.
@@ -61,12 +54,14 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
     throw err;
   }
   return {
-    workers,
-    async restart(i, how = 'drain') {
+    workers: workers as ReadonlyArray<ManagedProcess>,
+    /** Stops worker i (SIGTERM: it drains) or kills it (SIGKILL: it does not), then starts a new one in its place. */
+    async restart(i: number, how: 'drain' | 'kill' = 'drain') {
       await stopOne(i, how === 'kill' ? 'SIGKILL' : 'SIGTERM');
       await start(i);
     },
-    kill: (i) => stopOne(i, 'SIGKILL'),
+    kill: (i: number) => stopOne(i, 'SIGKILL'),
+    /** Drains and stops every worker. */
     async stop() {
       await Promise.all(workers.map((_, i) => stopOne(i, 'SIGTERM')));
     },

@@ -32,17 +32,7 @@ export interface DevServerOptions {
   dynamicConfig?: Record<string, unknown>;
 }
 
-export interface DevServerHandle {
-  /** host:port of the frontend, for clients and `temporal --address`. */
-  address: string;
-  uiUrl?: string;
-  /** The Prometheus endpoint, when metricsPort was given. */
-  metricsUrl?: string;
-  namespace: string;
-  pid: number;
-  /** SIGTERM, then SIGKILL after 10 s; resolves once the process has exited. Safe to call twice. */
-  stop(): Promise<void>;
-}
+export type DevServerHandle = Awaited<ReturnType<typeof startDevServer>>;
 
 /**
  * What every dev server we start gets. Eager activity dispatch hands a newly scheduled activity straight
@@ -78,11 +68,12 @@ const HOST = '127.0.0.1';
 const READY_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 10_000;
 
-export async function startDevServer(opts: DevServerOptions): Promise<DevServerHandle> {
+export async function startDevServer(opts: DevServerOptions) {
   const log = opts.log ?? (() => undefined);
   const { port } = opts;
   const uiPort = opts.uiPort ?? Math.min(port + 1000, 65535);
   const namespace = opts.namespace ?? 'default';
+  // host:port of the frontend, for clients and `temporal --address`.
   const address = `${HOST}:${port}`;
   const uiUrl = opts.headless ? undefined : `http://${HOST}:${uiPort}`;
   const metricsUrl = opts.metricsPort === undefined ? undefined : `http://${HOST}:${opts.metricsPort}/metrics`;
@@ -135,6 +126,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServerH
     exitSignal: 'SIGTERM',
     graceMs: STOP_GRACE_MS,
   });
+  // SIGTERM, then SIGKILL after STOP_GRACE_MS; resolves once the process has exited. Safe to call twice.
   const stop = async (): Promise<void> => {
     stopRequested = true;
     await child.stop();

@@ -22,17 +22,14 @@ export class TemporalCliNotFoundError extends Error {
   override readonly name = 'TemporalCliNotFoundError';
 }
 
-export interface FindTemporalCliOptions {
-  log?: (msg: string) => void;
-  /** Cache folder; the build goes to `<cacheDir>/bin`. Defaults to `<projectRoot>/.temporal`. */
-  cacheDir?: string;
-}
-
 /**
  * Returns the absolute path of a working `temporal` binary: TEMPORAL_CLI_PATH, then `temporal` on PATH,
- * then a cached build in the project, then a fresh `go install` into that cache.
+ * then a cached build in `cacheDir` (by default `<projectRoot>/.temporal`), then a fresh `go install`
+ * into its `bin`.
  */
-export async function findOrBuildTemporalCli(opts: FindTemporalCliOptions = {}): Promise<string> {
+export async function findOrBuildTemporalCli(
+  opts: { log?: (msg: string) => void; cacheDir?: string } = {},
+): Promise<string> {
   const log = opts.log ?? (() => undefined);
   const cacheDir = path.resolve(opts.cacheDir ?? path.join(findProjectRoot(), '.temporal'));
   const binDir = path.join(cacheDir, 'bin');

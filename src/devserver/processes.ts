@@ -32,31 +32,17 @@ interface ManagedProcessOptions {
   graceMs?: number;
 }
 
-interface ExitStatus {
+export interface ExitStatus {
   code: number | null;
   signal: NodeJS.Signals | null;
 }
 
-export interface ManagedProcess {
-  readonly pid: number;
-  /** Resolves when the process has exited (and its output is flushed). */
-  readonly exited: Promise<ExitStatus>;
-  isRunning(): boolean;
-  /** The last lines of output, for error messages. */
-  tail(): string;
-  /**
-   * Polls `probe` until it resolves; if the process exits first or time runs out, stops it and throws
-   * with the last lines of output or the probe's last error.
-   */
-  ready(probe: () => Promise<unknown>, timeoutMs: number): Promise<void>;
-  /** Sends `signal` (stopSignal, else SIGTERM), then SIGKILL after graceMs; resolves once it has exited. Safe to call twice. */
-  stop(opts?: { signal?: NodeJS.Signals; graceMs?: number }): Promise<ExitStatus>;
-}
+export type ManagedProcess = ReturnType<typeof startManagedProcess>;
 
 const TAIL_LINES = 40;
 const PROBE_INTERVAL_MS = 250;
 
-export function startManagedProcess(opts: ManagedProcessOptions): ManagedProcess {
+export function startManagedProcess(opts: ManagedProcessOptions) {
   let logStream: ReturnType<typeof createWriteStream> | undefined;
   if (opts.logFile) {
     mkdirSync(path.dirname(opts.logFile), { recursive: true });
@@ -103,12 +89,34 @@ export function startManagedProcess(opts: ManagedProcessOptions): ManagedProcess
   const killOnExit = (): void => void child.kill(opts.exitSignal ?? 'SIGKILL');
   process.on('exit', killOnExit);
 
-  const handle: ManagedProcess = {
+  /** Sends `signal` (stopSignal, else SIGTERM), then SIGKILL after graceMs; resolves once it has exited. Safe to call twice. */
+  const stop = async ({ signal = opts.stopSignal ?? 'SIGTERM', graceMs = opts.graceMs ?? 15_000 } = {}) => {
+    stopping = true;
+    if (status) return status;
+    child.kill(signal);
+    const timer = setTimeout(() => {
+      opts.log?.(`${opts.name} (pid ${child.pid}) did not stop within ${graceMs / 1000} s; killing it`);
+      child.kill('SIGKILL');
+    }, graceMs);
+    try {
+      return await exited;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  return {
     pid: child.pid ?? -1,
+    /** Resolves when the process has exited (and its output is flushed). */
     exited,
     isRunning: () => status === undefined,
+    /** The last lines of output, for error messages. */
     tail,
-    async ready(probe, timeoutMs) {
+    stop,
+    /**
+     * Polls `probe` until it resolves; if the process exits first or time runs out, stops it and throws
+     * with the last lines of output or the probe's last error.
+     */
+    async ready(probe: () => Promise<unknown>, timeoutMs: number): Promise<void> {
       const deadline = Date.now() + timeoutMs;
       const exitedEarly = exited.then(() => 'exited');
       starting = true;
@@ -128,28 +136,13 @@ export function startManagedProcess(opts: ManagedProcessOptions): ManagedProcess
           await Promise.race([sleep(PROBE_INTERVAL_MS), exited]);
         }
       } catch (err) {
-        await handle.stop();
+        await stop();
         throw err;
       } finally {
         starting = false;
       }
     },
-    async stop({ signal = opts.stopSignal ?? 'SIGTERM', graceMs = opts.graceMs ?? 15_000 } = {}) {
-      stopping = true;
-      if (status) return status;
-      child.kill(signal);
-      const timer = setTimeout(() => {
-        opts.log?.(`${opts.name} (pid ${child.pid}) did not stop within ${graceMs / 1000} s; killing it`);
-        child.kill('SIGKILL');
-      }, graceMs);
-      try {
-        return await exited;
-      } finally {
-        clearTimeout(timer);
-      }
-    },
   };
-  return handle;
 }
 
 const describe = (exit: ExitStatus): string => (exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`);
@@ -196,23 +189,24 @@ export async function findOnPath(name: string): Promise<string | undefined> {
   return undefined;
 }
 
-/** Listens on `port` for a moment: the error when it cannot (EADDRINUSE: something else is there). */
-export function tryListen(host: string, port: number): Promise<NodeJS.ErrnoException | undefined> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.once('error', resolve);
-    server.listen({ host, port, exclusive: true }, () => server.close(() => resolve(undefined)));
-  });
-}
-
-/** A port that was free a moment ago (the OS picks it); another process may still grab it before we use it. */
-export async function getFreePort(): Promise<number> {
+/** Listens on `port` for a moment (0: one the OS picks), and says which port it was. */
+function listenOnce(host: string, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
+    server.listen({ host, port, exclusive: true }, () => {
+      const { port: bound } = server.address() as net.AddressInfo;
+      server.close(() => resolve(bound));
     });
   });
 }
+
+/** The error when `port` cannot be listened on (EADDRINUSE: something else is there). */
+export const tryListen = (host: string, port: number): Promise<NodeJS.ErrnoException | undefined> =>
+  listenOnce(host, port).then(
+    () => undefined,
+    (err: NodeJS.ErrnoException) => err,
+  );
+
+/** A port that was free a moment ago (the OS picks it); another process may still grab it before we use it. */
+export const getFreePort = (): Promise<number> => listenOnce('127.0.0.1', 0);

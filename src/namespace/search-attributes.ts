@@ -48,13 +48,6 @@ interface SearchAttributeCheck {
   sleep?: (ms: number) => Promise<void>;
 }
 
-interface SearchAttributeCheckResult {
-  /** Attributes this check added. */
-  registered: string[];
-  /** False when the server did not let us look (e.g. a cloud namespace without the operator API). */
-  checked: boolean;
-}
-
 /** The command that adds `missing` (name → type) to a namespace, with the Temporal CLI. */
 export function addSearchAttributesCommand(
   address: string,
@@ -65,7 +58,8 @@ export function addSearchAttributesCommand(
   return `temporal operator search-attribute create --address ${address} --namespace ${namespace} ${pairs.join(' ')}`;
 }
 
-export async function ensureSearchAttributes(check: SearchAttributeCheck): Promise<SearchAttributeCheckResult> {
+/** The attributes it added; `checked` false: the server did not let us look (a cloud namespace, say). */
+export async function ensureSearchAttributes(check: SearchAttributeCheck) {
   const { operatorService } = check.connection;
   let existing: Record<string, temporal.api.enums.v1.IndexedValueType>;
   try {

@@ -10,40 +10,23 @@ import type { Quota } from '../platform/schemas';
 
 /** What all workers share about one quota's pace. Times are epoch ms. */
 export interface PacingState {
-  /** The share of the quota's pace in use, from `minFactor` to 1. */
+  /** The share of the quota's pace in use, from MIN_FACTOR to 1. */
   factor: number;
   /** No request of this quota is sent before this (the latest Retry-After any worker met). */
   holdUntil: number;
   /**
-   * When the factor last changed, or a lone 429 was met: recovery waits `recoverEveryMs` after it, and
+   * When the factor last changed, or a lone 429 was met: recovery waits RECOVER_EVERY_MS after it, and
    * a 429 within `loneAfterMs` of it is not lone.
    */
   changedAt: number;
 }
 
-export interface PacingPolicy {
-  /** A 429 multiplies the factor by this. */
-  decrease: number;
-  /** The factor never goes below this. */
-  minFactor: number;
-  /** Added to the factor after each `recoverEveryMs` without a 429. */
-  recoverStep: number;
-  recoverEveryMs: number;
-  /**
-   * A 429 this long after the last change and the last hold's end (a quota window of quiet) is lone: a
-   * straggler that crossed a window's edge, or the start-up burst. The hold alone answers it; the pace
-   * stays.
-   */
-  loneAfterMs: number;
-}
-
-export const DEFAULT_PACING_POLICY: PacingPolicy = {
-  decrease: 0.8,
-  minFactor: 0.25,
-  recoverStep: 0.05,
-  recoverEveryMs: 30_000,
-  loneAfterMs: 60_000,
-};
+// The pace's policy: a 429 multiplies the factor by DECREASE, never below MIN_FACTOR; each
+// RECOVER_EVERY_MS without a 429 adds RECOVER_STEP back.
+const DECREASE = 0.8;
+const MIN_FACTOR = 0.25;
+const RECOVER_STEP = 0.05;
+const RECOVER_EVERY_MS = 30_000;
 
 export const FULL_PACE: PacingState = { factor: 1, holdUntil: 0, changedAt: 0 };
 
@@ -58,7 +41,12 @@ export const SEND_SPREAD_MS = 1_500;
 const MAX_HOLD_MS = 15 * 60_000;
 
 export class AdaptivePacing {
-  constructor(readonly policy: PacingPolicy = DEFAULT_PACING_POLICY) {}
+  /**
+   * A 429 `loneAfterMs` after the last change and the last hold's end (a quota window of quiet) is
+   * lone: a straggler that crossed a window's edge, or the start-up burst. The hold alone answers it;
+   * the pace stays.
+   */
+  constructor(readonly loneAfterMs = 60_000) {}
 
   /**
    * Tasks per second for a quota of `perWindow` requests per `windowMs`. The server splits a queue's
@@ -96,14 +84,14 @@ export class AdaptivePacing {
     // Quiet means no 429 and no hold for a whole window: a 429 met as the last hold ends (a Retry-After
     // may be as long as the window) says the pace is still too fast.
     const quietFor = now - Math.max(state.changedAt, state.holdUntil);
-    if (quietFor >= this.policy.loneAfterMs) return { ...state, holdUntil, changedAt: now };
-    return { factor: Math.max(this.policy.minFactor, state.factor * this.policy.decrease), holdUntil, changedAt: now };
+    if (quietFor >= this.loneAfterMs) return { ...state, holdUntil, changedAt: now };
+    return { factor: Math.max(MIN_FACTOR, state.factor * DECREASE), holdUntil, changedAt: now };
   }
 
-  /** One step back up when no 429 came for `recoverEveryMs` (and the hold is over). */
+  /** One step back up when no 429 came for RECOVER_EVERY_MS (and the hold is over). */
   recover(state: PacingState, now: number): PacingState {
-    if (state.factor >= 1 || now < state.holdUntil || now - state.changedAt < this.policy.recoverEveryMs) return state;
-    return { ...state, factor: Math.min(1, state.factor + this.policy.recoverStep), changedAt: now };
+    if (state.factor >= 1 || now < state.holdUntil || now - state.changedAt < RECOVER_EVERY_MS) return state;
+    return { ...state, factor: Math.min(1, state.factor + RECOVER_STEP), changedAt: now };
   }
 
   static holdRemainingMs(state: PacingState, now: number): number {

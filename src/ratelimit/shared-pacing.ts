@@ -4,15 +4,16 @@
 // the server dispatch them at the quota's pace, whichever worker polls. The adaptive state (./pacing.ts)
 // travels in that limit's reason, so a 429 one worker meets slows all of them. docs/rate-limits.md.
 import type { Client } from '@temporalio/client';
+import { Runtime } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
 import type { MediaOperation } from '../workflows/media/contract';
 import { quotaTaskQueue } from '../api/contract';
 import type { PlatformClient } from '../platform-client/client';
 import type { RateLimitSettings } from '../config/settings';
+import { pacingGauge } from '../metrics';
 import {
   AdaptivePacing,
   decodePacingReason,
-  DEFAULT_PACING_POLICY,
   encodePacingReason,
   FULL_PACE,
   resolveLimits,
@@ -28,24 +29,10 @@ const MAX_PARTITIONS = 64;
 const UNIMPLEMENTED = 12;
 
 /** A quota task queue's rate limit as the server holds it. */
-export interface ServerPace {
-  /** Undefined: no limit set through the API (the worker-set one, if any, applies). */
-  rps?: number;
-  /** Ours: the shared state in the limit's reason. */
-  state?: PacingState;
-  /** A limit with a reason not ours: an operator set it by hand. */
-  setByOperator: boolean;
-  /** Tasks waiting for their turn, when the server reports it. */
-  backlog?: number;
-}
+export type ServerPace = Awaited<ReturnType<typeof describeQuotaQueue>>;
 
 /** Reads a quota task queue's limit from the server, and with `stats` its backlog (a costlier read). */
-export async function describeQuotaQueue(
-  client: Client,
-  namespace: string,
-  taskQueue: string,
-  stats = false,
-): Promise<ServerPace> {
+export async function describeQuotaQueue(client: Client, namespace: string, taskQueue: string, stats = false) {
   const res = await client.workflowService.describeTaskQueue({
     namespace,
     taskQueue: { name: taskQueue },
@@ -58,9 +45,13 @@ export async function describeQuotaQueue(
   const state = decodePacingReason(limit?.metadata?.reason);
   const backlog = res.stats?.approximateBacklogCount;
   return {
+    /** Undefined: no limit set through the API (the worker-set one, if any, applies). */
     rps,
+    /** Ours: the shared state in the limit's reason. */
     state,
+    /** A limit with a reason not ours: an operator set it by hand. */
     setByOperator: rps !== undefined && state === undefined,
+    /** Tasks waiting for their turn, when the server reports it. */
     ...(backlog !== undefined && backlog !== null ? { backlog: Number(backlog) } : {}),
   };
 }
@@ -77,6 +68,10 @@ export async function queuePartitions(client: Client, namespace: string, taskQue
   const n = res.activityTaskQueuePartitions?.length ?? 0;
   if (n < 1 || n > MAX_PARTITIONS) throw new Error(`the server listed ${n} partitions`);
   return n;
+}
+
+function log(level: 'info' | 'warn', message: string, meta?: Record<string, unknown>): void {
+  Runtime.instance().logger[level](message, meta);
 }
 
 /** What one operation's pace is, as this worker last saw it. */
@@ -108,23 +103,21 @@ export interface SharedPacingDeps {
   taskQueue: string;
   platform: PlatformClient;
   settings: RateLimitSettings;
-  log: (level: 'info' | 'warn', message: string, meta?: Record<string, unknown>) => void;
-  /** Told after every change this worker sees (the metrics' gauge). */
-  onPace?: (pace: QuotaPace) => void;
   identity?: string;
 }
 
 export class SharedPacing implements SubmitPacing {
   private readonly paces = new Map<MediaOperation, QuotaPace>();
   private readonly pacing: AdaptivePacing;
+  /** Told after every change this worker sees. */
+  private readonly onPace = pacingGauge();
   private timers: NodeJS.Timeout[] = [];
   /** The server has no task queue config API: the worker-set limit alone paces, holds stay local. */
   private apiMissing = false;
 
   constructor(private readonly deps: SharedPacingDeps) {
     // A quiet quota window is what makes a 429 lone.
-    const loneAfterMs = deps.settings.RATE_LIMIT_WINDOW_SECONDS * 1000;
-    this.pacing = new AdaptivePacing({ ...DEFAULT_PACING_POLICY, loneAfterMs });
+    this.pacing = new AdaptivePacing(deps.settings.RATE_LIMIT_WINDOW_SECONDS * 1000);
   }
 
   get enabled(): boolean {
@@ -173,13 +166,13 @@ export class SharedPacing implements SubmitPacing {
     const current = server?.state ?? pace.state;
     const next = this.pacing.rateLimited(current, Date.now(), retryAfterMs);
     pace.state = next;
-    this.deps.log('warn', 'Platform rate limit met: slowing the shared pace', {
+    log('warn', 'Platform rate limit met: slowing the shared pace', {
       operation,
       factor: next.factor,
       holdUntil: new Date(next.holdUntil).toISOString(),
     });
     if (!pace.setByOperator) await this.write(pace);
-    this.deps.onPace?.(pace);
+    this.onPace(pace);
   }
 
   private async refreshLimits(): Promise<void> {
@@ -201,7 +194,7 @@ export class SharedPacing implements SubmitPacing {
         limit.perWindow === undefined ? undefined : AdaptivePacing.targetRps(limit.perWindow, windowMs, partitions);
       // The registry's async models are paced only when configured: no pace there is the default, not a fault.
       const expected = limit.operation === 'async' && settings.RATE_LIMIT_QUOTAS.async === undefined;
-      if (limit.note) this.deps.log(expected ? 'info' : 'warn', `No pace for ${limit.operation}: ${limit.note}`);
+      if (limit.note) log(expected ? 'info' : 'warn', `No pace for ${limit.operation}: ${limit.note}`);
       this.paces.set(limit.operation, {
         operation: limit.operation,
         taskQueue,
@@ -246,7 +239,7 @@ export class SharedPacing implements SubmitPacing {
     pace.state = next;
     const want = this.desiredRps(pace);
     if (!pace.setByOperator && (changed || !sameRps(pace.serverRps, want))) await this.write(pace);
-    this.deps.onPace?.(pace);
+    this.onPace(pace);
   }
 
   private desiredRps(pace: QuotaPace): number | undefined {
@@ -291,16 +284,13 @@ export class SharedPacing implements SubmitPacing {
 
   private warn(message: string, err: unknown, operation?: MediaOperation): void {
     const error = err instanceof Error ? err.message : String(err);
-    this.deps.log('warn', message, { ...(operation ? { operation } : {}), error });
+    log('warn', message, { ...(operation ? { operation } : {}), error });
   }
 
   private noteApiMissing(err: unknown): void {
     if ((err as { code?: unknown }).code !== UNIMPLEMENTED) throw err;
     if (!this.apiMissing) {
-      this.deps.log(
-        'warn',
-        'The Temporal server has no task queue config API: each worker sets the pace when it polls',
-      );
+      log('warn', 'The Temporal server has no task queue config API: each worker sets the pace when it polls');
     }
     this.apiMissing = true;
   }

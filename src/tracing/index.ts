@@ -5,12 +5,7 @@
 import { propagation, trace } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { detectResourcesSync, envDetectorSync, Resource } from '@opentelemetry/resources';
-import {
-  BatchSpanProcessor,
-  ConsoleSpanExporter,
-  type SpanExporter,
-  type SpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
+import { BatchSpanProcessor, ConsoleSpanExporter, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import type { ClientInterceptors } from '@temporalio/client';
 import {
@@ -24,12 +19,7 @@ import type { WorkerOptions } from '@temporalio/worker';
 /** The exporters OTEL_TRACES_EXPORTER may name (OTLP is http/json; gRPC and protobuf are not shipped). */
 const EXPORTERS = ['otlp', 'console'] as const;
 
-export interface Tracing {
-  resource: Resource;
-  spanProcessor: SpanProcessor;
-  /** Flushes the spans not yet exported and stops the provider. */
-  shutdown(): Promise<void>;
-}
+export type Tracing = NonNullable<ReturnType<typeof startTracing>>;
 
 /**
  * Which exporter the environment asks for, or undefined for none. Unlike the SDK's own default
@@ -56,7 +46,7 @@ export function tracesExporterName(env: NodeJS.ProcessEnv): (typeof EXPORTERS)[n
  * undefined and nothing is registered. The OTLP exporter reads its endpoint, headers and timeout from
  * the process environment itself (OTEL_EXPORTER_OTLP_*), as the SDK documents.
  */
-export function startTracing(env: NodeJS.ProcessEnv, defaultServiceName: string): Tracing | undefined {
+export function startTracing(env: NodeJS.ProcessEnv, defaultServiceName: string) {
   const name = tracesExporterName(env);
   if (!name) return undefined;
   const exporter: SpanExporter = name === 'console' ? new ConsoleSpanExporter() : new OTLPTraceExporter();
@@ -72,6 +62,7 @@ export function startTracing(env: NodeJS.ProcessEnv, defaultServiceName: string)
   return {
     resource,
     spanProcessor,
+    /** Flushes the spans not yet exported and stops the provider. */
     shutdown: async () => {
       await provider.shutdown();
       trace.disable();

@@ -4,7 +4,6 @@
 // Runs in the worker (WEBHOOK_LISTEN) or on its own (./main.ts).
 import type { AddressInfo } from 'node:net';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { MetricMeter } from '@temporalio/common';
 import { Runtime } from '@temporalio/worker';
 import Fastify, { type FastifyError, type FastifyReply } from 'fastify';
 import { z } from 'zod';
@@ -15,30 +14,9 @@ import { isTerminalTaskStatus, TaskResult } from '../platform/schemas/media';
 import { formatIssues, tryParse, type ValidationIssue } from '../platform/validation';
 import { CallbackSigner, TASK_CALLBACK_PATH } from './token';
 
-// The receiver's counters, through the Temporal SDK's metric meter, so they appear on the same
-// Prometheus endpoint as the worker's own metrics (METRICS_PORT) in whichever process runs it.
-/** What became of a callback the receiver took (2xx). */
-export type ReceivedOutcome = 'delivered' | 'not_terminal' | 'workflow_closed';
-/** Why a callback was refused (4xx). */
-export type RejectedReason =
+/** Why a callback was refused (4xx): the label of its counter. */
+type RejectedReason =
   'bad_token' | 'bad_address' | 'malformed_body' | 'too_large' | 'unknown_task' | 'replay' | 'flood';
-
-export interface CallbackMetrics {
-  received(outcome: ReceivedOutcome): void;
-  rejected(reason: RejectedReason): void;
-}
-
-const CALLBACKS_RECEIVED = 'platform_ops_webhook_callbacks_received';
-const CALLBACKS_REJECTED = 'platform_ops_webhook_callbacks_rejected';
-
-export function callbackMetrics(meter: MetricMeter): CallbackMetrics {
-  const received = meter.createCounter(CALLBACKS_RECEIVED, 'callbacks', 'Task callbacks taken, by outcome');
-  const rejected = meter.createCounter(CALLBACKS_REJECTED, 'callbacks', 'Task callbacks refused with a 4xx, by reason');
-  return {
-    received: (outcome) => received.add(1, { outcome }),
-    rejected: (reason) => rejected.add(1, { reason }),
-  };
-}
 
 export interface GuardLimits {
   /** Deliveries remembered (the oldest forgotten first). */
@@ -148,22 +126,7 @@ export function parseCallbackBody(
   return { ok: true, callback: signal.value };
 }
 
-export interface RunningReceiver {
-  /** http://host:port of the listening socket. */
-  url: string;
-  close(): Promise<void>;
-}
-
-export interface ReceiverDeps {
-  /** Signals the workflows: a client of the namespace the tokens were made for. */
-  client: Client;
-  signer: CallbackSigner;
-  metrics: CallbackMetrics;
-  maxBodyBytes: number;
-  guard?: CallbackGuard;
-  /** Told of failures that are ours, not the sender's (Temporal unreachable). Never given the token. */
-  warn?: (message: string, meta: Record<string, unknown>) => void;
-}
+export type RunningReceiver = NonNullable<Awaited<ReturnType<typeof serveCallbacks>>>;
 
 const Address = z.strictObject({
   workflow: z.string().min(1).max(1_000),
@@ -174,27 +137,45 @@ const Address = z.strictObject({
 /** Seconds a flooded URL should wait; the platform retries on its own schedule anyway. */
 const FLOOD_RETRY_AFTER_S = 10;
 
-export async function startCallbackReceiver(
-  deps: ReceiverDeps,
-  listen: { host: string; port: number },
-): Promise<RunningReceiver> {
-  const guard = deps.guard ?? new CallbackGuard();
-  const app = Fastify({ logger: false, bodyLimit: deps.maxBodyBytes, forceCloseConnections: true });
+/**
+ * Starts the receiver as the settings ask (WEBHOOK_LISTEN), in whichever process calls it: the worker
+ * or the receiver's own process (./main.ts). `client` signals the workflows of the namespace the tokens
+ * were made for. Its counters go to that process's Runtime metric meter, so they appear on the same
+ * Prometheus endpoint (METRICS_PORT) as the worker's own; failures that are ours, not the sender's
+ * (Temporal unreachable), go to its logger, never with the token. Undefined when WEBHOOK_LISTEN is not set.
+ */
+export async function serveCallbacks(settings: WebhookSettings, client: Client, namespace: string) {
+  if (!settings.WEBHOOK_LISTEN || !settings.WEBHOOK_SECRET) return undefined;
+  const signer = new CallbackSigner(settings.WEBHOOK_SECRET, namespace);
+  const maxBodyBytes = settings.WEBHOOK_MAX_BODY_KB * 1024;
+  const { logger, metricMeter } = Runtime.instance();
+  const received = metricMeter.createCounter(
+    'platform_ops_webhook_callbacks_received',
+    'callbacks',
+    'Task callbacks taken, by outcome',
+  );
+  const rejected = metricMeter.createCounter(
+    'platform_ops_webhook_callbacks_rejected',
+    'callbacks',
+    'Task callbacks refused with a 4xx, by reason',
+  );
+  const guard = new CallbackGuard();
+  const app = Fastify({ logger: false, bodyLimit: maxBodyBytes, forceCloseConnections: true });
 
   const refuse = (reply: FastifyReply, status: number, reason: RejectedReason, message: string) => {
-    deps.metrics.rejected(reason);
+    rejected.add(1, { reason });
     return reply.code(status).send({ error: reason, message });
   };
 
   // Body parser refusals (too large, not JSON) come here, before the route.
   app.setErrorHandler((error: FastifyError, _request, reply) => {
     if (error.statusCode === 413) {
-      return refuse(reply, 413, 'too_large', `the callback body is larger than ${deps.maxBodyBytes} bytes`);
+      return refuse(reply, 413, 'too_large', `the callback body is larger than ${maxBodyBytes} bytes`);
     }
     if (error.statusCode !== undefined && error.statusCode < 500) {
       return refuse(reply, 400, 'malformed_body', `the callback body must be JSON (${error.message})`);
     }
-    deps.warn?.('Webhook receiver failed', { error: error.message });
+    logger.warn('Webhook receiver failed', { error: error.message });
     return reply.code(500).send({ error: 'internal', message: 'the receiver failed; send again' });
   });
 
@@ -204,7 +185,7 @@ export async function startCallbackReceiver(
       return refuse(reply, 400, 'bad_address', `the callback URL is not one of ours: ${formatIssues(address.issues)}`);
     }
     const { workflow: workflowId, generation, token } = address.value;
-    if (!deps.signer.verify({ workflowId, generation }, token)) {
+    if (!signer.verify({ workflowId, generation }, token)) {
       return refuse(reply, 401, 'bad_token', 'token: does not match the callback URL');
     }
     const url = `${workflowId}\n${generation}`;
@@ -217,7 +198,7 @@ export async function startCallbackReceiver(
     const { callback } = parsed;
     if (!isTerminalTaskStatus(callback.status)) {
       // Only an end is acted on; a progress report is taken and dropped.
-      deps.metrics.received('not_terminal');
+      received.add(1, { outcome: 'not_terminal' });
       return reply.send({ ok: true, ignored: `${callback.status} is not an end` });
     }
     const delivery = `${url}\n${callback.taskId}`;
@@ -230,10 +211,10 @@ export async function startCallbackReceiver(
     // Marked before the signal, so a copy arriving meanwhile is a replay too; forgotten if it fails.
     guard.markDelivered(delivery);
     try {
-      const handle = deps.client.workflow.getHandle(workflowId);
+      const handle = client.workflow.getHandle(workflowId);
       try {
         await handle.signal(taskCallbackSignal, callback);
-        deps.metrics.received('delivered');
+        received.add(1, { outcome: 'delivered' });
         return await reply.send({ ok: true });
       } catch (err) {
         if (!(err instanceof WorkflowNotFoundError)) throw err;
@@ -251,12 +232,12 @@ export async function startCallbackReceiver(
           );
         }
         // A late callback (the workflow found the end by polling and finished): nothing to do.
-        deps.metrics.received('workflow_closed');
+        received.add(1, { outcome: 'workflow_closed' });
         return await reply.send({ ok: true, ignored: `workflow ${workflowId} has ended` });
       }
     } catch (err) {
       guard.forget(delivery);
-      deps.warn?.('Could not signal a task callback', {
+      logger.warn('Could not signal a task callback', {
         workflowId,
         taskId: callback.taskId,
         error: err instanceof Error ? err.message : String(err),
@@ -266,32 +247,10 @@ export async function startCallbackReceiver(
       guard.leave();
     }
   });
-  await app.listen(listen);
+  await app.listen(settings.WEBHOOK_LISTEN);
   const { port } = app.server.address() as AddressInfo;
-  const host = listen.host === '0.0.0.0' || listen.host === '::' ? '127.0.0.1' : listen.host;
+  const { host: listenHost } = settings.WEBHOOK_LISTEN;
+  const host = listenHost === '0.0.0.0' || listenHost === '::' ? '127.0.0.1' : listenHost;
+  // http://host:port of the listening socket.
   return { url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`, close: () => app.close() };
-}
-
-// Starts the receiver as the settings ask (WEBHOOK_LISTEN), in whichever process calls it: the worker
-// or the receiver's own process (./main.ts). Its counters go to that process's Runtime metric meter.
-/** The running receiver, or undefined when WEBHOOK_LISTEN is not set. */
-export async function serveCallbacks(
-  settings: WebhookSettings,
-  client: Client,
-  namespace: string,
-): Promise<RunningReceiver | undefined> {
-  if (!settings.WEBHOOK_LISTEN || !settings.WEBHOOK_SECRET) return undefined;
-  const logger = Runtime.instance().logger;
-  return startCallbackReceiver(
-    {
-      client,
-      signer: new CallbackSigner(settings.WEBHOOK_SECRET, namespace),
-      metrics: callbackMetrics(Runtime.instance().metricMeter),
-      maxBodyBytes: settings.WEBHOOK_MAX_BODY_KB * 1024,
-      warn: (message, meta) => {
-        logger.warn(message, meta);
-      },
-    },
-    settings.WEBHOOK_LISTEN,
-  );
 }

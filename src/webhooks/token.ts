@@ -36,27 +36,23 @@ export class CallbackSigner {
 }
 
 /** What the submit activity needs to ask for callbacks. */
-export interface CallbackUrls {
-  urlFor(t: CallbackTarget): string;
-  /** The safety-net polls while a callback is expected. */
-  firstPollAfterMs: number;
-  pollIntervalMs: number;
-}
+export type CallbackUrls = NonNullable<ReturnType<typeof callbackUrls>>;
 
 /** Each URL a submit carries: the public base, the route, the target and its token. */
 export function callbackUrls(
   settings: Omit<WebhookSettings, 'WEBHOOK_LISTEN' | 'WEBHOOK_MAX_BODY_KB'>,
   namespace: string,
-): CallbackUrls | undefined {
+) {
   const { WEBHOOK_PUBLIC_URL: publicUrl, WEBHOOK_SECRET: secret } = settings;
   if (!publicUrl || !secret) return undefined;
   const signer = new CallbackSigner(secret, namespace);
   const base = `${publicUrl.replace(/\/+$/, '')}${TASK_CALLBACK_PATH}`;
   return {
-    urlFor: (t) => {
+    urlFor: (t: CallbackTarget) => {
       const token = signer.token(t);
       return `${base}?${new URLSearchParams({ workflow: t.workflowId, generation: String(t.generation), token }).toString()}`;
     },
+    // The safety-net polls while a callback is expected.
     firstPollAfterMs: settings.WEBHOOK_FIRST_POLL_SECONDS * 1000,
     pollIntervalMs: settings.WEBHOOK_POLL_INTERVAL_SECONDS * 1000,
   };

@@ -14,7 +14,6 @@ import type { PlatformConfig } from '../../src/platform-client/config';
 import { DEFAULT_PATHS } from '../../src/platform/paths';
 import { DEV_API_KEY } from '../../packages/emulator/src/config';
 import { createPlatformWorker } from '../../src/worker';
-import type { RateLimitSettings, WorkerSettings } from '../../src/config/settings';
 import type { WorkerGroup } from '../../src/ratelimit/worker-group';
 import type { CallbackUrls } from '../../src/webhooks/token';
 import { testEnv } from '../setup/shared';
@@ -69,8 +68,8 @@ export async function withWorker<T>(
   opts: {
     platform?: PlatformClient;
     artifacts?: ArtifactStore;
-    settings?: Partial<WorkerSettings>;
-    rateLimit?: Partial<RateLimitSettings>;
+    /** Settings over the defaults (WORKER_*, RATE_LIMIT_*), as the environment would give them. */
+    env?: NodeJS.ProcessEnv;
     /** The task queue to poll (several workers on one queue); default a fresh one of `prefix`. */
     taskQueue?: string;
     callbacks?: CallbackUrls;
@@ -90,16 +89,14 @@ export async function withWorker<T>(
       namespace,
       taskQueue,
       platform: opts.platform ?? emulatorPlatform(),
-      // The defaults, whatever this shell's WORKER_*, RATE_LIMIT_* or FETCH_* say.
-      env: {},
+      // The defaults, whatever this shell's WORKER_*, RATE_LIMIT_* or FETCH_* say. The emulator's minute
+      // is 6 real seconds (clock speed 10, test/setup/global-setup.ts).
+      env: { WORKER_SHUTDOWN_GRACE_SECONDS: '1', RATE_LIMIT_WINDOW_SECONDS: '6', ...opts.env },
       artifacts: opts.artifacts ?? testArtifacts(),
       workflowBundle: { codePath: testEnv('workflowBundle') },
-      settings: { WORKER_SHUTDOWN_GRACE_SECONDS: 1, ...opts.settings },
       callbacks: opts.callbacks,
       // Two workers of one test (one queue) tell apart in histories.
       identity: `${prefix}-worker-${randomUUID().slice(0, 8)}`,
-      // The emulator's minute is 6 real seconds (clock speed 10, test/setup/global-setup.ts).
-      rateLimit: { RATE_LIMIT_WINDOW_SECONDS: 6, ...opts.rateLimit },
     });
     return await worker.runUntil(fn({ client, taskQueue, namespace, address, worker }));
   } finally {

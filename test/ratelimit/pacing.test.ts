@@ -66,7 +66,7 @@ describe('AdaptivePacing', () => {
     expect(pacing.rateLimited(slowed, 71_000, 9_000)).toEqual({ ...slowed, holdUntil: 80_000 });
     expect(pacing.rateLimited(slowed, 75_000, 1_000).factor).toBeCloseTo(0.64);
     // The quiet window is the policy's: the worker sets it to the quota window.
-    const short = new AdaptivePacing({ ...pacing.policy, loneAfterMs: 15_000 });
+    const short = new AdaptivePacing(15_000);
     expect(short.rateLimited(slowed, 90_000, 1_000).factor).toBe(0.8);
   });
 

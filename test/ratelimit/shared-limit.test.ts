@@ -108,8 +108,11 @@ describe('shared rate limit', () => {
     // Configured far above what the platform allows: the 429s must teach every worker.
     await setQuota(20);
     const platform = emu.client();
-    const rateLimit = { RATE_LIMIT_QUOTAS: { 'text-to-video': { perMinute: 200 } }, RATE_LIMIT_SYNC_SECONDS: 0.5 };
-    await withTwoWorkers('slowed', { platform, rateLimit }, async (a) => {
+    const env = {
+      RATE_LIMIT_QUOTAS: JSON.stringify({ 'text-to-video': { perMinute: 200 } }),
+      RATE_LIMIT_SYNC_SECONDS: '0.5',
+    };
+    await withTwoWorkers('slowed', { platform, env }, async (a) => {
       const before = await queueLimit(a.client, a.taskQueue);
       expect(before.rps).toBeCloseTo(AdaptivePacing.targetRps(200, WINDOW_MS, 1), 3);
 

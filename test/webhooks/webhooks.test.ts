@@ -3,11 +3,10 @@
 // callback URLs. A callback ends the wait without a poll; a lost one is found by the safety-net poll;
 // an early, duplicated or delayed one changes nothing but the timing.
 import { Client, Connection } from '@temporalio/client';
-import { Runtime } from '@temporalio/worker';
 import { WorkflowType } from '../../src/workflows/operations';
 import { type MediaGenerationInput } from '../../src/workflows/media/contract';
-import { callbackMetrics } from '../../src/webhooks/receiver';
-import { startCallbackReceiver, type RunningReceiver } from '../../src/webhooks/receiver';
+import { serveCallbacks, type RunningReceiver } from '../../src/webhooks/receiver';
+import { loadWebhookSettings } from '../../src/config/settings';
 import { CallbackSigner, callbackUrls, type CallbackUrls } from '../../src/webhooks/token';
 import type { mediaGeneration } from '../../src/workflows/media/workflows';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
@@ -26,15 +25,8 @@ beforeAll(async () => {
   emu = await startTestEmulator({ clockSpeed: 1 });
   connection = await Connection.connect({ address: testEnv('temporalAddress') });
   const namespace = testEnv('temporalNamespace');
-  receiver = await startCallbackReceiver(
-    {
-      client: new Client({ connection, namespace }),
-      signer: new CallbackSigner(SECRET, namespace),
-      metrics: callbackMetrics(Runtime.instance().metricMeter),
-      maxBodyBytes: 256 * 1024,
-    },
-    { host: '127.0.0.1', port: 0 },
-  );
+  const settings = loadWebhookSettings({ WEBHOOK_LISTEN: '127.0.0.1:0', WEBHOOK_SECRET: SECRET });
+  receiver = (await serveCallbacks(settings, new Client({ connection, namespace }), namespace))!;
 });
 
 afterAll(async () => {

@@ -200,6 +200,6 @@ describe('mediaGeneration', () => {
         for (const r of results)
           expect(r.generations).toEqual([expect.objectContaining({ status: 'TASK_STATUS_SUCCEED' })]);
       },
-      { settings: { WORKER_MAX_CACHED_WORKFLOWS: 1 } },
+      { env: { WORKER_MAX_CACHED_WORKFLOWS: '1' } },
     ));
 });
