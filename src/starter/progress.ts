@@ -9,11 +9,15 @@ import { isoTime } from '../shared/time';
 type PendingActivity = temporal.api.workflow.v1.IPendingActivityInfo;
 
 /** How one workflow type's progress is read and drawn. */
-export interface ProgressView<P> {
+export interface ProgressView<P, O = never> {
   /** The workflow's progress query. */
   query: QueryDefinition<P>;
-  /** The poll whose figures, read through describe(), are fresher than the query's (as of the last checkpoint). */
-  poll?: LastPoll<P, never>;
+  /**
+   * The poll activity whose figures, read through describe(), are fresher than the query's (as of the
+   * last checkpoint), and what of an observation to lay over the progress: undefined for one that is
+   * not this progress's (another task, a platform error, a finished run).
+   */
+  poll?: { activity: string; lay(progress: P, poll: O): Partial<P> | undefined };
   render(progress: P, now: number): string;
   /** What counts as a change worth a new line where the line is not redrawn in place. */
   changeKey(progress: P): string;
@@ -21,18 +25,8 @@ export interface ProgressView<P> {
   summary?(result: unknown): string[];
 }
 
-/**
- * A poll activity, and what of its observation `lay` over the progress: undefined for one that is not
- * this progress's (another task, a platform error, a finished run).
- */
-export interface LastPoll<P, O> {
-  activity: string;
-  lay(progress: P, poll: O): Partial<P> | undefined;
-}
-
 /** Types a view by its query and its poll's observation; `watch` holds views of any progress type. */
-export const defineView = <P, O = never>(view: Omit<ProgressView<P>, 'poll'> & { poll?: LastPoll<P, O> }) =>
-  view as ProgressView<unknown>;
+export const defineView = <P, O = never>(view: ProgressView<P, O>) => view as ProgressView<unknown>;
 
 /** Where the progress goes: process.stderr, or a fake in tests. */
 export interface ProgressStream {
@@ -77,7 +71,7 @@ export function renderBar(percent: number | undefined, width = 20): string {
 export function withLastPoll<P, O extends { observedAt: number; nextPollAt?: number; polls: number }>(
   progress: P,
   pending: readonly PendingActivity[] | null | undefined,
-  poll: LastPoll<P, O>,
+  poll: NonNullable<ProgressView<P, O>['poll']>,
 ): P {
   let newest: { o: O; laid: Partial<P> } | undefined;
   for (const a of pending ?? []) {

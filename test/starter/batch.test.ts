@@ -8,8 +8,7 @@ import type { BatchObservation, BatchProgress } from '../../src/workflows/batch/
 import { BATCH_INLINE_MAX_BYTES } from '../../src/workflows/batch/contract';
 import { renderBatchProgress, renderBatchSummary, starter } from '../../src/workflows/batch/starter';
 import { withLastPoll } from '../../src/starter/progress';
-import { ExitCode } from '../../src/starter/exit-codes';
-import { toCliError } from '../../src/starter/exit-codes';
+import { ExitCode, toCliError } from '../../src/starter/cli';
 import { buildWorkflowInput } from '../../src/starter/workflow-inputs';
 
 const now = Date.parse('2026-11-22T10:00:00Z');

@@ -4,8 +4,7 @@ import { ScheduleAlreadyRunning, ScheduleNotFoundError, type CalendarSpecDescrip
 import { ApplicationFailure } from '@temporalio/common';
 import { buildProgram } from '../../src/starter';
 import { runLine } from '../../src/starter/commands/schedule';
-import { CliError, ExitCode } from '../../src/starter/exit-codes';
-import { toScheduleCliError } from '../../src/starter/exit-codes';
+import { CliError, ExitCode, toScheduleCliError } from '../../src/starter/cli';
 import {
   calendarAsCron,
   describeScheduleSpec,

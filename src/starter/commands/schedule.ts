@@ -8,8 +8,7 @@ import { SearchAttributes } from '../../api/contract';
 import type { AutoRenewInput } from '../../workflows/autoRenew/contract';
 import { budgetJobProgressQuery, type BudgetGatedJobInput } from '../../workflows/budget/contract';
 import { WorkflowType, workflowSummary } from '../../workflows/operations';
-import { tableRow, withStarter, type Out } from '../connect';
-import { failureText, toScheduleCliError } from '../exit-codes';
+import { failureText, tableRow, toScheduleCliError, withStarter, type Out } from '../cli';
 import {
   describeScheduleSpec,
   formatDuration,

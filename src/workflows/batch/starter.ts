@@ -5,7 +5,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BATCH_ENDPOINTS, batchInputProblems, jsonlLines, type BatchEndpoint } from '../../platform/schemas/batches';
 import { formatIssues } from '../../platform/validation';
-import { CliError, ExitCode } from '../../starter/exit-codes';
+import { CliError, ExitCode } from '../../starter/cli';
 import { defineView, formatSeconds, renderBar } from '../../starter/progress';
 import { defineStarter, num, readText } from '../../starter/workflow-inputs';
 import {

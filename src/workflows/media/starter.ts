@@ -1,6 +1,6 @@
 // `start mediaGeneration`'s flags and how they make its input, and how `--wait` shows its progress and
 // outputs. Not workflow-safe (it reads --body from disk): only the starter loads it.
-import { CliError, ExitCode } from '../../starter/exit-codes';
+import { CliError, ExitCode } from '../../starter/cli';
 import { defineView, formatSeconds, renderBar } from '../../starter/progress';
 import { defineStarter, num, parseJson, readText, type FlagsOf } from '../../starter/workflow-inputs';
 import {
