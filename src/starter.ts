@@ -2,7 +2,7 @@
 // The starter CLI: `up` runs the local stack (npm start), `emulator` the platform emulator alone;
 // `start`, `attach`, `describe`, `cancel` and `list` drive workflows; `schedule` runs budget-gated jobs on
 // Temporal Schedules, `budget` works a member's ledger, `quotas` shows the shared pace of paid
-// submits. Errors read as sentences, and the exit status says what happened (exit-codes.ts).
+// submits. Errors read as sentences, and the exit status says what happened (starter/cli.ts).
 import { Command, CommanderError } from 'commander';
 import {
   addRegisterSearchAttributesOption,
@@ -16,7 +16,7 @@ import { addPlatformCommands } from './starter/commands/platform';
 import { addScheduleCommands } from './starter/commands/schedule';
 import { addStartCommands } from './starter/commands/start';
 import { upCommand } from './starter/commands/up';
-import { ExitCode, toCliError } from './starter/exit-codes';
+import { ExitCode, toCliError } from './starter/cli';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 

@@ -9,11 +9,15 @@ import { isoTime } from '../shared/time';
 type PendingActivity = temporal.api.workflow.v1.IPendingActivityInfo;
 
 /** How one workflow type's progress is read and drawn. */
-export interface ProgressView<P> {
+export interface ProgressView<P, O = never> {
   /** The workflow's progress query. */
   query: QueryDefinition<P>;
-  /** Fresher figures than the query's (as of the last checkpoint): the pending poll's, read through describe(). */
-  fresher?(progress: P, pending: readonly PendingActivity[] | null | undefined): P;
+  /**
+   * The poll activity whose figures, read through describe(), are fresher than the query's (as of the
+   * last checkpoint), and what of an observation to lay over the progress: undefined for one that is
+   * not this progress's (another task, a platform error, a finished run).
+   */
+  poll?: { activity: string; lay(progress: P, poll: O): Partial<P> | undefined };
   render(progress: P, now: number): string;
   /** What counts as a change worth a new line where the line is not redrawn in place. */
   changeKey(progress: P): string;
@@ -21,8 +25,8 @@ export interface ProgressView<P> {
   summary?(result: unknown): string[];
 }
 
-/** Types a view by its query; `watch` holds views of any progress type. */
-export const defineView = <P>(view: ProgressView<P>): ProgressView<unknown> => view;
+/** Types a view by its query and its poll's observation; `watch` holds views of any progress type. */
+export const defineView = <P, O = never>(view: ProgressView<P, O>) => view as ProgressView<unknown>;
 
 /** Where the progress goes: process.stderr, or a fake in tests. */
 export interface ProgressStream {
@@ -61,38 +65,32 @@ export function renderBar(percent: number | undefined, width = 20): string {
 }
 
 /**
- * The newest observation of a pending poll `activity`: its last "still running" failure's details
- * (retry-as-poll). A failed poll's details are the platform error, which `isObservation` turns away.
+ * `progress` with the newest observation of `poll.activity` laid over it, where that is newer than the
+ * query's: a pending poll's last "still running" failure's details (retry-as-poll).
  */
-export function lastPoll<O extends { observedAt: number }>(
+export function withLastPoll<P, O extends { observedAt: number; nextPollAt?: number; polls: number }>(
+  progress: P,
   pending: readonly PendingActivity[] | null | undefined,
-  activity: string,
-  isObservation: (o: O) => boolean = () => true,
-): O | undefined {
-  let newest: O | undefined;
+  poll: NonNullable<ProgressView<P, O>['poll']>,
+): P {
+  let newest: { o: O; laid: Partial<P> } | undefined;
   for (const a of pending ?? []) {
-    const payload = a.activityType?.name === activity && a.lastFailure?.applicationFailureInfo?.details?.payloads?.[0];
+    const payload =
+      a.activityType?.name === poll.activity && a.lastFailure?.applicationFailureInfo?.details?.payloads?.[0];
     if (!payload) continue;
     try {
       const o = defaultPayloadConverter.fromPayload<O | undefined>(payload);
-      const valid = o && typeof o.observedAt === 'number' && typeof (o as { polls?: unknown }).polls === 'number';
-      if (valid && isObservation(o) && (!newest || o.observedAt > newest.observedAt)) newest = o;
+      const valid = o && typeof o.observedAt === 'number' && typeof o.polls === 'number';
+      const laid = valid && (!newest || o.observedAt > newest.o.observedAt) ? poll.lay(progress, o) : undefined;
+      if (laid) newest = { o: o!, laid };
     } catch {
       // Not an observation: nothing to lay over the query.
     }
   }
-  return newest;
-}
-
-/** `progress` with a newer `poll` laid over it by `lay`; the progress as it is when the poll is not newer. */
-export function overlay<P extends { observedAt?: string }, O extends { observedAt: number; nextPollAt?: number }>(
-  progress: P,
-  poll: O | undefined,
-  lay: (poll: O) => Partial<P>,
-): P {
-  const queried = progress.observedAt ? Date.parse(progress.observedAt) : 0;
-  if (!poll || poll.observedAt <= queried) return progress;
-  return { ...progress, ...lay(poll), observedAt: isoTime(poll.observedAt), nextPollAt: isoTime(poll.nextPollAt) };
+  const queried = (progress as { observedAt?: string }).observedAt;
+  if (!newest || newest.o.observedAt <= (queried ? Date.parse(queried) : 0)) return progress;
+  const { o, laid } = newest;
+  return { ...progress, ...laid, observedAt: isoTime(o.observedAt), nextPollAt: isoTime(o.nextPollAt) };
 }
 
 /**
@@ -107,9 +105,9 @@ export async function waitWithProgress<P>(
   const { stream = process.stderr, intervalMs = 1000, now = () => Date.now() } = opts;
   const progress = async (): Promise<P> => {
     const queried = await workflow.query(view.query);
-    if (!view.fresher) return queried;
+    if (!view.poll) return queried;
     const described = await workflow.describe?.().catch(() => undefined);
-    return view.fresher(queried, described?.raw.pendingActivities);
+    return withLastPoll(queried, described?.raw.pendingActivities, view.poll);
   };
   let latest: P | undefined;
   let querying = false;

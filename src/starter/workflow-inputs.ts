@@ -12,7 +12,7 @@ import {
   WorkflowType,
   type StartableWorkflowType,
 } from '../workflows/operations';
-import { CliError, ExitCode } from './exit-codes';
+import { CliError, ExitCode } from './cli';
 import type { ProgressView } from './progress';
 
 /** The parsed command line, as commander names each option (`memberId` for `--member-id`). */

@@ -6,14 +6,9 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/cl
 import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
 import type { BatchObservation, BatchProgress } from '../../src/workflows/batch/contract';
 import { BATCH_INLINE_MAX_BYTES } from '../../src/workflows/batch/contract';
-import {
-  lastBatchPoll,
-  renderBatchProgress,
-  renderBatchSummary,
-  withLastPoll,
-} from '../../src/workflows/batch/starter';
-import { ExitCode } from '../../src/starter/exit-codes';
-import { toCliError } from '../../src/starter/exit-codes';
+import { renderBatchProgress, renderBatchSummary, starter } from '../../src/workflows/batch/starter';
+import { withLastPoll } from '../../src/starter/progress';
+import { ExitCode, toCliError } from '../../src/starter/cli';
 import { buildWorkflowInput } from '../../src/starter/workflow-inputs';
 
 const now = Date.parse('2026-11-22T10:00:00Z');
@@ -79,32 +74,35 @@ describe('live batch progress from the pending follow activity', () => {
     nextPollAt: '2026-11-22T10:00:00.000Z',
   };
 
+  const fresher = (progress: BatchProgress, pending: Parameters<typeof withLastPoll>[1]) =>
+    withLastPoll(progress, pending, starter.watch!.batchJob!.poll!) as BatchProgress;
+  const polled = (details: unknown) => [stillRunning('pollBatch', details)];
+
   it("reads the poll activity's last StillRunning failure", () => {
-    expect(lastBatchPoll([stillRunning('pollBatch', poll)])).toEqual(poll);
+    expect(fresher(queried, polled(poll)).polls).toBe(12);
     // A failed poll's details are the platform error; other activities are not the follow.
-    expect(lastBatchPoll([stillRunning('pollBatch', { kind: 'http', status: 503 })])).toBeUndefined();
-    expect(lastBatchPoll([stillRunning('keepBatchOutputs', poll), heartbeating('pollBatch', poll)])).toBeUndefined();
-    expect(lastBatchPoll(undefined)).toBeUndefined();
+    expect(fresher(queried, polled({ kind: 'http', status: 503 }))).toBe(queried);
+    expect(fresher(queried, [stillRunning('keepBatchOutputs', poll), heartbeating('pollBatch', poll)])).toBe(queried);
+    expect(fresher(queried, undefined)).toBe(queried);
   });
 
   it('takes the newest poll when a cancelled follow is still pending beside the next one', () => {
     const older = { ...poll, polls: 3, observedAt: poll.observedAt - 60_000 };
-    expect(lastBatchPoll([stillRunning('pollBatch', older), stillRunning('pollBatch', poll)])).toEqual(poll);
+    expect(fresher(queried, [stillRunning('pollBatch', older), stillRunning('pollBatch', poll)]).polls).toBe(12);
   });
 
   it('lays a newer poll of the same batch over the query, until there is an outcome', () => {
-    expect(withLastPoll(queried, poll)).toEqual({
+    expect(fresher(queried, polled(poll))).toEqual({
       ...queried,
       requestCounts: poll.requestCounts,
       polls: 12,
       observedAt: '2026-11-22T10:00:05.000Z',
       nextPollAt: '2026-11-22T10:00:35.000Z',
     });
-    expect(renderBatchProgress(withLastPoll(queried, poll), now, 10)).toContain('completed 44  failed 1');
-    expect(withLastPoll(queried, { ...poll, observedAt: Date.parse(queried.observedAt!) })).toBe(queried);
-    expect(withLastPoll(queried, { ...poll, batchId: 'b-2' })).toBe(queried);
-    expect(withLastPoll({ ...queried, outcome: 'Completed' }, poll)).toEqual({ ...queried, outcome: 'Completed' });
-    expect(withLastPoll(queried, undefined)).toBe(queried);
+    expect(renderBatchProgress(fresher(queried, polled(poll)), now, 10)).toContain('completed 44  failed 1');
+    expect(fresher(queried, polled({ ...poll, observedAt: Date.parse(queried.observedAt!) }))).toBe(queried);
+    expect(fresher(queried, polled({ ...poll, batchId: 'b-2' }))).toBe(queried);
+    expect(fresher({ ...queried, outcome: 'Completed' }, polled(poll))).toEqual({ ...queried, outcome: 'Completed' });
   });
 });
 

@@ -1,7 +1,11 @@
 // The poll activity's last poll read from describe(), laid over the query's checkpoint figures.
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { MediaProgress, TaskObservation } from '../../src/workflows/media/contract';
-import { lastTaskPoll, withLastPoll } from '../../src/workflows/media/starter';
+import { withLastPoll } from '../../src/starter/progress';
+import { starter } from '../../src/workflows/media/starter';
+
+const fresher = (progress: MediaProgress, pending: Parameters<typeof withLastPoll>[1]) =>
+  withLastPoll(progress, pending, starter.watch!.mediaGeneration!.poll!) as MediaProgress;
 
 const obs: TaskObservation = {
   taskId: 't1',
@@ -43,18 +47,18 @@ const stillRunning = (name: string, details: unknown) => [
 
 describe('live progress from the last poll', () => {
   it('reads the poll activity’s last "still running" failure', () => {
-    expect(lastTaskPoll(stillRunning('pollTaskResult', obs))).toEqual(obs);
-    expect(lastTaskPoll(stillRunning('keepTaskOutputs', obs))).toBeUndefined();
-    expect(lastTaskPoll(stillRunning('pollTaskResult', { file: 1 }))).toBeUndefined();
+    expect(fresher(queried, stillRunning('pollTaskResult', obs))).toMatchObject({ progressPercent: 60, taskPolls: 7 });
+    expect(fresher(queried, stillRunning('keepTaskOutputs', obs))).toBe(queried);
+    expect(fresher(queried, stillRunning('pollTaskResult', { file: 1 }))).toBe(queried);
   });
 
   it('reads nothing else: not a heartbeat, not an empty list', () => {
-    expect(lastTaskPoll(heartbeating('pollTaskResult', obs))).toBeUndefined();
-    expect(lastTaskPoll([])).toBeUndefined();
+    expect(fresher(queried, heartbeating('pollTaskResult', obs))).toBe(queried);
+    expect(fresher(queried, [])).toBe(queried);
   });
 
   it('lays a newer poll of the same task over the query, keeping earlier generations’ polls', () => {
-    expect(withLastPoll(queried, obs)).toMatchObject({
+    expect(fresher(queried, stillRunning('pollTaskResult', obs))).toMatchObject({
       status: 'PROCESSING',
       progressPercent: 60,
       eta: 4,
@@ -67,8 +71,9 @@ describe('live progress from the last poll', () => {
   });
 
   it('ignores an older poll, or one of another task', () => {
-    expect(withLastPoll(queried, { ...obs, observedAt: Date.parse('2026-11-22T10:00:01Z') })).toBe(queried);
-    expect(withLastPoll(queried, { ...obs, taskId: 'other' })).toBe(queried);
-    expect(withLastPoll(queried, undefined)).toBe(queried);
+    const older = { ...obs, observedAt: Date.parse('2026-11-22T10:00:01Z') };
+    expect(fresher(queried, stillRunning('pollTaskResult', older))).toBe(queried);
+    expect(fresher(queried, stillRunning('pollTaskResult', { ...obs, taskId: 'other' }))).toBe(queried);
+    expect(fresher(queried, undefined)).toBe(queried);
   });
 });

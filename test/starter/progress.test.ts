@@ -2,7 +2,7 @@
 // outputs, the flag → input mapping, and the watcher's ticker with a fake handle.
 import type { MediaProgress } from '../../src/workflows/media/contract';
 import { buildProgram } from '../../src/starter';
-import { CliError, ExitCode } from '../../src/starter/exit-codes';
+import { CliError, ExitCode } from '../../src/starter/cli';
 import { formatSeconds, renderBar, waitWithProgress, type WatchedWorkflow } from '../../src/starter/progress';
 import { buildWorkflowInput, watchOf, type InputFlags } from '../../src/starter/workflow-inputs';
 import { renderMediaProgress, renderMediaSummary } from '../../src/workflows/media/starter';

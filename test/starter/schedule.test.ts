@@ -1,12 +1,20 @@
 // The starter's schedule support without a server: durations, the timing flags as a spec and
 // policies, the spec written back as cron, each run's state as a line, and the errors as sentences.
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, type CalendarSpecDescription } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { buildProgram } from '../../src/starter';
-import { formatDuration, parseDuration } from '../../src/starter/schedule-options';
-import { CliError, ExitCode } from '../../src/starter/exit-codes';
-import { toScheduleCliError } from '../../src/starter/exit-codes';
-import { overlapName, schedulePolicies, scheduleSpec, type ScheduleFlags } from '../../src/starter/schedule-options';
-import { calendarAsCron, describeScheduleSpec, renderRunState } from '../../src/starter/schedule-view';
+import { runLine } from '../../src/starter/commands/schedule';
+import { CliError, ExitCode, toScheduleCliError } from '../../src/starter/cli';
+import {
+  calendarAsCron,
+  describeScheduleSpec,
+  formatDuration,
+  overlapName,
+  parseDuration,
+  schedulePolicies,
+  scheduleSpec,
+  type ScheduleFlags,
+} from '../../src/starter/schedule-spec';
 import { buildWorkflowInput, type InputFlags } from '../../src/starter/workflow-inputs';
 
 // `up` loads the whole worker (activities, bundler): not needed to parse a command line.
@@ -149,8 +157,16 @@ describe('schedule spec as the server answers it', () => {
   });
 });
 
-describe('renderRunState', () => {
-  it('gives the outcome of a closed run, and the progress of a running one', () => {
+describe('runLine', () => {
+  /** A run's handle as the server would answer for it: its status, then its progress or its result. */
+  const run = (status: string, answer: { progress?: object; result?: unknown; error?: Error } = {}) =>
+    runLine({
+      describe: () => Promise.resolve({ status: { name: status } }),
+      query: () => (answer.progress ? Promise.resolve(answer.progress) : Promise.reject(new Error('no worker'))),
+      result: () => (answer.error ? Promise.reject(answer.error) : Promise.resolve(answer.result)),
+    } as never);
+
+  it('gives the outcome of a closed run, and the progress of a running one', async () => {
     const result = {
       outcome: 'Skipped',
       memberId: 'm',
@@ -171,16 +187,17 @@ describe('renderRunState', () => {
       },
       released: false,
     };
-    expect(renderRunState({ status: 'COMPLETED', result })).toBe('Skipped: reserved 0 (0.0000 USD). No budget.');
-    expect(renderRunState({ status: 'COMPLETED', result: { other: true } })).toBe('Completed');
-    expect(renderRunState({ status: 'RUNNING', progressStatus: 'WAITING_FOR_BUDGET' })).toBe(
-      'Running (WAITING_FOR_BUDGET)',
-    );
-    expect(renderRunState({ status: 'RUNNING' })).toBe('Running');
-    expect(renderRunState({ status: 'FAILED', failure: 'Failed: no budget [BudgetExceeded]' })).toBe(
-      'Failed: no budget [BudgetExceeded]',
-    );
-    expect(renderRunState({ status: 'NOT_FOUND' })).toMatch(/^no longer found/);
+    expect(await run('COMPLETED', { result })).toBe('Skipped: reserved 0 (0.0000 USD). No budget.');
+    expect(await run('COMPLETED', { result: { other: true } })).toBe('Completed');
+    expect(await run('RUNNING', { progress: { status: 'WAITING_FOR_BUDGET' } })).toBe('Running (WAITING_FOR_BUDGET)');
+    expect(await run('RUNNING')).toBe('Running');
+    const noBudget = new Error('failed', {
+      cause: ApplicationFailure.create({ message: 'no budget', type: 'BudgetExceeded' }),
+    });
+    expect(await run('FAILED', { error: noBudget })).toBe('Failed: no budget [BudgetExceeded]');
+    expect(await run('TIMED_OUT', { error: new Error('timed out') })).toBe('Timed out');
+    const gone = runLine({ describe: () => Promise.reject(new Error('not found')) } as never);
+    expect(await gone).toMatch(/^no longer found/);
   });
 });
 

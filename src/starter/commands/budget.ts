@@ -11,8 +11,7 @@ import {
   releaseBudgetUpdate,
 } from '../../workflows/budgetLedger/contract';
 import { WorkflowType } from '../../workflows/operations';
-import { plural, withStarter, type Out } from '../connect';
-import { CliError, ExitCode, isClosedWorkflow, orCliError, toCliError } from '../exit-codes';
+import { CliError, ExitCode, isClosedWorkflow, orCliError, plural, toCliError, withStarter, type Out } from '../cli';
 
 /** `promise`, failing as a sentence about the member's ledger (which exists once a budget-gated job asked it). */
 const onLedger = <T>(promise: Promise<T>, memberId: string): Promise<T> =>

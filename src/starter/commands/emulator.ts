@@ -4,8 +4,7 @@
 import type { Command } from 'commander';
 import { runEmulatorProcess } from '../../../packages/emulator/src/cli';
 import { EmulatorConfigError, loadEmulatorConfig, type EmulatorFlags } from '../../../packages/emulator/src/config';
-import type { Out } from '../connect';
-import { CliError, ExitCode } from '../exit-codes';
+import { CliError, ExitCode, type Out } from '../cli';
 
 export function addEmulatorCommand(program: Command, out: Out): void {
   program

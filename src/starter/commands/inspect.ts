@@ -2,8 +2,7 @@
 import type { Command } from 'commander';
 import { cancelBatchUpdate } from '../../workflows/batch/contract';
 import { SearchAttributes, statusQuery } from '../../api/contract';
-import { tableRow, withStarter, type Out } from '../connect';
-import { CliError, ExitCode, orCliError } from '../exit-codes';
+import { CliError, ExitCode, orCliError, tableRow, withStarter, type Out } from '../cli';
 
 export function addInspectCommands(program: Command, out: Out): void {
   program

@@ -8,7 +8,7 @@ import { MODEL_REGISTRY } from '../../platform/models';
 import { PlatformClient } from '../../platform-client/client';
 import { AdaptivePacing, resolveLimits, type QuotaLimit } from '../../ratelimit/pacing';
 import { describeQuotaQueue, queuePartitions, type ServerPace } from '../../ratelimit/shared-pacing';
-import { plural, tableRow, withStarter, type Out } from '../connect';
+import { plural, tableRow, withStarter, type Out } from '../cli';
 
 export function addPlatformCommands(program: Command, out: Out): void {
   program

@@ -2,24 +2,26 @@
 // ledger like any other (a run without budget ends Skipped by default), or, for `schedule create
 // autoRenew`, the member's one autoRenew schedule (docs/workflows/autoRenew.md). A schedule lives on
 // the server: no process of ours has to stay up.
-import type { Client, ScheduleExecutionResult } from '@temporalio/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { Command } from 'commander';
 import { SearchAttributes } from '../../api/contract';
 import type { AutoRenewInput } from '../../workflows/autoRenew/contract';
 import { budgetJobProgressQuery, type BudgetGatedJobInput } from '../../workflows/budget/contract';
 import { WorkflowType, workflowSummary } from '../../workflows/operations';
-import { tableRow, withStarter, type Out } from '../connect';
-import { failureText, toScheduleCliError } from '../exit-codes';
+import { failureText, tableRow, toScheduleCliError, withStarter, type Out } from '../cli';
 import {
+  describeScheduleSpec,
   formatDuration,
+  isoSeconds,
   OVERLAP_NAMES,
   overlapName,
   overlapPolicy,
   scheduleSpec,
   schedulePolicies,
   type ScheduleFlags,
-} from '../schedule-options';
-import { describeScheduleSpec, isoSeconds, renderRunState, type RunState } from '../schedule-view';
+} from '../schedule-spec';
+import { renderAutoRenewSummary } from '../../workflows/autoRenew/starter';
+import { renderBudgetJobSummary } from '../../workflows/budget/starter';
 import { addInputOptions, buildWorkflowInput, flagUsage, type InputFlags } from '../workflow-inputs';
 
 interface ScheduleCreateOptions extends InputFlags, ScheduleFlags {
@@ -190,22 +192,24 @@ async function createSchedule(id: string, opts: ScheduleCreateOptions, out: Out)
   });
 }
 
-/** Where a run the schedule started stands: its outcome once closed, its progress while running. */
-async function runState(client: Client, run: ScheduleExecutionResult): Promise<RunState> {
-  const { workflowId, firstExecutionRunId } = run.action.workflow;
-  const handle = client.workflow.getHandle(workflowId, firstExecutionRunId);
+/**
+ * Where a run the schedule started stands, in a line: `Completed: reserved …`, `Skipped: reserved 0 (0.0000
+ * USD). Member …`, `Running (WAITING_FOR_BUDGET)`, `Failed: no budget [BudgetExceeded]` …
+ */
+export async function runLine(handle: Pick<WorkflowHandle, 'describe' | 'query' | 'result'>): Promise<string> {
   const described = await handle.describe().catch(() => undefined);
-  if (!described) return { status: 'NOT_FOUND' };
+  if (!described) return 'no longer found (its history may have been removed)';
   const status = described.status.name;
   if (status === 'RUNNING') {
     const progress = await handle.query(budgetJobProgressQuery).catch(() => undefined);
-    return { status, progressStatus: progress?.status };
+    return progress ? `Running (${progress.status})` : 'Running';
   }
   try {
-    return { status: 'COMPLETED', result: await handle.result() };
+    const result: unknown = await handle.result();
+    return renderBudgetJobSummary(result) ?? renderAutoRenewSummary(result) ?? 'Completed';
   } catch (err) {
-    const label = status.charAt(0) + status.slice(1).toLowerCase().replace(/_/g, ' ');
-    return { status, failure: status === 'FAILED' && err instanceof Error ? `Failed: ${failureText(err)}` : label };
+    if (status === 'FAILED' && err instanceof Error) return `Failed: ${failureText(err)}`;
+    return status.charAt(0) + status.slice(1).toLowerCase().replace(/_/g, ' ');
   }
 }
 
@@ -236,9 +240,13 @@ function describeSchedule(scheduleId: string, out: Out): Promise<void> {
     }
     out('  recent runs:');
     // Each run's outcome is in its own result: fetched together, printed in the order they started.
-    const states = await Promise.all(d.info.recentActions.map((run) => runState(client, run)));
+    const lines = await Promise.all(
+      d.info.recentActions.map(({ action: { workflow } }) =>
+        runLine(client.workflow.getHandle(workflow.workflowId, workflow.firstExecutionRunId)),
+      ),
+    );
     d.info.recentActions.forEach((run, i) => {
-      out(`    ${isoSeconds(run.takenAt)}  ${run.action.workflow.workflowId}  ${renderRunState(states[i])}`);
+      out(`    ${isoSeconds(run.takenAt)}  ${run.action.workflow.workflowId}  ${lines[i]}`);
     });
   });
 }

@@ -5,9 +5,8 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import type { Command } from 'commander';
 import { attachBatch, attachTask, startWorkflow, WorkflowType, type Started } from '../../../packages/client/src';
-import { STARTABLE_WORKFLOW_TYPES } from '../../workflows/operations';
-import { withStarter, type Out } from '../connect';
-import { CliError, ExitCode, orCliError } from '../exit-codes';
+import { STARTABLE_WORKFLOW_TYPES, type StartableWorkflowType } from '../../workflows/operations';
+import { CliError, ExitCode, orCliError, withStarter, type Out } from '../cli';
 import { waitWithProgress } from '../progress';
 import {
   addInputOptions,
@@ -17,7 +16,6 @@ import {
   watchOf,
   type InputFlags,
 } from '../workflow-inputs';
-import type { StartableWorkflowType } from '../../workflows/operations';
 
 const TASK_QUEUE_HELP = 'task queue (default: TEMPORAL_TASK_QUEUE or platform-ops)';
 

@@ -10,7 +10,7 @@ import { findOrBuildTemporalCli, findProjectRoot, TemporalCliNotFoundError } fro
 import { installRuntime, runWorker } from '../../worker';
 import { DEV_API_KEY, loadEmulatorConfig } from '../../../packages/emulator/src/config';
 import { startEmulator } from '../../../packages/emulator/src/server';
-import type { Out } from '../connect';
+import type { Out } from '../cli';
 import { starterExamples } from '../workflow-inputs';
 
 type Stop = () => Promise<void>;

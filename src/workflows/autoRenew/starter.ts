@@ -1,6 +1,8 @@
-// autoRenew's flags and how they make its input. Not workflow-safe: only the starter loads it.
-import { parseDuration } from '../../starter/schedule-options';
+// autoRenew's flags and how they make its input, and its run's result as a line for `schedule describe`. Not
+// workflow-safe: only the starter loads it.
+import { parseDuration } from '../../starter/schedule-spec';
 import { defineStarter, num } from '../../starter/workflow-inputs';
+import { AutoRenewResult } from './contract';
 
 export const starter = defineStarter({
   flags: {
@@ -23,3 +25,11 @@ export const starter = defineStarter({
     },
   },
 });
+
+/** An autoRenew run's result in one line: `Completed: renewed 1, skipped 2, refused by budget 0, failed 0`. */
+export function renderAutoRenewSummary(result: unknown): string | undefined {
+  const parsed = AutoRenewResult.safeParse(result);
+  if (!parsed.success) return undefined;
+  const { renewed, skipped, refusedByBudget, failed } = parsed.data;
+  return `Completed: renewed ${renewed.length}, skipped ${skipped.length}, refused by budget ${refusedByBudget.length}, failed ${failed.length}`;
+}

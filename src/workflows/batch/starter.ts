@@ -5,10 +5,16 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BATCH_ENDPOINTS, batchInputProblems, jsonlLines, type BatchEndpoint } from '../../platform/schemas/batches';
 import { formatIssues } from '../../platform/validation';
-import { CliError, ExitCode } from '../../starter/exit-codes';
-import { defineView, formatSeconds, lastPoll, overlay, renderBar } from '../../starter/progress';
+import { CliError, ExitCode } from '../../starter/cli';
+import { defineView, formatSeconds, renderBar } from '../../starter/progress';
 import { defineStarter, num, readText } from '../../starter/workflow-inputs';
-import { BATCH_INLINE_MAX_BYTES, batchProgressQuery, type BatchObservation, type BatchProgress } from './contract';
+import {
+  BATCH_INLINE_MAX_BYTES,
+  batchProgressQuery,
+  type BatchJobResult,
+  type BatchObservation,
+  type BatchProgress,
+} from './contract';
 
 export const starter = defineStarter({
   flags: {
@@ -42,7 +48,14 @@ export const starter = defineStarter({
   watch: {
     batchJob: defineView({
       query: batchProgressQuery,
-      fresher: (progress, pending) => withLastPoll(progress, lastBatchPoll(pending)),
+      // The follow activity's newest poll of the same batch, until the batch has an outcome.
+      poll: {
+        activity: 'pollBatch',
+        lay: (progress, { batchId, status, requestCounts, polls }: BatchObservation) =>
+          progress.outcome || batchId !== progress.batchId || !requestCounts
+            ? undefined
+            : { status, requestCounts, polls },
+      },
       render: renderBatchProgress,
       changeKey: (p) => `${p.status}|${p.requestCounts?.completed ?? ''}|${p.requestCounts?.failed ?? ''}`,
       summary: renderBatchSummary,
@@ -76,16 +89,6 @@ function batchFileInput(file: string, endpoint: BatchEndpoint): { requests: unkn
   return { inputFileUri: uri };
 }
 
-/** The follow activity's newest poll, fresher than the batchProgress query between checkpoints. */
-export const lastBatchPoll = (pending: Parameters<typeof lastPoll>[0]) =>
-  lastPoll<BatchObservation>(pending, 'pollBatch', (o) => o.requestCounts !== undefined);
-
-/** The query's progress with a newer poll of the same batch laid over it, until the batch has an outcome. */
-export function withLastPoll(progress: BatchProgress, poll: BatchObservation | undefined): BatchProgress {
-  if (progress.outcome || poll?.batchId !== progress.batchId) return progress;
-  return overlay(progress, poll, ({ status, requestCounts, polls }) => ({ status, requestCounts, polls }));
-}
-
 export function renderBatchProgress(p: BatchProgress, now: number, width?: number): string {
   const counts = p.requestCounts;
   const done = counts && counts.total > 0 ? ((counts.completed + counts.failed) * 100) / counts.total : undefined;
@@ -103,13 +106,7 @@ export function renderBatchProgress(p: BatchProgress, now: number, width?: numbe
 
 /** After the result: the outcome, the counts, and where the files were kept. */
 export function renderBatchSummary(result: unknown): string[] {
-  const r = result as {
-    outcome?: string;
-    requestCounts?: { total: number; completed: number; failed: number };
-    output?: { uri: string };
-    errors?: { uri: string };
-    summary?: { perRequestUri: string };
-  };
+  const r = result as Partial<BatchJobResult> | undefined;
   if (!r?.outcome || !r.requestCounts) return [];
   const c = r.requestCounts;
   const lines = [`Batch ${r.outcome}: ${c.completed} completed, ${c.failed} failed, ${c.total} in all.`];

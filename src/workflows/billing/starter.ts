@@ -1,5 +1,5 @@
 // billingReport's flags and how they make its input. Not workflow-safe: only the starter loads it.
-import { CliError, ExitCode } from '../../starter/exit-codes';
+import { CliError, ExitCode } from '../../starter/cli';
 import { defineStarter } from '../../starter/workflow-inputs';
 
 export const starter = defineStarter({

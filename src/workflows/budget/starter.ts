@@ -1,6 +1,6 @@
 // budgetGatedJob's flags (`start`, `schedule create`): the job's input from --job-input or the job's own
 // flags; then how `--wait` shows its progress and result. Not workflow-safe: only the starter loads it.
-import { CliError, ExitCode } from '../../starter/exit-codes';
+import { CliError, ExitCode } from '../../starter/cli';
 import { defineView, formatSeconds } from '../../starter/progress';
 import { defineStarter, num, parseJson } from '../../starter/workflow-inputs';
 import { usdText } from '../../platform/money';

@@ -1,7 +1,7 @@
 // `start mediaGeneration`'s flags and how they make its input, and how `--wait` shows its progress and
 // outputs. Not workflow-safe (it reads --body from disk): only the starter loads it.
-import { CliError, ExitCode } from '../../starter/exit-codes';
-import { defineView, formatSeconds, lastPoll, overlay, renderBar } from '../../starter/progress';
+import { CliError, ExitCode } from '../../starter/cli';
+import { defineView, formatSeconds, renderBar } from '../../starter/progress';
 import { defineStarter, num, parseJson, readText, type FlagsOf } from '../../starter/workflow-inputs';
 import {
   MEDIA_OPERATIONS,
@@ -68,7 +68,20 @@ export const starter = defineStarter({
   watch: {
     mediaGeneration: defineView({
       query: mediaProgressQuery,
-      fresher: (progress, pending) => withLastPoll(progress, lastTaskPoll(pending)),
+      // The poll activity's newest poll of the same task: fresher between checkpoints (status changes).
+      poll: {
+        activity: 'pollTaskResult',
+        lay: (progress, o: TaskObservation) =>
+          o.taskId !== progress.taskId
+            ? undefined
+            : {
+                status: MEDIA_STATUS_BY_TASK_STATUS[o.status] ?? o.status,
+                progressPercent: o.progressPercent,
+                eta: o.eta,
+                polls: progress.polls - (progress.taskPolls ?? 0) + o.polls,
+                taskPolls: o.polls,
+              },
+      },
       render: renderMediaProgress,
       changeKey: (p) => `${p.status ?? ''}|${p.progressPercent ?? ''}`,
       summary: renderMediaSummary,
@@ -162,22 +175,6 @@ export function renderMediaProgress(p: MediaProgress, now: number, width?: numbe
   if (p.submissions > 1) parts.push(`submissions ${p.submissions}`);
   if (p.taskId !== undefined) parts.push(`task ${p.taskId}`);
   return parts.join('  ');
-}
-
-/** The poll activity's last poll, fresher than the mediaProgress query between checkpoints (status changes). */
-export const lastTaskPoll = (pending: Parameters<typeof lastPoll>[0]) =>
-  lastPoll<TaskObservation>(pending, 'pollTaskResult');
-
-/** The query's progress with a newer poll laid over it (same task only). */
-export function withLastPoll(progress: MediaProgress, poll: TaskObservation | undefined): MediaProgress {
-  if (poll?.taskId !== progress.taskId) return progress;
-  return overlay(progress, poll, (o) => ({
-    status: MEDIA_STATUS_BY_TASK_STATUS[o.status] ?? o.status,
-    progressPercent: o.progressPercent,
-    eta: o.eta,
-    polls: progress.polls - (progress.taskPolls ?? 0) + o.polls,
-    taskPolls: o.polls,
-  }));
 }
 
 /**

@@ -1,6 +1,9 @@
-// What the starter's exit status means, so scripts can act on it, and the Temporal client's errors as
+// What the starter's commands share: a Temporal client configured like the worker (envconfig), how they
+// print, what their exit status means (so scripts can act on it), and the Temporal client's errors as
 // one sentence for a person with their exit status.
 import {
+  Client,
+  Connection,
   isGrpcServiceError,
   ScheduleAlreadyRunning,
   ScheduleNotFoundError,
@@ -12,6 +15,8 @@ import {
 } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure, TerminatedFailure, TimeoutFailure } from '@temporalio/common';
 import { IdempotencyKeyReusedError } from '../../packages/client/src';
+import { clientConnectionOptions, loadTemporalSettings, type TemporalSettings } from '../config/settings';
+import { startTracing, tracingClientInterceptors } from '../tracing';
 
 export const ExitCode = {
   Ok: 0,
@@ -121,4 +126,39 @@ export function toScheduleCliError(err: unknown, scheduleId: string, what: { cro
     return new CliError(`Temporal refused schedule ${scheduleId}: ${err.cause.details}.`, ExitCode.Usage);
   }
   return toCliError(err);
+}
+
+/** Where a command prints what it has to say (stdout). */
+export type Out = (line: string) => void;
+
+/** A table's line: each cell padded to its column's width (a last cell without one as it is). */
+export const tableRow = (widths: number[], cells: unknown[], gap = ' '): string =>
+  cells.map((cell, i) => String(cell).padEnd(widths[i] ?? 0)).join(gap);
+
+/** `1 job`, `3 jobs`. */
+export const plural = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+/** Runs `fn` with a connected client, and closes the connection however `fn` ends. */
+export async function withStarter<T>(
+  fn: (starter: { client: Client; settings: TemporalSettings }) => Promise<T>,
+): Promise<T> {
+  const settings = loadTemporalSettings();
+  const connection = await Connection.connect({ ...clientConnectionOptions(settings), connectTimeout: '5s' }).catch(
+    (err: unknown) => {
+      throw new CliError(
+        `Cannot reach Temporal at ${settings.address}: ${err instanceof Error ? err.message : String(err)}. ` +
+          'Is `npm start` running, or is TEMPORAL_ADDRESS right?',
+        ExitCode.Unavailable,
+      );
+    },
+  );
+  // With OTEL_* set, the workflow's trace starts at the starter's start call (docs/observability.md).
+  const tracing = startTracing(process.env, 'platform-ops-starter');
+  const interceptors = tracing ? tracingClientInterceptors() : undefined;
+  try {
+    return await fn({ client: new Client({ connection, namespace: settings.namespace, interceptors }), settings });
+  } finally {
+    await connection.close();
+    await tracing?.shutdown();
+  }
 }

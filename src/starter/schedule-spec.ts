@@ -1,11 +1,20 @@
 // `schedule create`'s timing flags as a Temporal Schedule's spec and policies, checked before anything
-// is sent. The server compiles and checks a cron expression itself; the check here catches the typos
-// (a missing field, a stray character) with a message that names the flag. Durations (`30s`, `5m`,
-// `1h30m`, `2d`) count in whole seconds, as the server rounds intervals to the second anyway.
-import { ScheduleOverlapPolicy, type ScheduleOptions, type ScheduleSpec } from '@temporalio/client';
-import { CliError, ExitCode } from './exit-codes';
+// is sent, and the spec the server answers written back for `schedule list` and `describe`. The server
+// compiles and checks a cron expression itself (and keeps it as calendar ranges, so it is written back
+// as cron here); the check here catches the typos with a message that names the flag. Durations (`30s`,
+// `5m`, `1h30m`, `2d`) count in whole seconds, as the server rounds intervals to the second anyway. Pure.
+import {
+  ScheduleOverlapPolicy,
+  type CalendarSpecDescription,
+  type Range,
+  type ScheduleOptions,
+  type ScheduleSpec,
+  type ScheduleSpecDescription,
+} from '@temporalio/client';
+import { CliError, ExitCode } from './cli';
 
-const UNIT_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+/** Largest first, as formatDuration writes them. */
+const UNIT_SECONDS = { d: 86_400, h: 3_600, m: 60, s: 1 } as const;
 const DURATION = /^(?:\d+[smhd])+$/;
 
 /** Milliseconds; anything else than `<n><unit>…` with s, m, h or d, or a zero duration, is refused. */
@@ -14,29 +23,24 @@ export function parseDuration(value: string, flag: string): number {
   if (!DURATION.test(text)) {
     throw new CliError(`${flag} must be a duration such as 30s, 5m, 1h or 1h30m, not "${value}".`, ExitCode.Usage);
   }
-  let ms = 0;
-  for (const [, n, unit] of text.matchAll(/(\d+)([smhd])/g)) ms += Number(n) * UNIT_MS[unit];
-  if (ms <= 0) throw new CliError(`${flag} must be longer than 0s, not "${value}".`, ExitCode.Usage);
-  return ms;
+  let seconds = 0;
+  for (const [, n, unit] of text.matchAll(/(\d+)([smhd])/g))
+    seconds += Number(n) * UNIT_SECONDS[unit as keyof typeof UNIT_SECONDS];
+  if (seconds <= 0) throw new CliError(`${flag} must be longer than 0s, not "${value}".`, ExitCode.Usage);
+  return seconds * 1_000;
 }
 
 /** `4s`, `1h30m`, `365d`: the inverse of parseDuration (a fraction of a second reads `250ms`). */
 export function formatDuration(ms: number): string {
   if (ms > 0 && ms < 1_000) return `${ms}ms`;
   let rest = Math.round(ms / 1_000);
-  const parts: string[] = [];
-  for (const [unit, size] of [
-    ['d', 86_400],
-    ['h', 3_600],
-    ['m', 60],
-  ] as const) {
-    if (rest >= size) {
-      parts.push(`${Math.floor(rest / size)}${unit}`);
-      rest %= size;
-    }
+  let text = '';
+  for (const [unit, size] of Object.entries(UNIT_SECONDS)) {
+    // Seconds are written when nothing else is, so that zero reads `0s`.
+    if (rest >= size || (size === 1 && text === '')) text += `${Math.floor(rest / size)}${unit}`;
+    rest %= size;
   }
-  if (rest > 0 || parts.length === 0) parts.push(`${rest}s`);
-  return parts.join('');
+  return text;
 }
 
 export interface ScheduleFlags {
@@ -105,4 +109,49 @@ export function schedulePolicies(flags: ScheduleFlags): NonNullable<ScheduleOpti
     catchupWindow:
       flags.catchupWindow === undefined ? undefined : parseDuration(flags.catchupWindow, '--catchup-window'),
   };
+}
+
+/** `2026-03-01T10:00:04Z`: schedules work in whole seconds. */
+export const isoSeconds = (date: Date): string => date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** One cron field: `*`, `5`, `1-5`, `0-30/10`, several joined by commas. */
+function cronField<T extends string | number>(ranges: Range<T>[], all: [T, T], name = (v: T) => String(v)): string {
+  if (ranges.length === 0) return '*';
+  return ranges
+    .map(({ start, end, step }) => {
+      const every = step > 1 ? `/${step}` : '';
+      if (start === all[0] && end === all[1]) return `*${every}`;
+      if (end === start) return `${name(start)}${every}`;
+      return `${name(start)}-${name(end)}${every}`;
+    })
+    .join(',');
+}
+
+const short = (name: string) => name.slice(0, 3);
+
+/** Five fields when the seconds are 0 and any year goes; else the seven-field form Temporal reads too. */
+export function calendarAsCron(c: CalendarSpecDescription): string {
+  const fields = [
+    cronField(c.minute, [0, 59]),
+    cronField(c.hour, [0, 23]),
+    cronField(c.dayOfMonth, [1, 31]),
+    cronField(c.month, ['JANUARY', 'DECEMBER'], short),
+    cronField(c.dayOfWeek, ['SUNDAY', 'SATURDAY'], short),
+  ];
+  const second = cronField(c.second, [0, 59]);
+  const year = cronField(c.year, [0, 0]); // any year is no range at all
+  if (second === '0' && year === '*') return fields.join(' ');
+  return [second, ...fields, year].join(' ');
+}
+
+/** `every 4s`, `cron "0 3 * * MON-FRI"`, joined when there are several. */
+export function describeScheduleSpec(spec: ScheduleSpecDescription | undefined): string {
+  const parts = [
+    ...(spec?.intervals ?? []).map(
+      (i) => `every ${formatDuration(i.every)}${i.offset ? ` (offset ${formatDuration(i.offset)})` : ''}`,
+    ),
+    ...(spec?.calendars ?? []).map((c) => `cron "${calendarAsCron(c)}"`),
+  ];
+  const zone = spec?.timezone && spec.timezone !== 'UTC' ? ` (${spec.timezone})` : '';
+  return parts.length > 0 ? `${parts.join(', ')}${zone}` : '(no times: runs only when triggered)';
 }
