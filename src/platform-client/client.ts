@@ -1,7 +1,5 @@
-// The typed platform client, one method per operation of the spec, as openai-node reads: each method
-// checks its request with the request's schema (nothing is sent unless it passes) and holds its route.
-// Its base, the transport, parses the answer leniently (unknown fields kept, documented ones typed,
-// everything bounded). It hides no retries: retrying is the workflows' job.
+// The typed platform client, one method per operation of the spec: each checks its request with its schema
+// (nothing is sent unless it passes) and holds its route; the transport parses answers leniently.
 import type { z } from 'zod';
 import { loadPlatformConfig } from './config';
 import { PlatformError } from './errors';
@@ -63,10 +61,7 @@ export class PlatformClient extends Transport {
 
   readonly restartInstance = this.whole('POST', 'restartInstance', S.InstanceActionRequest, S.EmptyResponse);
   readonly getInstance = this.whole('GET', 'getInstance', S.InstanceActionRequest, S.Instance);
-  /**
-   * Pays for a subscription's months, yet takes the usual timeout: a retry finds an earlier attempt's
-   * instance by name (src/activities/instances/activities.ts), so a call given up on is not paid twice.
-   */
+  /** Paid, yet the usual timeout: a retry finds an earlier attempt's instance by name (docs/retries.md). */
   readonly createInstance = this.whole('POST', 'createInstance', S.CreateInstanceRequest, S.CreateInstanceResponse);
   readonly listInstances = this.whole('GET', 'listInstances', S.ListInstancesRequest, S.ListInstancesResponse);
   readonly startInstance = this.whole('POST', 'startInstance', S.InstanceActionRequest, S.EmptyResponse);
@@ -188,9 +183,8 @@ export class PlatformClient extends Transport {
   }
 
   /**
-   * An operation that checks its request with `schema` (nothing is sent unless it passes) and sends it
-   * whole: as the query of a GET, else as the JSON body, to the path named as the operation unless
-   * `path` picks another. A request whose fields are all optional may be left out.
+   * An operation that sends its checked request whole (a GET's query, else the JSON body) to the path named as
+   * the operation unless `path` picks another. A request whose fields are all optional may be left out.
    */
   private whole<Req extends z.ZodType, Res extends z.ZodType>(
     method: 'GET' | 'POST',
