@@ -18,10 +18,7 @@ export type PlatformErrorInit = Pick<PlatformError, 'kind' | 'operation' | 'mess
   Partial<Pick<PlatformError, 'status' | 'reason' | 'code' | 'platformMessage' | 'traceId' | 'retryAfterMs'>> &
   Partial<Pick<PlatformError, 'issues' | 'maybeDelivered'>>;
 
-/**
- * Retryable: 408, 429, 5xx, network, timeout, and a garbled 2xx body (a passing fault of the server or
- * a proxy). Every other 4xx, and a request refused before sending, is final.
- */
+/** Retryable when transient, a garbled 2xx body too (a passing fault of the server or a proxy). */
 export class PlatformError extends Error {
   override readonly name = 'PlatformError';
   readonly kind!: PlatformErrorKind;

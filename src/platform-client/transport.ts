@@ -86,10 +86,7 @@ export class Transport {
     });
   }
 
-  /**
-   * Sends the request and returns its 2xx body parsed with `answer` (docs/observability.md for its span, whose
-   * attributes never hold a header, a query string or a body).
-   */
+  /** Sends the request and parses its 2xx body; its span's attributes never hold a header, query or body. */
   protected async call<A extends Answer>(
     method: HttpMethod,
     operation: string,

@@ -60,9 +60,8 @@ function hintedDelayMs(
 }
 
 /**
- * The submit's read of the task it created, so the wait starts from its status and eta without a checkpoint
- * of its own. No observation when the read fails or the task ended: the wait then polls at once. Never
- * throws: the accepted submit must reach the workflow.
+ * The submit's read of its task, so the wait starts from its status and eta; none when the read fails or the
+ * task ended (the wait polls at once). Never throws: the accepted submit must reach the workflow.
  */
 export async function firstLook(
   platform: PlatformClient,
