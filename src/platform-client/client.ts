@@ -27,7 +27,6 @@ type Whole<Req extends z.ZodType, Res extends z.ZodType> = (
 export class PlatformClient extends Transport {
   private readonly paths = this.config.paths;
 
-  /** A client configured from PLATFORM_BASE_URL, PLATFORM_API_KEY and the path overrides. */
   static fromEnv(env: NodeJS.ProcessEnv = process.env, options: TransportOptions = {}): PlatformClient {
     return new PlatformClient(loadPlatformConfig(env), options);
   }
@@ -35,7 +34,6 @@ export class PlatformClient extends Transport {
   // ── GPU: templates, products, instances ─────────────────────────────────
   readonly listTemplates = this.whole('GET', 'listTemplates', S.ListTemplatesRequest, S.ListTemplatesResponse);
 
-  /** Every template matching the filters, across all pages. */
   iterateTemplates(req: Omit<S.ListTemplatesRequest, 'cursor'> = {}, opts?: CallOptions) {
     return walkPages((cursor) => this.listTemplates({ ...req, cursor }, opts), 'next_cursor');
   }
@@ -48,7 +46,6 @@ export class PlatformClient extends Transport {
     return this.call('GET', 'listProducts', this.paths.listProducts, { query }, S.ListProductsResponse, opts);
   }
 
-  /** Every product matching the filters; follows `next_cursor` when the platform pages the list. */
   iterateProducts(req: Omit<S.ListProductsRequest, 'cursor'> = {}, opts?: CallOptions) {
     return walkPages((cursor) => this.listProducts({ ...req, cursor }, opts), 'next_cursor');
   }
@@ -68,7 +65,6 @@ export class PlatformClient extends Transport {
   readonly stopInstance = this.whole('POST', 'stopInstance', S.InstanceActionRequest, S.EmptyResponse);
   readonly deleteInstance = this.whole('POST', 'deleteInstance', S.InstanceActionRequest, S.EmptyResponse);
 
-  /** Every instance matching the filters, across all pages. */
   iterateInstances(req: Omit<S.ListInstancesRequest, 'cursor'> = {}, opts?: CallOptions) {
     return walkPages((cursor) => this.listInstances({ ...req, cursor }, opts), 'next_cursor');
   }
@@ -148,7 +144,6 @@ export class PlatformClient extends Transport {
     path: (p) => p.batches,
   });
 
-  /** Every batch, newest first, across all pages. */
   iterateBatches(req: Omit<S.ListBatchesRequest, 'after'> = {}, opts?: CallOptions) {
     return walkPages((after) => this.listBatches({ ...req, after }, opts), 'last_id');
   }

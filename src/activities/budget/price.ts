@@ -39,7 +39,6 @@ export const PriceTable = z.strictObject({
 });
 export type PriceTable = z.output<typeof PriceTable>;
 
-/** The table with every default: the emulator's prices. */
 export const DEFAULT_PRICE_TABLE: PriceTable = PriceTable.parse({});
 
 /** PLATFORM_PRICES (JSON) or PLATFORM_PRICES_FILE; a bad table stops the worker with every bad field named. */

@@ -21,10 +21,8 @@ export interface FindEndedHoldersInput {
 export function createActivities({ platform, temporal }: ActivityDeps) {
   return {
     /**
-     * The platform's check for each job in turn, each on top of what the ones before it took: the
-     * jobs a ledger admits together never add up to more than the budget. Only reads, and the ledger
-     * acts only on the answer the server delivers, so a retried attempt (even one started while the
-     * first still runs, after a timeout) just asks again and the slower answer is dropped.
+     * The check for each job in turn, on top of what the ones before it took. Only reads, and the ledger acts
+     * only on the answer the server delivers: a retry (even while the first still runs) asks again.
      */
     async checkMemberBudget({ memberId, held, costs }: CheckMemberBudgetInput): Promise<BudgetCheckResult> {
       const { cancellationSignal: signal } = Context.current();

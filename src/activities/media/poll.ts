@@ -33,7 +33,6 @@ export interface TaskCheckpoint {
   nsfwDetection: boolean;
 }
 
-/** The task as one poll saw it, now. */
 function observe(task: TaskResult['task'], taskId: string, polls: number, since?: TaskObservation): TaskObservation {
   const observedAt = Date.now();
   return {
