@@ -22,14 +22,12 @@ const MAX_RESPONSE_BYTES = 512 * 2 ** 20;
 export interface CallOptions {
   /** Aborts the call (an activity passes its cancellation signal). The abort error is rethrown as is. */
   signal?: AbortSignal;
-  /** Overrides the configured per-call timeout. */
   timeoutMs?: number;
 }
 
 /** A query; its unset fields are left out (URLSearchParams would send them as "undefined"). */
 export type Query = Record<string, string | number | boolean | undefined>;
 
-/** What a request carries besides its path. */
 interface Payload {
   query?: Query;
   json?: unknown;

@@ -74,7 +74,6 @@ const ModelEntry = z
     builtIn: z.enum(Object.keys(BUILT_IN_BODIES) as [keyof typeof BUILT_IN_BODIES]).optional(),
     /** A JSON Schema (draft 2020-12 subset zod reads) for the body; without one, size and shape bounds only. */
     body: z.record(z.string(), z.unknown()).optional(),
-    /** The output kinds a task of this model produces. */
     outputs: Kinds,
     /** What one task costs, in 1/10000 USD, for budget-gated jobs; without it such jobs must give `cost`. */
     price: z.strictObject({ perTask: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER) }).optional(),

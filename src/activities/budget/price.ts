@@ -14,7 +14,6 @@ const Price = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 export const PriceTable = z.strictObject({
   mediaGeneration: z
     .strictObject({
-      /** Per second of video. */
       imageToVideoPerSecond: Price.default(700),
       textToVideoPerSecond: Price.default(1_120),
       /** Per second of video generated with `sound: true`. */

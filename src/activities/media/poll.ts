@@ -138,7 +138,6 @@ export function taskDeadlineExceeded(
   );
 }
 
-/** The outputs of a finished task, as task-result lists them: videos, images and audios with their TTLs. */
 export function outputsOf(result: TaskResult): TaskOutputRef[] {
   const ref = (kind: TaskOutputRef['kind'], url: string, ttl: string | number | undefined, type?: string) => {
     const n = Number(ttl);
