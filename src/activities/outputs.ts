@@ -1,8 +1,6 @@
-// keepTaskOutputs: copies a finished task's outputs (videos, images, audios) into the artifact store
-// before their URLs run out. Output URLs can be third-party CDNs or presigned links: they are fetched
-// with no credentials at all (the platform API key never leaves the platform client, the URL itself
-// is the credential), and only their origin and path ever reach a message, a log line or failure
-// details (query strings carry tokens).
+// keepTaskOutputs: copies a finished task's outputs into the artifact store before their URLs run out. The URL
+// is the credential (a CDN or presigned link): fetched with no API key, and only its origin and path are ever
+// printed (query strings carry tokens).
 import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
@@ -52,10 +50,7 @@ export function createOutputActivities(store: ArtifactStore, policy: FetchPolicy
   };
 }
 
-/**
- * The copies an earlier attempt of this activity already made (from its last heartbeat). Skipping them
- * matters: by the time of a retry, the URL of a file already copied may have expired.
- */
+/** The copies an earlier attempt made (its last heartbeat): by a retry, their URLs may have expired. */
 function resumedCopies(details: unknown, outputs: TaskOutputRef[]): KeptOutput[] {
   const parsed = z.object({ kept: z.array(KeptOutput) }).safeParse(details);
   if (!parsed.success) return [];
@@ -140,11 +135,7 @@ async function keepOne(
   return { kind: ref.kind, originalUrl: ref.url, ttlSeconds: ref.ttlSeconds, expiresAt, kept: stored };
 }
 
-/**
- * The failure for an output that could not be copied: OutputExpired (final) when the URL says it is
- * gone or its TTL has run out; PlatformRejected (final) for another refusal; else PlatformUnavailable,
- * which the workflow's retry policy retries.
- */
+/** OutputExpired when the URL is gone or its TTL ran out, PlatformRejected for another refusal, else retryable. */
 function copyFailure(job: OutputJob, what: string, status?: number): ApplicationFailure {
   const now = Date.now();
   const { subject, expiresAt } = job;

@@ -1,14 +1,11 @@
-// How an activity attempt fails and is tried again: a PlatformError as a typed ApplicationFailure; a
-// costly call retried while an earlier attempt's request may be in flight; and retry-as-poll.
+// How an activity attempt fails and is tried again (docs/retries.md): typed failures, costly calls, retry-as-poll.
 import type { Context } from '@temporalio/activity';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import { FailureType, type FailureTypeName } from '../api/failures';
 import type { PlatformClient } from '../platform-client/client';
 import { classifySubmitFailure, PlatformError } from '../platform-client/errors';
 
-// Typed failures: workflows and callers in any language can tell "retry later" from "this will never
-// work". Retry-After becomes nextRetryDelay.
-
+// Typed failures let callers in any language tell "retry later" from "this will never work".
 const BUDGET_REASONS = new Set(['BILLING_BALANCE_NOT_ENOUGH', 'BUDGET_EXCEEDED', 'INSUFFICIENT_BALANCE']);
 
 function finalType(err: PlatformError): FailureTypeName {
@@ -21,11 +18,7 @@ function finalType(err: PlatformError): FailureTypeName {
   return FailureType.PlatformRejected;
 }
 
-/**
- * `nextRetryDelayMs` replaces the Retry-After for a retryable error: activities that pace their own
- * retries (the retry-as-poll waits) pass the delay they chose. `detail` adds facts an activity decided
- * to the error's own (the submit's outcome).
- */
+/** `nextRetryDelayMs` replaces Retry-After for activities that pace their own retries; `detail` adds their facts. */
 export function toApplicationFailure(
   err: PlatformError,
   opts: { nextRetryDelayMs?: number; detail?: Record<string, unknown> } = {},
@@ -63,25 +56,18 @@ export function withPlatformFailures<T extends Record<string, (...args: never[])
   return wrapped as T;
 }
 
-// In flight: a retried attempt of a costly call may start while an earlier attempt's request is still
-// on its way to the platform, or still being acted upon there: the client gave up on it, the platform
-// did not. So before a retry decides from what it sees (an expiry that moved, a batch that exists) that
-// the earlier attempt did not get through, it waits that time out, looking now and then. An attempt
-// records in its heartbeat when it sent a request that may have got through, so a retry after clear
-// refusals (a 503 with the platform's error body, a refused connection) need not wait at all.
+// A retry of a costly call may start while the platform still acts on an earlier attempt's request, so it
+// looks until no such request can land ("Money exactly once" in docs/retries.md). The heartbeat records
+// when a request that may have got through was sent: a retry after clear refusals need not wait.
 
 /** Gap between two looks while waiting (they are reads). */
 const LOOK_EVERY_MS = 2_000;
 
-/** Heartbeat details: when the latest request that may have reached the platform was sent. */
 interface InFlight {
   maybeSentAt?: number;
 }
 
-/**
- * Sends a costly request, recording first that it may reach the platform; a clear refusal takes that
- * back (the earlier attempts' record stays).
- */
+/** Sends a costly request, recording first that it may land; a clear refusal takes that back. */
 export async function sendCostly<T>(ctx: Context, send: () => Promise<T>): Promise<T> {
   const before = ctx.info.heartbeatDetails as InFlight | undefined;
   ctx.heartbeat({ maybeSentAt: Date.now() } satisfies InFlight);
@@ -94,11 +80,9 @@ export async function sendCostly<T>(ctx: Context, send: () => Promise<T>): Promi
 }
 
 /**
- * On a retry (attempt > 1), calls `look` until it finds what an earlier attempt did, or until no
- * request an earlier attempt sent can still land: twice the client's call timeout (a platform slower
- * than that is the residual risk) after the latest one that may have got through (when no heartbeat says, after this attempt was scheduled: every earlier attempt had sent
- * whatever it sent by then). Returns what `look` found, or undefined when nothing did (the call has
- * to be made). A first attempt, or a retry after clear refusals only, returns undefined at once.
+ * On a retry, calls `look` until it finds what an earlier attempt did, or until twice the client timeout after
+ * the latest request that may have got through (with no heartbeat, after this attempt was scheduled: every
+ * earlier attempt had sent by then). Undefined means the call has to be made.
  */
 export async function findAfterEarlierAttempts<T>(
   ctx: Context,
@@ -120,20 +104,12 @@ export async function findAfterEarlierAttempts<T>(
   }
 }
 
-// Retry-as-poll: an activity attempt makes one poll; when the operation is still running it fails
-// with StillRunning and a nextRetryDelay, and the server runs it again after that delay. A waiting
-// operation then holds no activity slot and sends no heartbeats (one long heartbeating activity per
-// wait would cost the server work for every second waited, about 3,300 requests/s for 10,000 waits):
-// the server's work grows with the polls made, and retries add no history events. A lost worker is
-// noticed by the attempt's short start-to-close timeout. The attempt's facts travel in the failure's
-// details (the pending activity's last failure), where the starter's live progress and the Web UI
-// read them.
+// Retry-as-poll: an attempt makes one poll and, while the operation runs, fails as StillRunning with a
+// nextRetryDelay, so a wait holds no slot and sends no heartbeats (a heartbeating activity per wait would
+// cost about 3,300 requests/s for 10,000 waits). Its facts travel in the failure's details, read by the
+// starter's live progress and the Web UI (docs/workflows/mediaGeneration.md).
 
-/**
- * A poll is a small read: one that takes longer is a failed poll, tried again. It also bounds an
- * attempt (a lead of at most a second, then this), so the poll activities' start-to-close timeout,
- * which notices a lost worker, can be short (src/workflows/retry-policies.ts).
- */
+/** Bounds a poll, and with it an attempt, so the poll activities' start-to-close timeout can be short. */
 export const POLL_TIMEOUT_MS = 10_000;
 
 export const pollTimeoutMs = (platform: PlatformClient) => Math.min(POLL_TIMEOUT_MS, platform.config.timeoutMs);
@@ -142,10 +118,8 @@ export const pollTimeoutMs = (platform: PlatformClient) => Math.min(POLL_TIMEOUT
 const MAX_ERROR_BACKOFF_MS = 5 * 60_000;
 
 /**
- * The server runs a retry up to about a second after its delay (its timer queue fires timers in
- * steps; measured here 0.7-0.95 s late on the dev server). So a retry is asked for this much early,
- * and the attempt waits out the rest itself (awaitPollTurn): polls land on the millisecond planned, at
- * the cost of holding an activity slot for at most this long per poll.
+ * The server runs a retry up to about a second late (its timer queue fires in steps; 0.7-0.95 s on the dev
+ * server), so a retry is asked for this much early and awaitPollTurn waits out the rest: polls land on time.
  */
 export const RETRY_TIMER_LEAD_MS = 1_000;
 
@@ -167,11 +141,9 @@ export function pollAgainIn(waitMs: number, message: string, details: unknown): 
 }
 
 /**
- * The start of every retry-as-poll attempt. A first attempt whose poll (planned at the checkpoint
- * `since`) is not due for a while only asks to be run again then; any other attempt waits until its
- * poll is due (never past `deadlineAt`): for a first attempt, the time its caller planned; for a
- * retry, RETRY_TIMER_LEAD_MS after the server meant to run it. Returns which poll since the
- * checkpoint this attempt makes (1 for the first): every request counts, failed ones too.
+ * Starts every retry-as-poll attempt. A first attempt whose poll (planned at the checkpoint `since`) is not due
+ * soon asks to run again then; any other waits until its poll is due, never past `deadlineAt`. Returns which
+ * poll since the checkpoint this is (1 for the first): failed requests count too.
  */
 export async function awaitPollTurn(
   ctx: Context,
@@ -193,10 +165,8 @@ export async function awaitPollTurn(
 }
 
 /**
- * How long to wait after a transient poll failure: the platform's Retry-After when it gives one, else
- * exponential in the attempt number with full jitter, from `minMs` up to MAX_ERROR_BACKOFF_MS, and
- * never longer than `maxMs` (the polls' own gap) unless the platform asks. Polls are reads, so
- * retrying them is always safe; the operation's own deadline bounds the whole wait.
+ * The wait after a transient poll failure: exponential with full jitter from `minMs`, capped by `maxMs` (the
+ * polls' own gap) and MAX_ERROR_BACKOFF_MS; a longer Retry-After wins. Polls are reads: retrying is safe.
  */
 export function errorBackoffMs(
   err: PlatformError,
@@ -211,10 +181,7 @@ export function errorBackoffMs(
   return Math.min(backoff, Math.max(maxMs, err.retryAfterMs ?? 0));
 }
 
-/**
- * One poll's read, bounded by POLL_TIMEOUT_MS. A transient failure ends the attempt asking for the
- * next one after `backoffMs(err)`, however long the outage; any other failure leaves as it is.
- */
+/** One poll's read; a transient failure ends the attempt asking for the next one after `backoffMs(err)`. */
 export async function pollRead<T>(
   ctx: Context,
   platform: PlatformClient,

@@ -1,7 +1,5 @@
-// The typed platform client, one method per operation of the spec, as openai-node reads: each method
-// checks its request with the request's schema (nothing is sent unless it passes) and holds its route.
-// Its base, the transport, parses the answer leniently (unknown fields kept, documented ones typed,
-// everything bounded). It hides no retries: retrying is the workflows' job.
+// The typed platform client, one method per operation of the spec: each checks its request with its schema
+// (nothing is sent unless it passes) and holds its route; the transport parses answers leniently.
 import type { z } from 'zod';
 import { loadPlatformConfig } from './config';
 import { PlatformError } from './errors';
@@ -29,7 +27,6 @@ type Whole<Req extends z.ZodType, Res extends z.ZodType> = (
 export class PlatformClient extends Transport {
   private readonly paths = this.config.paths;
 
-  /** A client configured from PLATFORM_BASE_URL, PLATFORM_API_KEY and the path overrides. */
   static fromEnv(env: NodeJS.ProcessEnv = process.env, options: TransportOptions = {}): PlatformClient {
     return new PlatformClient(loadPlatformConfig(env), options);
   }
@@ -37,7 +34,6 @@ export class PlatformClient extends Transport {
   // ── GPU: templates, products, instances ─────────────────────────────────
   readonly listTemplates = this.whole('GET', 'listTemplates', S.ListTemplatesRequest, S.ListTemplatesResponse);
 
-  /** Every template matching the filters, across all pages. */
   iterateTemplates(req: Omit<S.ListTemplatesRequest, 'cursor'> = {}, opts?: CallOptions) {
     return walkPages((cursor) => this.listTemplates({ ...req, cursor }, opts), 'next_cursor');
   }
@@ -50,7 +46,6 @@ export class PlatformClient extends Transport {
     return this.call('GET', 'listProducts', this.paths.listProducts, { query }, S.ListProductsResponse, opts);
   }
 
-  /** Every product matching the filters; follows `next_cursor` when the platform pages the list. */
   iterateProducts(req: Omit<S.ListProductsRequest, 'cursor'> = {}, opts?: CallOptions) {
     return walkPages((cursor) => this.listProducts({ ...req, cursor }, opts), 'next_cursor');
   }
@@ -63,17 +58,13 @@ export class PlatformClient extends Transport {
 
   readonly restartInstance = this.whole('POST', 'restartInstance', S.InstanceActionRequest, S.EmptyResponse);
   readonly getInstance = this.whole('GET', 'getInstance', S.InstanceActionRequest, S.Instance);
-  /**
-   * Pays for a subscription's months, yet takes the usual timeout: a retry finds an earlier attempt's
-   * instance by name (src/activities/instances/activities.ts), so a call given up on is not paid twice.
-   */
+  /** Paid, yet the usual timeout: a retry finds an earlier attempt's instance by name (docs/retries.md). */
   readonly createInstance = this.whole('POST', 'createInstance', S.CreateInstanceRequest, S.CreateInstanceResponse);
   readonly listInstances = this.whole('GET', 'listInstances', S.ListInstancesRequest, S.ListInstancesResponse);
   readonly startInstance = this.whole('POST', 'startInstance', S.InstanceActionRequest, S.EmptyResponse);
   readonly stopInstance = this.whole('POST', 'stopInstance', S.InstanceActionRequest, S.EmptyResponse);
   readonly deleteInstance = this.whole('POST', 'deleteInstance', S.InstanceActionRequest, S.EmptyResponse);
 
-  /** Every instance matching the filters, across all pages. */
   iterateInstances(req: Omit<S.ListInstancesRequest, 'cursor'> = {}, opts?: CallOptions) {
     return walkPages((cursor) => this.listInstances({ ...req, cursor }, opts), 'next_cursor');
   }
@@ -153,7 +144,6 @@ export class PlatformClient extends Transport {
     path: (p) => p.batches,
   });
 
-  /** Every batch, newest first, across all pages. */
   iterateBatches(req: Omit<S.ListBatchesRequest, 'after'> = {}, opts?: CallOptions) {
     return walkPages((after) => this.listBatches({ ...req, after }, opts), 'last_id');
   }
@@ -188,9 +178,8 @@ export class PlatformClient extends Transport {
   }
 
   /**
-   * An operation that checks its request with `schema` (nothing is sent unless it passes) and sends it
-   * whole: as the query of a GET, else as the JSON body, to the path named as the operation unless
-   * `path` picks another. A request whose fields are all optional may be left out.
+   * An operation that sends its checked request whole (a GET's query, else the JSON body) to the path named as
+   * the operation unless `path` picks another. A request whose fields are all optional may be left out.
    */
   private whole<Req extends z.ZodType, Res extends z.ZodType>(
     method: 'GET' | 'POST',

@@ -1,6 +1,5 @@
-// Client configuration from the environment, checked with zod, and the worker's first call, which
-// checks it against the platform. The API key is read here and kept only inside the client: it never
-// enters a workflow input, a log line or an error message.
+// Client configuration from the environment, and the worker's first call. The API key stays inside the client:
+// never in a workflow input, a log line or an error message.
 import { z } from 'zod';
 import type { PlatformClient } from './client';
 import { PlatformError } from './errors';
@@ -12,11 +11,7 @@ export interface PlatformConfig {
   apiKey: string;
   /** Per-call timeout; the client never retries on its own. */
   timeoutMs: number;
-  /**
-   * Timeout of calls that cost money and leave nothing to look up afterwards (media submits, decision
-   * evaluations): a request given up on may still be carried out and charged, and sending it again
-   * pays twice, so a slow answer is waited for longer. Defaults to `timeoutMs`.
-   */
+  /** Paid calls with nothing to look up afterwards wait longer rather than pay twice (docs/configuration.md). */
   paidCallTimeoutMs?: number;
   paths: PlatformPaths;
   /** Query name of the bill list's product-name filter (not shown in the spec). */
@@ -45,10 +40,7 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
-/**
- * Parses settings with `schema`, or throws a ConfigError "<what>: field: rule; …". zod's issues never
- * include the input value, so a secret in the environment cannot leak through the message.
- */
+/** Parses settings or throws a ConfigError naming each field; zod's issues never include a (secret) value. */
 export function parseConfig<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
   return parseOrThrow(schema, value, (issues) => new ConfigError(`${what}: ${formatIssues(issues)}`));
 }
@@ -68,13 +60,10 @@ export function loadPlatformConfig(env: NodeJS.ProcessEnv = process.env): Platfo
 }
 
 // ── The first call ────────────────────────────────────────────────────────
-// The worker's first call: before it polls for work, it lists the platform's models (the spec's
-// "GET /v1/models is used as the first call") and reads the balance. A key the platform refuses stops
-// the worker with a clear message, instead of failing the first workflow that reaches a paid call.
-// An outage does not: the workflows retry through it, so the worker starts and says so, with a warning
-// for each thing it could not check (its count of models or balance is then undefined).
+// Before polling for work the worker lists the models (the spec's first call) and reads the balance. A refused
+// key stops it with a clear message; an outage only warns, as the workflows retry through it.
 
-/** The first call's own timeout: a start should not hang on a slow platform. */
+/** A start should not hang on a slow platform. */
 const FIRST_CALL_TIMEOUT_MS = 10_000;
 
 export async function checkFirstCall(platform: PlatformClient) {

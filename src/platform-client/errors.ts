@@ -1,5 +1,4 @@
-// One error type for everything the platform client can fail with. Pure: workers map it to Temporal
-// failures, and its fields survive serialisation (toJSON) without ever carrying the API key.
+// One error type for every platform client failure; its fields survive toJSON and never carry the API key.
 import { formatIssues, type ValidationIssue } from '../platform/validation';
 
 type PlatformErrorKind =
@@ -19,10 +18,7 @@ export type PlatformErrorInit = Pick<PlatformError, 'kind' | 'operation' | 'mess
   Partial<Pick<PlatformError, 'status' | 'reason' | 'code' | 'platformMessage' | 'traceId' | 'retryAfterMs'>> &
   Partial<Pick<PlatformError, 'issues' | 'maybeDelivered'>>;
 
-/**
- * Retryable: 408, 429, 5xx, network, timeout, and a garbled 2xx body (a passing fault of the server or
- * a proxy). Every other 4xx, and a request refused before sending, is final.
- */
+/** Retryable when transient, a garbled 2xx body too (a passing fault of the server or a proxy). */
 export class PlatformError extends Error {
   override readonly name = 'PlatformError';
   readonly kind!: PlatformErrorKind;
@@ -65,16 +61,10 @@ export class PlatformError extends Error {
   }
 }
 
-/**
- * The longest Retry-After honoured. A header of "99999999" (or a date in 2300) would otherwise park a
- * submit or a poll for years; past this, waiting longer is an outage the deadlines handle.
- */
+/** The longest Retry-After honoured: "99999999" would park a poll for years; past this, deadlines decide. */
 export const MAX_RETRY_AFTER_MS = 15 * 60_000;
 
-/**
- * Retry-After as delta-seconds or an HTTP date, in milliseconds from `now`, at most
- * MAX_RETRY_AFTER_MS; undefined if absent or bad.
- */
+/** Retry-After (delta-seconds or an HTTP date) in ms from `now`, capped; undefined if absent or bad. */
 export function parseRetryAfter(header: string | null | undefined, now = Date.now()): number | undefined {
   if (!header || header.length > 64) return undefined;
   const trimmed = header.trim();
@@ -93,8 +83,7 @@ export const redact = (text: string, secrets: ReadonlyArray<string | undefined>)
   secrets.reduce<string>((out, s) => (s && s.length >= 4 ? out.split(s).join('[REDACTED]') : out), text);
 
 // ── Submits ───────────────────────────────────────────────────────────────
-// Whether a failed submit may have created a paid task. The platform takes no idempotency key, so a
-// submit that may have arrived cannot be repeated safely; one the platform clearly refused can.
+// Whether a failed submit may have created a paid task: with no idempotency key, only a clear refusal is resent.
 export type SubmitFailureClass =
   /** The platform answered that it did not take the request (429, 503, its own 500): safe to resend. */
   | 'refused'
@@ -116,8 +105,7 @@ export function classifySubmitFailure(err: PlatformError): SubmitFailureClass {
     case 'http': {
       const status = err.status ?? 0;
       if (status === 429) return 'refused';
-      // The platform's own error body on a 500/503 means it handled the request and refused it; the
-      // same status without that body comes from something in between that may have forwarded it.
+      // Only the platform's own error body says it refused; without it a proxy may have forwarded the request.
       if ((status === 500 || status === 503) && err.reason !== undefined) return 'refused';
       if (status >= 500 || status === 408) return 'ambiguous';
       return 'rejected';

@@ -1,6 +1,5 @@
-// The one place that talks HTTP to the platform, the base of the client (./client.ts): builds requests
-// with ky, maps every failure to a PlatformError, and parses answers with zod. It never retries
-// (retrying is the workflows' job) and never lets the API key reach an error or a log line.
+// The one place that talks HTTP to the platform: ky requests, every failure a PlatformError, answers parsed
+// with zod. It never retries (the workflows do) and never lets the API key reach an error or a log line.
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import ky, { TimeoutError, type KyInstance } from 'ky';
 import type { z } from 'zod';
@@ -23,14 +22,12 @@ const MAX_RESPONSE_BYTES = 512 * 2 ** 20;
 export interface CallOptions {
   /** Aborts the call (an activity passes its cancellation signal). The abort error is rethrown as is. */
   signal?: AbortSignal;
-  /** Overrides the configured per-call timeout. */
   timeoutMs?: number;
 }
 
 /** A query; its unset fields are left out (URLSearchParams would send them as "undefined"). */
 export type Query = Record<string, string | number | boolean | undefined>;
 
-/** What a request carries besides its path. */
 interface Payload {
   query?: Query;
   json?: unknown;
@@ -87,11 +84,7 @@ export class Transport {
     });
   }
 
-  /**
-   * Sends the request and returns its 2xx body, parsed with `answer` (or raw for TEXT). With tracing on
-   * (src/tracing) the call is a client span, child of the activity's, sent on as a W3C `traceparent`;
-   * its attributes never hold a header, a query string or a body (the key is in a header).
-   */
+  /** Sends the request and parses its 2xx body; its span's attributes never hold a header, query or body. */
   protected async call<A extends Answer>(
     method: HttpMethod,
     operation: string,
@@ -158,11 +151,7 @@ export class Transport {
     }
   }
 
-  /**
-   * The body as UTF-8 text, cut at MAX_RESPONSE_BYTES. A server that sends headers and then stalls
-   * would hold the call and the activity slot for ever, so each chunk must come within `idleMs`, else
-   * the stream is cancelled, freeing the connection.
-   */
+  /** The body as UTF-8 text, cut at MAX_RESPONSE_BYTES; a stall of `idleMs` between chunks times out the call. */
   private async readBody(spec: RequestSpec, response: Response, idleMs: number): Promise<string> {
     if (!response.body) return '';
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
@@ -223,11 +212,7 @@ export class Transport {
     return this.failure(spec, 'network', `network error${code ? ` ${code}` : ''} (${detail})`, delivered);
   }
 
-  /**
-   * A failure without an HTTP error answer, its detail scrubbed of the key. A request other than GET
-   * may have been carried out: it went out, and for a stalled body or a malformed 2xx the platform has
-   * taken it in.
-   */
+  /** A failure without an HTTP error answer, scrubbed of the key; a request other than GET may have been done. */
   private failure(
     spec: RequestSpec,
     kind: 'timeout' | 'network' | 'malformed_response',

@@ -1,8 +1,6 @@
-// The model registry (./model-registry.json): the v3 async models mediaGeneration's "async" form submits to,
-// how each body is checked, the outputs to expect, a price for budget-gated jobs and a quota name.
-// Pure and workflow-safe: the registry is bundled with the workflow code and its JSON Schemas are
-// compiled to zod once per V8 context (src/sandbox/preload.ts), never per workflow. Why bundled
-// rather than resolved by the caller or read by an activity: docs/models.md.
+// The model registry (./model-registry.json, docs/models.md): the v3 async models mediaGeneration submits to,
+// their body checks, outputs, prices and quotas. Bundled with the workflow code; its JSON Schemas compile
+// to zod once per V8 context (src/sandbox/preload.ts), never per workflow.
 import { z } from 'zod';
 import registryFile from './model-registry.json';
 import { ImageToVideoRequest, TextToVideoRequest } from './schemas/media';
@@ -13,10 +11,7 @@ export type OutputKind = (typeof OUTPUT_KINDS)[number];
 /** Path segments under /v3/async/ that are not models. */
 const RESERVED_SEGMENTS: readonly string[] = ['task-result'];
 
-/**
- * A model as a URL path segment: letters, digits, dot, dash and underscore, starting with a letter or
- * digit (so never "." or ".."), at most 128 characters.
- */
+/** A model as one URL path segment (never "." or ".."). */
 export const ModelName = z
   .string()
   .min(1)
@@ -27,10 +22,8 @@ export const ModelName = z
   .refine((m) => !RESERVED_SEGMENTS.includes(m), { error: 'is the task-result endpoint, not a model' });
 
 /**
- * The size and shape of a body sent without a schema of its own: big enough for prompts and settings.
- * It is part of the workflow input and of every submit attempt's activity input, so it stays small;
- * large inputs go by URL. Characters are UTF-16 code units of the JSON text (close to bytes for the
- * ASCII bulk); nodes are objects, arrays and values, all counted.
+ * Bounds of a body without a schema of its own: it travels in the workflow and every submit's activity input,
+ * so large inputs go by URL. Characters are UTF-16 code units of the JSON; nodes count every value.
  */
 export const ASYNC_BODY_BOUNDS = { maxChars: 256 * 1024, maxDepth: 16, maxNodes: 5_000 };
 
@@ -81,7 +74,6 @@ const ModelEntry = z
     builtIn: z.enum(Object.keys(BUILT_IN_BODIES) as [keyof typeof BUILT_IN_BODIES]).optional(),
     /** A JSON Schema (draft 2020-12 subset zod reads) for the body; without one, size and shape bounds only. */
     body: z.record(z.string(), z.unknown()).optional(),
-    /** The output kinds a task of this model produces. */
     outputs: Kinds,
     /** What one task costs, in 1/10000 USD, for budget-gated jobs; without it such jobs must give `cost`. */
     price: z.strictObject({ perTask: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER) }).optional(),

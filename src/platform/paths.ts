@@ -1,6 +1,5 @@
-// Where each operation lives. The spec's paths are the defaults; where the spec shows none, the
-// platform-notes paths or this project's own choice are used, as marked. Every default can be
-// overridden from the environment (src/platform-client/config.ts).
+// Where each operation lives: the spec's paths, else platform-notes or this project's choice, as marked. Each can
+// be overridden from the environment (src/platform-client/config.ts).
 export const DEFAULT_PATHS = {
   listTemplates: '/gpus/v2/templates',
   listProducts: '/gpus/v2/products',
@@ -20,10 +19,7 @@ export const DEFAULT_PATHS = {
   taskResult: '/v3/async/task-result',
   /** This project's choice. */
   decisionEvaluation: '/v3/decision-evaluation',
-  /**
-   * Bases (platform-notes): files take upload (POST), `/{id}` and `/{id}/content`; batches take create
-   * (POST), list (GET), `/{id}` and `/{id}/cancel`.
-   */
+  /** Bases (platform-notes) of upload, `/{id}`, `/{id}/content`; create, list, `/{id}`, `/{id}/cancel`. */
   files: '/openai/v1/files',
   batches: '/openai/v1/batches',
   checkMemberBudget: '/openapi/v1/user/team/check-budget-by-cost',

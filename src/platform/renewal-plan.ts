@@ -1,6 +1,5 @@
-// Which of a member's instances are due for renewal: pure (workflow code, unit-tested without a
-// server). An instance is due when it is a live subscription whose expiry falls within the window;
-// everything else is skipped with the reason, so a run's result accounts for every instance it saw.
+// Which of a member's instances are due for renewal (workflow code): a live subscription expiring within the
+// window. Every other is skipped with the reason, so a run's result accounts for every instance it saw.
 import type { ListedInstance } from './schemas/gpu';
 
 /** What the plan needs of an instance (the list activity's summary). */

@@ -103,10 +103,7 @@ export function tryParse<S extends z.ZodType>(schema: S, value: unknown): Checke
     : { ok: false, issues: describeZodIssues(parsed.error.issues) };
 }
 
-/**
- * Parses `value` with `schema`, or throws what `refuse` makes of every rule it breaks. The one
- * parse-or-throw: each caller keeps its own error type and wording, all name the field and the rule.
- */
+/** Parses `value`, or throws what `refuse` makes of every rule it breaks (each caller keeps its error type). */
 export function parseOrThrow<S extends z.ZodType>(
   schema: S,
   value: unknown,

@@ -1,7 +1,5 @@
-// Bounded concurrency, once: a pool of at most `width` lanes (lanes()), and the two ways this service
-// feeds it: mapping a list (mapBounded: a decision's questions, the billing report's windows)
-// and coalescing requests that arrive over time into batches (BatchLanes: budget reservations).
-// Plain promises, no timers, no Node modules: deterministic in workflow code, usable in activities.
+// Bounded concurrency: a pool of lanes, fed by mapping a list (mapBounded) or by coalescing requests into batches
+// (BatchLanes). Plain promises, no timers, no Node modules: deterministic in workflow code, usable in activities.
 
 /** One piece of work for a lane: started, awaited, and its result handed to `done`. */
 interface Work<R> {
@@ -10,11 +8,10 @@ interface Work<R> {
 }
 
 /**
- * At most `width` lanes, each running the work `take` hands it until `take` has none. A lane takes
- * its next piece in the step it sees the last one end (one await per piece), which fixes the order
- * and activations of the activities it starts in workflow code. Returns `fill`: it opens lanes while
- * there is room and work (call it again when work arrives) and settles when they close, rejecting with
- * the first error of their work (that lane closes; the others go on). Not async: no extra step.
+ * At most `width` lanes, each running what `take` hands it. A lane takes its next piece in the step it sees the
+ * last one end (one await per piece), which fixes the order of the activities it starts in workflow code.
+ * Returns `fill`: it opens lanes while there is room and work, and rejects with the first error of their work.
+ * Not async: no extra step.
  */
 function lanes<R>(width: number, take: () => Work<R> | undefined): () => Promise<unknown> {
   let open = 0;
@@ -56,11 +53,7 @@ interface Waiting<I, O> {
   reject(err: unknown): void;
 }
 
-/**
- * Coalescing over the same lanes: items asked for while every lane is busy wait, and go out together
- * (up to `maxBatch`, in the order asked) as soon as a lane frees. Under a burst they ride in a few
- * large batches instead of queueing one by one; when all is quiet an item goes out alone, at once.
- */
+/** Items asked for while every lane is busy go out together (up to `maxBatch`, in order) when a lane frees. */
 export class BatchLanes<I, O> {
   private readonly waiting: Waiting<I, O>[] = [];
   private readonly fill: () => Promise<unknown>;

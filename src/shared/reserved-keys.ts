@@ -1,7 +1,6 @@
-// Keys that reach a plain object's prototype machinery. A JSON input may carry `"__proto__"` as an own
-// key (JSON.parse makes it one); copied into a map (`{...input.metadata}`, `out[key] = v`) it swaps the
-// map's prototype, and zod's records drop it silently instead of refusing it. So they are refused, in
-// any map and in any list of names that become keys (a decision's options). Pure: workflows use it.
+// Keys that reach a plain object's prototype machinery. JSON.parse makes `"__proto__"` an own key, which copied
+// into a map swaps its prototype and which zod's records drop silently: so they are refused, in any map and in
+// any list of names that become keys (a decision's options).
 import type { ValidationIssue } from '../platform/validation';
 import { fieldPath } from '../platform/validation';
 
@@ -12,10 +11,7 @@ export const RESERVED_KEY_RULE = 'must not be "__proto__", "constructor" or "pro
 /** Deep enough for every input and answer here; anything nested deeper is refused as too deep. */
 const MAX_DEPTH = 32;
 
-/**
- * Every own key named __proto__, constructor or prototype anywhere in a JSON-like value, by path; and
- * a value nested deeper than MAX_DEPTH (a hostile input could otherwise nest until the stack breaks).
- */
+/** Every reserved own key in a JSON-like value by path, and nesting past MAX_DEPTH (a hostile input's). */
 export function reservedKeyIssues(value: unknown): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const walk = (v: unknown, path: PropertyKey[]): void => {

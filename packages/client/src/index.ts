@@ -1,8 +1,5 @@
-// @platform-ops/client: start the service's workflows from a backend. Every start checks its input
-// with the workflow's own schema before anything is sent, carries a one-line summary for the Web UI,
-// and, given an idempotency key, starts at most once per key: a repeated request attaches to the job
-// it already started instead of paying for a second one. Depends on @temporalio/client and zod only;
-// docs/backends.md shows it in use.
+// @platform-ops/client: start the service's workflows from a backend (docs/backends.md). Every start checks its
+// input first and, given an idempotency key, starts at most once per key instead of paying for a second job.
 import { createHash, randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import {
@@ -50,9 +47,8 @@ export interface StartOptions {
   /** A workflow id of the caller's own, when there is no idempotency key (a random one otherwise). */
   workflowId?: string;
   /**
-   * With an idempotency key, whether a key whose run failed, timed out, was cancelled or terminated
-   * may start a new run. Off by default: a failed paid job may still have been charged, and repeating
-   * it should be a decision, not a side effect of a retry.
+   * Whether a key whose run failed (timed out, was cancelled or terminated) may start a new run. Off by default:
+   * a failed paid job may still have been charged, so repeating it should be a decision, not a retry's side effect.
    */
   retryFailedRuns?: boolean;
   /** One line for the Web UI's workflow list; a summary of the input by default. */
@@ -116,8 +112,7 @@ export async function startWorkflow<T extends WorkflowTypeName>(
   const key = opts.idempotencyKey;
   const workflowId =
     key !== undefined ? idempotentWorkflowId(type, key) : (opts.workflowId ?? `${type}-${randomUUID()}`);
-  // Only an idempotent start needs the input's fingerprint, and the nonce that tells a repeat from the
-  // call that started the run.
+  // The nonce tells the call that started the key's run from a repeat.
   const fingerprint = key !== undefined ? inputFingerprint(parsed) : '';
   const nonce = randomUUID();
   /** Whether this call started the key's run; throws when the run was started for another input. */
@@ -163,11 +158,7 @@ export function workflowHandle<T extends WorkflowTypeName>(client: Client, type:
   return client.workflow.getHandle(idempotentWorkflowId(type, idempotencyKey));
 }
 
-/**
- * Start options of an attach. Without an idempotency key or a workflow id, the key is
- * `attach-task:<taskId>` (`attach-batch:<batchId>`): attaching to the same task twice answers with the
- * run the first attach started (workflow id `mediaGeneration:attach-task:<taskId>`), running or closed.
- */
+/** Without an idempotency key or workflow id, the key is attachKey's: a second attach answers with the first's run. */
 export interface AttachOptions<T extends 'mediaGeneration' | 'batchJob'> extends StartOptions {
   /** The attach form's own options (polling, deadlineSeconds, keepOutputs, memberId …). */
   options?: Omit<Extract<InputOf<T>, { attach: unknown }>, 'attach'>;

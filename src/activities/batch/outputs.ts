@@ -1,8 +1,6 @@
-// keepBatchOutputs: keeps a finished batch's output and error files in the artifact store, with a
-// per-request summary file. Only references and counts go back to the workflow: the files can be far
-// larger than a Temporal payload may be, and the result lands in the workflow's history.
-// A retried attempt simply does it all again: the files stay on the platform for 30 days, and a put
-// overwrites its key, so the copies and the summary come out the same.
+// keepBatchOutputs: keeps a finished batch's output and error files, and a per-request summary, in the artifact
+// store; only references and counts reach the history. A retry does it all again: the files stay on the platform
+// for 30 days and a put overwrites its key.
 import { Readable } from 'node:stream';
 import { Context, log } from '@temporalio/activity';
 import type { BatchJobResult, BatchRequestSummary, KeptBatchFile } from '../../workflows/batch/contract';
@@ -45,10 +43,7 @@ interface RequestOutcome {
   message?: string;
 }
 
-/**
- * One line's outcome, or undefined when it is not a result line at all. Output lines succeed on a 2xx
- * with no error; error lines never succeed, and are "not run" only for the expiry and cancel codes.
- */
+/** One line's outcome, or undefined for a line that is no result line; error-file lines never succeed. */
 function outcomeOf(text: string, file: 'output' | 'errors'): RequestOutcome | undefined {
   let json: unknown;
   try {
@@ -138,10 +133,7 @@ export function createBatchOutputActivities(platform: PlatformClient, store: Art
   };
 }
 
-/**
- * With the input's custom_ids: the outcomes in input order, plus one failed outcome for each request
- * no file mentions (lines for ids not in the input come last). Without them: the lines as read.
- */
+/** With the input's custom_ids: outcomes in input order, a failed one for each id no file mentions, strays last. */
 function withMissing(outcomes: RequestOutcome[], customIds: string[] | undefined): RequestOutcome[] {
   if (!customIds) return outcomes;
   const byId = new Map<string, RequestOutcome[]>();

@@ -1,7 +1,5 @@
-// uploadBatchInput: turns a batch's requests (inline, or a file the worker can reach) into an uploaded
-// input file. Every line is checked here first, so a bad line fails as InvalidInput naming the line
-// and rule, and nothing is uploaded. An upload costs nothing, so a retried attempt that uploads again
-// is harmless: at worst an unused input file, which the platform deletes after its retention.
+// uploadBatchInput: checks every line of a batch's requests (inline, or a file the worker can reach), then uploads
+// them. An upload costs nothing: a retry that uploads again leaves at worst an unused file the platform deletes.
 import { readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,7 +1,5 @@
-// The billing report's heavy part: fetch every window of the bill list (bounded concurrency), sum per
-// product, category and API key, and write every bill to a CSV in the artifact store. One activity,
-// so the bills never pass through the workflow's history (a week of hourly bills can exceed 2 MB);
-// only the totals do. Reads are idempotent, so a retry simply reads again.
+// The billing report's heavy part: every bill-list window read, summed and written to a CSV in one activity, so
+// only totals reach the history (a week of hourly bills can exceed 2 MB). Reads are idempotent: a retry reads again.
 import { Readable } from 'node:stream';
 import { Context } from '@temporalio/activity';
 import type { BillingReportResult, BillingTotal, BillWindow } from '../../workflows/billing/contract';
@@ -41,10 +39,8 @@ const FORMULA_START = /^[=+\-@\t\r]/;
 const PLAIN_NUMBER = /^[+-]?\d+(\.\d+)?$/;
 
 /**
- * One CSV cell: quoted when it holds a quote, comma or line break. Product, category and key names
- * come from the platform, and the CSV is opened in spreadsheets: a cell starting with =, +, -, @ (or
- * a tab or carriage return) would run there as a formula (=HYPERLINK(...) to leak a sheet, say).
- * Such text is kept as text with a leading apostrophe, as OWASP advises; numbers stay numbers.
+ * One CSV cell, quoted when needed. The platform's names would run as spreadsheet formulas when they start with
+ * =, +, -, @, a tab or CR: such text gets a leading apostrophe, as OWASP advises; numbers stay numbers.
  */
 export function csvCell(value: string | number | undefined): string {
   let s = value === undefined ? '' : String(value);

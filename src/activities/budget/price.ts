@@ -1,7 +1,5 @@
-// The worker's price table, and priceBudgetJob, which prices a job's quantities with it for budget-gated
-// jobs that give no `cost` (an activity because the table is the worker's configuration). The table is
-// 1/10000 USD per unit of each job. Its defaults are the emulator's list prices (the spec publishes none
-// but the NSFW surcharge); against the live platform, set PLATFORM_PRICES (JSON) or PLATFORM_PRICES_FILE.
+// The worker's price table (1/10000 USD per unit; docs/configuration.md#price-table), and priceBudgetJob, which
+// prices budget-gated jobs that give no `cost`. Its defaults are the emulator's list prices.
 import { readFileSync } from 'node:fs';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
@@ -16,7 +14,6 @@ const Price = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 export const PriceTable = z.strictObject({
   mediaGeneration: z
     .strictObject({
-      /** Per second of video. */
       imageToVideoPerSecond: Price.default(700),
       textToVideoPerSecond: Price.default(1_120),
       /** Per second of video generated with `sound: true`. */
@@ -41,13 +38,9 @@ export const PriceTable = z.strictObject({
 });
 export type PriceTable = z.output<typeof PriceTable>;
 
-/** The table with every default: the emulator's prices. */
 export const DEFAULT_PRICE_TABLE: PriceTable = PriceTable.parse({});
 
-/**
- * PLATFORM_PRICES (a JSON object) or PLATFORM_PRICES_FILE (a JSON file); absent sections and fields
- * keep their defaults. A bad table stops the worker with every bad field named.
- */
+/** PLATFORM_PRICES (JSON) or PLATFORM_PRICES_FILE; a bad table stops the worker with every bad field named. */
 export function loadPriceTable(env: NodeJS.ProcessEnv = process.env): PriceTable {
   const inline = env.PLATFORM_PRICES?.trim();
   const file = env.PLATFORM_PRICES_FILE?.trim();

@@ -21,10 +21,8 @@ export interface FindEndedHoldersInput {
 export function createActivities({ platform, temporal }: ActivityDeps) {
   return {
     /**
-     * The platform's check for each job in turn, each on top of what the ones before it took: the
-     * jobs a ledger admits together never add up to more than the budget. Only reads, and the ledger
-     * acts only on the answer the server delivers, so a retried attempt (even one started while the
-     * first still runs, after a timeout) just asks again and the slower answer is dropped.
+     * The check for each job in turn, on top of what the ones before it took. Only reads, and the ledger acts
+     * only on the answer the server delivers: a retry (even while the first still runs) asks again.
      */
     async checkMemberBudget({ memberId, held, costs }: CheckMemberBudgetInput): Promise<BudgetCheckResult> {
       const { cancellationSignal: signal } = Context.current();
@@ -55,13 +53,9 @@ export function createActivities({ platform, temporal }: ActivityDeps) {
 type Covers = (amount: number) => Promise<boolean>;
 
 /**
- * Which of a batch of costs the member's budget covers, each on top of `held` and of the ones before
- * it that were covered: the answers asking the platform once per cost would give, in far fewer
- * questions. check-budget-by-cost only says whether the budget covers an amount (remaining >= amount),
- * so every answer bounds the remaining budget from one side: a "yes" covers every smaller amount, a
- * "no" refuses every larger one. The whole batch is asked first (one question when it fits, the
- * usual case); if it does not, halving finds the longest covered prefix in log2(n) more, and what
- * follows is mostly answered by the bounds (with equal costs, entirely). 50 jobs: 7 questions, not 50.
+ * Which costs the budget covers, each on top of `held` and the covered ones before it: what one question per cost
+ * would answer, in far fewer. Each answer bounds the remaining budget (a "yes" covers every smaller amount, a
+ * "no" refuses every larger one): the whole batch first, then halving. 50 jobs: 7 questions, not 50.
  */
 export async function coveredInOrder(held: number, costs: readonly number[], ask: Covers): Promise<boolean[]> {
   let covered = -Infinity; // the largest amount known to be covered

@@ -1,8 +1,5 @@
-// Waiting for a task to end by retry-as-poll (../retries.ts): each attempt of pollTaskResult makes
-// one task-result request. Still running: the attempt fails as StillRunning with the delay the
-// platform's eta and progress suggest. A status change or the end: the attempt returns a checkpoint,
-// so the workflow's mediaProgress query stays fresh for a few history events per task, however many
-// polls are made.
+// Waiting for a task by retry-as-poll (../retries.ts): an attempt returns a checkpoint only on a status change
+// or the end, so the history grows by a few events per task however many polls are made.
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../../api/failures';
@@ -22,11 +19,7 @@ export interface PollTaskInput {
   fallback?: CallbackFallback;
 }
 
-/**
- * Polling while a callback is expected: a lost callback delays the result, never loses it. The first
- * poll at `firstPollAt` (the submit answers no eta, and reading one would cost the call a callback
- * saves), then no two polls closer than `pollIntervalMs`.
- */
+/** Polls while a callback is expected (a lost one delays the result): first at `firstPollAt`, then sparse. */
 export interface CallbackFallback {
   firstPollAt: number;
   pollIntervalMs: number;
@@ -40,7 +33,6 @@ export interface TaskCheckpoint {
   nsfwDetection: boolean;
 }
 
-/** The task as one poll saw it, now. */
 function observe(task: TaskResult['task'], taskId: string, polls: number, since?: TaskObservation): TaskObservation {
   const observedAt = Date.now();
   return {
@@ -67,12 +59,8 @@ function hintedDelayMs(
 }
 
 /**
- * The submit's first look at the task it just created: one read right after the platform accepted
- * it, so the workflow's wait starts from the task's status and eta (its first poll attempt only asks
- * to run again when the next poll is due) instead of a workflow task for a first poll's checkpoint.
- * No observation when the read fails or the task has already ended: the wait then polls at once.
- * Never throws: the submit was accepted, and that must reach the workflow. A failed read, or one that
- * saw the task ended, is a poll too (`reads`).
+ * The submit's read of its task, so the wait starts from its status and eta; none when the read fails or the
+ * task ended (the wait polls at once). Never throws: the accepted submit must reach the workflow.
  */
 export async function firstLook(
   platform: PlatformClient,
@@ -124,9 +112,8 @@ export function createMediaPollActivities(platform: PlatformClient) {
       const hinted = hintedDelayMs(polling, observation, since, attempt);
       const delay = untilDeadline(Math.max(hinted, input.fallback?.pollIntervalMs ?? 0));
       const next: TaskObservation = { ...observation, nextPollAt: observation.observedAt + delay };
-      // Checkpoints on status changes only: with eta-aware polling nearly every poll would cross a
-      // progress step, each a workflow task. Between them the pending poll's last failure holds the
-      // latest observation, where the starter's live progress reads it (src/workflows/media/starter.ts).
+      // Checkpoints on status changes only: nearly every eta-aware poll crosses a progress step. In between,
+      // the pending poll's last failure holds the observation the starter reads (src/workflows/media/starter.ts).
       if (status !== since?.status) return { observation: next, terminal: false, outputs: [], nsfwDetection: false };
       throw pollAgainIn(
         delay,
@@ -151,7 +138,6 @@ export function taskDeadlineExceeded(
   );
 }
 
-/** The outputs of a finished task, as task-result lists them: videos, images and audios with their TTLs. */
 export function outputsOf(result: TaskResult): TaskOutputRef[] {
   const ref = (kind: TaskOutputRef['kind'], url: string, ttl: string | number | undefined, type?: string) => {
     const n = Number(ttl);
@@ -164,11 +150,8 @@ export function outputsOf(result: TaskResult): TaskOutputRef[] {
   ];
 }
 
-// When to poll a task next. The platform's `eta` (seconds left) and `progress_percent` say when the
-// task should end: we aim just past that moment, so an accurate hint costs one poll per phase and is
-// noticed within `marginMs`. Far-off ends are approached in steps (hints drift over minutes), unless
-// two samples taken apart predict the same end: then we aim at it. Without
-// hints we back off exponentially with full jitter. Every gap stays within [minIntervalMs, maxIntervalMs].
+// When to poll next (docs/workflows/mediaGeneration.md): just past the end `eta` and `progress_percent`
+// predict; far-off ends in steps (hints drift), unless two samples agree; without hints, jittered backoff.
 
 export type PollSample = Pick<TaskObservation, 'observedAt' | 'status' | 'eta' | 'progressPercent'>;
 
@@ -200,8 +183,7 @@ export function estimateRemainingMs(latest: PollSample, previous?: PollSample): 
   if (latest.eta !== undefined && latest.eta > 0) estimates.push(latest.eta * 1000);
   const rate = progressRate(latest, previous);
   if (rate !== undefined) estimates.push((100 - (latest.progressPercent ?? 0)) / rate);
-  // The eta is whole seconds, rounded up; the progress rate is finer. The earlier one wins: polling a
-  // little early costs one cheap poll, polling late costs detection time.
+  // The earlier wins: polling a little early costs one cheap poll, polling late costs detection time.
   return estimates.length ? Math.min(...estimates) : undefined;
 }
 
@@ -209,9 +191,8 @@ export function estimateRemainingMs(latest: PollSample, previous?: PollSample): 
 const predictedEnd = (s: PollSample) => (s.eta !== undefined && s.eta > 0 ? s.observedAt + s.eta * 1000 : undefined);
 
 /**
- * Milliseconds left when two samples taken apart predict the same end (the eta of a steady task):
- * the end is then known, and stepping towards it would only add polls. The earlier prediction wins,
- * as both are rounded up. Undefined when they disagree (a drifting eta) or one has no eta.
+ * Milliseconds left when two samples taken apart predict the same end (a steady task's eta), so stepping
+ * towards it would only add polls; undefined when they disagree or one has no eta.
  */
 function confirmedRemainingMs(latest: PollSample, previous?: PollSample): number | undefined {
   const now = predictedEnd(latest);

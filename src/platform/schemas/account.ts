@@ -44,9 +44,8 @@ export const BillListRequest = z
 export type BillListRequest = z.input<typeof BillListRequest>;
 
 /**
- * Consecutive windows covering [startTime, endTime] (Unix seconds, both inclusive, as the bill list
- * reads them) that the bill list accepts: each spans at most the cycle type's limit, and no second is
- * in two windows, so no charge is counted twice. Pure: the billingReport workflow runs it.
+ * Consecutive windows covering [startTime, endTime] (Unix seconds, inclusive, as the bill list reads them),
+ * each within the cycle type's limit; no second is in two windows, so no charge is counted twice.
  */
 export function billWindows(cycleType: CycleType, startTime: number, endTime: number) {
   const span = BILL_MAX_RANGE_DAYS[cycleType] * DAY;
@@ -57,10 +56,7 @@ export function billWindows(cycleType: CycleType, startTime: number, endTime: nu
   return windows;
 }
 
-/**
- * An API key bill: the fields the billing report reads are typed, quantities as strings (see money.ts
- * for the parsers); usage, prices and the rest are kept as the platform sends them (docs/platform.md).
- */
+/** An API key bill: what the report reads is typed, quantities as strings (../money.ts); the rest kept as sent. */
 export const Bill = z.looseObject({
   startTime: NumericString,
   endTime: NumericString,

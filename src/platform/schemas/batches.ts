@@ -55,11 +55,7 @@ export function jsonlLines(jsonl: string): Array<{ lineNo: number; text: string 
     .filter((l) => l.text !== '');
 }
 
-/**
- * Every rule of a batch input file: JSON on each line, the line shape, unique custom_id, a single
- * model, at most 50,000 requests and 100 MB, and (when known) a body that fits the endpoint.
- * Issues name the line: `line 3`, `line 3.custom_id`.
- */
+/** Every rule of a batch input file, its issues naming the line (`line 3.custom_id`). */
 export function batchInputProblems(jsonl: string, endpoint?: BatchEndpoint, maxIssues = 20): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const bytes = utf8Length(jsonl);

@@ -21,8 +21,5 @@ export const EmptyResponse = z.looseObject({});
 /** Comma-separated filter values may be given as a list; they go on the wire joined by commas. */
 export const CommaList = z.union([z.string(), z.array(z.string().min(1)).transform((list) => list.join(','))]);
 
-/**
- * An absolute http(s) URL. A regex rather than z.url(): that one relies on the URL class, which is not
- * a JS builtin and may be missing inside the Temporal workflow sandbox, where these schemas also run.
- */
+/** An absolute http(s) URL, by regex: z.url() needs the URL class, which the workflow sandbox may lack. */
 export const HttpUrl = z.string().regex(/^https?:\/\/[^/?#\s]+[^\s]*$/i, { error: 'must be an http(s) URL' });

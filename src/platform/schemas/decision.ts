@@ -1,6 +1,5 @@
-// Decision evaluation (spec "Decision evaluation (synchronous)"). Its path, `kind` values and the
-// shapes of options/thinking are not shown anywhere public: they are this project's design
-// (README, "Decision evaluation"), kept open where the spec says "validated upstream".
+// Decision evaluation (spec "Decision evaluation (synchronous)"). Its path, `kind` values and the shapes of
+// options and thinking are this project's design (docs/platform.md), open where the spec says "validated upstream".
 import { z } from 'zod';
 import { RESERVED_KEY_RULE, RESERVED_KEYS } from '../../shared/reserved-keys';
 

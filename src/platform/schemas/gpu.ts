@@ -73,16 +73,11 @@ export const ListProductsResponse = z.looseObject({
 });
 
 // ── Instances ──────────────────────────────────────────────────────────────
-// Renew and restart are in the spec. It names create, list, start, stop and delete but shows no path or
-// payload: get, start, stop and delete follow platform-notes (`{instanceId}`), create and list are this
-// project's choice in the same family (docs/platform.md#gpu-instances). Requests are strict and
-// bounded; answers lenient but bounded.
+// Only renew and restart are in the spec; the other paths and payloads are docs/platform.md#gpu-instances.
+// Requests are strict and bounded; answers lenient but bounded.
 export const InstanceId = z.string().min(1).max(255);
 
-/**
- * Renewals and subscriptions are paid up front, so a typo (120 for 12) must not go through (the spec
- * says only "> 0"): the platform's prepaid prices list terms of months, never beyond three years.
- */
+/** Paid up front, so a typo (120 for 12) must not go through: prepaid terms never exceed three years. */
 export const SUBSCRIPTION_MAX_MONTHS = 36;
 const Months = z.number().int().gt(0).max(SUBSCRIPTION_MAX_MONTHS);
 
@@ -110,10 +105,7 @@ const MAX_GPUS = 8;
 
 export const CreateInstanceRequest = z
   .strictObject({
-    /**
-     * One line, bounded like ids: it shows in the platform's console, and a retried create finds an
-     * earlier attempt's instance by it (src/activities/instances/activities.ts).
-     */
+    /** One line, bounded like ids: a retried create finds an earlier attempt's instance by it. */
     name: InstanceId.regex(/^[^\r\n\t]+$/, { error: 'must be one line without tabs' }),
     productId: z.string().min(1).max(255),
     gpuNum: z.number().int().min(1).max(MAX_GPUS),

@@ -91,10 +91,7 @@ function imageInfoProblems(info: ImageInfo, bytes: number): string[] {
 
 const DATA_URL = /^data:([^;,]*)(;[^,]*)?,(.*)$/s;
 
-/**
- * Problems with an image given as an http(s) URL or a data URL, as rule fragments ("must be …").
- * An empty list means the value passes every rule that can be checked without fetching it.
- */
+/** An image URL's or data URL's problems as rule fragments ("must be …"), as far as checkable without fetching. */
 export function imageSourceProblems(value: string): string[] {
   const data = DATA_URL.exec(value);
   if (data) {

@@ -77,10 +77,7 @@ export type TextToVideoRequest = z.input<typeof TextToVideoRequest>;
 /** The spec's default video length, in seconds. */
 const DEFAULT_VIDEO_SECONDS = 5;
 
-/**
- * Seconds of video a submit asks for: the shots' durations when every shot has one, else `duration`
- * (default 5). What the emulator bills and what the price table estimates.
- */
+/** Seconds of video a submit asks for (what the emulator bills and the price table estimates). */
 export function requestedVideoSeconds(req: {
   duration?: number;
   multi_prompt?: ReadonlyArray<string | { duration: number }>;
