@@ -1,6 +1,4 @@
-// The service's operations: CONTRACTS below lists them, each by its contract module. The key is the
-// operation's folder under src/workflows (its contract.ts, workflows.ts and starter.ts) and
-// src/activities (its activities.ts, where it has activities of its own). The worker, the client
+// The service's operations, each by its folder under src/workflows and src/activities. The worker, the client
 // package, the starter, the JSON Schemas, the sandbox preload and the docs table all read this list;
 // test/operations.test.ts names any part an operation lacks.
 import type { z } from 'zod';

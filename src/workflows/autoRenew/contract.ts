@@ -60,14 +60,9 @@ export const AutoRenewResult = z
   .meta({ title: 'autoRenew result' });
 export type AutoRenewResult = z.infer<typeof AutoRenewResult>;
 
-/** autoRenew's business status. */
-export const AUTO_RENEW_STATUSES = ['PRICING', 'LISTING', 'RENEWING', 'DONE'] as const;
-export type AutoRenewStatus = (typeof AUTO_RENEW_STATUSES)[number];
+export type AutoRenewStatus = 'PRICING' | 'LISTING' | 'RENEWING' | 'DONE';
 
-/**
- * The id of autoRenew's renewal of one instance for one expiry: any run that finds the same instance
- * with the same expiry derives the same id, so two overlapping runs cannot both start it.
- */
+/** One id per instance and expiry, so two overlapping runs cannot both start the renewal. */
 export const autoRenewalWorkflowId = (memberId: string, instanceId: string, endTime: string | number): string =>
   `autoRenew:${memberId}:${instanceId}:${String(endTime)}`;
 

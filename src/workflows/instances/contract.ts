@@ -5,10 +5,7 @@ import { count, defineOperation, notBelow, workflow } from '../../api/contract';
 import { CreateInstanceRequest, InstanceId, RenewInstanceRequest } from '../../platform/schemas/gpu';
 
 export const RenewInstanceInput = RenewInstanceRequest.extend({
-  /**
-   * Renew only if the instance still expires at this (Unix seconds, as the platform sent it): a
-   * renewal for one expiry is never paid twice, however many runs ask for it (autoRenew sends it).
-   */
+  /** Renew only if the instance still expires at this (Unix seconds), so one expiry is never paid twice. */
   expectedEndTime: z.union([z.string().max(32), z.number().int()]).optional(),
 }).meta({
   title: 'renewInstance input',
@@ -35,7 +32,6 @@ export type RenewInstanceResult = z.infer<typeof RenewInstanceResult>;
 
 /** How long and how often a workflow waits for an instance's status after acting on it. */
 export const INSTANCE_WAIT_FIELDS = {
-  /** How long to wait for the target status after the request. */
   timeoutSeconds: z.number().int().min(10).max(86_400).default(900),
   /** First gap between two get-instance polls; doubles up to pollMaxSeconds. */
   pollInitialSeconds: z.number().min(0.1).max(300).default(2),
@@ -72,12 +68,10 @@ export const RestartInstanceInput = restartInstance.input;
 export type RestartInstanceInput = z.input<typeof RestartInstanceInput>;
 
 /** renewInstance's business status (the `status` query and the PlatformStatus search attribute). */
-export const RENEW_INSTANCE_STATUSES = ['READING_INSTANCE', 'RENEWING', 'RENEWED', 'EXPIRY_MOVED'] as const;
-export type RenewInstanceStatus = (typeof RENEW_INSTANCE_STATUSES)[number];
+export type RenewInstanceStatus = 'READING_INSTANCE' | 'RENEWING' | 'RENEWED' | 'EXPIRY_MOVED';
 
 /** restartInstance's business status. */
-export const RESTART_INSTANCE_STATUSES = ['RESTARTING', 'WAITING_FOR_RUNNING', 'TIMED_OUT', 'RUNNING'] as const;
-export type RestartInstanceStatus = (typeof RESTART_INSTANCE_STATUSES)[number];
+export type RestartInstanceStatus = 'RESTARTING' | 'WAITING_FOR_RUNNING' | 'TIMED_OUT' | 'RUNNING';
 
 export const CreateInstanceInput = z
   .object({
@@ -99,8 +93,7 @@ export const CreateInstanceResult = InstanceWaitResult.extend({
 export type CreateInstanceResult = z.infer<typeof CreateInstanceResult>;
 
 /** The lifecycle workflows' business status: acting (the request), waiting, then reached or timed out. */
-export const INSTANCE_LIFECYCLE_STATUSES = ['REQUESTING', 'WAITING', 'TIMED_OUT', 'DONE'] as const;
-export type InstanceLifecycleStatus = (typeof INSTANCE_LIFECYCLE_STATUSES)[number];
+export type InstanceLifecycleStatus = 'REQUESTING' | 'WAITING' | 'TIMED_OUT' | 'DONE';
 
 export const instances = defineOperation({
   workflows: {
