@@ -1,6 +1,5 @@
-// The workflow's business status, for operators: answered by the `status` query (each workflow
-// registers it at its top with `current`), mirrored to the PlatformStatus search attribute only when it
-// changes (never once per poll), and shown as the run's current details in the Web UI.
+// The workflow's business status, for operators: the `status` query's answer (`current`), mirrored to the
+// PlatformStatus search attribute only when it changes (never once per poll), and the run's current details in the UI.
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
 import { SearchAttributes, type WorkflowStatus } from '../api/contract';

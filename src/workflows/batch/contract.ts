@@ -49,7 +49,6 @@ export const BatchPollingOptions = z
   .refine(...notBelow('maxIntervalMs', 'initialIntervalMs'));
 export type ParsedBatchPollingOptions = z.output<typeof BatchPollingOptions>;
 
-/** What following a batch takes, created here or attached. */
 const FollowOptions = {
   /** The completion window, 48 h on the platform; shorter only for tests and demos. */
   windowHours: z.number().gt(0).max(BATCH_WINDOW_HOURS).default(BATCH_WINDOW_HOURS),

@@ -75,7 +75,6 @@ export const BillingReportResult = z
   .meta({ title: 'billingReport result' });
 export type BillingReportResult = z.infer<typeof BillingReportResult>;
 
-/** billingReport's business status (the `status` query and the PlatformStatus search attribute). */
 export type BillingReportStatus = 'FETCHING_BILLS' | 'REPORTED';
 
 const day = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString().slice(0, 10);

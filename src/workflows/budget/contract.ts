@@ -187,7 +187,6 @@ export const BUDGET_GATED_JOB_STATUSES = [
 ] as const;
 export type BudgetGatedJobStatus = (typeof BUDGET_GATED_JOB_STATUSES)[number];
 
-/** budgetGatedJob's progress, answered by the budgetJobProgress query. */
 export interface BudgetJobProgress {
   status: BudgetGatedJobStatus;
   memberId: string;

@@ -3,7 +3,6 @@
 import { z } from 'zod';
 import { Amount, defineOperation, MemberId, query, signal, update, workflow } from '../../api/contract';
 
-/** budgetLedger's business status: whether it holds any reservation. */
 export type BudgetLedgerStatus = 'IDLE' | 'HOLDING';
 
 export const LedgerReservation = z.object({

@@ -157,7 +157,6 @@ export async function budgetLedger(rawInput: BudgetLedgerInput): Promise<BudgetL
     return new Promise((resolve, reject) => book.queue(request, { resolve, reject }));
   }
 
-  /** Takes queued requests in arrival order, a batch at a time. */
   async function admitInOrder(): Promise<void> {
     for (;;) {
       await condition(() => book.hasQueued);

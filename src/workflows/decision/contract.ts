@@ -67,7 +67,6 @@ export const EvaluateDecisionResult = z
   .meta({ title: 'evaluateDecision result' });
 export type EvaluateDecisionResult = z.infer<typeof EvaluateDecisionResult>;
 
-/** evaluateDecision's business status (the `status` query and the PlatformStatus search attribute). */
 export type EvaluateDecisionStatus = 'EVALUATING' | 'EVALUATED';
 
 export const decision = defineOperation({

@@ -1,5 +1,4 @@
-// The contract of the GPU instance workflows: renew, restart, and the lifecycle (create until running,
-// start until running, stop until exited, delete until removed), each waiting as restartInstance does.
+// The contract of the GPU instance workflows: renew, and create, restart, start, stop or delete, then wait.
 import { z } from 'zod';
 import { count, defineOperation, notBelow, workflow } from '../../api/contract';
 import { CreateInstanceRequest, InstanceId, RenewInstanceRequest } from '../../platform/schemas/gpu';
@@ -38,10 +37,8 @@ export const INSTANCE_WAIT_FIELDS = {
   pollMaxSeconds: z.number().min(0.1).max(3600).default(30),
 };
 
-/** The poll gaps must not shrink. */
 const pollGapsGrow = notBelow('pollMaxSeconds', 'pollInitialSeconds');
 
-/** What waiting for an instance's status saw. */
 export const InstanceWaitResult = z.object({
   instanceId: z.string(),
   /** Every status seen while waiting, in order, without repeats of the same status in a row. */
@@ -67,10 +64,8 @@ const restartInstance = instanceAction('restart', 'Restarts a GPU instance and w
 export const RestartInstanceInput = restartInstance.input;
 export type RestartInstanceInput = z.input<typeof RestartInstanceInput>;
 
-/** renewInstance's business status (the `status` query and the PlatformStatus search attribute). */
 export type RenewInstanceStatus = 'READING_INSTANCE' | 'RENEWING' | 'RENEWED' | 'EXPIRY_MOVED';
 
-/** restartInstance's business status. */
 export type RestartInstanceStatus = 'RESTARTING' | 'WAITING_FOR_RUNNING' | 'TIMED_OUT' | 'RUNNING';
 
 export const CreateInstanceInput = z
@@ -92,7 +87,6 @@ export const CreateInstanceResult = InstanceWaitResult.extend({
 }).meta({ title: 'createInstance result' });
 export type CreateInstanceResult = z.infer<typeof CreateInstanceResult>;
 
-/** The lifecycle workflows' business status: acting (the request), waiting, then reached or timed out. */
 export type InstanceLifecycleStatus = 'REQUESTING' | 'WAITING' | 'TIMED_OUT' | 'DONE';
 
 export const instances = defineOperation({

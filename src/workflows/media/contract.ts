@@ -1,5 +1,4 @@
-// The contract of mediaGeneration: one v3 async task (image-to-video, text-to-video, or any model of
-// the registry through the "async" form), from submit to outputs kept in the artifact store.
+// The contract of mediaGeneration: one v3 async task, from submit to kept outputs (docs/workflows/mediaGeneration.md).
 import { z } from 'zod';
 import { AsyncBody, MODEL_REGISTRY, ModelName, OUTPUT_KINDS } from '../../platform/models';
 import { ImageToVideoRequest, requestedVideoSeconds, TextToVideoRequest } from '../../platform/schemas/media';
@@ -62,7 +61,6 @@ export const RegenerationOptions = z.strictObject({
     .default([...DEFAULT_NON_RETRYABLE_REASONS]),
 });
 
-/** What following a task takes, submitted here or attached. */
 const FollowOptions = {
   polling: PollingOptions.default(PollingOptions.parse({})),
   /** Overall deadline of the whole generation (all attempts), from the workflow's start. */

@@ -9,13 +9,10 @@ import type { Activities, CallbackFallback, TaskCheckpoint } from '../../activit
 import { pollTimedOut, retryAsPollOptions } from '../retry-policies';
 import { summarized } from '../activity-summary';
 
-/** Ends kept at most; the oldest is dropped first (its task is long past by then). */
+/** Ends kept at most (a run has a few dozen tasks); the oldest is dropped first, its task long past. */
 const MAX_KEPT = 32;
 
-/**
- * Task ends told by callback, kept by task id: one may come before its submit answered. Bounded: a run has at
- * most a few dozen tasks (generations × submit attempts).
- */
+/** Task ends told by callback (taskCallback), kept by task id: one may come before its submit answered. */
 export class TaskCallbackInbox {
   private readonly ends = new Map<string, TaskCallback>();
 

@@ -52,7 +52,6 @@ export async function mediaGeneration(rawInput: MediaGenerationInput): Promise<M
   );
   setHandler(statusQuery, () => progress.status.current);
   setHandler(mediaProgressQuery, () => progress.current);
-  // Task ends told by the platform's callback (webhook receiver); the wait below wakes on them.
   const callbacks = new TaskCallbackInbox();
   setHandler(taskCallbackSignal, (end) => void callbacks.add(end));
   const deadlineAt = workflowInfo().startTime.getTime() + input.deadlineSeconds * 1000;
@@ -90,8 +89,7 @@ export async function mediaGeneration(rawInput: MediaGenerationInput): Promise<M
     // Every task-result request counts: the submit's look is this task's first poll.
     const pollsBefore = polls + uncountedPolls;
 
-    // 2. Wait for the end by the platform's hints, or its callback (polls then are a safety net). A wrong
-    // attached id fails at the first poll.
+    // 2. Wait for the end by the platform's hints or its callback; a wrong attached id fails at the first poll.
     let end: TaskCheckpoint;
     try {
       end = await waitForTaskEnd(
