@@ -214,7 +214,6 @@ export const budget = defineOperation({
     /** The admission, wait, gate and child, as of the last checkpoint. */
     budgetJobProgress: query<BudgetJobProgress>('budgetJobProgress'),
   },
-  // The job re-checks its budget at once (after a top-up, say).
   signals: { recheckBudget: recheckBudgetSignal },
 });
 export const budgetJobProgressQuery = budget.queries.budgetJobProgress;

@@ -119,7 +119,6 @@ export async function budgetLedger(rawInput: BudgetLedgerInput): Promise<BudgetL
   setHandler(releaseBudgetUpdate, (request) => Promise.resolve(release(ReleaseBudgetRequest.parse(request))), {
     validator: (request) => validated(ReleaseBudgetRequest, request, 'releaseBudget request'),
   });
-  // An operator's word that the budget was topped up: every waiting job re-checks at once.
   setHandler(recheckBudgetSignal, notifyWaiting);
 
   void reclaimStale();
