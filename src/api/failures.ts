@@ -1,6 +1,5 @@
-// Stable ApplicationFailure types, which callers in any language match on, and the input check every
-// workflow and the client run: inside the workflow (so any client is checked) and before a start (so a
-// typo fails before anything starts). Pure: runs in the workflow sandbox.
+// Stable ApplicationFailure types, which callers in any language match on, and the input check every workflow
+// runs (so any client is checked) and the client runs before a start (so a typo starts nothing). Sandbox-safe.
 import { ApplicationFailure } from '@temporalio/common';
 import type { z } from 'zod';
 import { formatIssues, parseOrThrow, type ValidationIssue } from '../platform/validation';
@@ -31,10 +30,7 @@ export const FailureType = {
   BatchFailed: 'BatchFailed',
   /** An output's URL stopped working (its TTL ran out) before it could be copied. */
   OutputExpired: 'OutputExpired',
-  /**
-   * Not an error: a poll found the operation still running and asks to run again when the platform's
-   * hints say it should be done (retry-as-poll). Logged as benign; never ends a workflow.
-   */
+  /** Not an error: a poll asks to run again when the hints say the operation is done (retry-as-poll); benign. */
   StillRunning: 'StillRunning',
 } as const;
 export type FailureTypeName = (typeof FailureType)[keyof typeof FailureType];

@@ -6,16 +6,14 @@ import { FailureType } from './failures';
 import { budgetLedgerWorkflowId } from '../workflows/budgetLedger/contract';
 import { OPERATIONS, WORKFLOW_TYPES, WORKFLOWS } from '../workflows/operations';
 
-type JsonSchemaFiles = Record<string, unknown>;
-
 const names = (kind: 'queries' | 'signals' | 'updates'): string[] =>
   Object.values<Operation>(OPERATIONS).flatMap((op) =>
     Object.values<{ name: string }>(op[kind] ?? {}).map((d) => d.name),
   );
 
 /** File name → content: `<type>.input.json`, `<type>.result.json` and an `index.json` of the names. */
-export function workflowJsonSchemas(): JsonSchemaFiles {
-  const files: JsonSchemaFiles = {};
+export function workflowJsonSchemas(): Record<string, unknown> {
+  const files: Record<string, unknown> = {};
   for (const type of WORKFLOW_TYPES) {
     const { input, result } = WORKFLOWS[type];
     files[`${type}.input.json`] = z.toJSONSchema(input, { io: 'input', unrepresentable: 'any' });

@@ -1,11 +1,6 @@
-// The book of one member's budget reservations: what the budgetLedger workflow holds and decides.
-// Every admission asks the platform to cover the job's cost plus every reservation still held (and
-// what the jobs admitted just before it took), and the cost is held until the job releases it, so
-// jobs checked together cannot overspend. The book keeps the reservations, the jobs waiting for
-// budget and the requests waiting for a decision in arrival order. A reservation follows its job's
-// chain of runs: a reset or retried run of the job holds it in turn.
-// Pure and deterministic, with no clock of its own: the workflow asks the platform and passes the
-// answer (and its time) in, so the rules are tested without a server (test/budget/ledger-book.test.ts).
+// The book of one member's budget reservations, which the budgetLedger workflow holds and decides by
+// (docs/workflows/budgetGatedJob.md#the-ledger). Pure, with no clock of its own: the workflow passes the
+// platform's answer and its time in, so the rules are tested without a server (test/budget/ledger-book.test.ts).
 import type { z } from 'zod';
 import type {
   BudgetLedgerState,
@@ -92,7 +87,6 @@ export class BudgetLedgerBook<Reply = unknown> {
     this.totals = { ...carried.totals };
   }
 
-  /** The sum of the reservations held. */
   get outstanding(): number {
     return [...this.reservations.values()].reduce((sum, r) => sum + r.cost, 0);
   }
@@ -130,11 +124,7 @@ export class BudgetLedgerBook<Reply = unknown> {
     return this.queued.splice(0, MAX_BATCH);
   }
 
-  /**
-   * A batch's first pass: decides, in order, every request the book can answer alone (one already
-   * held: a repeat, or a reset or retried run of its job; a late duplicate of one released; a free
-   * job). The rest, each once, are left for the platform to check on top of what is held now.
-   */
+  /** Answers, in order, what the book can alone (held, released, free); the rest, once each, go to the platform. */
   answerFromBook(requests: readonly ReservationRequest[]): {
     answers: Map<string, ReserveBudgetResult>;
     check?: BudgetCheck;
@@ -163,10 +153,7 @@ export class BudgetLedgerBook<Reply = unknown> {
     return { answers, check: paid.length > 0 ? { held: this.outstanding, requests: paid } : undefined };
   }
 
-  /**
-   * Holds or refuses each checked request by the platform's answer, in order. Each is reported against
-   * what was held when it was checked (releases may have come in since) plus what the ones before it took.
-   */
+  /** Holds or refuses each request in order, against what was held at the check plus what earlier ones took. */
   admitChecked(check: BudgetCheck, { enough, checkedAt }: BudgetCheckResult): Map<string, ReserveBudgetResult> {
     const answers = new Map<string, ReserveBudgetResult>();
     let taken = check.held;
@@ -200,19 +187,13 @@ export class BudgetLedgerBook<Reply = unknown> {
     return told;
   }
 
-  /**
-   * The reservations held now, and their holders to look up. A holder is its job's current run,
-   * whichever it is (a reset's, a retry's).
-   */
+  /** The reservations held now, and their holders (each job's current run) to look up. */
   holders(): { held: LedgerReservation[]; holders: { workflowId: string }[] } {
     const held = [...this.reservations.values()];
     return { held, holders: held.map((r) => ({ workflowId: r.holderWorkflowId })) };
   }
 
-  /**
-   * Drops the reservations among `held` (from holders()) whose job has ended without releasing them
-   * and that are still held, and returns them.
-   */
+  /** Drops and returns those of `held` still held whose job ended without releasing them. */
   reclaim(held: readonly LedgerReservation[], endedWorkflowIds: ReadonlySet<string>): LedgerReservation[] {
     const stale = held.filter(
       (r) => endedWorkflowIds.has(r.holderWorkflowId) && this.reservations.has(r.reservationId),

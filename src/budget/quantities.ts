@@ -1,7 +1,5 @@
-// What a job consumes, in the units the price table prices (seconds of video, questions, requests,
-// months), and how many times it may be charged that price at most. Pure: the workflow works the
-// quantities out, and only these few numbers (never a batch's requests) go to the activity that prices
-// them with the worker's table.
+// What a job consumes, in the price table's units, and how many times it may be charged at most. Pure: only these
+// few numbers (never a batch's requests) go to the activity that prices them with the worker's table.
 import type { ParsedBudgetJob } from '../workflows/budget/contract';
 import type { DecisionState } from '../platform/schemas/decision';
 import { requestedVideoSeconds } from '../platform/schemas/media';
@@ -44,9 +42,8 @@ export function jobQuantities(job: ParsedBudgetJob) {
 }
 
 /**
- * What a reservation must cover, with why it is more than once (for the cost breakdown). Every other
- * costly call is made at most once (renew and batch create find an earlier attempt's work,
- * src/activities/retries.ts), so only a generation multiplies.
+ * How many charges a reservation covers, and why (for the cost breakdown): every other costly call is made at most
+ * once (docs/retries.md#money-exactly-once), so only a generation multiplies.
  */
 export function chargesAtMost(job: ParsedBudgetJob): { times: number; why?: string } {
   if (job.workflowType !== 'mediaGeneration') return { times: 1 };

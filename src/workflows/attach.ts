@@ -1,6 +1,4 @@
-// What mediaGeneration and batchJob say when the task or batch they were asked to attach to does not
-// exist: the platform's 404 (TASK_NOT_FOUND, BATCH_NOT_FOUND), which the activities report as a
-// non-retryable NotFound, told as what it means for an attach.
+// The activities' NotFound (the platform's TASK_NOT_FOUND, BATCH_NOT_FOUND) told as what it means for an attach.
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
 import { FailureType } from '../api/failures';
 

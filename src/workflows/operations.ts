@@ -1,6 +1,4 @@
-// The service's operations: CONTRACTS below lists them, each by its contract module. The key is the
-// operation's folder under src/workflows (its contract.ts, workflows.ts and starter.ts) and
-// src/activities (its activities.ts, where it has activities of its own). The worker, the client
+// The service's operations, each by its folder under src/workflows and src/activities. The worker, the client
 // package, the starter, the JSON Schemas, the sandbox preload and the docs table all read this list;
 // test/operations.test.ts names any part an operation lacks.
 import type { z } from 'zod';
@@ -24,9 +22,8 @@ export const OPERATIONS = Object.fromEntries(
   Object.entries(CONTRACTS).map(([name, module]) => [name, (module as unknown as Record<string, Operation>)[name]]),
 ) as Operations;
 export type OperationName = keyof Operations;
-type WorkflowsOf<O extends OperationName> = Operations[O]['workflows'];
 /** Every workflow type, with its contract. */
-type Contracts = UnionToIntersection<{ [O in OperationName]: WorkflowsOf<O> }[OperationName]>;
+type Contracts = UnionToIntersection<{ [O in OperationName]: Operations[O]['workflows'] }[OperationName]>;
 type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
 
 export type WorkflowTypeName = Extract<keyof Contracts, string>;
@@ -34,7 +31,6 @@ export type WorkflowTypeName = Extract<keyof Contracts, string>;
 export type InputOf<T extends WorkflowTypeName> = z.input<Contracts[T]['input']>;
 export type ResultOf<T extends WorkflowTypeName> = z.output<Contracts[T]['result']>;
 
-/** Each workflow type's contract, by type name. */
 export const WORKFLOWS = Object.fromEntries(
   Object.values(OPERATIONS).flatMap((op) => Object.entries(op.workflows as Record<string, WorkflowContract>)),
 ) as { [T in WorkflowTypeName]: Contracts[T] };

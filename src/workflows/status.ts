@@ -1,6 +1,5 @@
-// The workflow's business status, for operators: answered by the `status` query (each workflow
-// registers it at its top with `current`), mirrored to the PlatformStatus search attribute only when it
-// changes (never once per poll), and shown as the run's current details in the Web UI.
+// The workflow's business status, for operators: the `status` query's answer (`current`), mirrored to the
+// PlatformStatus search attribute only when it changes (never once per poll), and the run's current details in the UI.
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
 import { SearchAttributes, type WorkflowStatus } from '../api/contract';
@@ -57,10 +56,7 @@ export function trackStatus<S extends string>(
   };
 }
 
-/**
- * A workflow's own progress record, which its progress query answers (`current`): the status tracker's
- * detail is a copy of it, and a patch with a status sets that status too.
- */
+/** A workflow's progress record (its progress query's answer), copied to the status detail; a patch's status is set. */
 export function trackProgress<S extends string, P extends { status?: S }>(
   operation: WorkflowTypeName,
   initial: P & { status: S },
@@ -69,7 +65,6 @@ export function trackProgress<S extends string, P extends { status?: S }>(
   const status = trackStatus<S>(operation, initial.status, attributes);
   let progress: P = initial;
   return {
-    /** The business status: what the `status` query answers (`status.current`). */
     status,
     update(patch: Partial<P>, also?: SearchAttributeUpdatePair[]) {
       progress = { ...progress, ...patch };
@@ -82,9 +77,8 @@ export function trackProgress<S extends string, P extends { status?: S }>(
   };
 }
 
-// The run's "current details" in the Web UI, from what the `status` query answers: kept in the
-// workflow's memory and read through the SDK's metadata query, so it writes no history. The UI shows a
-// short block; a long detail (a prompt, a file list) would bury the status.
+// The run's "current details" in the Web UI (kept in memory, read by the SDK's metadata query: no history). The
+// UI shows a short block; a long detail (a prompt, a file list) would bury the status.
 const MAX_VALUE = 80;
 const MAX_FACTS = 12;
 const MAX_DETAILS = 1_200;

@@ -1,5 +1,4 @@
-// The contract of autoRenew: renew a member's instances that expire within a window, each through
-// the member's budget ledger, never twice for one expiry.
+// The contract of autoRenew: renew a member's instances that expire within a window (docs/workflows/autoRenew.md).
 import { z } from 'zod';
 import { Amount, defineOperation, member, MemberId, workflow } from '../../api/contract';
 import { SUBSCRIPTION_MAX_MONTHS } from '../../platform/schemas/gpu';
@@ -14,7 +13,6 @@ export const AutoRenewInput = z
     memberId: MemberId.regex(/^[^\s:]+$/, { error: 'must have no spaces or colons (it is part of workflow ids)' }),
     /** Renew what expires within this many seconds from the run (72 h = 259200). */
     beforeSeconds: z.number().int().min(60).max(MAX_BEFORE_SECONDS),
-    /** Months each renewal adds. */
     months: z.number().int().gt(0).max(SUBSCRIPTION_MAX_MONTHS).default(1),
     /** Cost of one instance-month in 1/10000 USD; default: the worker's price table (renewInstance.perMonth). */
     costPerMonth: Amount.optional(),
@@ -60,14 +58,9 @@ export const AutoRenewResult = z
   .meta({ title: 'autoRenew result' });
 export type AutoRenewResult = z.infer<typeof AutoRenewResult>;
 
-/** autoRenew's business status. */
-export const AUTO_RENEW_STATUSES = ['PRICING', 'LISTING', 'RENEWING', 'DONE'] as const;
-export type AutoRenewStatus = (typeof AUTO_RENEW_STATUSES)[number];
+export type AutoRenewStatus = 'PRICING' | 'LISTING' | 'RENEWING' | 'DONE';
 
-/**
- * The id of autoRenew's renewal of one instance for one expiry: any run that finds the same instance
- * with the same expiry derives the same id, so two overlapping runs cannot both start it.
- */
+/** One id per instance and expiry, so two overlapping runs cannot both start the renewal. */
 export const autoRenewalWorkflowId = (memberId: string, instanceId: string, endTime: string | number): string =>
   `autoRenew:${memberId}:${instanceId}:${String(endTime)}`;
 

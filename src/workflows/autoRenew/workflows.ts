@@ -1,12 +1,5 @@
-// autoRenew: renews a member's subscription instances that expire within a window, each as a
-// budgetGatedJob (reserved through the member's ledger before the renewal is sent), and never twice
-// for one expiry. Run by a Temporal Schedule (`schedule create autoRenew --member … --before 72h`).
-//
-// Once per expiry, two ways: each renewal's workflow id is derived from the instance and the expiry
-// it saw (autoRenewalWorkflowId), so overlapping runs cannot start the same renewal at once; and the
-// renewal renews only if the instance still expires then (renewInstance's expectedEndTime), so a run
-// that read the list before another run's renewal landed pays nothing. A renewal refused for budget
-// ends Skipped: a later run with budget may start the same id again.
+// autoRenew: renews a member's subscription instances that expire within a window, each as a budgetGatedJob, never
+// twice for one expiry (docs/workflows/autoRenew.md#never-twice-for-one-expiry). Run by a Temporal Schedule.
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import {
   ApplicationFailure,

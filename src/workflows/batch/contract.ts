@@ -22,11 +22,7 @@ import {
   type PlatformReportedStatus,
 } from '../../api/contract';
 
-/**
- * Requests given inline travel in the workflow input and its history: they must stay far below
- * Temporal's 2 MB payload limit. Larger batches are uploaded first (inputFileId) or read by the worker
- * from a file it can reach (inputFileUri).
- */
+/** Inline requests travel in the input and history, far below Temporal's 2 MB limit; larger ones come as files. */
 export const BATCH_INLINE_MAX_BYTES = 512 * 1024;
 
 /** One of the workflow's keys is added (the workflow id), so callers get one fewer. */
@@ -53,7 +49,6 @@ export const BatchPollingOptions = z
   .refine(...notBelow('maxIntervalMs', 'initialIntervalMs'));
 export type ParsedBatchPollingOptions = z.output<typeof BatchPollingOptions>;
 
-/** What following a batch takes, created here or attached. */
 const FollowOptions = {
   /** The completion window, 48 h on the platform; shorter only for tests and demos. */
   windowHours: z.number().gt(0).max(BATCH_WINDOW_HOURS).default(BATCH_WINDOW_HOURS),
@@ -77,10 +72,7 @@ export const BatchJobRequestInput = z
     requests: z.array(BatchInputLine).min(1).optional(),
     /** An input file already uploaded with purpose "batch". */
     inputFileId: z.string().min(1).max(255).optional(),
-    /**
-     * A JSONL file the worker reads and uploads: file:// under the worker's INPUT_FILE_DIR, or an
-     * https URL on a host of FETCH_ALLOWED_HOSTS (checked by the worker, which holds those settings).
-     */
+    /** A JSONL file the worker uploads: file:// under its INPUT_FILE_DIR, or https on FETCH_ALLOWED_HOSTS. */
     inputFileUri: InputFileUri.optional(),
     /** Passed to the platform's batch metadata (OpenAI's bounds: 16 pairs, keys of 64, values of 512). */
     metadata: BatchMetadata.optional(),
@@ -102,10 +94,7 @@ export const BatchJobRequestInput = z
   });
 export type BatchJobRequestInput = z.input<typeof BatchJobRequestInput>;
 
-/**
- * The attach form: follow a batch created elsewhere (its id) to its end and keep its output and error
- * files. Nothing is uploaded or created; the window is timed from the batch's created_at.
- */
+/** The attach form: follow a batch created elsewhere to its end; the window is timed from its created_at. */
 export const BatchAttachInput = z.strictObject({
   attach: z.strictObject({ batchId: PlatformObjectId }),
   ...FollowOptions,
@@ -184,23 +173,15 @@ export const BatchJobResult = z
     windowEndsAt: z.string(),
     endedAt: z.string(),
     polls: z.number().int(),
-    /**
-     * Create attempts: more than one means an ambiguous failure was resolved by looking up the batch.
-     * 0 for an attached batch.
-     */
+    /** Over 1: an ambiguous create was resolved by looking the batch up; 0 for an attached batch. */
     createAttempts: z.number().int(),
   })
   .meta({ title: 'batchJob result' });
 export type BatchJobResult = z.infer<typeof BatchJobResult>;
 
-/**
- * batchJob's business status (the `status` and `batchProgress` queries and the PlatformStatus search
- * attribute): its own steps, and while it follows the batch, the platform's batch status as reported
- * (VALIDATING, PROGRESS, … or one this project does not know yet). It ends on the platform's word for
- * how it ended (CANCELLED, FAILED, and an outcome's: COMPLETED, EXPIRED), set as its own.
- */
-export const BATCH_JOB_STATUSES = ['STARTING', 'ATTACHING', 'UPLOADING', 'CREATING', 'KEEPING_OUTPUTS'] as const;
-export type BatchJobOwnStatus = (typeof BATCH_JOB_STATUSES)[number] | Exclude<BatchStatus, 'VALIDATING' | 'PROGRESS'>;
+/** batchJob's business status: its own steps, the batch's status as reported, and its final one set as its own. */
+type BatchJobStep = 'STARTING' | 'ATTACHING' | 'UPLOADING' | 'CREATING' | 'KEEPING_OUTPUTS';
+export type BatchJobOwnStatus = BatchJobStep | Exclude<BatchStatus, 'VALIDATING' | 'PROGRESS'>;
 export type BatchJobStatus = BatchJobOwnStatus | BatchStatus | PlatformReportedStatus;
 
 export interface BatchProgress {

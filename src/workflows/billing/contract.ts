@@ -3,11 +3,8 @@ import { z } from 'zod';
 import { defineOperation, workflow } from '../../api/contract';
 import { BILL_EARLIEST_START, CYCLE_TYPES, Quota } from '../../platform/schemas/account';
 
-/**
- * A report spans at most about three years: 157 Hour windows, 36 of the others. Without a bound an
- * endTime of 2^53 made the workflow build windows without end (100% CPU, GBs of memory, its task
- * failing for ever, other workflows' tasks starved on the same worker).
- */
+// About three years (157 Hour windows, 36 of the others). Unbounded, an endTime of 2^53 builds windows without end
+// (100% CPU, GBs of memory, other workflows' tasks starved on the same worker).
 export const BILLING_REPORT_MAX_DAYS = 1_096;
 /** 2100-01-01 00:00:00 UTC: no bill list reaches further; bounds startTime and endTime alike. */
 export const BILL_LATEST_TIME = 4_102_444_800;
@@ -78,9 +75,7 @@ export const BillingReportResult = z
   .meta({ title: 'billingReport result' });
 export type BillingReportResult = z.infer<typeof BillingReportResult>;
 
-/** billingReport's business status (the `status` query and the PlatformStatus search attribute). */
-export const BILLING_REPORT_STATUSES = ['FETCHING_BILLS', 'REPORTED'] as const;
-export type BillingReportStatus = (typeof BILLING_REPORT_STATUSES)[number];
+export type BillingReportStatus = 'FETCHING_BILLS' | 'REPORTED';
 
 const day = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString().slice(0, 10);
 

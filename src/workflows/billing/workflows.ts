@@ -10,7 +10,6 @@ import { HOUR_MS, untilAfterStart } from '../retry-policies';
 import { trackStatus } from '../status';
 import { summarized } from '../activity-summary';
 
-/** How long the bill reads are retried through an outage, from the workflow's start. */
 const DEADLINE_MS = 12 * HOUR_MS;
 
 export async function billingReport(rawInput: BillingReportInput): Promise<BillingReportResult> {
@@ -18,7 +17,7 @@ export async function billingReport(rawInput: BillingReportInput): Promise<Billi
   const windows = billWindows(input.cycleType, input.startTime, input.endTime);
   const status = trackStatus<BillingReportStatus>(WorkflowType.billingReport, 'FETCHING_BILLS', {});
   setHandler(statusQuery, () => status.current);
-  // Reads only: retried through any outage until the report's deadline.
+  // Reads only: retried through any outage until the report's deadline, from the workflow's start.
   const platform = proxyActivities<Activities>(
     untilAfterStart(DEADLINE_MS, {
       attemptMs: 10 * 60_000,

@@ -10,11 +10,7 @@ import { EvaluateDecisionInput } from '../decision/contract';
 import { RenewInstanceInput, RestartInstanceInput } from '../instances/contract';
 import { MediaGenerationRequestInput } from '../media/contract';
 
-/**
- * The job a budget-gated run starts as a child workflow: any of the project's job workflows. A
- * mediaGeneration or batchJob job is a request: attaching to existing work sends nothing paid (it was
- * paid where it was submitted), so there is nothing for a budget to admit.
- */
+/** The child job. mediaGeneration and batchJob take a request: attaching pays nothing, so there is nothing to admit. */
 export const BudgetJob = z.discriminatedUnion('workflowType', [
   z.strictObject({ workflowType: z.literal('mediaGeneration'), input: MediaGenerationRequestInput }),
   z.strictObject({ workflowType: z.literal('batchJob'), input: BatchJobRequestInput }),
@@ -30,10 +26,7 @@ export type BudgetJobType = ParsedBudgetJob['workflowType'];
 /** Jobs whose input holds content a gate can judge without `gate.state`. */
 export const GATE_CONTENT_FROM_JOB: readonly BudgetJobType[] = ['mediaGeneration', 'evaluateDecision'];
 
-/**
- * A question about the content, asked of the platform's decision evaluation before anything is
- * submitted. The job runs only when `passOption` gets at least `threshold`.
- */
+/** A question about the content, asked before anything is submitted: the job runs if passOption gets threshold. */
 export const DecisionGate = z
   .strictObject({
     question: z.string().min(1).max(10_000),
@@ -81,8 +74,6 @@ export const BudgetWaitOptions = z
 export type ParsedBudgetWaitOptions = z.output<typeof BudgetWaitOptions>;
 export const DEFAULT_BUDGET_WAIT: ParsedBudgetWaitOptions = BudgetWaitOptions.parse({});
 
-export const ON_INSUFFICIENT = ['fail', 'wait', 'skip'] as const;
-
 export const BudgetGatedJobInput = z
   .strictObject({
     /** The team member whose budget pays (the member owning the worker's API key). */
@@ -90,7 +81,7 @@ export const BudgetGatedJobInput = z
     /** The job's cost in 1/10000 USD; default: priced from the worker's price table (PLATFORM_PRICES). */
     cost: Amount.optional(),
     /** Without enough budget: fail (BudgetExceeded), wait for it, or end as Skipped (a success). */
-    onInsufficient: z.enum(ON_INSUFFICIENT).default('fail'),
+    onInsufficient: z.enum(['fail', 'wait', 'skip']).default('fail'),
     wait: BudgetWaitOptions.optional(),
     job: BudgetJob,
     gate: DecisionGate.optional(),
@@ -132,7 +123,6 @@ export const BudgetAdmission = z.object({
   decision: z.enum(['admitted', 'refused']),
   reservationId: z.string(),
   ledgerWorkflowId: z.string(),
-  /** The job's cost, and where it came from. */
   cost: z.number().int(),
   costSource: z.enum(['input', 'priceTable']),
   /** How the price table arrived at the cost (e.g. "5 s × 1120 (text-to-video)"). */
@@ -197,11 +187,10 @@ export const BUDGET_GATED_JOB_STATUSES = [
 ] as const;
 export type BudgetGatedJobStatus = (typeof BUDGET_GATED_JOB_STATUSES)[number];
 
-/** budgetGatedJob's progress, answered by the budgetJobProgress query. */
 export interface BudgetJobProgress {
   status: BudgetGatedJobStatus;
   memberId: string;
-  onInsufficient: (typeof ON_INSUFFICIENT)[number];
+  onInsufficient: ParsedBudgetGatedJobInput['onInsufficient'];
   cost?: number;
   gateCost?: number;
   reservationId: string;
@@ -225,7 +214,6 @@ export const budget = defineOperation({
     /** The admission, wait, gate and child, as of the last checkpoint. */
     budgetJobProgress: query<BudgetJobProgress>('budgetJobProgress'),
   },
-  // The job re-checks its budget at once (after a top-up, say).
   signals: { recheckBudget: recheckBudgetSignal },
 });
 export const budgetJobProgressQuery = budget.queries.budgetJobProgress;

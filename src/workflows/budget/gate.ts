@@ -1,5 +1,4 @@
-// The decision gate: one question about the job's content, asked of the platform's decision
-// evaluation before the job submits anything. The job runs only if the passing option is likely enough.
+// The decision gate: one question about the job's content, asked of the platform before the job submits anything.
 import { proxyActivities } from '@temporalio/workflow';
 import type { GateVerdict, ParsedBudgetGatedJobInput } from './contract';
 import { invalidInput } from '../../api/failures';

@@ -1,12 +1,9 @@
-// The contract of budgetLedger: one workflow per member that decides budget admissions, holding each
-// admitted job's cost until the job releases it. budgetGatedJob starts it (update-with-start); nobody
-// starts it by hand. Money is in 1/10000 USD, as on the platform.
+// The contract of budgetLedger: one workflow per member that holds each admitted job's cost until the job releases
+// it, started by budgetGatedJob (update-with-start). Money is in 1/10000 USD, as on the platform.
 import { z } from 'zod';
 import { Amount, defineOperation, MemberId, query, signal, update, workflow } from '../../api/contract';
 
-/** budgetLedger's business status: whether it holds any reservation. */
-export const BUDGET_LEDGER_STATUSES = ['IDLE', 'HOLDING'] as const;
-export type BudgetLedgerStatus = (typeof BUDGET_LEDGER_STATUSES)[number];
+export type BudgetLedgerStatus = 'IDLE' | 'HOLDING';
 
 export const LedgerReservation = z.object({
   reservationId: z.string(),
@@ -99,11 +96,8 @@ export const BudgetLedgerState = z
   .meta({ title: 'budgetLedger state' });
 export type BudgetLedgerState = z.infer<typeof BudgetLedgerState>;
 
-// The ledger's batched reservation Update: every reservation request one worker has waiting for a
-// member, sent as one Update. The server keeps at most 10 Updates of a workflow in flight, so with one
-// request per Update a burst queues behind a handful of them, one round trip each (most of the
-// admission latency in the budget-admission benchmark). Each request in it is decided and answered
-// exactly as a reserveBudget Update of its own would be; the batch only carries them.
+// One Update carries every request a worker has waiting for a member: the server keeps at most 10 Updates of a
+// workflow in flight, so one request per Update queues a burst behind them. Each is answered as its own reserveBudget.
 /** Requests in one batched Update, at most: about 230 KB at the longest ids, far below the 2 MB limit. */
 export const MAX_RESERVATIONS_PER_UPDATE = 100;
 
@@ -142,17 +136,11 @@ export const budgetLedger = defineOperation({
     budgetLedgerState: query<BudgetLedgerState>('budgetLedgerState'),
   },
   signals: {
-    /**
-     * Re-check the budget now: to a ledger, every job of the member waiting for budget is told to
-     * re-check; to a budgetGatedJob, that job re-checks.
-     */
+    /** Re-check the budget now: to a ledger, every waiting job of the member; to a budgetGatedJob, that job. */
     recheckBudget: signal('recheckBudget'),
   },
   updates: {
-    /**
-     * Admits a job if the member's budget covers its cost plus every reservation held, then holds the
-     * cost until released. Idempotent per reservationId.
-     */
+    /** Admits a job if the budget covers its cost plus all held, then holds it; idempotent per reservationId. */
     reserveBudget: update<ReserveBudgetResult, [ReserveBudgetRequest]>('reserveBudget'),
     /** Gives a reservation back; releasing one the ledger does not hold answers `released: false`. */
     releaseBudget: update<ReleaseBudgetResult, [ReleaseBudgetRequest]>('releaseBudget'),

@@ -1,9 +1,6 @@
-// budgetLedger: one long-lived workflow per member that admits budget-gated jobs in order. The
-// platform's check-budget-by-cost only checks, so two jobs checked together could both pass and
-// overspend; the member's book (src/budget/ledger-book.ts) holds every admitted cost until its job
-// releases it. This workflow is the wiring: handlers, the platform's check and the holder lookups as
-// activities, signals to waiting jobs, continue-as-new. Requests that arrive together (one
-// reserveBudgetBatch Update from a worker) are decided in one check, in arrival order.
+// budgetLedger: one long-lived workflow per member that admits budget-gated jobs in arrival order
+// (docs/workflows/budgetGatedJob.md#the-ledger). The book (src/budget/ledger-book.ts) decides; this is the wiring:
+// handlers, the platform's check and holder lookups as activities, signals to waiting jobs, continue-as-new.
 import {
   ActivityFailure,
   allHandlersFinished,
@@ -47,11 +44,9 @@ import {
   type ReserveBudgetResult,
 } from './contract';
 
-// The platform's check: a platform down for more than a minute fails the admissions waiting on it
-// (retryably, without ending the ledger, which must stay free to answer releases); the jobs' own
-// reserve activities try again until their deadlines. A local activity, so a batch is taken in,
-// checked and answered in one workflow task instead of three trips through a busy server. Money still
-// moves once: the ledger holds a reservation only from the recorded result, a re-run check only
+// A platform down for over a minute fails the admissions waiting on it, retryably: the ledger stays free to answer
+// releases, and the jobs' reserve activities try again. Local, so a batch is taken in, checked and answered in one
+// workflow task. Money still moves once: a reservation is held only from the recorded result, a re-run check only
 // reads, and the Updates of a task that never completes come again with the same reservationIds.
 const { checkMemberBudget } = proxyLocalActivities<Activities>(forUpTo(60_000, { attemptMs: 30_000 }));
 // Reads of Temporal, every holderCheckSeconds: one that fails for 5 minutes is tried again at the next
@@ -88,9 +83,8 @@ export async function budgetLedger(rawInput: BudgetLedgerInput): Promise<BudgetL
   const input = parseInput(BudgetLedgerInput, rawInput, WorkflowType.budgetLedger);
   const { memberId } = input;
   const book = new BudgetLedgerBook<Reply>(memberId, input);
-  // Work that is no handler but must finish before continue-as-new: batches being decided, signals to
-  // waiting jobs, holder checks. Counted in place: the order of a run's commands follows the promise
-  // chains below, so they keep their shape.
+  // Work that must finish before continue-as-new besides handlers (batches, signals, holder checks), counted in
+  // place: the order of a run's commands follows the promise chains below, so they keep their shape.
   let inFlight = 0;
   const status = trackStatus<BudgetLedgerStatus>(WorkflowType.budgetLedger, book.holding > 0 ? 'HOLDING' : 'IDLE', {
     memberId,
@@ -107,8 +101,7 @@ export async function budgetLedger(rawInput: BudgetLedgerInput): Promise<BudgetL
   setHandler(reserveBudgetUpdate, (request) => admit(ReserveBudgetRequest.parse(request)), {
     validator: (request) => validated(ReserveBudgetRequest, request, 'reserveBudget request'),
   });
-  // The same for every request one worker had waiting: queued in the order sent, each answered on its
-  // own (a failed check fails only the requests it checked).
+  // Each request queued in the order sent and answered on its own (a failed check fails only those it checked).
   setHandler(
     reserveBudgetBatchUpdate,
     async (batch): Promise<ReserveBudgetBatchResult> => ({
@@ -126,7 +119,6 @@ export async function budgetLedger(rawInput: BudgetLedgerInput): Promise<BudgetL
   setHandler(releaseBudgetUpdate, (request) => Promise.resolve(release(ReleaseBudgetRequest.parse(request))), {
     validator: (request) => validated(ReleaseBudgetRequest, request, 'releaseBudget request'),
   });
-  // An operator's word that the budget was topped up: every waiting job re-checks at once.
   setHandler(recheckBudgetSignal, notifyWaiting);
 
   void reclaimStale();
@@ -137,8 +129,6 @@ export async function budgetLedger(rawInput: BudgetLedgerInput): Promise<BudgetL
   // Let admissions, releases, signals and checks in flight finish, so nothing is lost on the way over.
   await condition(() => allHandlersFinished() && inFlight === 0);
   return makeContinueAsNewFunc<typeof budgetLedger>()({ ...input, ...book.carried() });
-
-  // The wiring the handlers and loops above use: the book decides, these talk to the world.
 
   /** Shows what the book holds: the status, and the cost-estimate attribute when the sum changed. */
   function changed(): void {
@@ -162,12 +152,10 @@ export async function budgetLedger(rawInput: BudgetLedgerInput): Promise<BudgetL
     }
   }
 
-  /** Queues a request to be decided in arrival order with the others. */
   function admit(request: ReservationRequest): Promise<ReserveBudgetResult> {
     return new Promise((resolve, reject) => book.queue(request, { resolve, reject }));
   }
 
-  /** Takes queued requests in arrival order, a batch at a time. */
   async function admitInOrder(): Promise<void> {
     for (;;) {
       await condition(() => book.hasQueued);
@@ -215,8 +203,7 @@ export async function budgetLedger(rawInput: BudgetLedgerInput): Promise<BudgetL
     return result;
   }
 
-  // A job that ended without releasing (terminated, say) must not hold budget for ever: now and then,
-  // reservations whose holder has ended are reclaimed.
+  // A job that ended without releasing (terminated, say) must not hold budget for ever.
   async function reclaimStale(): Promise<void> {
     for (;;) {
       await condition(() => book.holding > 0);

@@ -8,10 +8,7 @@ import {
   utf8Length,
 } from '../../platform/schemas/decision';
 
-/**
- * The content travels in the workflow input and in every question's activity input, so it must stay
- * far below Temporal's 2 MB payload limit: put large images behind https URLs instead of data URLs.
- */
+/** The content travels in the input and every question's activity input: far below Temporal's 2 MB limit. */
 export const DECISION_WORKFLOW_MAX_STATE_BYTES = 256 * 1024;
 
 export const DecisionQuestion = z.strictObject({
@@ -70,9 +67,7 @@ export const EvaluateDecisionResult = z
   .meta({ title: 'evaluateDecision result' });
 export type EvaluateDecisionResult = z.infer<typeof EvaluateDecisionResult>;
 
-/** evaluateDecision's business status (the `status` query and the PlatformStatus search attribute). */
-export const EVALUATE_DECISION_STATUSES = ['EVALUATING', 'EVALUATED'] as const;
-export type EvaluateDecisionStatus = (typeof EVALUATE_DECISION_STATUSES)[number];
+export type EvaluateDecisionStatus = 'EVALUATING' | 'EVALUATED';
 
 export const decision = defineOperation({
   workflows: {

@@ -1,14 +1,10 @@
-// The contract of the GPU instance workflows: renew, restart, and the lifecycle (create until running,
-// start until running, stop until exited, delete until removed), each waiting as restartInstance does.
+// The contract of the GPU instance workflows: renew, and create, restart, start, stop or delete, then wait.
 import { z } from 'zod';
 import { count, defineOperation, notBelow, workflow } from '../../api/contract';
 import { CreateInstanceRequest, InstanceId, RenewInstanceRequest } from '../../platform/schemas/gpu';
 
 export const RenewInstanceInput = RenewInstanceRequest.extend({
-  /**
-   * Renew only if the instance still expires at this (Unix seconds, as the platform sent it): a
-   * renewal for one expiry is never paid twice, however many runs ask for it (autoRenew sends it).
-   */
+  /** Renew only if the instance still expires at this (Unix seconds), so one expiry is never paid twice. */
   expectedEndTime: z.union([z.string().max(32), z.number().int()]).optional(),
 }).meta({
   title: 'renewInstance input',
@@ -35,17 +31,14 @@ export type RenewInstanceResult = z.infer<typeof RenewInstanceResult>;
 
 /** How long and how often a workflow waits for an instance's status after acting on it. */
 export const INSTANCE_WAIT_FIELDS = {
-  /** How long to wait for the target status after the request. */
   timeoutSeconds: z.number().int().min(10).max(86_400).default(900),
   /** First gap between two get-instance polls; doubles up to pollMaxSeconds. */
   pollInitialSeconds: z.number().min(0.1).max(300).default(2),
   pollMaxSeconds: z.number().min(0.1).max(3600).default(30),
 };
 
-/** The poll gaps must not shrink. */
 const pollGapsGrow = notBelow('pollMaxSeconds', 'pollInitialSeconds');
 
-/** What waiting for an instance's status saw. */
 export const InstanceWaitResult = z.object({
   instanceId: z.string(),
   /** Every status seen while waiting, in order, without repeats of the same status in a row. */
@@ -71,13 +64,9 @@ const restartInstance = instanceAction('restart', 'Restarts a GPU instance and w
 export const RestartInstanceInput = restartInstance.input;
 export type RestartInstanceInput = z.input<typeof RestartInstanceInput>;
 
-/** renewInstance's business status (the `status` query and the PlatformStatus search attribute). */
-export const RENEW_INSTANCE_STATUSES = ['READING_INSTANCE', 'RENEWING', 'RENEWED', 'EXPIRY_MOVED'] as const;
-export type RenewInstanceStatus = (typeof RENEW_INSTANCE_STATUSES)[number];
+export type RenewInstanceStatus = 'READING_INSTANCE' | 'RENEWING' | 'RENEWED' | 'EXPIRY_MOVED';
 
-/** restartInstance's business status. */
-export const RESTART_INSTANCE_STATUSES = ['RESTARTING', 'WAITING_FOR_RUNNING', 'TIMED_OUT', 'RUNNING'] as const;
-export type RestartInstanceStatus = (typeof RESTART_INSTANCE_STATUSES)[number];
+export type RestartInstanceStatus = 'RESTARTING' | 'WAITING_FOR_RUNNING' | 'TIMED_OUT' | 'RUNNING';
 
 export const CreateInstanceInput = z
   .object({
@@ -98,9 +87,7 @@ export const CreateInstanceResult = InstanceWaitResult.extend({
 }).meta({ title: 'createInstance result' });
 export type CreateInstanceResult = z.infer<typeof CreateInstanceResult>;
 
-/** The lifecycle workflows' business status: acting (the request), waiting, then reached or timed out. */
-export const INSTANCE_LIFECYCLE_STATUSES = ['REQUESTING', 'WAITING', 'TIMED_OUT', 'DONE'] as const;
-export type InstanceLifecycleStatus = (typeof INSTANCE_LIFECYCLE_STATUSES)[number];
+export type InstanceLifecycleStatus = 'REQUESTING' | 'WAITING' | 'TIMED_OUT' | 'DONE';
 
 export const instances = defineOperation({
   workflows: {

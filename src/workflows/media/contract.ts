@@ -1,5 +1,4 @@
-// The contract of mediaGeneration: one v3 async task (image-to-video, text-to-video, or any model of
-// the registry through the "async" form), from submit to outputs kept in the artifact store.
+// The contract of mediaGeneration: one v3 async task, from submit to kept outputs (docs/workflows/mediaGeneration.md).
 import { z } from 'zod';
 import { AsyncBody, MODEL_REGISTRY, ModelName, OUTPUT_KINDS } from '../../platform/models';
 import { ImageToVideoRequest, requestedVideoSeconds, TextToVideoRequest } from '../../platform/schemas/media';
@@ -19,10 +18,7 @@ import {
 export const MEDIA_OPERATIONS = ['image-to-video', 'text-to-video', 'async'] as const;
 export type MediaOperation = (typeof MEDIA_OPERATIONS)[number];
 
-/**
- * Task failure reasons that generating again cannot fix: the input is refused, or the money is short.
- * Any other reason (INTERNAL_ERROR, GENERATION_TIMEOUT, …) is worth another generation.
- */
+/** Failure reasons another generation cannot fix (a refused input, short money); any other is worth one. */
 export const DEFAULT_NON_RETRYABLE_REASONS = [
   'ILLEGAL_PROMPT',
   'ILLEGAL_IMAGE',
@@ -45,17 +41,10 @@ export const PollingOptions = z
   .refine(...notBelow('maxIntervalMs', 'minIntervalMs'));
 export type ParsedPollingOptions = z.output<typeof PollingOptions>;
 
-/**
- * `onAmbiguous`: what to do when a submit attempt may have reached the platform although no task id
- * came back: `fail` (default) never risks a second paid task (AmbiguousSubmission, listing the
- * attempts); `resubmit` submits again, and the result counts the possible duplicates.
- */
 export const SubmissionOptions = z.strictObject({
-  /**
-   * Ambiguous attempts per generation, at most: what a budget reserves for a generation with
-   * onAmbiguous "resubmit". Attempts the platform clearly refused are sent until the deadline.
-   */
+  /** Ambiguous attempts per generation, at most (what a budget reserves); refused ones are sent until the deadline. */
   maxAttempts: z.number().int().min(1).max(20).default(6),
+  /** A submit that may have made a task without its id: `fail` (AmbiguousSubmission) or `resubmit` (a duplicate). */
   onAmbiguous: z.enum(['fail', 'resubmit']).default('fail'),
   /** First wait between attempts refused by the platform (429 waits for Retry-After when given). */
   backoffInitialMs: z.number().int().min(10).max(600_000).default(1_000),
@@ -72,7 +61,6 @@ export const RegenerationOptions = z.strictObject({
     .default([...DEFAULT_NON_RETRYABLE_REASONS]),
 });
 
-/** What following a task takes, submitted here or attached. */
 const FollowOptions = {
   polling: PollingOptions.default(PollingOptions.parse({})),
   /** Overall deadline of the whole generation (all attempts), from the workflow's start. */
@@ -87,11 +75,7 @@ const CommonOptions = {
   regeneration: RegenerationOptions.default(RegenerationOptions.parse({})),
 };
 
-/**
- * Any v3 async model by its registry name (src/platform/model-registry.json): an unknown model is refused
- * unless the registry's pass-through rule takes it, and the body is checked with the model's schema
- * where the registry has one (size and shape bounds always).
- */
+/** Any v3 async model by its name in src/platform/model-registry.json, its body checked by the model's schema. */
 const AsyncModelInput = z
   .strictObject({ operation: z.literal('async'), model: ModelName, request: AsyncBody, ...CommonOptions })
   .superRefine((input, ctx) => {
@@ -114,11 +98,7 @@ export const MediaGenerationRequestInput = z.discriminatedUnion('operation', [
 ]);
 export type MediaGenerationRequestInput = z.input<typeof MediaGenerationRequestInput>;
 
-/**
- * The attach form: follow a task submitted elsewhere (its id) to its end and keep its outputs.
- * Nothing is submitted, so there are no submission or regeneration options: a failed attached task
- * cannot be generated again, its request is not known here.
- */
+/** The attach form: follow a task submitted elsewhere to its end (never generated again: its request is unknown). */
 export const MediaAttachInput = z.strictObject({
   attach: z.strictObject({ taskId: PlatformObjectId }),
   ...FollowOptions,
@@ -254,23 +234,10 @@ const TASK_STATUS_NAMES = {
   TASK_STATUS_FAILED: 'GENERATION_FAILED',
 } as const;
 
-/**
- * The business status (the queries and the PlatformStatus search attribute): its own steps, and the
- * task's status by MEDIA_STATUS_BY_TASK_STATUS, or as the platform wrote it.
- */
-export const MEDIA_GENERATION_STATUSES = [
-  'SUBMITTING',
-  'ATTACHING',
-  'REGENERATING',
-  'SUBMITTED',
-  ...Object.values(TASK_STATUS_NAMES),
-  'KEEPING_OUTPUTS',
-  'SUCCEEDED',
-  'FAILED',
-] as const;
-export type MediaGenerationOwnStatus = (typeof MEDIA_GENERATION_STATUSES)[number];
+/** mediaGeneration's business status: its own steps, and the task's status by our name or as the platform wrote it. */
+type MediaStep = 'SUBMITTING' | 'ATTACHING' | 'REGENERATING' | 'SUBMITTED' | 'KEEPING_OUTPUTS' | 'SUCCEEDED' | 'FAILED';
+export type MediaGenerationOwnStatus = MediaStep | (typeof TASK_STATUS_NAMES)[keyof typeof TASK_STATUS_NAMES];
 export type MediaGenerationStatus = MediaGenerationOwnStatus | PlatformReportedStatus;
-/** The platform's task statuses under names of ours, in mediaGeneration's business status. */
 export const MEDIA_STATUS_BY_TASK_STATUS: Readonly<Record<string, MediaGenerationOwnStatus>> = TASK_STATUS_NAMES;
 
 /** What the `status` query's detail holds for mediaGeneration (the progress bar reads it). */
@@ -292,10 +259,7 @@ export interface MediaProgress {
 /** At most this many outputs per task: a video, its audio and a few images are what tasks give. */
 const MAX_OUTPUTS = 64;
 
-/**
- * A task's end as the webhook receiver (src/webhooks) tells it, boiled down from the platform's
- * callback; the workflow checks it again (anyone who may signal the workflow could send one).
- */
+/** A task's end as the webhook receiver (src/webhooks) tells it; checked again, as anyone may signal. */
 export const TaskCallback = z.strictObject({
   taskId: z.string().min(1).max(256),
   /** The generation whose submit carried the callback URL (from the URL, checked by its token). */
@@ -323,10 +287,7 @@ export const media = defineOperation({
     mediaProgress: query<MediaProgress>('mediaProgress'),
   },
   signals: {
-    /**
-     * The end of the task, told by the platform's callback (sent by the webhook receiver,
-     * src/webhooks): the workflow stops waiting for its next poll. Repeats are ignored.
-     */
+    /** The task's end from the platform's callback (src/webhooks): the wait stops; repeats are ignored. */
     taskCallback: signal<[TaskCallback]>('taskCallback'),
   },
 });

@@ -1,7 +1,6 @@
-// Waiting for a submitted task to end. The poll activity runs again on its own after each poll, as
-// the platform's hints say (retry-as-poll, src/activities/media/poll.ts), and comes back only at
-// checkpoints (status change, end): this loop runs a handful of times per task however
-// many polls are made, and a waiting task holds nothing on the worker.
+// Waiting for a submitted task to end. The poll activity runs again on its own (retry-as-poll,
+// src/activities/media/poll.ts) and comes back only at checkpoints (status change, end), so this loop runs a
+// handful of times per task however many polls are made.
 import { ApplicationFailure, CancellationScope, condition, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { FailureType } from '../../api/failures';
 import { isTerminalTaskStatus } from '../../platform/schemas/media';
@@ -10,14 +9,10 @@ import type { Activities, CallbackFallback, TaskCheckpoint } from '../../activit
 import { pollTimedOut, retryAsPollOptions } from '../retry-policies';
 import { summarized } from '../activity-summary';
 
-/** Ends kept at most; the oldest is dropped first (its task is long past by then). */
+/** Ends kept at most (a run has a few dozen tasks); the oldest is dropped first, its task long past. */
 const MAX_KEPT = 32;
 
-/**
- * The task ends a mediaGeneration has been told by callback (taskCallback signal). A callback may come
- * before the submit that made the task has answered, so ends are kept by task id. Bounded: a run has
- * at most a few dozen tasks (generations × submit attempts), and a repeat of a known end changes nothing.
- */
+/** Task ends told by callback (taskCallback), kept by task id: one may come before its submit answered. */
 export class TaskCallbackInbox {
   private readonly ends = new Map<string, TaskCallback>();
 
@@ -73,11 +68,7 @@ export async function waitForTaskEnd(
   }
 }
 
-/**
- * The next checkpoint: the poll's, or the callback's if it comes first (or came already, even before
- * the submit answered). The losing poll is cancelled, so a callback costs no platform call; a lost
- * callback only means the poll, planned far apart, finds the end.
- */
+/** The poll's checkpoint, or the callback's if it comes first (the poll is then cancelled: no platform call). */
 async function pollOrCallback(
   poll: () => Promise<TaskCheckpoint>,
   taskId: string,

@@ -1,6 +1,5 @@
-// mediaGeneration: one v3 async generation (image-to-video, text-to-video, or any registry model
-// through the "async" form), from submit to kept outputs; or, with `attach`, a task submitted
-// elsewhere followed to its end the same way, with nothing paid sent.
+// mediaGeneration: one v3 async generation, from submit to kept outputs; or, with `attach`, a task submitted
+// elsewhere followed to its end the same way, with nothing paid sent (docs/workflows/mediaGeneration.md).
 import {
   ApplicationFailure,
   metricMeter,
@@ -53,7 +52,6 @@ export async function mediaGeneration(rawInput: MediaGenerationInput): Promise<M
   );
   setHandler(statusQuery, () => progress.status.current);
   setHandler(mediaProgressQuery, () => progress.current);
-  // Task ends told by the platform's callback (webhook receiver); the wait below wakes on them.
   const callbacks = new TaskCallbackInbox();
   setHandler(taskCallbackSignal, (end) => void callbacks.add(end));
   const deadlineAt = workflowInfo().startTime.getTime() + input.deadlineSeconds * 1000;
@@ -61,9 +59,7 @@ export async function mediaGeneration(rawInput: MediaGenerationInput): Promise<M
   const submissions: SubmissionAttempt[] = [];
   const generations: MediaGenerationResult['generations'] = [];
   let polls = 0;
-  // Submits one generation; then its task id goes in the search attributes, with the status the
-  // submit's first look shows in one upsert, or (a callback is expected, or the look failed or saw the
-  // task ended) in two.
+  // Submits one generation; its task id is upserted with the status of the submit's first look when there is one.
   const submit = async (request: ParsedMediaGenerationRequestInput, generation: number) => {
     const submitting = () =>
       progress.update({
@@ -93,9 +89,7 @@ export async function mediaGeneration(rawInput: MediaGenerationInput): Promise<M
     // Every task-result request counts: the submit's look is this task's first poll.
     const pollsBefore = polls + uncountedPolls;
 
-    // 2. Wait for the end, polling by the platform's eta and progress, from the submit's first look;
-    // with a callback URL on the submit, for the callback, polling only as a safety net. An attached
-    // task's first poll is made at once, and a wrong id fails there.
+    // 2. Wait for the end by the platform's hints or its callback; a wrong attached id fails at the first poll.
     let end: TaskCheckpoint;
     try {
       end = await waitForTaskEnd(
@@ -127,8 +121,7 @@ export async function mediaGeneration(rawInput: MediaGenerationInput): Promise<M
     const { status, reason = 'no reason given' } = done;
     generations.push({ generation, taskId, status, reason: done.reason, polls: uncountedPolls + done.polls });
 
-    // 3. A failed task: generate again if the reason is worth it (an attached task's request is not
-    // known here, so it cannot be).
+    // 3. A failed task: generate again if the reason is worth it (never an attached task: its request is unknown).
     if (status !== 'TASK_STATUS_SUCCEED') {
       if (!isAttach(input)) {
         const final = input.regeneration.nonRetryableReasons.includes(reason);
