@@ -90,7 +90,6 @@ export async function upCommand(out: Out): Promise<void> {
     }
     const { address, taskQueue } = loadTemporalSettings();
     stops.push(await startLocalPlatform(out));
-    // The worker the worker process runs, until SIGINT/SIGTERM, then it drains in-flight tasks.
     await runWorker(process.env, { onRunning: () => printBanner(out, { uiUrl, address, taskQueue }) });
     out('Worker stopped; shutting down the rest…');
   } finally {

@@ -47,7 +47,6 @@ export const starter = defineStarter({
   watch: {
     batchJob: defineView({
       query: batchProgressQuery,
-      // The follow activity's newest poll of the same batch, until the batch has an outcome.
       poll: {
         activity: 'pollBatch',
         lay: (progress, { batchId, status, requestCounts, polls }: BatchObservation) =>
