@@ -1,8 +1,5 @@
 #!/usr/bin/env node
-// The starter CLI: `up` runs the local stack (npm start), `emulator` the platform emulator alone;
-// `start`, `attach`, `describe`, `cancel` and `list` drive workflows; `schedule` runs budget-gated jobs on
-// Temporal Schedules, `budget` works a member's ledger, `quotas` shows the shared pace of paid
-// submits. Errors read as sentences, and the exit status says what happened (starter/cli.ts).
+// The starter CLI (docs/starter.md). Errors read as sentences; the exit status says what happened (src/starter/cli.ts).
 import { Command, CommanderError } from 'commander';
 import {
   addRegisterSearchAttributesOption,

@@ -1,6 +1,4 @@
-// What the starter's commands share: a Temporal client configured like the worker (envconfig), how they
-// print, what their exit status means (so scripts can act on it), and the Temporal client's errors as
-// one sentence for a person with their exit status.
+// What the starter's commands share: a client configured like the worker's, exit codes, and errors as sentences.
 import {
   Client,
   Connection,
@@ -18,27 +16,22 @@ import { IdempotencyKeyReusedError } from '../../packages/client/src';
 import { clientConnectionOptions, loadTemporalSettings, type TemporalSettings } from '../config/settings';
 import { startTracing, tracingClientInterceptors } from '../tracing';
 
+/** The exit status, for scripts to act on (docs/starter.md#exit-codes). */
 export const ExitCode = {
   Ok: 0,
-  /** The workflow failed, was cancelled, terminated or timed out. */
   WorkflowFailed: 1,
-  /** Bad command line or workflow input: nothing was started. */
   Usage: 2,
-  /** Temporal could not be reached. */
   Unavailable: 3,
-  /** No such workflow (describe, cancel), schedule, or member ledger. */
   NotFound: 4,
-  /** A workflow with that id is already running, or a schedule with that id exists. */
   AlreadyStarted: 5,
 } as const;
-type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
 /** An error meant for a person: printed as its message alone, with its exit code. */
 export class CliError extends Error {
   override readonly name = 'CliError';
   constructor(
     message: string,
-    readonly exitCode: ExitCodeValue,
+    readonly exitCode: (typeof ExitCode)[keyof typeof ExitCode],
   ) {
     super(message);
   }
@@ -54,10 +47,7 @@ export function failureText(err: Error): string {
   return cause instanceof ApplicationFailure && cause.type ? `${cause.message} [${cause.type}]` : cause.message;
 }
 
-/**
- * An Update sent to a closed workflow: the server answers NOT_FOUND "workflow execution already
- * completed" (for any way of closing), and the client turns that into WorkflowNotFoundError.
- */
+/** An Update to a closed workflow: the server's NOT_FOUND "already completed" reaches us as WorkflowNotFoundError. */
 export function isClosedWorkflow(err: unknown): boolean {
   return err instanceof WorkflowNotFoundError && /already completed/i.test(err.message);
 }
@@ -89,11 +79,9 @@ export function toCliError(err: unknown, workflowId?: string): CliError {
     if (err.cause instanceof TimeoutFailure) return new CliError(`${id} timed out.`, ExitCode.WorkflowFailed);
     return new CliError(`${id} failed: ${failureText(err)}`, ExitCode.WorkflowFailed);
   }
-  if (err instanceof Error) return new CliError(err.message, ExitCode.WorkflowFailed);
-  return new CliError(String(err), ExitCode.WorkflowFailed);
+  return new CliError(err instanceof Error ? err.message : String(err), ExitCode.WorkflowFailed);
 }
 
-/** `promise`, failing with a CliError about `workflowId`. */
 export const orCliError = <T>(promise: Promise<T>, workflowId?: string): Promise<T> =>
   promise.catch((err: unknown) => {
     throw toCliError(err, workflowId);
@@ -116,8 +104,7 @@ export function toScheduleCliError(err: unknown, scheduleId: string, what: { cro
       ExitCode.AlreadyStarted,
     );
   }
-  // The client turns the server's "Invalid schedule spec" into a TypeError; the cron expression is the
-  // only part of the spec the server checks that the starter has not.
+  // The client turns "Invalid schedule spec" into a TypeError; the cron is all the server checks that we do not.
   if (err instanceof TypeError) {
     const flag = what.cron === undefined ? 'The schedule spec' : `--cron "${what.cron}"`;
     return new CliError(`${flag} was refused by Temporal: ${err.message}.`, ExitCode.Usage);
@@ -128,17 +115,14 @@ export function toScheduleCliError(err: unknown, scheduleId: string, what: { cro
   return toCliError(err);
 }
 
-/** Where a command prints what it has to say (stdout). */
 export type Out = (line: string) => void;
 
 /** A table's line: each cell padded to its column's width (a last cell without one as it is). */
 export const tableRow = (widths: number[], cells: unknown[], gap = ' '): string =>
   cells.map((cell, i) => String(cell).padEnd(widths[i] ?? 0)).join(gap);
 
-/** `1 job`, `3 jobs`. */
 export const plural = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
-/** Runs `fn` with a connected client, and closes the connection however `fn` ends. */
 export async function withStarter<T>(
   fn: (starter: { client: Client; settings: TemporalSettings }) => Promise<T>,
 ): Promise<T> {

@@ -1,6 +1,4 @@
-// `start --wait` and `attach --wait`: wait for the result while showing the workflow's progress on
-// stderr, so stdout keeps only the result (its JSON stays pipeable). Each operation's starter.ts says
-// how its workflow types' progress reads (`watch`); the drawing and the waiting are here.
+// `--wait`: the workflow's progress on stderr while waiting, so that stdout keeps only the result (pipeable JSON).
 import type { WorkflowExecutionDescription } from '@temporalio/client';
 import { defaultPayloadConverter, type QueryDefinition } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
@@ -8,15 +6,9 @@ import { isoTime } from '../shared/time';
 
 type PendingActivity = temporal.api.workflow.v1.IPendingActivityInfo;
 
-/** How one workflow type's progress is read and drawn. */
 export interface ProgressView<P, O = never> {
-  /** The workflow's progress query. */
   query: QueryDefinition<P>;
-  /**
-   * The poll activity whose figures, read through describe(), are fresher than the query's (as of the
-   * last checkpoint), and what of an observation to lay over the progress: undefined for one that is
-   * not this progress's (another task, a platform error, a finished run).
-   */
+  /** A poll activity fresher than the query (via describe()); `lay` answers undefined for another task or an error. */
   poll?: { activity: string; lay(progress: P, poll: O): Partial<P> | undefined };
   render(progress: P, now: number): string;
   /** What counts as a change worth a new line where the line is not redrawn in place. */
@@ -28,7 +20,6 @@ export interface ProgressView<P, O = never> {
 /** Types a view by its query and its poll's observation; `watch` holds views of any progress type. */
 export const defineView = <P, O = never>(view: ProgressView<P, O>) => view as ProgressView<unknown>;
 
-/** Where the progress goes: process.stderr, or a fake in tests. */
 export interface ProgressStream {
   write(text: string): unknown;
   isTTY?: boolean;
@@ -64,10 +55,7 @@ export function renderBar(percent: number | undefined, width = 20): string {
   return `[${'#'.repeat(filled)}${'-'.repeat(cells - filled)}]  ${label}`;
 }
 
-/**
- * `progress` with the newest observation of `poll.activity` laid over it, where that is newer than the
- * query's: a pending poll's last "still running" failure's details (retry-as-poll).
- */
+/** `progress` with a newer observation laid over it: a pending poll's last "still running" failure's details. */
 export function withLastPoll<P, O extends { observedAt: number; nextPollAt?: number; polls: number }>(
   progress: P,
   pending: readonly PendingActivity[] | null | undefined,
@@ -93,10 +81,7 @@ export function withLastPoll<P, O extends { observedAt: number; nextPollAt?: num
   return { ...progress, ...laid, observedAt: isoTime(o.observedAt), nextPollAt: isoTime(o.nextPollAt) };
 }
 
-/**
- * Resolves or rejects as `workflow.result()` does. Meanwhile, about every `intervalMs`, asks for the
- * progress and redraws; the countdowns are redrawn on every tick even when the query is slow.
- */
+/** As `workflow.result()`, redrawing every `intervalMs`: countdowns move on every tick even when a query is slow. */
 export async function waitWithProgress<P>(
   workflow: WatchedWorkflow<P>,
   view: ProgressView<P>,
@@ -139,8 +124,7 @@ export async function waitWithProgress<P>(
         show(p);
       })
       .catch(() => {
-        // No worker yet, the workflow closing, or a worker without the query: the progress is only a
-        // convenience and result() reports what matters, so this tick is skipped.
+        // No worker yet, the workflow closing, a worker without the query: result() reports what matters.
       })
       .finally(() => {
         querying = false;
@@ -152,10 +136,9 @@ export async function waitWithProgress<P>(
   try {
     return await workflow.result();
   } finally {
-    // The result (or its failure) is in: no more redraws, and no timer left to keep the process alive.
+    // No timer left to keep the process alive, and whatever is printed next starts on a line of its own.
     stopped = true;
     clearInterval(timer);
-    // Whatever is printed next starts on a line of its own.
     if (drawn) stream.write('\n');
   }
 }

@@ -1,8 +1,5 @@
-// `schedule create`'s timing flags as a Temporal Schedule's spec and policies, checked before anything
-// is sent, and the spec the server answers written back for `schedule list` and `describe`. The server
-// compiles and checks a cron expression itself (and keeps it as calendar ranges, so it is written back
-// as cron here); the check here catches the typos with a message that names the flag. Durations (`30s`,
-// `5m`, `1h30m`, `2d`) count in whole seconds, as the server rounds intervals to the second anyway. Pure.
+// `schedule create`'s timing as a Schedule's spec and policies, and the server's spec as text. The server checks cron
+// itself; the check here names the flag. Durations are whole seconds: the server rounds intervals to the second.
 import {
   ScheduleOverlapPolicy,
   type CalendarSpecDescription,
@@ -92,7 +89,6 @@ function checkCron(expr: string): string {
   return expr.trim();
 }
 
-/** When the schedule runs: exactly one of --cron and --every, with an optional --jitter. */
 export function scheduleSpec(flags: ScheduleFlags): ScheduleSpec {
   if ((flags.cron === undefined) === (flags.every === undefined)) {
     throw new CliError('schedule create needs exactly one of --cron "<expr>" and --every <duration>.', ExitCode.Usage);
@@ -102,7 +98,6 @@ export function scheduleSpec(flags: ScheduleFlags): ScheduleSpec {
   return { intervals: [{ every: parseDuration(flags.every!, '--every') }], jitter };
 }
 
-/** Overlap (default skip: a run due while the previous one still runs is not started) and catch-up window. */
 export function schedulePolicies(flags: ScheduleFlags): NonNullable<ScheduleOptions['policies']> {
   return {
     overlap: overlapPolicy(flags.overlap ?? 'skip'),

@@ -1,6 +1,5 @@
-// Builds a workflow's input from `--input` JSON, `--input-file`, or the flags each operation declares
-// in src/workflows/<operation>/starter.ts (a flag several declare is one option), and checks it with
-// the workflow's own schema, so a typo fails before anything starts.
+// A workflow's input from --input, --input-file or its operation's flags (docs/starter.md), checked with the
+// workflow's own schema so that a typo fails before anything starts.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
@@ -15,21 +14,14 @@ import {
 import { CliError, ExitCode } from './cli';
 import type { ProgressView } from './progress';
 
-/** The parsed command line, as commander names each option (`memberId` for `--member-id`). */
 export interface InputFlags {
   input?: string;
   inputFile?: string;
   [option: string]: string | string[] | boolean | undefined;
 }
 
-/** Top-level input fields a command fills when the input leaves them out (a schedule's runs skip without budget). */
-export type InputDefaults = Record<string, unknown>;
-
-/**
- * A flag's help, keyed by the flag as commander takes it (`--months <n>`): a line, a function where it
- * names the command's default, or `{ repeatable }` when each use adds a value (`--question Q --question R`).
- */
-export type Flag = string | ((defaults: InputDefaults) => string) | { repeatable: string };
+/** A flag's help: a line, a function naming the command's defaults, or `{ repeatable }` when each use adds a value. */
+export type Flag = string | ((defaults: Record<string, unknown>) => string) | { repeatable: string };
 
 /** The name commander gives a flag's option: `memberId` for `--member-id <id>`. */
 type OptionName<F> = F extends `--${infer N} ${string}` ? Camel<N> : F extends `--${infer N}` ? Camel<N> : never;
@@ -42,17 +34,11 @@ type FlagValue<F, H> = H extends { repeatable: string }
 /** The options an operation reads, typed by its own flags. */
 export type FlagsOf<O extends Record<string, Flag>> = { [F in keyof O as OptionName<F>]?: FlagValue<F, O[F]> };
 
-export interface WorkflowFlags<F> {
-  /** The flags in one line, for `start --help` and a refused input. */
-  usage: string;
-  /** `inputFromFlags` builds another type's input from the same flags (a budget-gated job's own). */
-  input(flags: F, inputFromFlags: (type: StartableWorkflowType) => Record<string, unknown>): Record<string, unknown>;
-}
-
 /** What src/workflows/<operation>/starter.ts exports as `starter`. */
 export interface OperationStarter<O extends Record<string, Flag> = Record<string, Flag>> {
   flags: O;
-  inputs: Partial<Record<StartableWorkflowType, WorkflowFlags<FlagsOf<O>>>>;
+  /** Each workflow type's input from the flags, and the flags in one line (`usage`) for `start --help` and errors. */
+  inputs: Partial<Record<StartableWorkflowType, { usage: string; input(flags: FlagsOf<O>): Record<string, unknown> }>>;
   /** How `--wait` shows a workflow type's progress and result, where it has a progress query. */
   watch?: Partial<Record<StartableWorkflowType, ProgressView<unknown>>>;
   /** Command lines, after `npm run starter --`, that `npm start` suggests trying. */
@@ -64,12 +50,10 @@ export const defineStarter = <const O extends Record<string, Flag>>(s: Operation
 
 let starters: Record<string, OperationStarter> | undefined;
 
-/** Each operation's starter.ts, by operation. */
 export function operationStarters(): Record<string, OperationStarter> {
   starters ??= Object.fromEntries(
-    // Every operation that has a workflow type to start (a member's ledger has none).
+    // By folder name, so that adding an operation never edits the starter (a member's ledger starts nothing).
     [...new Set(STARTABLE_WORKFLOW_TYPES.map((type) => OPERATION_OF[type]))].map((op) => {
-      // Loaded by the operation's folder name, so that adding an operation never edits the starter.
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const module = require(path.join(__dirname, '..', 'workflows', op, 'starter')) as { starter: OperationStarter };
       return [op, module.starter];
@@ -105,7 +89,7 @@ export function mergeFlags(byOperation: Record<string, OperationStarter>) {
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 /** The input flags, shared by `start` and `schedule create` (whose runs are built from the same flags). */
-export function addInputOptions(command: Command, defaults: InputDefaults = {}): Command {
+export function addInputOptions(command: Command, defaults: Record<string, unknown> = {}): Command {
   command
     .option('--input <json>', 'the whole input as JSON')
     .option('--input-file <path>', 'the whole input from a JSON file');
@@ -117,25 +101,22 @@ export function addInputOptions(command: Command, defaults: InputDefaults = {}):
   return command;
 }
 
-function workflowFlags(type: StartableWorkflowType): WorkflowFlags<InputFlags> {
+function workflowFlags(type: StartableWorkflowType) {
   const flags = operationStarters()[OPERATION_OF[type]].inputs[type];
   if (flags === undefined) throw new Error(`src/workflows/${OPERATION_OF[type]}/starter.ts has no inputs.${type}.`);
   return flags;
 }
 
-/** A workflow type's flags in one line. */
 export const flagUsage = (type: StartableWorkflowType): string => workflowFlags(type).usage;
 
-/** How `--wait` shows a workflow type's progress, if it has a progress query. */
 export const watchOf = (type: StartableWorkflowType): ProgressView<unknown> | undefined =>
   operationStarters()[OPERATION_OF[type]].watch?.[type];
 
-/** What `npm start` suggests trying, every operation's examples in the list's order. */
 export const starterExamples = (): string[] => Object.values(operationStarters()).flatMap((s) => s.examples ?? []);
 
-function inputFromFlags(type: StartableWorkflowType, flags: InputFlags): Record<string, unknown> {
-  return workflowFlags(type).input(flags, (other) => inputFromFlags(other, flags));
-}
+/** `type`'s input from its flags (a budget-gated job builds its job's input from the same command line). */
+export const inputFromFlags = (type: StartableWorkflowType, flags: InputFlags): Record<string, unknown> =>
+  workflowFlags(type).input(flags);
 
 /** `field` names where the number goes in the input, so the message matches the schema's wording. */
 export function num(value: string | undefined, flag: string, field?: string): number | undefined {
@@ -180,14 +161,11 @@ export function assertWorkflowType(type: string): StartableWorkflowType {
   return type as StartableWorkflowType;
 }
 
-/**
- * The workflow input as it will be sent (defaults are left to the workflow), after checking it.
- * `defaults` fill the top-level fields the input leaves out, from JSON or flags alike.
- */
+/** The checked input as sent (the workflow applies its own defaults); `defaults` fill top-level fields it lacks. */
 export function buildWorkflowInput(
   type: StartableWorkflowType,
   flags: InputFlags,
-  defaults: InputDefaults = {},
+  defaults: Record<string, unknown> = {},
 ): unknown {
   let input: unknown;
   if (flags.input !== undefined) input = parseJson(flags.input, '--input');

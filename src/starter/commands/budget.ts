@@ -1,5 +1,4 @@
-// `budget …`: an operator's view of a member's budget ledger, and what an operator does to it: tell
-// the waiting jobs to re-check (after a top-up), and release a reservation whose job cannot.
+// `budget …`: an operator's view of a member's ledger, its re-check after a top-up, and a release by hand.
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Command } from 'commander';
 import { budgetJobProgressQuery } from '../../workflows/budget/contract';
@@ -13,7 +12,6 @@ import {
 import { WorkflowType } from '../../workflows/operations';
 import { CliError, ExitCode, isClosedWorkflow, orCliError, plural, toCliError, withStarter, type Out } from '../cli';
 
-/** `promise`, failing as a sentence about the member's ledger (which exists once a budget-gated job asked it). */
 const onLedger = <T>(promise: Promise<T>, memberId: string): Promise<T> =>
   promise.catch((err: unknown) => {
     if (err instanceof WorkflowNotFoundError && !isClosedWorkflow(err)) {

@@ -1,6 +1,4 @@
-// `platform-ops emulator`: the platform emulator (packages/emulator) as a standalone process, as its own
-// `platform-ops-emulator` command runs it. Flags win over the EMULATOR_* variables; bad values are a
-// usage error naming the flag or variable and the rule.
+// `platform-ops emulator`: the platform emulator (packages/emulator) alone, as its `platform-ops-emulator` runs it.
 import type { Command } from 'commander';
 import { runEmulatorProcess } from '../../../packages/emulator/src/cli';
 import { EmulatorConfigError, loadEmulatorConfig, type EmulatorFlags } from '../../../packages/emulator/src/config';

@@ -1,6 +1,4 @@
-// `models`: the model registry (src/platform/model-registry.json) as mediaGeneration's "async" form
-// sees it. `quotas`: the platform's quotas of the paid submits and the pace the workers share for each
-// (docs/rate-limits.md), as the quota list and the Temporal server say now.
+// `models`: the model registry (src/platform/model-registry.json). `quotas`: docs/rate-limits.md#seeing-it.
 import type { Command } from 'commander';
 import { quotaTaskQueue } from '../../api/contract';
 import { loadRateLimitSettings } from '../../config/settings';

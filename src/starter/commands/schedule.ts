@@ -1,7 +1,5 @@
-// `schedule …`: Temporal Schedules whose every run is a budgetGatedJob, admitted through its member's
-// ledger like any other (a run without budget ends Skipped by default), or, for `schedule create
-// autoRenew`, the member's one autoRenew schedule (docs/workflows/autoRenew.md). A schedule lives on
-// the server: no process of ours has to stay up.
+// `schedule …`: Temporal Schedules of budget-gated jobs (docs/workflows/schedules.md), or a member's autoRenew
+// schedule (docs/workflows/autoRenew.md). A schedule lives on the server: no process of ours has to stay up.
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { Command } from 'commander';
 import { SearchAttributes } from '../../api/contract';
@@ -33,10 +31,9 @@ interface ScheduleCreateOptions extends InputFlags, ScheduleFlags {
 /** A scheduled run without budget ends Skipped (a success) unless the input says otherwise. */
 const SCHEDULE_INPUT_DEFAULTS = { onInsufficient: 'skip' };
 
-/** autoRenew's default: often enough that a 72 h window never misses an expiry, rare enough to cost a few list calls a day. */
+/** autoRenew's default: a 72 h window never misses an expiry, and it costs only a few list calls a day. */
 const AUTO_RENEW_EVERY = '6h';
 
-/** Runs the command with a client; every schedule error becomes a sentence about `scheduleId`. */
 function withSchedules(scheduleId: string, fn: (client: Client) => Promise<void>): Promise<void> {
   return withStarter(async ({ client }) => {
     await fn(client).catch((err: unknown) => {
@@ -192,10 +189,7 @@ async function createSchedule(id: string, opts: ScheduleCreateOptions, out: Out)
   });
 }
 
-/**
- * Where a run the schedule started stands, in a line: `Completed: reserved …`, `Skipped: reserved 0 (0.0000
- * USD). Member …`, `Running (WAITING_FOR_BUDGET)`, `Failed: no budget [BudgetExceeded]` …
- */
+/** A run's standing: `Completed: reserved …`, `Running (WAITING_FOR_BUDGET)`, `Failed: … [BudgetExceeded]` … */
 export async function runLine(handle: Pick<WorkflowHandle, 'describe' | 'query' | 'result'>): Promise<string> {
   const described = await handle.describe().catch(() => undefined);
   if (!described) return 'no longer found (its history may have been removed)';
@@ -234,11 +228,7 @@ function describeSchedule(scheduleId: string, out: Out): Promise<void> {
     );
     const next = d.info.nextActionTimes.slice(0, 3).map(isoSeconds);
     out(`  next runs:  ${d.state.paused ? '(paused)' : next.length > 0 ? next.join('  ') : 'none'}`);
-    if (d.info.recentActions.length === 0) {
-      out('  recent runs: none yet');
-      return;
-    }
-    out('  recent runs:');
+    out(`  recent runs:${d.info.recentActions.length === 0 ? ' none yet' : ''}`);
     // Each run's outcome is in its own result: fetched together, printed in the order they started.
     const lines = await Promise.all(
       d.info.recentActions.map(({ action: { workflow } }) =>

@@ -1,7 +1,5 @@
-// `start <workflow>`: starts any workflow by name. `attach task <id>` / `attach batch <id>`: follows a
-// task or batch that already exists on the platform (submitted elsewhere) to its end and keeps its
-// outputs, without sending anything paid; attaching to the same id again answers with the run the
-// first attach started (backend.attachTask's key). With `--wait`, both print the result.
+// `start <workflow>`, and `attach task|batch <id>`: follows a task or batch submitted elsewhere, sending nothing paid
+// (docs/starter.md#attach-task-or-batch). With `--wait`, both print the result.
 import type { WorkflowHandle } from '@temporalio/client';
 import type { Command } from 'commander';
 import { attachBatch, attachTask, startWorkflow, WorkflowType, type Started } from '../../../packages/client/src';
@@ -97,7 +95,7 @@ export function addStartCommands(program: Command, out: Out): void {
     });
 }
 
-/** Waits for the run, its live progress on stderr (stdout is for the result), then prints the result and its summary. */
+/** Waits for the run, its progress on stderr, then prints the result and its summary. */
 async function waitAndPrint(
   workflowType: StartableWorkflowType,
   handle: WorkflowHandle,

@@ -1,6 +1,4 @@
-// `npm start`: the whole local stack from one command. A Temporal dev server with its Web UI (unless
-// TEMPORAL_ADDRESS names one), the platform emulator (unless PLATFORM_BASE_URL and PLATFORM_API_KEY
-// name a platform), and the worker. Ctrl-C drains the worker, then stops the rest.
+// `npm start`: the whole local stack from one command (docs/starter.md#up-the-local-stack).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { SEARCH_ATTRIBUTE_DEFINITIONS, SearchAttributes } from '../../api/contract';
@@ -15,17 +13,7 @@ import { starterExamples } from '../workflow-inputs';
 
 type Stop = () => Promise<void>;
 
-interface LocalTemporal {
-  address: string;
-  uiUrl?: string;
-  stop: Stop;
-}
-
-/**
- * The task queue partitions the data in `dbFile` was written with. A new database gets the dev
- * server's one, noted beside it; a database from before that note keeps the server's default, since
- * fewer read partitions would strand the tasks already queued in the others.
- */
+/** One task queue partition for a new database (noted beside it); older data keeps the default: fewer strand tasks. */
 export function partitionsForData(dbFile: string, out: Out): Record<string, number> {
   const note = `${dbFile}.partitions`;
   if (!existsSync(dbFile)) {
@@ -40,7 +28,7 @@ export function partitionsForData(dbFile: string, out: Out): Record<string, numb
   return taskQueuePartitions(SERVER_DEFAULT_PARTITIONS);
 }
 
-async function startLocalTemporal(out: Out): Promise<LocalTemporal> {
+async function startLocalTemporal(out: Out) {
   const { TEMPORAL_DEV_PORT: port, TEMPORAL_DEV_UI_PORT: uiPort } = loadDevServerPorts();
   // SQLite under .data/: workflows survive a restart of `npm start`.
   const dbFile = path.join(findProjectRoot(), '.data', 'temporal.sqlite');
@@ -75,10 +63,7 @@ async function startLocalTemporal(out: Out): Promise<LocalTemporal> {
   }
 }
 
-/**
- * The platform a local stack's worker talks to (`npm start`'s and `npm run cluster`'s): the one
- * PLATFORM_BASE_URL and PLATFORM_API_KEY name, or else the emulator, started in this process.
- */
+/** The platform of `npm start`'s and `npm run cluster`'s worker: PLATFORM_BASE_URL's, else the emulator in-process. */
 export async function startLocalPlatform(out: Out): Promise<Stop> {
   if (process.env.PLATFORM_BASE_URL && process.env.PLATFORM_API_KEY) {
     out(`Using the platform at ${process.env.PLATFORM_BASE_URL}.`);
@@ -105,7 +90,6 @@ export async function upCommand(out: Out): Promise<void> {
     }
     const { address, taskQueue } = loadTemporalSettings();
     stops.push(await startLocalPlatform(out));
-    // The worker the worker process runs, until SIGINT/SIGTERM, then it drains in-flight tasks.
     await runWorker(process.env, { onRunning: () => printBanner(out, { uiUrl, address, taskQueue }) });
     out('Worker stopped; shutting down the rest…');
   } finally {

@@ -1,5 +1,4 @@
-// autoRenew's flags and how they make its input, and its run's result as a line for `schedule describe`. Not
-// workflow-safe: only the starter loads it.
+// autoRenew's flags, and its run's result line for `schedule describe`. Not workflow-safe: only the starter loads it.
 import { parseDuration } from '../../starter/schedule-spec';
 import { defineStarter, num } from '../../starter/workflow-inputs';
 import { AutoRenewResult } from './contract';

@@ -1,6 +1,5 @@
-// batchJob's flags and how they make its input, and how `--wait` shows its progress. --file is checked
-// line by line before anything starts; a large one is read by the worker from the shared disk, since a
-// workflow input must stay far below Temporal's 2 MB limit. Not workflow-safe: only the starter loads it.
+// batchJob's flags and progress. A large --file is read by the worker from the shared disk, since a workflow input
+// must stay far below Temporal's 2 MB limit. Not workflow-safe: only the starter loads it.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BATCH_ENDPOINTS, batchInputProblems, jsonlLines, type BatchEndpoint } from '../../platform/schemas/batches';
@@ -48,7 +47,6 @@ export const starter = defineStarter({
   watch: {
     batchJob: defineView({
       query: batchProgressQuery,
-      // The follow activity's newest poll of the same batch, until the batch has an outcome.
       poll: {
         activity: 'pollBatch',
         lay: (progress, { batchId, status, requestCounts, polls }: BatchObservation) =>
@@ -82,7 +80,6 @@ function batchFileInput(file: string, endpoint: BatchEndpoint): { requests: unkn
     return { requests: jsonlLines(text).map((l) => JSON.parse(l.text) as unknown) };
   }
   const uri = pathToFileURL(path.resolve(file)).href;
-  // The worker reads file:// URIs only inside its INPUT_FILE_DIR (default .data/inputs).
   process.stderr.write(
     `${file} is larger than ${BATCH_INLINE_MAX_BYTES / 1024} KB: the worker will read it from ${uri}, which must be inside the worker's INPUT_FILE_DIR.\n`,
   );
@@ -104,7 +101,6 @@ export function renderBatchProgress(p: BatchProgress, now: number, width?: numbe
   return parts.join('  ');
 }
 
-/** After the result: the outcome, the counts, and where the files were kept. */
 export function renderBatchSummary(result: unknown): string[] {
   const r = result as Partial<BatchJobResult> | undefined;
   if (!r?.outcome || !r.requestCounts) return [];

@@ -1,8 +1,7 @@
-// budgetGatedJob's flags (`start`, `schedule create`): the job's input from --job-input or the job's own
-// flags; then how `--wait` shows its progress and result. Not workflow-safe: only the starter loads it.
+// budgetGatedJob's flags (`start`, `schedule create`) and progress. Not workflow-safe: only the starter loads it.
 import { CliError, ExitCode } from '../../starter/cli';
 import { defineView, formatSeconds } from '../../starter/progress';
-import { defineStarter, num, parseJson } from '../../starter/workflow-inputs';
+import { defineStarter, inputFromFlags, num, parseJson } from '../../starter/workflow-inputs';
 import { usdText } from '../../platform/money';
 import {
   BudgetGatedJobResult,
@@ -34,7 +33,7 @@ export const starter = defineStarter({
         "--member-id ID --job TYPE (--job-input JSON | the job's own flags) [--cost N] " +
         '[--on-insufficient fail|wait|skip] [--budget-wait-seconds N] [--budget-wait-then fail|skip] ' +
         '[--gate-question Q --gate-threshold P [--gate-pass-option O] [--gate-kind K] [--gate-options a,b]]',
-      input: (f, inputFromFlags) => {
+      input: (f) => {
         const workflowType = budgetJobType(f.job);
         const waitTimeout = num(f.budgetWaitSeconds, '--budget-wait-seconds', 'wait.timeoutSeconds');
         return {
@@ -47,7 +46,7 @@ export const starter = defineStarter({
               : undefined,
           job: {
             workflowType,
-            input: f.jobInput !== undefined ? parseJson(f.jobInput, '--job-input') : inputFromFlags(workflowType),
+            input: f.jobInput !== undefined ? parseJson(f.jobInput, '--job-input') : inputFromFlags(workflowType, f),
           },
           gate:
             f.gateQuestion === undefined
@@ -95,10 +94,7 @@ export function formatAmount(amount: number): string {
   return `${amount} (${usdText(amount)} USD)`;
 }
 
-/**
- * E.g. `WAITING_FOR_BUDGET  cost 1000 (0.1000 USD)  checks 3  others hold 5600  wait ends in 9m58s`.
- * The countdown is to the wait's deadline (on the worker's clock), shown only while waiting.
- */
+/** E.g. `WAITING_FOR_BUDGET  cost 1000 (0.1000 USD)  checks 3  others hold 5600  wait ends in 9m58s` (worker clock). */
 export function renderBudgetJobProgress(p: BudgetJobProgress, now: number): string {
   const parts: string[] = [p.outcome ?? p.status];
   if (p.cost !== undefined) parts.push(`cost ${formatAmount(p.cost)}`);
@@ -114,10 +110,7 @@ export function renderBudgetJobProgress(p: BudgetJobProgress, now: number): stri
   return parts.join('  ');
 }
 
-/**
- * After the result: `Completed: reserved 5600 (0.5600 USD), job mediaGeneration as workflow x/mediaGeneration.`,
- * or the outcome and its reason. Undefined for anything but a budgetGatedJob result.
- */
+/** `Completed: reserved 5600 (0.5600 USD), job … as workflow ….` (or another outcome, with its reason). */
 export function renderBudgetJobSummary(result: unknown): string | undefined {
   const parsed = BudgetGatedJobResult.safeParse(result);
   if (!parsed.success) return undefined;

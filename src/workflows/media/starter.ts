@@ -1,5 +1,4 @@
-// `start mediaGeneration`'s flags and how they make its input, and how `--wait` shows its progress and
-// outputs. Not workflow-safe (it reads --body from disk): only the starter loads it.
+// mediaGeneration's flags, progress and outputs. Not workflow-safe (it reads --body): only the starter loads it.
 import { CliError, ExitCode } from '../../starter/cli';
 import { defineView, formatSeconds, renderBar } from '../../starter/progress';
 import { defineStarter, num, parseJson, readText, type FlagsOf } from '../../starter/workflow-inputs';
@@ -29,7 +28,6 @@ const flags = {
   '--on-ambiguous <what>': 'media: fail (default) or resubmit when a submit may have created a task',
   '--member-id <id>': 'the team member whose budget pays',
 } as const;
-type Flags = FlagsOf<typeof flags>;
 
 export const starter = defineStarter({
   flags,
@@ -91,7 +89,7 @@ export const starter = defineStarter({
 });
 
 /** `--model` with its body: from `--body request.json`, or `{prompt}` from `--prompt`. */
-function asyncModelInput(f: Flags): Record<string, unknown> {
+function asyncModelInput(f: FlagsOf<typeof flags>): Record<string, unknown> {
   if (f.model === undefined) {
     throw new CliError('--operation async needs --model <name> (see `models`).', ExitCode.Usage);
   }
@@ -119,10 +117,7 @@ function startImage(images: string[] | undefined): string | undefined {
   return images?.[0];
 }
 
-/**
- * Checked here rather than by the schema: `operation` picks the schema's branch, and a wrong one only
- * reads "has an invalid shape". Without --operation, a start image means image-to-video.
- */
+/** Checked here, not by the schema: `operation` picks the schema's branch, and a wrong one reads "invalid shape". */
 function mediaOperation(operation: string | undefined, image: string | undefined): string {
   if (operation === undefined) return image !== undefined ? 'image-to-video' : 'text-to-video';
   // "async" never gets here: it goes with --model (asyncModelInput).
@@ -151,10 +146,7 @@ function etaLeft(p: MediaProgress, now: number): number | undefined {
   return Math.max(0, p.eta - (observedAt === undefined ? 0 : Math.max(0, (now - observedAt) / 1000)));
 }
 
-/**
- * E.g. `PROCESSING  [##########----------]  52%  eta 12s  polls 4  next poll in 3s  task abc`.
- * `width` is the bar's width in cells (0 leaves the bar out).
- */
+/** E.g. `PROCESSING  [####------]  52%  eta 12s  polls 4  next poll in 3s  task abc`; a `width` of 0 leaves no bar. */
 export function renderMediaProgress(p: MediaProgress, now: number, width?: number): string {
   const status = p.status ?? 'STARTING';
   const final = FINAL_MEDIA_STATUSES.includes(status);
@@ -177,10 +169,7 @@ export function renderMediaProgress(p: MediaProgress, now: number, width?: numbe
   return parts.join('  ');
 }
 
-/**
- * Where the outputs are now: lines such as `  video  s3://bucket/key.mp4  (1234 bytes, sha256 0123456789ab)`.
- * Empty when the result is not a mediaGeneration result (a newer or older worker): the JSON says it all.
- */
+/** Lines such as `  video  s3://b/k.mp4  (1234 bytes, sha256 0123456789ab)`; none for another worker's result. */
 export function renderMediaSummary(result: unknown): string[] {
   const parsed = MediaGenerationResult.safeParse(result);
   if (!parsed.success) return [];
