@@ -33,8 +33,6 @@ import {
   addRegisterSearchAttributesOption,
   ensureSearchAttributes,
   isLocalAddress,
-  type RegisterOption,
-  withRegisterOption,
 } from './namespace/search-attributes';
 import { PlatformClient } from './platform-client/client';
 import { checkFirstCall } from './platform-client/config';
@@ -278,17 +276,20 @@ export async function runWorker(
   }
 }
 
-/** `--[no-]register-search-attributes` on the command line wins over WORKER_REGISTER_SEARCH_ATTRIBUTES. */
-export function workerEnvFromArgs(argv: string[], env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const opts = addRegisterSearchAttributesOption(new Command('worker'))
-    .parse(argv, { from: 'user' })
-    .opts<RegisterOption>();
-  return withRegisterOption(env, opts);
+/** A program's entry: ends the process, with `what` and the error's message on stderr and status 1 if it fails. */
+export function runMain(what: string, main: () => Promise<unknown>): void {
+  main().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error(`${what}: ${err instanceof Error ? err.message : String(err)}`);
+      process.exit(1);
+    },
+  );
 }
 
 if (require.main === module) {
-  runWorker(workerEnvFromArgs(process.argv.slice(2), process.env)).catch((err: unknown) => {
-    console.error(`Worker stopped: ${err instanceof Error ? err.message : String(err)}`);
-    process.exit(1);
-  });
+  const command = addRegisterSearchAttributesOption(new Command('worker'), (env) =>
+    runWorker({ ...process.env, ...env }),
+  );
+  runMain('Worker stopped', () => command.parseAsync());
 }

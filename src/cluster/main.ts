@@ -6,6 +6,7 @@ import { printBanner, startLocalPlatform } from '../starter/commands/up';
 import { startCluster } from './cluster';
 import { DEFAULT_SERVER_PORTS, loadClusterSettings } from './server-config';
 import { startWorkerPool } from './workers';
+import { runMain } from '../worker';
 
 const out = (line: string): void => void process.stdout.write(`${line}\n`);
 
@@ -80,10 +81,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(`The cluster stopped: ${err instanceof Error ? err.message : String(err)}`);
-    process.exit(1);
-  },
-);
+runMain('The cluster stopped', main);

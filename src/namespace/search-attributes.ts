@@ -117,22 +117,20 @@ export function isLocalAddress(address: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\./.test(host);
 }
 
-// The `--[no-]register-search-attributes` option of the worker and of `npm start`: one definition,
-// turned into WORKER_REGISTER_SEARCH_ATTRIBUTES, which the worker's settings read.
-export interface RegisterOption {
-  registerSearchAttributes?: boolean;
-}
-
-export function addRegisterSearchAttributesOption(command: Command): Command {
+/**
+ * `--[no-]register-search-attributes` of the worker and of `npm start up`: `action` gets it as
+ * WORKER_REGISTER_SEARCH_ATTRIBUTES, which the worker's settings read (an empty environment when not given).
+ */
+export function addRegisterSearchAttributesOption(
+  command: Command,
+  action: (env: NodeJS.ProcessEnv) => void | Promise<void>,
+): Command {
   // With both forms defined, commander leaves the value undefined unless one is given: the default
   // then depends on where the server is (see WORKER_REGISTER_SEARCH_ATTRIBUTES).
   return command
     .option('--register-search-attributes', 'add search attributes the namespace lacks (default: on a local server)')
-    .option('--no-register-search-attributes', 'refuse to start when the namespace lacks one');
-}
-
-/** The environment with the option applied (unchanged when it was not given). */
-export function withRegisterOption(env: NodeJS.ProcessEnv, opts: RegisterOption): NodeJS.ProcessEnv {
-  if (opts.registerSearchAttributes === undefined) return env;
-  return { ...env, WORKER_REGISTER_SEARCH_ATTRIBUTES: String(opts.registerSearchAttributes) };
+    .option('--no-register-search-attributes', 'refuse to start when the namespace lacks one')
+    .action(({ registerSearchAttributes: register }: { registerSearchAttributes?: boolean }) =>
+      action(register === undefined ? {} : { WORKER_REGISTER_SEARCH_ATTRIBUTES: String(register) }),
+    );
 }

@@ -9,7 +9,7 @@ import {
   loadWebhookSettings,
   loadWorkerSettings,
 } from '../config/settings';
-import { installRuntime } from '../worker';
+import { installRuntime, runMain } from '../worker';
 import { serveCallbacks } from './receiver';
 
 export async function runReceiver(env: NodeJS.ProcessEnv = process.env): Promise<void> {
@@ -37,12 +37,4 @@ export async function runReceiver(env: NodeJS.ProcessEnv = process.env): Promise
   await Runtime.instance().shutdown();
 }
 
-if (require.main === module) {
-  runReceiver().then(
-    () => process.exit(0),
-    (err: unknown) => {
-      console.error(`Webhook receiver stopped: ${err instanceof Error ? err.message : String(err)}`);
-      process.exit(1);
-    },
-  );
-}
+if (require.main === module) runMain('Webhook receiver stopped', runReceiver);
