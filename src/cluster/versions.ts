@@ -1,7 +1,6 @@
-// The pinned versions of the production topology (`npm run cluster`, docker-compose.yml and the
-// cluster test suite all use these; test/deploy/compose.test.ts keeps the Compose file on them), and
-// the cluster's Go programs built from them, cached under `.temporal/` like the CLI. The server and
-// the UI server are both called `server`, so each release has a folder of its own.
+// The pinned versions of the production topology (test/deploy/compose.test.ts keeps docker-compose.yml on them),
+// and the cluster's Go programs built from them under `.temporal/`, each release in a folder of its own (the
+// server and the UI server are both called `server`).
 import * as path from 'path';
 import { findProjectRoot, goInstallWithLock } from '../devserver/find-temporal-cli';
 
