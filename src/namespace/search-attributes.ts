@@ -1,8 +1,6 @@
-// The worker's check of its namespace at start. A namespace that lacks one of the service's search
-// attributes does not stop a worker from polling, but every workflow that sets the attribute then
-// fails its workflow task over and over (BadSearchAttributes … no mapping defined), silently stuck.
-// So the worker registers what is missing where it may, and otherwise refuses to start, naming
-// every missing attribute and the command that adds it.
+// The worker's check of its namespace at start. A missing search attribute does not stop a worker from polling,
+// but every workflow that sets it then fails its workflow task over and over (BadSearchAttributes … no mapping
+// defined). So the worker registers what is missing where it may, else refuses to start, naming the command.
 import { isGrpcServiceError, type Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { Command } from 'commander';
@@ -41,7 +39,6 @@ interface SearchAttributeCheck {
   namespace: string;
   /** For the command in the error message. */
   address: string;
-  /** Add missing attributes instead of refusing to start. */
   register: boolean;
   log: (msg: string) => void;
   /** Waits for a registration to reach the server's caches (a test passes a no-op). */
