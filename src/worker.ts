@@ -45,10 +45,7 @@ import { callbackUrls, type CallbackUrls } from './webhooks/token';
 
 export interface PlatformWorkerOptions {
   connection: NativeConnection;
-  /**
-   * A client on a connection of its own, for activities that wait on a budget ledger's Updates: on the
-   * worker's own connection, many such waits could crowd out the polls the ledger needs to answer them.
-   */
+  /** On a connection of its own: on the worker's, many waits on a ledger's Updates could crowd out its polls. */
   client: Client;
   namespace: string;
   taskQueue: string;

@@ -1,6 +1,5 @@
-// `npm run cluster`: the production topology on this machine, with no Docker. PostgreSQL, the
-// Temporal server on it, its Web UI, the platform emulator (unless PLATFORM_* name a platform) and
-// CLUSTER_WORKERS worker processes. Ctrl-C drains the workers, then stops the rest.
+// `npm run cluster`: the production topology on this machine, with no Docker (docs/cluster.md). Ctrl-C drains the
+// workers, then stops the rest.
 import { loadTemporalSettings } from '../config/settings';
 import { printBanner, startLocalPlatform } from '../starter/commands/up';
 import { startCluster } from './cluster';
