@@ -1,6 +1,5 @@
-// `npm run webhooks`: the webhook receiver as a process of its own, for when the worker should not
-// take traffic from the internet. Reads WEBHOOK_LISTEN and WEBHOOK_SECRET, the Temporal connection
-// settings, and METRICS_PORT for its counters (docs/configuration.md#webhooks).
+// `npm run webhooks`: the webhook receiver as a process of its own, for when the worker should not take traffic
+// from the internet (docs/configuration.md#webhooks).
 import { Client, Connection } from '@temporalio/client';
 import { Runtime } from '@temporalio/worker';
 import {
