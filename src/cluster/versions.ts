@@ -4,10 +4,7 @@
 import * as path from 'path';
 import { findProjectRoot, goInstallWithLock } from '../devserver/find-temporal-cli';
 
-/**
- * Temporal server and its SQL schema tool. v1.32.1 is the newest release that builds with the Go
- * (1.26.8) these machines have: later patch releases ask for Go 1.26.10.
- */
+/** The server and its SQL tool: the newest release that builds with these machines' Go 1.26.8 (later need 1.26.10). */
 export const TEMPORAL_SERVER_VERSION = '1.32.1';
 
 /** The Temporal Web UI server, the release that goes with server 1.32. */

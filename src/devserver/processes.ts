@@ -107,10 +107,7 @@ export function startManagedProcess(opts: ManagedProcessOptions) {
     /** The last lines of output, for error messages. */
     tail,
     stop,
-    /**
-     * Polls `probe` until it resolves; if the process exits first or time runs out, stops it and throws
-     * with the last lines of output or the probe's last error.
-     */
+    /** Polls `probe` until it resolves; on an exit or a timeout, stops the process and throws with the cause. */
     async ready(probe: () => Promise<unknown>, timeoutMs: number): Promise<void> {
       const deadline = Date.now() + timeoutMs;
       const exitedEarly = exited.then(() => 'exited');

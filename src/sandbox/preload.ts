@@ -30,10 +30,7 @@ function keepWritable(re: RegExp): void {
   });
 }
 
-/**
- * Reads every own and inherited property of every object reachable from `root`, and keeps every
- * RegExp among them writable; returns how many objects.
- */
+/** Reads every property of every object reachable from `root`, keeping each RegExp writable; returns the count. */
 function materialize(root: unknown): number {
   const seen = new Set<object>();
   const stack: unknown[] = [root];

@@ -35,10 +35,7 @@ export function tracesExporterName(env: NodeJS.ProcessEnv): (typeof EXPORTERS)[n
   return env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? 'otlp' : undefined;
 }
 
-/**
- * Registers a global tracer provider when the environment asks for tracing. The OTLP exporter reads its endpoint,
- * headers and timeout from the process environment itself (OTEL_EXPORTER_OTLP_*).
- */
+/** A global tracer provider when the environment asks for one; the OTLP exporter reads OTEL_EXPORTER_OTLP_* itself. */
 export function startTracing(env: NodeJS.ProcessEnv, defaultServiceName: string) {
   const name = tracesExporterName(env);
   if (!name) return undefined;

@@ -131,9 +131,8 @@ const Address = z.strictObject({
 const FLOOD_RETRY_AFTER_S = 10;
 
 /**
- * Starts the receiver when WEBHOOK_LISTEN is set (else undefined); `client` signals the workflows of the tokens'
- * namespace. Counters go to the process's Runtime meter (METRICS_PORT); our own failures to its logger, never with
- * the token.
+ * Starts the receiver when WEBHOOK_LISTEN is set; `client` signals the tokens' namespace. Counters go to the Runtime
+ * meter (METRICS_PORT), our own failures to its logger, never with the token.
  */
 export async function serveCallbacks(settings: WebhookSettings, client: Client, namespace: string) {
   if (!settings.WEBHOOK_LISTEN || !settings.WEBHOOK_SECRET) return undefined;
