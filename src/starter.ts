@@ -1,11 +1,7 @@
 #!/usr/bin/env node
 // The starter CLI (docs/starter.md). Errors read as sentences; the exit status says what happened (src/starter/cli.ts).
 import { Command, CommanderError } from 'commander';
-import {
-  addRegisterSearchAttributesOption,
-  type RegisterOption,
-  withRegisterOption,
-} from './namespace/search-attributes';
+import { addRegisterSearchAttributesOption } from './namespace/search-attributes';
 import { addBudgetCommands } from './starter/commands/budget';
 import { addEmulatorCommand } from './starter/commands/emulator';
 import { addInspectCommands } from './starter/commands/inspect';
@@ -24,10 +20,11 @@ export function buildProgram(): Command {
     .showHelpAfterError();
   addRegisterSearchAttributesOption(
     program.command('up').description('run the local stack: Temporal dev server + Web UI, emulator, worker'),
-  ).action((opts: RegisterOption) => {
-    Object.assign(process.env, withRegisterOption({}, opts));
-    return upCommand(out);
-  });
+    (env) => {
+      Object.assign(process.env, env);
+      return upCommand(out);
+    },
+  );
   addEmulatorCommand(program, out);
   addStartCommands(program, out);
   addInspectCommands(program, out);

@@ -33,8 +33,6 @@ import {
   addRegisterSearchAttributesOption,
   ensureSearchAttributes,
   isLocalAddress,
-  type RegisterOption,
-  withRegisterOption,
 } from './namespace/search-attributes';
 import { PlatformClient } from './platform-client/client';
 import { checkFirstCall } from './platform-client/config';
@@ -47,10 +45,7 @@ import { callbackUrls, type CallbackUrls } from './webhooks/token';
 
 export interface PlatformWorkerOptions {
   connection: NativeConnection;
-  /**
-   * A client on a connection of its own, for activities that wait on a budget ledger's Updates: on the
-   * worker's own connection, many such waits could crowd out the polls the ledger needs to answer them.
-   */
+  /** On a connection of its own: on the worker's, many waits on a ledger's Updates could crowd out its polls. */
   client: Client;
   namespace: string;
   taskQueue: string;
@@ -70,17 +65,13 @@ export interface PlatformWorkerOptions {
   tracing?: Tracing;
 }
 
-/**
- * How the workflow code is bundled. zod and the schemas built with it are stateless, so they are
- * loaded once per reusable V8 context instead of once per workflow (src/sandbox/preload.ts).
- */
+/** zod and the schemas built with it are stateless: loaded once per reusable V8 context (src/sandbox/preload.ts). */
 export const WORKFLOW_BUNDLER_OPTIONS = { preloadModules: ['zod', require.resolve('./sandbox/preload')] };
 
 /**
- * The bundle's entry: every operation's workflows.ts and any `extra` modules, written beside the
- * workflows so the bundler resolves the packages it adds. `npm run build` writes the service's own (a
- * read-only deployment never writes one); one written at run time is named by its content and moved
- * into place whole, so workers starting at once never read a half-written one.
+ * The bundle's entry (every operation's workflows.ts and `extra`), beside the workflows so the bundler resolves
+ * their packages. `npm run build` writes the service's own; one written at run time is named by its content and
+ * moved into place whole, so workers starting at once never read a half-written one.
  */
 export function workflowsEntry(extra: string[] = []): string {
   const dir = path.join(__dirname, 'workflows');
@@ -95,10 +86,7 @@ export function workflowsEntry(extra: string[] = []): string {
   return file;
 }
 
-/**
- * The worker of the task queue, and one per quota task queue for the paced submits (src/ratelimit),
- * whose shared limits it reads from the quota list and keeps in step with the other workers.
- */
+/** The worker of the task queue, and one per quota task queue for the paced submits (src/ratelimit). */
 export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise<WorkerGroup> {
   const { env = process.env, platform } = opts;
   const s = loadWorkerSettings(env);
@@ -158,10 +146,7 @@ export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise
   }
 }
 
-/**
- * The quota workers run paced submits only, by design: the SDK's warning that they have no workflows
- * (as worded in @temporalio/worker 1.24) is said at INFO, else every start warns once per quota.
- */
+/** Quota workers have no workflows by design: the SDK's warning of it (@temporalio/worker 1.24) is said at INFO. */
 function logLevelOf({ level, message, meta }: LogEntry): LogEntry['level'] {
   const quotaWorker = typeof meta?.taskQueue === 'string' && isQuotaTaskQueue(meta.taskQueue);
   return quotaWorker && level === 'WARN' && message === 'No workflows registered, not polling for workflow tasks'
@@ -172,8 +157,8 @@ function logLevelOf({ level, message, meta }: LogEntry): LogEntry['level'] {
 let runtimeInstalled = false;
 
 /**
- * Structured JSON logs through the Temporal Runtime logger, and Prometheus metrics when asked. Once a
- * process: `up` installs it before its fallback dev server would instantiate the SDK's default one.
+ * JSON logs through the Temporal Runtime logger, and Prometheus metrics when asked. Once a process: `up` installs
+ * it before its fallback dev server would instantiate the SDK's default one.
  */
 export function installRuntime(settings: WorkerSettings): void {
   if (runtimeInstalled) return;
@@ -199,9 +184,8 @@ export function installRuntime(settings: WorkerSettings): void {
 }
 
 /**
- * Runs the worker until SIGINT or SIGTERM, then drains in-flight work (the SDK's shutdown signals).
- * `workflowBundle` replaces the bundle of src/workflows (the benchmark's worker adds its floor
- * workflow); `onRunning` is told once the worker polls.
+ * Runs the worker until SIGINT or SIGTERM, then drains in-flight work. `workflowBundle` replaces the bundle of
+ * src/workflows (the benchmark's worker adds its floor workflow); `onRunning` is told once the worker polls.
  */
 export async function runWorker(
   env: NodeJS.ProcessEnv = process.env,
@@ -225,8 +209,7 @@ export async function runWorker(
     // A traced activity's Updates to a budget ledger carry its trace on.
     const interceptors = tracing ? tracingClientInterceptors() : undefined;
     const client = new Client({ connection: clientConnection, namespace: temporal.namespace, interceptors });
-    // Every search attribute the workflows set, before any is polled: registered where allowed (by
-    // default only on a server on this machine), else a message naming them and the command that adds them.
+    // Before any task is polled: a missing attribute leaves every workflow that sets it stuck.
     await ensureSearchAttributes({
       connection: clientConnection,
       namespace: temporal.namespace,
@@ -278,17 +261,20 @@ export async function runWorker(
   }
 }
 
-/** `--[no-]register-search-attributes` on the command line wins over WORKER_REGISTER_SEARCH_ATTRIBUTES. */
-export function workerEnvFromArgs(argv: string[], env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const opts = addRegisterSearchAttributesOption(new Command('worker'))
-    .parse(argv, { from: 'user' })
-    .opts<RegisterOption>();
-  return withRegisterOption(env, opts);
+/** A program's entry: ends the process, with `what` and the error's message on stderr and status 1 if it fails. */
+export function runMain(what: string, main: () => Promise<unknown>): void {
+  main().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error(`${what}: ${err instanceof Error ? err.message : String(err)}`);
+      process.exit(1);
+    },
+  );
 }
 
 if (require.main === module) {
-  runWorker(workerEnvFromArgs(process.argv.slice(2), process.env)).catch((err: unknown) => {
-    console.error(`Worker stopped: ${err instanceof Error ? err.message : String(err)}`);
-    process.exit(1);
-  });
+  const command = addRegisterSearchAttributesOption(new Command('worker'), (env) =>
+    runWorker({ ...process.env, ...env }),
+  );
+  runMain('Worker stopped', () => command.parseAsync());
 }

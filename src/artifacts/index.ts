@@ -1,5 +1,5 @@
-// Where outputs are kept: the store's interface (a local folder today; an object store such as S3 or
-// GCS could replace it without touching the activities), its keys, and the local-folder store.
+// Where outputs are kept: the store's interface (an object store could replace the local folder without touching
+// the activities), its keys, and the local-folder store.
 import { createHash, randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
@@ -29,10 +29,7 @@ export class InvalidArtifactKeyError extends Error {
   }
 }
 
-/**
- * Checks a key and returns its segments. Keys become file paths (and object names later), so anything
- * that could climb out of the store's root or mean different things on different systems is refused.
- */
+/** A key's segments: anything that could climb out of the root or differ between systems is refused. */
 export function artifactKeySegments(key: string): string[] {
   const refuse = (rule: string): never => {
     throw new InvalidArtifactKeyError(key, rule);
@@ -66,7 +63,7 @@ export function safeSegment(id: string): string {
 }
 
 // The artifact store on a local folder (ARTIFACT_DIR). Each put streams into a temp file next to its
-// target and renames it into place, so readers see either the old file or the whole new one.
+// target and renames it into place.
 export class LocalArtifactStore implements ArtifactStore {
   readonly rootDir: string;
   /** Where the store keeps things, for logs (e.g. file:///abs/dir). */
@@ -82,10 +79,7 @@ export class LocalArtifactStore implements ArtifactStore {
     return path.join(this.rootDir, ...artifactKeySegments(key));
   }
 
-  /**
-   * Streams `body` to `key` (a relative, '/'-separated path), hashing while it writes; atomic (no half
-   * file visible under `key`); overwrites an existing key (so a retried copy is idempotent).
-   */
+  /** Streams `body` to `key`, hashing while it writes; atomic, and overwrites (so a retried copy is idempotent). */
   async put(
     key: string,
     body: AsyncIterable<Uint8Array>,
@@ -99,7 +93,6 @@ export class LocalArtifactStore implements ArtifactStore {
     const temp = path.join(dir, `.${path.basename(target)}.${randomUUID()}.partial`);
     const hash = createHash('sha256');
     let bytes = 0;
-    // Hash and count on the way through: the file is never held in memory as a whole.
     const tap = async function* (source: AsyncIterable<Uint8Array>) {
       for await (const chunk of source) {
         hash.update(chunk);

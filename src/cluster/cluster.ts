@@ -1,6 +1,5 @@
-// The production topology's Temporal side, from nothing: PostgreSQL (installed, initialised and
-// started in the cluster's own folder), the schemas, the Temporal server, the namespace with the
-// service's search attributes, and the Web UI server. A second start reuses the data.
+// The production topology's Temporal side, from nothing: PostgreSQL in the cluster's own folder, the schemas, the
+// Temporal server, the namespace with the service's search attributes, and the Web UI. A second start reuses it.
 import { Connection, isGrpcServiceError } from '@temporalio/client';
 import { msToTs } from '@temporalio/common';
 import { promises as fs } from 'fs';
@@ -108,10 +107,7 @@ export async function startCluster(opts: ClusterOptions) {
   }
 }
 
-/**
- * The Web UI server, on the cluster's frontend. It reads `<dir>/config/<env>.yaml`, written anew on
- * each start from the cluster's settings.
- */
+/** The Web UI server, on the cluster's frontend; its `<dir>/config/<env>.yaml` is written anew on each start. */
 async function startUiServer(
   binary: string,
   port: number,
@@ -148,10 +144,7 @@ async function startUiServer(
   return { url, process: child };
 }
 
-/**
- * The namespace and the service's search attributes, registered once (idempotent: a second start
- * finds them). A new server knows no namespace, unlike the dev server.
- */
+/** The namespace and the service's search attributes, once: a new server knows no namespace, unlike the dev server. */
 async function setUpNamespace(address: string, namespace: string, log: (msg: string) => void): Promise<void> {
   const connection = await Connection.connect({ address });
   const hasCode = (err: unknown, code: number): boolean => isGrpcServiceError(err) && (err.code as number) === code;

@@ -1,11 +1,11 @@
-// `npm run cluster`: the production topology on this machine, with no Docker. PostgreSQL, the
-// Temporal server on it, its Web UI, the platform emulator (unless PLATFORM_* name a platform) and
-// CLUSTER_WORKERS worker processes. Ctrl-C drains the workers, then stops the rest.
+// `npm run cluster`: the production topology on this machine, with no Docker (docs/cluster.md). Ctrl-C drains the
+// workers, then stops the rest.
 import { loadTemporalSettings } from '../config/settings';
 import { printBanner, startLocalPlatform } from '../starter/commands/up';
 import { startCluster } from './cluster';
 import { DEFAULT_SERVER_PORTS, loadClusterSettings } from './server-config';
 import { startWorkerPool } from './workers';
+import { runMain } from '../worker';
 
 const out = (line: string): void => void process.stdout.write(`${line}\n`);
 
@@ -80,10 +80,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(`The cluster stopped: ${err instanceof Error ? err.message : String(err)}`);
-    process.exit(1);
-  },
-);
+runMain('The cluster stopped', main);

@@ -1,6 +1,5 @@
-// PostgreSQL for the cluster: Debian's package (installed when absent), with a data directory and a
-// port of the cluster's own, so a system cluster on the machine is never touched. PostgreSQL refuses
-// to run as root, so as root its programs run as the `postgres` user the package creates.
+// PostgreSQL for the cluster: Debian's package (installed when absent), with a data directory and port of its own,
+// so a system cluster is never touched. It refuses to run as root: as root, it runs as the package's `postgres`.
 import { existsSync, promises as fs, readdirSync } from 'fs';
 import * as path from 'path';
 import { exec, findOnPath, startManagedProcess, type ManagedProcess } from '../devserver/processes';
@@ -149,10 +148,8 @@ const TEMPORAL_DATABASES = [
 ] as const;
 
 /**
- * Sets up the Temporal databases on every start: each step is idempotent (an existing database is
- * kept, `setup-schema -v 0.0` skips a database already past 0.0, `update-schema` applies only the
- * versions missing), so a later start changes nothing and a newer server's schema is applied on
- * upgrade. deploy/setup-schema.sh runs the same steps in docker-compose.yml.
+ * Sets up the Temporal databases on every start: each step is idempotent, so a later start changes nothing and a
+ * newer server's schema is applied on upgrade. deploy/setup-schema.sh runs the same steps in docker-compose.yml.
  */
 export async function setUpSchemas(opts: Omit<PostgresOptions, 'dir'> & { sqlTool: string }): Promise<void> {
   opts.log('Setting up the Temporal databases and schemas in PostgreSQL…');

@@ -1,7 +1,5 @@
-// The cluster's configuration: `npm run cluster`'s settings from the environment, and the Temporal
-// server's, given through its environment (the server's embedded config template reads it when
-// started with no config flags) and the project's dynamic config file. docker-compose.yml sets the
-// same values, which test/deploy/compose.test.ts checks.
+// The cluster's configuration: `npm run cluster`'s settings, and the Temporal server's environment (read by its
+// embedded config template) and dynamic config file. test/deploy/compose.test.ts checks docker-compose.yml on them.
 import * as path from 'path';
 import { z } from 'zod';
 import { findProjectRoot } from '../devserver/find-temporal-cli';
@@ -39,9 +37,8 @@ const PORT_NAMES = Object.keys(PORTS) as Array<keyof ServerPorts>;
 export const DEFAULT_SERVER_PORTS = Object.fromEntries(PORT_NAMES.map((k) => [k, PORTS[k][1]])) as ServerPorts;
 
 /**
- * The server keeps each service's ports in PostgreSQL's cluster_membership table, whose port
- * columns are smallint: a port above 32767 (any ephemeral port Linux hands out) makes the server
- * fail at start ("value … is out of range for type smallint").
+ * The server keeps its ports in PostgreSQL's cluster_membership table as smallint: a port above 32767 (any
+ * ephemeral port Linux hands out) fails its start ("value … is out of range for type smallint").
  */
 export const MAX_SERVER_PORT = 32_767;
 

@@ -1,14 +1,10 @@
-// The pinned versions of the production topology (`npm run cluster`, docker-compose.yml and the
-// cluster test suite all use these; test/deploy/compose.test.ts keeps the Compose file on them), and
-// the cluster's Go programs built from them, cached under `.temporal/` like the CLI. The server and
-// the UI server are both called `server`, so each release has a folder of its own.
+// The pinned versions of the production topology (test/deploy/compose.test.ts keeps docker-compose.yml on them),
+// and the cluster's Go programs built from them under `.temporal/`, each release in a folder of its own (the
+// server and the UI server are both called `server`).
 import * as path from 'path';
 import { findProjectRoot, goInstallWithLock } from '../devserver/find-temporal-cli';
 
-/**
- * Temporal server and its SQL schema tool. v1.32.1 is the newest release that builds with the Go
- * (1.26.8) these machines have: later patch releases ask for Go 1.26.10.
- */
+/** The server and its SQL tool: the newest release that builds with these machines' Go 1.26.8 (later need 1.26.10). */
 export const TEMPORAL_SERVER_VERSION = '1.32.1';
 
 /** The Temporal Web UI server, the release that goes with server 1.32. */

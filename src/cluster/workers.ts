@@ -1,5 +1,5 @@
-// The cluster's worker processes: each is today's worker (`lib/src/worker.js`) in a process of its
-// own, on the same task queue, so losing one leaves the others to carry on its workflows.
+// The cluster's worker processes (`lib/src/worker.js`), on one task queue: losing one leaves the others to carry
+// on its workflows.
 import { existsSync } from 'fs';
 import * as path from 'path';
 import { findProjectRoot } from '../devserver/find-temporal-cli';

@@ -1,4 +1,5 @@
-// The service's settings from the environment, each group checked with zod (docs/configuration.md).
+// The service's settings from the environment, each group checked with zod. docs/configuration.md
+// says what each setting does.
 import path from 'node:path';
 import type { ConnectionOptions } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
@@ -19,22 +20,17 @@ const loader =
 
 // ── Worker tuning ─────────────────────────────────────────────────────────
 const WorkerEnv = z.object({
-  // A waiting generation holds no slot (retry-as-poll): a slot is held for one poll, up to a second
-  // early plus one HTTP call, and for downloads. Waits started before that design still hold one.
+  // A waiting generation holds a slot only for each poll (retry-as-poll) and for downloads.
   WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).max(100_000).default(1000),
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).max(10_000).default(40),
-  // Bounds the worker's memory, not the number of open workflows: a workflow evicted while it waits
-  // is replayed from its (small) history when its next checkpoint arrives. 600 keeps a worker holding
-  // 10,000 waiting generations under 1 GB (1,017 MB measured; 1,035 MB with 1,000), and cost nothing
-  // measurable at 1,000 open (docs/benchmarks.md).
+  // 600 keeps a worker holding 10,000 waiting generations under 1 GB (1,017 MB measured; 1,035 MB
+  // with 1,000), and cost nothing measurable at 1,000 open (docs/benchmarks.md).
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).max(100_000).default(600),
   WORKER_SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).max(3600).default(20),
-  // How long a heartbeat may be held back: bounds how fast a cancellation reaches a waiting activity.
   WORKER_MAX_HEARTBEAT_THROTTLE_SECONDS: z.coerce.number().min(0.1).max(60).default(3),
   METRICS_PORT: z.coerce.number().int().min(1).max(65_535).optional(),
   LOG_LEVEL: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
-  // Whether the worker adds search attributes its namespace lacks (else it refuses to start). Unset:
-  // yes for a server on this machine (a local stack), no for any other.
+  // Unset: yes for a server on this machine (src/namespace/search-attributes.ts isLocalAddress).
   WORKER_REGISTER_SEARCH_ATTRIBUTES: z
     .enum(['true', 'false'])
     .transform((v) => v === 'true')
@@ -50,7 +46,7 @@ export const loadDevServerPorts = loader(DevServerEnv, 'Dev server configuration
 
 // ── Artifacts ─────────────────────────────────────────────────────────────
 const ArtifactEnv = z.object({
-  // Resolved against the working directory when the worker starts, so logs show one absolute place.
+  // Resolved when the worker starts, so logs show one absolute place.
   ARTIFACT_DIR: z
     .string()
     .trim()
@@ -60,12 +56,11 @@ const ArtifactEnv = z.object({
 });
 export const loadArtifactSettings = loader(ArtifactEnv, 'Artifact configuration');
 
-/** The store the worker keeps outputs in: the local folder of ARTIFACT_DIR. */
 export function createArtifactStore(env: NodeJS.ProcessEnv = process.env): LocalArtifactStore {
   return new LocalArtifactStore(loadArtifactSettings(env).ARTIFACT_DIR);
 }
 
-// ── Where the worker may fetch from (batch inputFileUri, generation outputs) ──
+// ── Where the worker may fetch from ───────────────────────────────────────
 const HostEntry = z.string().regex(/^(\*\.)?[a-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-f:]+\](:\d{1,5})?$/i, {
   error: 'each entry must be host, host:port or *.domain',
 });
@@ -85,10 +80,7 @@ const FetchEnv = z.object({
   DOWNLOAD_MAX_MB: z.coerce.number().int().min(1).max(1_000_000).default(2_048),
 });
 
-/**
- * FETCH_ALLOWED_HOSTS (comma-separated; default: the host of PLATFORM_BASE_URL, where the emulator
- * serves outputs), INPUT_FILE_DIR (default .data/inputs), DOWNLOAD_MAX_MB (per output file, default 2048).
- */
+/** FETCH_ALLOWED_HOSTS defaults to the platform's host, where the emulator serves outputs. */
 export function loadFetchPolicy(env: NodeJS.ProcessEnv, platformBaseUrl: string): FetchPolicy {
   const e = parseConfig(FetchEnv, env, 'Fetch configuration');
   return {
@@ -99,18 +91,17 @@ export function loadFetchPolicy(env: NodeJS.ProcessEnv, platformBaseUrl: string)
 }
 
 // ── The shared rate limits of paid submits (docs/rate-limits.md) ──────────
-/** What one operation's limit is: a quota of the quota list, a fixed figure, or both (the figure wins). */
+/** One operation's limit: a quota of the quota list, a fixed `perMinute`, or both (the figure wins). */
 const QuotaChoice = z.strictObject({
-  /** The quota list's `quotaObject` (for models, the model id); default: the operation's model path. */
+  /** Default: the operation's model path. */
   quotaObject: z.string().min(1).max(200).optional(),
   quotaType: z.enum(['RPM', 'IPM']).optional(),
-  /** A fixed limit per quota window, instead of the quota list's `currentQuota`. */
   perMinute: z.number().int().min(1).max(1_000_000).optional(),
 });
 export type QuotaChoice = z.infer<typeof QuotaChoice>;
 
 const RateLimitEnv = z.object({
-  /** `off`: submits still go to their quota's task queue, but nothing paces them (a 429 backs off alone). */
+  /** `off`: submits still go to their quota's task queue, unpaced. */
   RATE_LIMIT_PACING: z.enum(['on', 'off']).default('on'),
   /** JSON: operation → QuotaChoice, e.g. {"text-to-video":{"perMinute":30}}. */
   RATE_LIMIT_QUOTAS: z
@@ -127,27 +118,17 @@ const RateLimitEnv = z.object({
       }
     })
     .pipe(z.partialRecord(z.enum(MEDIA_OPERATIONS), QuotaChoice)),
-  /** How often the quota list is read again. */
   RATE_LIMIT_REFRESH_SECONDS: z.coerce.number().min(5).max(86_400).default(300),
-  /** How often a worker reads the shared pace (a hold another worker set reaches it within this). */
   RATE_LIMIT_SYNC_SECONDS: z.coerce.number().min(0.2).max(60).default(2),
-  /**
-   * The quota window in real seconds: 60 on the platform (RPM, IPM). Lower only against an emulator
-   * whose clock runs faster (its minute is 60 / speed real seconds).
-   */
+  /** Lower than 60 only against an emulator whose clock runs faster (its minute is 60 / speed seconds). */
   RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().min(0.1).max(3_600).default(60),
-  /**
-   * The server's read partitions per quota task queue (matching.numTaskqueueReadPartitions). Unset:
-   * asked of the server (ListTaskQueuePartitions), and 4, its default, when it cannot say.
-   */
+  /** matching.numTaskqueueReadPartitions; unset: asked of the server (ListTaskQueuePartitions), else 4. */
   RATE_LIMIT_QUEUE_PARTITIONS: z.coerce.number().int().min(1).max(64).optional(),
 });
 export type RateLimitSettings = z.output<typeof RateLimitEnv>;
 export const loadRateLimitSettings = loader(RateLimitEnv, 'Rate limit configuration');
 
-// ── Webhooks (docs/configuration.md#webhooks) ─────────────────────────────
-// Without WEBHOOK_PUBLIC_URL nothing changes: submits carry no callback URL and tasks are polled.
-
+// ── Webhooks ──────────────────────────────────────────────────────────────
 /** host:port, or a bare port (all interfaces). */
 const Listen = z
   .string()
@@ -162,17 +143,12 @@ const Listen = z
 
 const WebhookEnv = z
   .object({
-    /** Where the platform reaches the receiver (a proxy in front of WEBHOOK_LISTEN); set: submits carry it. */
     WEBHOOK_PUBLIC_URL: HttpUrl.max(2_000).optional(),
-    /** Set: this process runs the receiver (the worker, or `npm run webhooks`). */
     WEBHOOK_LISTEN: Listen.optional(),
-    /** Signs each task's callback URL; the same in every worker and receiver. Never logged. */
+    /** Never logged. */
     WEBHOOK_SECRET: z.string().min(32, { error: 'must be at least 32 characters' }).max(1_024).optional(),
-    /** While a callback is expected: the first safety-net poll this long after the submit. */
     WEBHOOK_FIRST_POLL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
-    /** …and then polls at least this far apart. */
     WEBHOOK_POLL_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
-    /** Larger callback bodies are refused (413). */
     WEBHOOK_MAX_BODY_KB: z.coerce.number().int().min(1).max(10_240).default(256),
   })
   .superRefine((e, ctx) => {
@@ -185,10 +161,7 @@ const WebhookEnv = z
 export type WebhookSettings = z.output<typeof WebhookEnv>;
 export const loadWebhookSettings = loader(WebhookEnv, 'Webhook configuration');
 
-// ── Where Temporal is ─────────────────────────────────────────────────────
-// Every setting comes from @temporalio/envconfig (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE,
-// TEMPORAL_API_KEY, TEMPORAL_TLS_*, TEMPORAL_PROFILE and temporal.toml profiles), for the client and
-// the worker alike, so the same code runs against the dev server, a self-hosted cluster or Temporal Cloud.
+// ── Where Temporal is: all from @temporalio/envconfig, so one code runs against any server ──
 export type TemporalSettings = ReturnType<typeof loadTemporalSettings>;
 
 export function loadTemporalSettings(env: NodeJS.ProcessEnv = process.env) {
@@ -197,7 +170,6 @@ export function loadTemporalSettings(env: NodeJS.ProcessEnv = process.env) {
   );
   const config = loadClientConnectConfig({ overrideEnvVars });
   const configured = config.connectionOptions.address;
-  // host:port of the frontend (also inside connectionOptions).
   const address = configured ?? 'localhost:7233';
   const connectionOptions: NativeConnectionOptions = { ...config.connectionOptions, address };
   return {

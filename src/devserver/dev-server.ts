@@ -23,10 +23,7 @@ export interface DevServerOptions {
   headless?: boolean;
   /** The Prometheus endpoint's port (see metricsUrl). Omitted: a random port nobody is told about. */
   metricsPort?: number;
-  /**
-   * SQLite pragmas, e.g. `{ journal_mode: 'WAL', synchronous: 'OFF' }` for load tests: the server keeps
-   * one SQLite connection, and a synced rollback journal makes every write wait for the disk.
-   */
+  /** SQLite pragmas, e.g. WAL and no sync for load tests: with a synced journal every write waits for the disk. */
   sqlitePragmas?: Record<string, string>;
   /** `--dynamic-config-value KEY=<JSON>` values, on top of DEV_SERVER_DYNAMIC_CONFIG. */
   dynamicConfig?: Record<string, unknown>;
@@ -35,10 +32,8 @@ export interface DevServerOptions {
 export type DevServerHandle = Awaited<ReturnType<typeof startDevServer>>;
 
 /**
- * What every dev server we start gets. Eager activity dispatch hands a newly scheduled activity straight
- * back to the worker in the answer to its workflow task: one server round trip less per activity. The
- * cluster's server (1.32) has it on by default, the CLI's embedded server (1.29) off, so this keeps the
- * two alike (`npm run bench -- --only=media-polling`, docs/benchmarks.md).
+ * What every dev server we start gets. Eager activity dispatch (one round trip less per activity) is on by default
+ * in the cluster's server (1.32), off in the CLI's (1.29): this keeps the two alike (docs/benchmarks.md).
  */
 export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, unknown>> = {
   'system.enableActivityEagerExecution': true,
@@ -46,12 +41,8 @@ export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, unknown>> = {
 };
 
 /**
- * The dynamic config for `partitions` read and write partitions on every task queue; the dev servers
- * use one. The server splits a queue's rate limit evenly over its read partitions, and a drained
- * partition cannot lend its share to another: with the default four, the paid submits paced on a
- * quota queue (docs/rate-limits.md) end with a tail at a quarter of the rate or less, and a quota went
- * 81.5 % used (`npm run bench -- --only=rate-limit`). Fewer read partitions strand the tasks already in
- * the others, so data written with more keeps them (`npm start` keeps an older `.data/` on the default).
+ * `partitions` read and write partitions on every task queue. The dev servers use one: a paced quota queue's
+ * drained partition cannot lend its rate to another (docs/rate-limits.md, "One partition per quota queue").
  */
 export function taskQueuePartitions(partitions: number): Record<string, number> {
   return {
@@ -73,7 +64,6 @@ export async function startDevServer(opts: DevServerOptions) {
   const { port } = opts;
   const uiPort = opts.uiPort ?? Math.min(port + 1000, 65535);
   const namespace = opts.namespace ?? 'default';
-  // host:port of the frontend, for clients and `temporal --address`.
   const address = `${HOST}:${port}`;
   const uiUrl = opts.headless ? undefined : `http://${HOST}:${uiPort}`;
   const metricsUrl = opts.metricsPort === undefined ? undefined : `http://${HOST}:${opts.metricsPort}/metrics`;
@@ -126,7 +116,6 @@ export async function startDevServer(opts: DevServerOptions) {
     exitSignal: 'SIGTERM',
     graceMs: STOP_GRACE_MS,
   });
-  // SIGTERM, then SIGKILL after STOP_GRACE_MS; resolves once the process has exited. Safe to call twice.
   const stop = async (): Promise<void> => {
     stopRequested = true;
     await child.stop();

@@ -1,7 +1,5 @@
-// Finds a working Temporal CLI, else builds it. Pinned Go programs (the CLI, and the cluster's server,
-// SQL tool and Web UI server) are built from source with `go install` into a project cache folder,
-// once; a lock file keeps two processes (two test runs, `npm start` beside `npm run cluster`) from
-// building the same thing at once.
+// Finds a working Temporal CLI, else builds it. Pinned Go programs (the CLI, the cluster's server, SQL tool and
+// Web UI) are built once with `go install` into a project cache folder, under a lock against parallel builds.
 import { existsSync, promises as fs } from 'fs';
 import { hostname } from 'os';
 import * as path from 'path';
@@ -22,11 +20,7 @@ export class TemporalCliNotFoundError extends Error {
   override readonly name = 'TemporalCliNotFoundError';
 }
 
-/**
- * Returns the absolute path of a working `temporal` binary: TEMPORAL_CLI_PATH, then `temporal` on PATH,
- * then a cached build in `cacheDir` (by default `<projectRoot>/.temporal`), then a fresh `go install`
- * into its `bin`.
- */
+/** A working `temporal` binary: TEMPORAL_CLI_PATH, PATH, a build cached in `cacheDir`, else a fresh one there. */
 export async function findOrBuildTemporalCli(
   opts: { log?: (msg: string) => void; cacheDir?: string } = {},
 ): Promise<string> {
@@ -67,7 +61,7 @@ export async function findOrBuildTemporalCli(
   return verify(cached, 'fresh build', log);
 }
 
-/** The folder holding package.json; walking up works from both `src/devserver` and compiled `lib/src/devserver`. */
+/** The folder holding package.json, from `src/devserver` and from `lib/src/devserver` alike. */
 export function findProjectRoot(start: string = __dirname): string {
   for (let dir = path.resolve(start); ; dir = path.dirname(dir)) {
     if (existsSync(path.join(dir, 'package.json'))) return dir;
@@ -81,8 +75,7 @@ async function verify(bin: string, source: string, log: (msg: string) => void): 
       throw new Error(`Temporal CLI at ${bin} (from ${source}): ${err.message}`);
     })
   ).trim();
-  // Another release on PATH may work too; just make the difference visible. `go install` without our -ldflags
-  // (e.g. done by hand) reports 0.0.0-DEV.
+  // Another release may work too: the log shows the difference. A build without our -ldflags says 0.0.0-DEV.
   const note = version.includes(`version ${TEMPORAL_CLI_VERSION} `)
     ? ''
     : version.includes('0.0.0-DEV')
@@ -147,7 +140,7 @@ export async function goInstallWithLock(spec: GoInstallSpec): Promise<void> {
       announcedWait = true;
     }
     await removeIfStale(lockFile, spec.log);
-    // Once the lock is gone we take it ourselves and find the other build's binary (or retry if it failed).
+    // Once the lock is gone we take it and find the other build's binary (or build, if it failed).
     await sleep(LOCK_POLL_MS);
   }
 }

@@ -1,7 +1,5 @@
-// The children this project starts and watches: the dev server, `go install`, and the cluster's
-// PostgreSQL, Temporal server, UI server and workers. Each child's output is kept (its last lines for
-// error messages, all of it in a log file when one is named), an exit nobody asked for is reported,
-// and a child can be waited for until it answers, and stopped with a grace time.
+// The children this project starts and watches (the dev server, `go install`, the cluster's processes): their
+// output kept, an exit nobody asked for reported, waited for until they answer, stopped with a grace time.
 import { execFile, spawn } from 'child_process';
 import { constants as fsConstants, createWriteStream, mkdirSync, promises as fs } from 'fs';
 import * as net from 'net';
@@ -20,10 +18,7 @@ interface ManagedProcessOptions {
   onLine?: (line: string) => void;
   /** Told about an exit nobody asked for (with the last lines of output), and about a forced kill. */
   log?: (msg: string) => void;
-  /**
-   * Its own process group (the default), so a Ctrl-C in the terminal reaches only this process, which
-   * then stops its children in order.
-   */
+  /** Its own process group (the default): a Ctrl-C reaches only this process, which stops its children in order. */
   detached?: boolean;
   /** Sent when this process exits with the child still running: best effort against orphans. */
   exitSignal?: NodeJS.Signals;
@@ -112,10 +107,7 @@ export function startManagedProcess(opts: ManagedProcessOptions) {
     /** The last lines of output, for error messages. */
     tail,
     stop,
-    /**
-     * Polls `probe` until it resolves; if the process exits first or time runs out, stops it and throws
-     * with the last lines of output or the probe's last error.
-     */
+    /** Polls `probe` until it resolves; on an exit or a timeout, stops the process and throws with the cause. */
     async ready(probe: () => Promise<unknown>, timeoutMs: number): Promise<void> {
       const deadline = Date.now() + timeoutMs;
       const exitedEarly = exited.then(() => 'exited');

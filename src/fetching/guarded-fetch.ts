@@ -1,9 +1,6 @@
-// fetch for URLs the worker did not choose (a batch's inputFileUri, the platform's output URLs): no
-// credentials of ours, redirects followed by hand (at most 5), and the policy checked on every hop,
-// the addresses a host resolves to included, so neither the URL nor a redirect can lead into
-// loopback, link-local or private ranges unless that very host is listed (the local emulator). A name
-// could resolve differently a moment later (DNS rebinding); the allow-list is the main guard, this
-// check the second. Only a URL's origin and path ever reach a message: a query string may carry a token.
+// fetch for URLs the worker did not choose, the policy checked on every hop (docs/configuration.md, "What the
+// worker downloads"). A name could resolve differently a moment later (DNS rebinding): the allow-list is the main
+// guard, the address check the second. Only a URL's origin and path reach a message: a query may carry a token.
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { FetchRefusedError, matchHost, urlRefusal, type FetchPolicy } from './policy';
@@ -95,9 +92,8 @@ export interface Download {
 }
 
 /**
- * Starts a guarded download: at most `maxBytes` (counted as the bytes come, so a missing or false
- * Content-Length does not get past the cap), within `timeoutMs`, telling `progress` the bytes so far
- * about once a second. A cancellation of `signal` leaves as its reason.
+ * A guarded download: at most `maxBytes` (counted, so a false Content-Length does not get past the cap), within
+ * `timeoutMs`, telling `progress` the bytes so far. A cancellation of `signal` leaves as its reason.
  */
 export async function download(
   url: URL,

@@ -1,12 +1,8 @@
-// Where the worker may fetch from, for URLs it did not choose: a batch's inputFileUri (the caller's)
-// and generation outputs (the platform's). Checked on the URL given and on every redirect hop.
+// Where the worker may fetch from, for URLs it did not choose; checked on the URL and on every redirect hop.
 import path from 'node:path';
 
 export interface FetchPolicy {
-  /**
-   * Hosts that may be fetched: "host", "host:port" or "*.domain" (any subdomain). https only, except
-   * a loopback host listed exactly (the emulator serves over http on 127.0.0.1).
-   */
+  /** "host", "host:port" or "*.domain"; https only, except to a loopback host listed exactly (the emulator). */
   allowedHosts: readonly string[];
   /** file:// URIs must name a file inside this folder (absolute). */
   inputFileDir: string;

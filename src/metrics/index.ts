@@ -1,10 +1,5 @@
-// The worker's own metrics, on the SDK's metric meter, so they appear on the worker's Prometheus
-// endpoint (METRICS_PORT) beside the SDK's: every platform call by operation and status, its latency,
-// the 429s and the shared pace of each quota (docs/rate-limits.md#metrics); output bytes kept, and
-// money reserved and released per member (docs/observability.md). Without METRICS_PORT the SDK's
-// meter records into nothing. Every label has a bounded set of values: statuses and kinds are fixed
-// unions, and member ids are the platform's members that have a budget ledger (one ledger workflow
-// per member), not anything a caller makes up per request.
+// The worker's own metrics, on the SDK's metric meter beside its own; every label has a bounded set of values
+// (docs/observability.md#metrics). Without METRICS_PORT the meter records into nothing.
 import { Runtime } from '@temporalio/worker';
 import type { CallEvent } from '../platform-client/transport';
 import type { QuotaPace } from '../ratelimit/shared-pacing';

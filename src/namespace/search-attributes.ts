@@ -1,8 +1,6 @@
-// The worker's check of its namespace at start. A namespace that lacks one of the service's search
-// attributes does not stop a worker from polling, but every workflow that sets the attribute then
-// fails its workflow task over and over (BadSearchAttributes … no mapping defined), silently stuck.
-// So the worker registers what is missing where it may, and otherwise refuses to start, naming
-// every missing attribute and the command that adds it.
+// The worker's check of its namespace at start. A missing search attribute does not stop a worker from polling,
+// but every workflow that sets it then fails its workflow task over and over (BadSearchAttributes … no mapping
+// defined). So the worker registers what is missing where it may, else refuses to start, naming the command.
 import { isGrpcServiceError, type Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { Command } from 'commander';
@@ -41,7 +39,6 @@ interface SearchAttributeCheck {
   namespace: string;
   /** For the command in the error message. */
   address: string;
-  /** Add missing attributes instead of refusing to start. */
   register: boolean;
   log: (msg: string) => void;
   /** Waits for a registration to reach the server's caches (a test passes a no-op). */
@@ -117,22 +114,20 @@ export function isLocalAddress(address: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\./.test(host);
 }
 
-// The `--[no-]register-search-attributes` option of the worker and of `npm start`: one definition,
-// turned into WORKER_REGISTER_SEARCH_ATTRIBUTES, which the worker's settings read.
-export interface RegisterOption {
-  registerSearchAttributes?: boolean;
-}
-
-export function addRegisterSearchAttributesOption(command: Command): Command {
+/**
+ * `--[no-]register-search-attributes` of the worker and of `npm start up`: `action` gets it as
+ * WORKER_REGISTER_SEARCH_ATTRIBUTES, which the worker's settings read (an empty environment when not given).
+ */
+export function addRegisterSearchAttributesOption(
+  command: Command,
+  action: (env: NodeJS.ProcessEnv) => void | Promise<void>,
+): Command {
   // With both forms defined, commander leaves the value undefined unless one is given: the default
   // then depends on where the server is (see WORKER_REGISTER_SEARCH_ATTRIBUTES).
   return command
     .option('--register-search-attributes', 'add search attributes the namespace lacks (default: on a local server)')
-    .option('--no-register-search-attributes', 'refuse to start when the namespace lacks one');
-}
-
-/** The environment with the option applied (unchanged when it was not given). */
-export function withRegisterOption(env: NodeJS.ProcessEnv, opts: RegisterOption): NodeJS.ProcessEnv {
-  if (opts.registerSearchAttributes === undefined) return env;
-  return { ...env, WORKER_REGISTER_SEARCH_ATTRIBUTES: String(opts.registerSearchAttributes) };
+    .option('--no-register-search-attributes', 'refuse to start when the namespace lacks one')
+    .action(({ registerSearchAttributes: register }: { registerSearchAttributes?: boolean }) =>
+      action(register === undefined ? {} : { WORKER_REGISTER_SEARCH_ATTRIBUTES: String(register) }),
+    );
 }

@@ -1,7 +1,5 @@
-// The pure part of a shared rate limit (no Temporal, no I/O): which limit each paid submit has, the
-// pace that limit allows, how a 429 slows it (multiplicative decrease and a hold for its Retry-After),
-// and how it recovers (additive increase). Every worker computes the same thing from the same state,
-// which lives on the Temporal server with the task queue's rate limit (./shared-pacing.ts).
+// The pure part of a shared rate limit (no Temporal, no I/O): each paid submit's limit, its pace, how a
+// 429 slows it and how it recovers (docs/rate-limits.md). ./shared-pacing.ts shares the state.
 import { z } from 'zod';
 import { MEDIA_OPERATIONS, type MediaOperation } from '../workflows/media/contract';
 import type { QuotaChoice } from '../config/settings';
@@ -14,15 +12,10 @@ export interface PacingState {
   factor: number;
   /** No request of this quota is sent before this (the latest Retry-After any worker met). */
   holdUntil: number;
-  /**
-   * When the factor last changed, or a lone 429 was met: recovery waits RECOVER_EVERY_MS after it, and
-   * a 429 within `loneAfterMs` of it is not lone.
-   */
+  /** When the factor last changed or a lone 429 was met: recovery and loneness count from it. */
   changedAt: number;
 }
 
-// The pace's policy: a 429 multiplies the factor by DECREASE, never below MIN_FACTOR; each
-// RECOVER_EVERY_MS without a 429 adds RECOVER_STEP back.
 const DECREASE = 0.8;
 const MIN_FACTOR = 0.25;
 const RECOVER_STEP = 0.05;
@@ -30,38 +23,25 @@ const RECOVER_EVERY_MS = 30_000;
 
 export const FULL_PACE: PacingState = { factor: 1, holdUntil: 0, changedAt: 0 };
 
-/**
- * How much later than another one a request dispatched at the same moment may reach the platform. On
- * two loaded cores (two workers, the server, the emulator) the benchmark's busiest windows held what
- * 0.6 s and then 1 s of spread explain: 1.5 s leaves room.
- */
+/** How much later than another a request dispatched at once may reach the platform (docs/rate-limits.md). */
 export const SEND_SPREAD_MS = 1_500;
 
 /** The longest hold a 429 may set: a bad Retry-After must not park a quota for ever. */
 const MAX_HOLD_MS = 15 * 60_000;
 
 export class AdaptivePacing {
-  /**
-   * A 429 `loneAfterMs` after the last change and the last hold's end (a quota window of quiet) is
-   * lone: a straggler that crossed a window's edge, or the start-up burst. The hold alone answers it;
-   * the pace stays.
-   */
+  /** A 429 after `loneAfterMs` with no change and no hold is lone (a straggler): its hold alone answers it. */
   constructor(readonly loneAfterMs = 60_000) {}
 
   /**
-   * Tasks per second for a quota of `perWindow` requests per `windowMs`. The server splits a queue's
-   * rate over its partitions, and each partition's token bucket lets ceil(its rate) tasks through at
-   * once on top of the rate: that burst is kept out of the window. A request reaches the platform a
-   * little after its dispatch, and not always equally soon (the worker's pick-up and send, under
-   * load): requests dispatched over a window and `SEND_SPREAD_MS` may land in one window of the
-   * platform's, so the rate is set for that longer span. Never below half the quota.
+   * Tasks per second for `perWindow` requests per `windowMs`: the partitions' burst plus the rate over the window
+   * and SEND_SPREAD_MS stay within the quota (docs/rate-limits.md#how-exact-the-pace-is). Never below half of it.
    */
   static targetRps(perWindow: number, windowMs: number, partitions: number): number {
     const seconds = (windowMs + SEND_SPREAD_MS) / 1000;
     const burstAt = (r: number) => partitions * Math.max(1, Math.ceil(r / partitions));
     let rps = perWindow / seconds;
-    // Lower the rate until it and its own burst fit (the burst shrinks with the rate): the first
-    // window of a busy spell gets the whole burst on top of the rate.
+    // Lower the rate until it and its own burst fit (the burst shrinks with the rate).
     for (let i = 0; i < 8; i++) {
       const fits = (perWindow - burstAt(rps)) / seconds;
       if (fits >= rps) break;
@@ -71,11 +51,8 @@ export class AdaptivePacing {
   }
 
   /**
-   * A 429 met at `now` with `retryAfterMs` (if the platform said): held until then, and slower. One
-   * decrease per hold: the 429s of requests already on their way when the first came add nothing.
-   * A lone 429 after a quiet window only holds: cutting everyone's pace for minutes over one
-   * straggler costs far more of the quota than the straggler did. A second one within the window
-   * shows the pace itself is too fast, and slows it.
+   * A 429 met at `now`: held for its Retry-After, and slower, once per hold (the 429s of requests already on their
+   * way add nothing). A lone one only holds: cutting everyone's pace over one straggler costs more than it did.
    */
   rateLimited(state: PacingState, now: number, retryAfterMs: number | undefined): PacingState {
     const hold = Math.min(Math.max(0, retryAfterMs ?? 0), MAX_HOLD_MS);
@@ -100,8 +77,6 @@ export class AdaptivePacing {
 }
 
 // ── Which limit each paid submit has ───────────────────────────────────────
-// Its model's quota in the platform's quota list (RPM, or IPM), unless configuration gives a figure
-// (RATE_LIMIT_QUOTAS). The quota list is read elsewhere.
 /** int32, as the spec types currentQuota: anything outside is not a figure to pace by. */
 const MAX_QUOTA = 2_147_483_647;
 
@@ -119,9 +94,8 @@ export interface QuotaLimit {
 }
 
 /**
- * The model whose quota paces each operation. Submits of the registry's other models (operation
- * "async") share one quota queue, paced only when RATE_LIMIT_QUOTAS gives "async" a quota object or
- * a figure: one queue per model is the registry's quota name, not yet wired (docs/rate-limits.md).
+ * The model whose quota paces each operation. The registry's other models ("async") share one queue, paced only
+ * when RATE_LIMIT_QUOTAS gives "async" a quota object or a figure: there is no queue per model.
  */
 const MODEL_PATH: Partial<Record<MediaOperation, keyof PlatformPaths>> = {
   'image-to-video': 'imageToVideoModel',
@@ -158,9 +132,8 @@ export function resolveLimits(
 }
 
 // ── The state as the reason of the task queue's rate limit ─────────────────
-// The server keeps a free-text reason with each rate limit it is given; ours carries the state, so
-// workers share it without a store of their own. A reason that is not ours was set by an operator
-// (`temporal task-queue config set`), and workers leave that limit alone.
+// The server keeps a free-text reason with each rate limit; ours carries the state, so workers share it with no
+// store of their own. A reason not ours is an operator's (`temporal task-queue config set`): that limit stays.
 
 const REASON_PREFIX = 'platform-ops pacing ';
 

@@ -1,8 +1,6 @@
-// One rate limit per platform quota, shared by every worker, kept by the Temporal server: each paced
-// operation's submits run on a task queue of their own (quotaTaskQueue), and the queue's rate limit
-// (UpdateTaskQueueConfig, the API behind `temporal task-queue config set --queue-rps-limit`) makes
-// the server dispatch them at the quota's pace, whichever worker polls. The adaptive state (./pacing.ts)
-// travels in that limit's reason, so a 429 one worker meets slows all of them. docs/rate-limits.md.
+// One rate limit per platform quota, kept by the Temporal server for every worker: each paced operation's
+// submits run on a task queue of their own, whose rate limit (UpdateTaskQueueConfig) carries the adaptive
+// state (./pacing.ts) in its reason, so a 429 one worker meets slows all of them. docs/rate-limits.md.
 import type { Client } from '@temporalio/client';
 import { Runtime } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
@@ -56,10 +54,7 @@ export async function describeQuotaQueue(client: Client, namespace: string, task
   };
 }
 
-/**
- * How many read partitions the server gives `taskQueue`'s activities (ListTaskQueuePartitions): a
- * queue's rate is split over them, and each lets a burst through. Throws when the server cannot say.
- */
+/** How many read partitions the server gives `taskQueue`'s activities; throws when the server cannot say. */
 export async function queuePartitions(client: Client, namespace: string, taskQueue: string): Promise<number> {
   const res = await client.workflowService.listTaskQueuePartitions({
     namespace,
@@ -81,7 +76,6 @@ export interface QuotaPace {
   limit: QuotaLimit;
   /** The pace the quota allows (tasks per second), before any slow-down; undefined: not paced. */
   targetRps?: number;
-  /** The queue's read partitions on the server: the rate is split over them, each with its burst. */
   partitions: number;
   state: PacingState;
   /** The queue's rate limit on the server, as last read or written. */
@@ -109,7 +103,6 @@ export interface SharedPacingDeps {
 export class SharedPacing implements SubmitPacing {
   private readonly paces = new Map<MediaOperation, QuotaPace>();
   private readonly pacing: AdaptivePacing;
-  /** Told after every change this worker sees. */
   private readonly onPace = pacingGauge();
   private timers: NodeJS.Timeout[] = [];
   /** The server has no task queue config API: the worker-set limit alone paces, holds stay local. */
@@ -225,7 +218,6 @@ export class SharedPacing implements SubmitPacing {
     );
   }
 
-  /** Reads the shared state, recovers a step when due, and writes the pace if it changed. */
   private async sync(pace: QuotaPace): Promise<void> {
     const server = await this.read(pace);
     if (!this.enabled) {

@@ -1,6 +1,5 @@
-// The worker of the workflows' task queue and the workers of the quota task queues (./shared-pacing.ts),
-// run and stopped as one: a process that polls the one polls the others, so no paced submit waits
-// for a worker that is not there.
+// The workers of the workflows' task queue and of the quota task queues (./shared-pacing.ts), run and stopped as
+// one, so no paced submit waits for a worker that is not there.
 import type { Worker } from '@temporalio/worker';
 
 export class WorkerGroup {

@@ -1,12 +1,10 @@
-// The modules every workflow shares. The workflow bundle evaluates this once per reusable V8 context
-// (bundler `preloadModules`, src/worker.ts) instead of once per workflow: building the zod schemas is
-// most of what a workflow costs to start and to keep (about 3 MB and 80 ms each, measured).
-//
-// Only pure modules belong here: no @temporalio/workflow (its state is per workflow), nothing with
-// module-level mutable state. The SDK deep-freezes them after this runs.
+// The modules every workflow shares, evaluated once per reusable V8 context (bundler `preloadModules`, src/worker.ts)
+// instead of once per workflow: building the zod schemas is most of what a workflow costs to start and to keep
+// (about 3 MB and 80 ms each, measured). Only pure modules belong here: no @temporalio/workflow (its state is per
+// workflow), nothing with module-level mutable state. The SDK deep-freezes them after this runs.
 import './zod-settings'; // first: the schemas below are built with it
-// Every operation's contract module (src/workflows/operations.ts), the platform schemas workflows
-// check requests with, and the model registry (its JSON Schemas compiled to zod here, once per context).
+// Every operation's contract module, the platform schemas workflows check requests with, and the model registry
+// (its JSON Schemas compiled to zod here, once per context).
 import { CONTRACTS } from '../workflows/operations';
 import * as platformModels from '../platform/models';
 import * as platformBatches from '../platform/schemas/batches';
@@ -14,15 +12,12 @@ import * as platformDecision from '../platform/schemas/decision';
 import * as platformGpu from '../platform/schemas/gpu';
 import * as platformMedia from '../platform/schemas/media';
 
-// zod builds parts of a schema on first use (bound methods, derived shapes, patterns) and stores them
-// on the schema object. The SDK deep-freezes preloaded modules, after which such a store throws, so
-// every schema that is shared across workflows is walked once and each lazy member read, before the
-// freeze.
+// zod builds parts of a schema on first use (bound methods, derived shapes, patterns) and stores them on the schema
+// object, which throws once the SDK has frozen it: every shared schema is walked once before the freeze.
 
 /**
- * zod resets a pattern's `lastIndex` before every test, which a frozen RegExp refuses. The SDK's
- * deep freeze leaves alone any object whose properties cannot all be read (it skips what throws), so
- * each RegExp gets one property that throws when read, and stays writable.
+ * zod resets a pattern's `lastIndex` before every test, which a frozen RegExp refuses. The SDK's deep freeze skips
+ * an object with a property that throws when read, so each RegExp gets one, and stays writable.
  */
 const KEEP_WRITABLE = Symbol('keep writable: zod resets lastIndex');
 
@@ -35,10 +30,7 @@ function keepWritable(re: RegExp): void {
   });
 }
 
-/**
- * Reads every own and inherited property of every object reachable from `root`, and keeps every
- * RegExp among them writable; returns how many objects.
- */
+/** Reads every property of every object reachable from `root`, keeping each RegExp writable; returns the count. */
 function materialize(root: unknown): number {
   const seen = new Set<object>();
   const stack: unknown[] = [root];

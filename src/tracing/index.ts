@@ -1,7 +1,5 @@
-// OpenTelemetry tracing, off unless the standard OTEL_* variables ask for it (docs/observability.md):
-// a backend's start, the workflow, its activities and each platform HTTP call in one trace. Off, no
-// provider is registered, no interceptor is installed and the workflow bundle has no tracing module,
-// so the OpenTelemetry API the platform client calls is its no-op.
+// OpenTelemetry tracing, off unless the OTEL_* variables ask for it (docs/observability.md). Off, nothing is
+// registered or bundled, so the OpenTelemetry API the platform client calls is its no-op.
 import { propagation, trace } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { detectResourcesSync, envDetectorSync, Resource } from '@opentelemetry/resources';
@@ -21,11 +19,7 @@ const EXPORTERS = ['otlp', 'console'] as const;
 
 export type Tracing = NonNullable<ReturnType<typeof startTracing>>;
 
-/**
- * Which exporter the environment asks for, or undefined for none. Unlike the SDK's own default
- * (otlp), nothing is exported unless OTEL_TRACES_EXPORTER names an exporter or an OTLP endpoint is
- * set; OTEL_SDK_DISABLED=true and OTEL_TRACES_EXPORTER=none switch it off whatever else is set.
- */
+/** Which exporter the environment asks for, if any: unlike the SDK's default (otlp), none unless asked. */
 export function tracesExporterName(env: NodeJS.ProcessEnv): (typeof EXPORTERS)[number] | undefined {
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
   const named = env.OTEL_TRACES_EXPORTER?.trim().toLowerCase();
@@ -41,11 +35,7 @@ export function tracesExporterName(env: NodeJS.ProcessEnv): (typeof EXPORTERS)[n
   return env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? 'otlp' : undefined;
 }
 
-/**
- * Registers a global tracer provider when the environment asks for tracing, and returns it; otherwise
- * undefined and nothing is registered. The OTLP exporter reads its endpoint, headers and timeout from
- * the process environment itself (OTEL_EXPORTER_OTLP_*), as the SDK documents.
- */
+/** A global tracer provider when the environment asks for one; the OTLP exporter reads OTEL_EXPORTER_OTLP_* itself. */
 export function startTracing(env: NodeJS.ProcessEnv, defaultServiceName: string) {
   const name = tracesExporterName(env);
   if (!name) return undefined;
@@ -71,11 +61,7 @@ export function startTracing(env: NodeJS.ProcessEnv, defaultServiceName: string)
   };
 }
 
-/**
- * The worker options that trace workflows and activities: the workflow interceptor module (bundled
- * only when tracing is on), the activity interceptors (which also put trace_id and span_id in the
- * activities' log lines), and the sink that exports the spans made inside the workflow sandbox.
- */
+/** Traced workflows and activities (with trace ids in their log lines), and the sink for the sandbox's spans. */
 export function tracingWorkerOptions(tracing: Tracing): Pick<WorkerOptions, 'interceptors' | 'sinks'> {
   return {
     interceptors: {
@@ -96,10 +82,8 @@ export const TRACING_WORKFLOW_INTERCEPTORS =
   require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors');
 
 /**
- * The client interceptor that starts a span for each start, signal, query and update and sends its
- * context in the workflow's headers. For a backend's own Client:
- * `new Client({ connection, interceptors: tracingClientInterceptors() })`, with the backend's
- * OpenTelemetry SDK registered (its spans go wherever that SDK sends them).
+ * A span for each start, signal, query and update, its context sent in the workflow's headers. For a backend's own
+ * Client: `new Client({ connection, interceptors: tracingClientInterceptors() })`, its OpenTelemetry SDK registered.
  */
 export function tracingClientInterceptors(): ClientInterceptors {
   return { workflow: [new OpenTelemetryWorkflowClientInterceptor()] };

@@ -1,6 +1,5 @@
-// `npm run webhooks`: the webhook receiver as a process of its own, for when the worker should not
-// take traffic from the internet. Reads WEBHOOK_LISTEN and WEBHOOK_SECRET, the Temporal connection
-// settings, and METRICS_PORT for its counters (docs/configuration.md#webhooks).
+// `npm run webhooks`: the webhook receiver as a process of its own, for when the worker should not take traffic
+// from the internet (docs/configuration.md#webhooks).
 import { Client, Connection } from '@temporalio/client';
 import { Runtime } from '@temporalio/worker';
 import {
@@ -9,7 +8,7 @@ import {
   loadWebhookSettings,
   loadWorkerSettings,
 } from '../config/settings';
-import { installRuntime } from '../worker';
+import { installRuntime, runMain } from '../worker';
 import { serveCallbacks } from './receiver';
 
 export async function runReceiver(env: NodeJS.ProcessEnv = process.env): Promise<void> {
@@ -37,12 +36,4 @@ export async function runReceiver(env: NodeJS.ProcessEnv = process.env): Promise
   await Runtime.instance().shutdown();
 }
 
-if (require.main === module) {
-  runReceiver().then(
-    () => process.exit(0),
-    (err: unknown) => {
-      console.error(`Webhook receiver stopped: ${err instanceof Error ? err.message : String(err)}`);
-      process.exit(1);
-    },
-  );
-}
+if (require.main === module) runMain('Webhook receiver stopped', runReceiver);

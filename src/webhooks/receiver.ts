@@ -1,7 +1,5 @@
-// The webhook receiver: one route, POST /task-callback?workflow=…&generation=…&token=…. A callback is
-// checked (its token, its body against the task-result schema, its task id) and sent to its workflow
-// as the taskCallback signal; every refusal is a 4xx naming the rule, changes nothing and is counted.
-// Runs in the worker (WEBHOOK_LISTEN) or on its own (./main.ts).
+// The webhook receiver: a checked callback becomes its workflow's taskCallback signal; every refusal is a 4xx
+// naming the rule, changes nothing and is counted (docs/webhooks.md). In the worker or on its own (./main.ts).
 import type { AddressInfo } from 'node:net';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { Runtime } from '@temporalio/worker';
@@ -44,11 +42,8 @@ function remember<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
 }
 
 /**
- * What the receiver remembers, all in bounded memory: the deliveries it has made (a replayed or
- * duplicated callback gets 409 and no second signal), a token bucket per callback URL (a flood on one
- * URL gets 429), and the signals in flight (a flood across URLs gets 429 once too many wait on
- * Temporal). Plain class, unit-tested without a server. Lost on a restart, which is harmless: the
- * workflow ignores an end it already has.
+ * What the receiver remembers, in bounded memory: deliveries made (a replay gets 409), a token bucket per URL
+ * and the signals in flight (a flood gets 429). Lost on a restart, harmlessly: a workflow ignores an end it has.
  */
 export class CallbackGuard {
   private readonly delivered = new Map<string, true>();
@@ -95,9 +90,7 @@ export class CallbackGuard {
   }
 }
 
-// A callback's body as the platform sends it (platform-notes): `{event_type: "ASYNC_TASK_RESULT",
-// payload: <task-result>}`, parsed with the same lenient schema as task-result, and boiled down to
-// the signal the workflow acts on.
+// A callback's body as the platform sends it: the task-result, parsed with its lenient schema, in `payload`.
 const CallbackBody = z.looseObject({ event_type: z.literal('ASYNC_TASK_RESULT'), payload: TaskResult });
 
 /** The signal for a callback body, or every rule it breaks (a bounded task id and outputs included). */
@@ -138,11 +131,8 @@ const Address = z.strictObject({
 const FLOOD_RETRY_AFTER_S = 10;
 
 /**
- * Starts the receiver as the settings ask (WEBHOOK_LISTEN), in whichever process calls it: the worker
- * or the receiver's own process (./main.ts). `client` signals the workflows of the namespace the tokens
- * were made for. Its counters go to that process's Runtime metric meter, so they appear on the same
- * Prometheus endpoint (METRICS_PORT) as the worker's own; failures that are ours, not the sender's
- * (Temporal unreachable), go to its logger, never with the token. Undefined when WEBHOOK_LISTEN is not set.
+ * Starts the receiver when WEBHOOK_LISTEN is set; `client` signals the tokens' namespace. Counters go to the Runtime
+ * meter (METRICS_PORT), our own failures to its logger, never with the token.
  */
 export async function serveCallbacks(settings: WebhookSettings, client: Client, namespace: string) {
   if (!settings.WEBHOOK_LISTEN || !settings.WEBHOOK_SECRET) return undefined;
@@ -251,6 +241,5 @@ export async function serveCallbacks(settings: WebhookSettings, client: Client, 
   const { port } = app.server.address() as AddressInfo;
   const { host: listenHost } = settings.WEBHOOK_LISTEN;
   const host = listenHost === '0.0.0.0' || listenHost === '::' ? '127.0.0.1' : listenHost;
-  // http://host:port of the listening socket.
   return { url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`, close: () => app.close() };
 }

@@ -1,8 +1,6 @@
-// Per-task callback URLs and their check. The token is an HMAC of the namespace, workflow id and
-// generation under WEBHOOK_SECRET: unguessable without the secret, and checked by recomputing it, so
-// the receiver keeps no state and any receiver with the secret can check any worker's URL. The
-// secret and the URL never reach the workflow (the submit activity adds the URL to the request it
-// sends; the workflow's history holds the request without it).
+// Per-task callback URLs and their check. The token is an HMAC of the namespace, workflow id and generation under
+// WEBHOOK_SECRET, checked by recomputing it: any receiver with the secret checks any worker's URL, keeping no
+// state. The URL never reaches the workflow: the submit activity adds it to the request it sends.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { WebhookSettings } from '../config/settings';
 
