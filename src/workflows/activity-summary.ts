@@ -4,6 +4,7 @@
 // needs no patch. Only ids, names and counts go in one: never a request body, a prompt or a secret.
 import type { ActivityFunction } from '@temporalio/common';
 import type { ActivityFunctionWithOptions, LocalActivityFunctionWithOptions } from '@temporalio/workflow';
+import { afterReset } from './retry-policies';
 
 /** The Web UI shows one line; a longer one is cut. */
 export const MAX_ACTIVITY_SUMMARY_CHARS = 200;
@@ -20,4 +21,18 @@ export function summarized<F extends ActivityFunction>(
   summary: string,
 ): (...args: Parameters<F>) => Promise<Awaited<ReturnType<F>>> {
   return (...args) => fn.executeWithOptions({ summary: activitySummary(summary) }, args);
+}
+
+/**
+ * A paid call, summarized: in a run that a reset started it is marked `afterReset` and given the time
+ * to wait for an earlier run's same call in flight (afterReset in ./retry-policies.ts).
+ */
+export function paidCall<I extends object, R>(
+  fn: ActivityFunctionWithOptions<(input: I) => Promise<R>>,
+  summary: string,
+): (input: I) => Promise<R> {
+  return (input) => {
+    const { options, mark } = afterReset();
+    return fn.executeWithOptions({ summary: activitySummary(summary), ...options }, [{ ...input, ...mark }]);
+  };
 }
