@@ -1,5 +1,5 @@
 // The one-line summary each activity carries into the Web UI (its "User Metadata"): what the call is
-// for, in the workflow's words ("submit text-to-video for member-demo", "poll task <id>"). Summaries
+// for, in the workflow's words ("submit text-to-video for member-demo", "task <id>: waiting: …"). Summaries
 // are user metadata on the schedule command: replay does not compare them, so adding or rewording one
 // needs no patch. Only ids, names and counts go in one: never a request body, a prompt or a secret.
 import type { ActivityFunction } from '@temporalio/common';
@@ -8,6 +8,12 @@ import { afterReset } from './retry-policies';
 
 /** The Web UI shows one line; a longer one is cut. */
 export const MAX_ACTIVITY_SUMMARY_CHARS = 200;
+
+/**
+ * Said by every retry-as-poll activity's summary: the Web UI shows a waiting poll as "Attempt N / ∞"
+ * in the retry colour, which would read as a failure (docs/operations.md).
+ */
+export const WAITING = 'waiting: each attempt is one poll, a retry is the next poll';
 
 /** `text` on one line, at most MAX_ACTIVITY_SUMMARY_CHARS long. */
 export function activitySummary(text: string): string {

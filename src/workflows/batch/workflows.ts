@@ -15,7 +15,7 @@ import { FailureType, parseInput } from '../../api/failures';
 import type { Activities, CreateBatchOnceResult } from '../../activities/batch/activities';
 import { isTerminalBatchStatus } from '../../platform/schemas/batches';
 import { isoTime } from '../../shared/time';
-import { paidCall, summarized } from '../activity-summary';
+import { paidCall, summarized, WAITING } from '../activity-summary';
 import { attachedNotFound } from '../attach';
 import { WorkflowType } from '../operations';
 import { DEFAULT_DEADLINE_MS, HOUR_MS, retryAsPollOptions, UNTIL_DONE, untilDeadline } from '../retry-policies';
@@ -141,7 +141,7 @@ export async function batchJob(rawInput: BatchJobInput): Promise<BatchJobResult>
    */
   const followBatch = async (progressStep = PROGRESS_STEP): Promise<BatchObservation> => {
     for (;;) {
-      const poll = summarized(pollBatch, `poll batch ${batchId}`);
+      const poll = summarized(pollBatch, `batch ${batchId}: ${WAITING}`);
       const checkpoint = await poll({ batchId, polling: input.polling, since: last, progressStep });
       onCheckpoint(checkpoint.observation);
       if (checkpoint.terminal) return checkpoint.observation;

@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import { statusQuery } from '../../api/contract';
 import { FailureType, parseInput } from '../../api/failures';
 import type { Activities, InstanceObservation } from '../../activities/instances/activities';
-import { paidCall, summarized } from '../activity-summary';
+import { paidCall, summarized, WAITING } from '../activity-summary';
 import { WorkflowType } from '../operations';
 import { forUpTo, HOUR_MS, pollTimedOut, retryAsPollOptions, untilAfterStart } from '../retry-policies';
 import { trackStatus, type StatusTracker } from '../status';
@@ -138,7 +138,7 @@ async function waitFor<S extends string>(
     try {
       checkpoint = await summarized(
         pollInstanceStatus,
-        `poll instance ${input.instanceId} for ${target}`,
+        `instance ${input.instanceId} to be ${target}: ${WAITING}`,
       )({
         instanceId: input.instanceId,
         target,
