@@ -1,26 +1,14 @@
 // The runbook's incident recipe (docs/operations.md): pausing the polls of running workflows stops
 // their platform reads, and resuming them starts the reads again; by the starter's pair of commands
 // across a task queue, and by the Temporal CLI for one workflow and one activity type.
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import type { MediaGenerationInput } from '../../src/workflows/media/contract';
 import type { mediaGeneration } from '../../src/workflows/media/workflows';
 import { WorkflowType } from '../../src/workflows/operations';
 import { mediaProgressQuery } from '../../src/workflows/media/contract';
 import { emulatorAdmin } from '../helpers/emulator';
 import { runStarter, waitFor } from '../helpers/processes';
-import { uniqueId, withWorker, type TemporalTestContext } from '../helpers/temporal';
+import { temporalCli, uniqueId, withWorker, type TemporalTestContext } from '../helpers/temporal';
 import { testEnv } from '../setup/shared';
-
-const execFileAsync = promisify(execFile);
-const temporalCli = (args: string[]) =>
-  execFileAsync(testEnv('temporalCli'), [
-    ...args,
-    '--address',
-    testEnv('temporalAddress'),
-    '--namespace',
-    testEnv('temporalNamespace'),
-  ]);
 
 const pollsOf = async (taskId: string) =>
   (await emulatorAdmin<{ polls: { byTask: Record<string, number> } }>(testEnv('emulatorUrl'), 'GET', '/counters')).polls

@@ -1,9 +1,7 @@
 // The runbook's reset, cancel-or-terminate and find recipes (docs/operations.md), run as the page
 // writes them against the dev server and the emulator.
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { WorkflowFailedError } from '@temporalio/client';
 import { batchProgressQuery, type BatchJobInput } from '../../src/workflows/batch/contract';
 import type { batchJob } from '../../src/workflows/batch/workflows';
@@ -12,18 +10,7 @@ import { mediaProgressQuery, type MediaGenerationInput } from '../../src/workflo
 import type { mediaGeneration } from '../../src/workflows/media/workflows';
 import { WorkflowType } from '../../src/workflows/operations';
 import { waitFor } from '../helpers/processes';
-import { emulatorPlatform, uniqueId, withWorker, type TemporalTestContext } from '../helpers/temporal';
-import { testEnv } from '../setup/shared';
-
-const execFileAsync = promisify(execFile);
-const temporalCli = (args: string[]) =>
-  execFileAsync(testEnv('temporalCli'), [
-    ...args,
-    '--address',
-    testEnv('temporalAddress'),
-    '--namespace',
-    testEnv('temporalNamespace'),
-  ]);
+import { emulatorPlatform, temporalCli, uniqueId, withWorker, type TemporalTestContext } from '../helpers/temporal';
 
 const RUNBOOK = readFileSync(path.join(__dirname, '..', '..', 'docs', 'operations.md'), 'utf8');
 /** The lines of the page's first ```text block after `heading`. */
