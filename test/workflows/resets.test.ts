@@ -33,7 +33,11 @@ const FAST = { minIntervalMs: 100, maxIntervalMs: 400 };
 
 interface Counters {
   paid: { byRoute: Record<string, Record<string, number>> };
+  requests: Record<string, number>;
 }
+
+/** Requests of `route` that reached the platform (counted on arrival, before any latency). */
+const arrived = async (route: string) => (await emulator.admin<Counters>('GET', '/counters')).requests[route] ?? 0;
 
 /** How many times the platform carried out a paid call of `route` whose subject contains `marker` (since start). */
 async function paidCalls(route: string, marker: string): Promise<number> {
@@ -199,10 +203,17 @@ describe('a reset pays the platform once', () => {
         const before = await paidCalls(c.paid.route, c.subject ?? marker);
         // The platform answers the paid call 3 s late: the reset lands while it is on its way.
         await emulator.admin('PUT', '/faults', { routes: { [c.paid.route]: { latencyMs: 3_000, count: 1 } } });
+        const sent = await arrived(c.paid.route);
         const handle = await c.start(ctx, marker);
-        await waitFor(handle, (all) => !!scheduled(all, c.paid.activity), 'the paid call');
+        // Reset once the paid request is at the platform, its answer 3 s away.
+        for (let i = 0; (await arrived(c.paid.route)) === sent; i++) {
+          if (i > 300) throw new Error('the paid request never reached the platform');
+          await new Promise((r) => setTimeout(r, 20));
+        }
         const again = await reset(ctx.client, handle, resetPoint(await events(handle), 'first task', ''));
         const result = (await again.result()) as { resumed?: unknown[] };
+        // Past the earlier request's latency: a call carried out late counts too.
+        await new Promise((r) => setTimeout(r, 3_500));
         expect((await paidCalls(c.paid.route, c.subject ?? marker)) - before).toBe(1);
         expect(result.resumed).toEqual([expect.objectContaining({ runId: handle.firstExecutionRunId })]);
       }));
