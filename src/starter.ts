@@ -4,6 +4,7 @@ import { Command, CommanderError } from 'commander';
 import { addRegisterSearchAttributesOption } from './namespace/search-attributes';
 import { addBudgetCommands } from './starter/commands/budget';
 import { addEmulatorCommand } from './starter/commands/emulator';
+import { addIncidentCommands } from './starter/commands/incident';
 import { addInspectCommands } from './starter/commands/inspect';
 import { addPlatformCommands } from './starter/commands/platform';
 import { addScheduleCommands } from './starter/commands/schedule';
@@ -31,6 +32,7 @@ export function buildProgram(): Command {
   addPlatformCommands(program, out);
   addScheduleCommands(program, out);
   addBudgetCommands(program, out);
+  addIncidentCommands(program, out);
   return program;
 }
 

@@ -1,10 +1,14 @@
 // The faults the suite applies in turn, each to a fresh wave of workflows of every type. An event (the
 // worker killed, the server restarted) strikes a wave already at work; a state (an outage, a 429 storm,
 // slow paid calls, cut downloads) is set first and the wave starts into it, so every workflow of the
-// wave meets it. Each names the non-retryable failures it can justify: only a call that may have been
+// wave meets it. A reset wave resets half of every type at work to its first workflow task, as an
+// operator's reset by query would, and the tally counts a paid call made twice as it does for every
+// other fault. Each names the non-retryable failures it can justify: only a call that may have been
 // carried out without the caller hearing back justifies giving up (AmbiguousSubmission); a refusal
 // (503, 429) or a cut download justifies nothing, since trying again later is always safe.
+import { randomUUID } from 'node:crypto';
 import { FailureType } from '../../src/api/failures';
+import { CHAOS_TYPES } from './workload';
 import type { BenchStack } from '../support/stack';
 import type { WorkerProcess } from '../support/worker-process';
 
@@ -63,7 +67,36 @@ const stateFault = (
   heal: clearFaults,
 });
 
-export function chaosFaults(d: FaultDurations): ChaosFault[] {
+/**
+ * Resets half of every type of the wave (the even ones) to their first workflow task, in one batch
+ * operation over the server, as `temporal workflow reset --query` does; resolves once it has ended.
+ */
+async function resetHalfOfWave(ctx: FaultContext, wave: string, perType: number): Promise<void> {
+  const { client } = ctx.stack;
+  const { namespace } = ctx.stack.server;
+  const executions = CHAOS_TYPES.flatMap((type) =>
+    Array.from({ length: Math.ceil(perType / 2) }, (_, k) => ({ workflowId: `chaos-${wave}-${type}-${2 * k}` })),
+  );
+  const jobId = `chaos-reset-${randomUUID()}`;
+  await client.workflowService.startBatchOperation({
+    namespace,
+    jobId,
+    reason: 'chaos: reset half of the wave',
+    executions,
+    resetOperation: { options: { firstWorkflowTask: {} } },
+  });
+  for (;;) {
+    const { state, completeOperationCount, failureOperationCount } =
+      await client.workflowService.describeBatchOperation({ namespace, jobId });
+    if (state !== 1 /* BATCH_OPERATION_STATE_RUNNING */) {
+      ctx.log(`reset ${completeOperationCount} workflows (${failureOperationCount} had already ended)`);
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+export function chaosFaults(d: FaultDurations, perType: number): ChaosFault[] {
   const outage = { errorRate5xx: 1, status5xx: 503 };
   const cut = { cutRate: 1 };
   return [
@@ -112,6 +145,15 @@ export function chaosFaults(d: FaultDurations): ChaosFault[] {
       { paid: { latencyMs: PAID_LATENCY_MS } },
       MAY_HAVE_BEEN_CARRIED_OUT,
     ),
+    {
+      name: 'reset',
+      what: 'half of every type reset to its first workflow task while at work (a batch reset)',
+      kind: 'event',
+      justifies: MAY_HAVE_BEEN_CARRIED_OUT,
+      holdMs: 0,
+      strike: (ctx) => resetHalfOfWave(ctx, 'reset', perType),
+      heal: () => Promise.resolve(),
+    },
     stateFault('cut-downloads', `output downloads cut off half-way for ${d.cutS} s`, d.cutS, {
       outputFile: cut,
       getFileContent: cut,

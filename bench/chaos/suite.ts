@@ -1,6 +1,6 @@
 // The fault suite: waves of every workflow type against the emulator and a real dev server, one wave
 // per fault, the faults in turn (worker SIGKILL, dev server restart, outage, 429 storm, slow paid
-// calls, cut downloads); then it waits for every workflow to end and gathers what the targets need.
+// calls, a reset of half the wave, cut downloads); then it waits for every workflow to end and gathers what the targets need.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -80,7 +80,7 @@ export async function runChaosSuite(opts: Partial<ChaosOptions> = {}): Promise<C
   const log = (msg: string) => process.stderr.write(`[chaos ${Math.round((Date.now() - began) / 1000)} s] ${msg}\n`);
   // A key of this run only: any occurrence found later can only have come from the run.
   const apiKey = `chaos-key-${randomUUID()}`;
-  const faults = [...chaosFaults(o), ...o.scenarios.map((file) => scenarioFault(file, CHAOS_CLOCK_SPEED))];
+  const faults = [...chaosFaults(o, o.perType), ...o.scenarios.map((file) => scenarioFault(file, CHAOS_CLOCK_SPEED))];
   const logDir = mkdtempSync(path.join(tmpdir(), 'chaos-logs-'));
   const fixtures = chaosFixtures(
     apiKey,

@@ -147,6 +147,13 @@ export const idToken = (maxLength: number) =>
  */
 export const PlatformObjectId = idToken(128);
 
+/**
+ * A paid call that a run started by a reset took from an earlier run of its workflow instead of paying
+ * again (docs/retries.md#a-reset-never-pays-twice): that run, the call, and what it found.
+ */
+export const Resumed = z.object({ runId: z.string().max(64), call: z.string().max(100), found: z.string().max(300) });
+export type Resumed = z.infer<typeof Resumed>;
+
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Whether a parsed input is requestOrAttach's attach form. */

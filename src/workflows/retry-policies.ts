@@ -70,6 +70,21 @@ export function forUpTo(ms: number, opts: AttemptOptions = {}): ActivityOptions 
   };
 }
 
+/**
+ * Whether a reset started this run: its history began under another run's id. Its paid calls look for
+ * the same call in the runs it was reset from before they pay (src/activities/earlier-runs.ts).
+ */
+export const startedByReset = (): boolean => workflowInfo().runId !== workflowInfo().originalExecutionRunId;
+
+/**
+ * A paid call's extra options and input mark in a run a reset started: the call may wait for an earlier
+ * run's call in flight to answer, up to one more attempt (and the time for that answer to arrive).
+ */
+export const afterReset = () =>
+  startedByReset()
+    ? { options: { startToCloseTimeout: 2 * PLATFORM_ATTEMPT_MS + 15_000 }, mark: { afterReset: true } }
+    : { options: {}, mark: {} };
+
 /** A call that must happen whatever the outage (releasing a reservation, cancelling a paid batch). */
 export const UNTIL_DONE: ActivityOptions = { startToCloseTimeout: PLATFORM_ATTEMPT_MS, retry: TRANSIENT_RETRY };
 

@@ -167,4 +167,14 @@ export async function activityAttempts(handle: WorkflowHandle): Promise<number[]
     .map((e) => e.activityTaskStartedEventAttributes?.attempt ?? 0);
 }
 
+/** The Temporal CLI against the tests' dev server, as an operator runs it (docs/operations.md). */
+export const temporalCli = (args: string[]) =>
+  execFileAsync(testEnv('temporalCli'), [
+    ...args,
+    '--address',
+    testEnv('temporalAddress'),
+    '--namespace',
+    testEnv('temporalNamespace'),
+  ]);
+
 export const uniqueId = (prefix: string): string => `${prefix}-${randomUUID().slice(0, 8)}`;

@@ -2,7 +2,7 @@
 // is for, read back from the real history: ids and names only, never the request (its prompt).
 import { defaultPayloadConverter } from '@temporalio/common';
 import { startWorkflow } from '../../packages/client/src';
-import { activitySummary, MAX_ACTIVITY_SUMMARY_CHARS } from '../../src/workflows/activity-summary';
+import { activitySummary, MAX_ACTIVITY_SUMMARY_CHARS, WAITING } from '../../src/workflows/activity-summary';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { emulatorPlatform, uniqueId, withWorker } from '../helpers/temporal';
 
@@ -40,6 +40,8 @@ describe('activity summaries', () => {
         expect(summaries).not.toContain(undefined);
         expect(summaries[0]).toBe('submit text-to-video for member-demo (generation 1, attempt 1)');
         expect(summaries).toContain(`keep 1 outputs of task ${result.taskId}`);
+        // A waiting poll's "Attempt N / ∞" reads as waiting, not failing.
+        expect(summaries).toContain(`task ${result.taskId}: ${WAITING}`);
         for (const s of summaries) expect(s).not.toContain('secret-looking');
       },
       { platform: emulatorPlatform(emu.url) },

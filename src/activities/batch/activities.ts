@@ -5,6 +5,8 @@ import type { ActivityDeps } from '..';
 import type { BatchObservation, ParsedBatchPollingOptions } from '../../workflows/batch/contract';
 import { PlatformError } from '../../platform-client/errors';
 import { isTerminalBatchStatus, type Batch, type BatchEndpoint } from '../../platform/schemas/batches';
+import type { Resumed } from '../../api/contract';
+import { answerPaidCall, earlierPaidCall, resumedFrom, type AfterReset } from '../earlier-runs';
 import { awaitPollTurn, errorBackoffMs, findAfterEarlierAttempts, pollAgainIn, pollRead, sendCostly } from '../retries';
 import { createBatchOutputActivities } from './outputs';
 import { createBatchUploadActivities } from './upload';
@@ -57,6 +59,8 @@ export interface CreateBatchOnceResult {
    * is timed from here, on the workers' clock (the platform's may differ, an emulator's runs faster).
    */
   windowStartAt: number;
+  /** After a reset: the batch an earlier run's same create made, taken instead of a second. */
+  resumed?: Resumed;
 }
 
 export interface BatchCheckpoint {
@@ -91,7 +95,7 @@ export function batchGapMs(firstMs: number, n: number, polling: ParsedBatchPolli
   return gap;
 }
 
-export function createActivities({ platform, fetchPolicy, artifacts }: ActivityDeps) {
+export function createActivities({ platform, fetchPolicy, artifacts, temporal }: ActivityDeps) {
   const signal = () => Context.current().cancellationSignal;
 
   async function findExisting(input: CreateBatchOnceInput): Promise<BatchSnapshot | undefined> {
@@ -112,12 +116,34 @@ export function createActivities({ platform, fetchPolicy, artifacts }: ActivityD
      * workflow id in its metadata: a retried attempt (after a timeout, a reset, a 5xx, a lost worker)
      * looks for a batch on the same input file with that tag until no create an earlier attempt sent
      * can still land (../retries.ts), and creates only if there is none. A create the platform acts
-     * on later still is the residual risk.
+     * on later still is the residual risk. After a reset, the batch an earlier run's same create made
+     * is taken: from its answer, or found by that create's tag and input file.
      */
-    async createBatchOnce(input: CreateBatchOnceInput): Promise<CreateBatchOnceResult> {
+    async createBatchOnce({ afterReset, ...input }: CreateBatchOnceInput & AfterReset): Promise<CreateBatchOnceResult> {
       const ctx = Context.current();
       const { attempt } = ctx.info;
       const sentAt = Date.now();
+      const earlier = afterReset
+        ? await earlierPaidCall<CreateBatchOnceInput, CreateBatchOnceResult>(temporal, ctx)
+        : undefined;
+      const made =
+        earlier?.outcome === 'answered'
+          ? earlier.result!.batch
+          : earlier?.outcome === 'unanswered'
+            ? await findExisting(earlier.input)
+            : undefined;
+      if (earlier && made) {
+        const windowStartAt = earlier.result?.windowStartAt ?? Math.min(made.createdAtMs, sentAt);
+        const resumed = resumedFrom(ctx, earlier, `batch ${made.id}`);
+        return answerPaidCall(temporal, ctx, {
+          batch: made,
+          found: true,
+          attempt,
+          at: Date.now(),
+          windowStartAt,
+          resumed,
+        });
+      }
       const existing = await findAfterEarlierAttempts(ctx, platform, () => findExisting(input));
       if (existing) {
         log.info('Batch already created by an earlier attempt', { batchId: existing.id, attempt });
@@ -132,7 +158,13 @@ export function createActivities({ platform, fetchPolicy, artifacts }: ActivityD
         ),
       );
       log.info('Created batch', { batchId: batch.id, inputFileId, attempt });
-      return { batch: snapshotOf(batch), found: false, attempt, at: Date.now(), windowStartAt: sentAt };
+      return answerPaidCall(temporal, ctx, {
+        batch: snapshotOf(batch),
+        found: false,
+        attempt,
+        at: Date.now(),
+        windowStartAt: sentAt,
+      });
     },
 
     /** A batch created elsewhere (attach): a read, retried through outages; an unknown id (404) is final. */

@@ -4,11 +4,17 @@
 // Temporal client: update-with-start creates the ledger on first use. Every call is idempotent per
 // reservationId, so retried attempts are harmless.
 import { Context } from '@temporalio/activity';
-import { WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import {
+  WithStartWorkflowOperation,
+  WorkflowFailedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+} from '@temporalio/client';
 import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
 import { FailureType } from '../../api/failures';
 import type { ActivityDeps } from '..';
-import { SearchAttributes } from '../../api/contract';
+import { SearchAttributes, type Resumed } from '../../api/contract';
+import { pollAgainIn } from '../retries';
 import { WorkflowType } from '../../workflows/operations';
 import {
   budgetLedgerWorkflowId,
@@ -25,6 +31,9 @@ import {
 import { BatchLanes } from '../../shared/lanes';
 import { recordBudgetReleased, recordBudgetReserved } from '../../metrics';
 import { createPriceActivities } from './price';
+
+/** The longest gap between two looks at an earlier run's job. */
+const EARLIER_JOB_MAX_GAP_MS = 60_000;
 
 export { priceQuantities, type PriceBudgetJobInput, type PriceBudgetJobResult } from './price';
 
@@ -205,6 +214,36 @@ export function createActivities({ temporal, prices }: ActivityDeps) {
         // No ledger: nothing was ever reserved for this member.
         if (err instanceof WorkflowNotFoundError) return { released: false };
         throw updateFailure(input.memberId, err);
+      }
+    },
+
+    /**
+     * The result of a job an earlier run of this budget-gated job started, which a reset left running
+     * under the same id (a reset touches no child): retry-as-poll on its status, then its result, or
+     * its own failure as final.
+     */
+    async awaitEarlierJob(workflowId: string): Promise<{ result: unknown; resumed: Resumed }> {
+      const { attempt } = Context.current().info;
+      const handle = temporal.workflow.getHandle(workflowId);
+      const { status, parentExecution } = await handle.describe();
+      if (status.name === 'RUNNING') {
+        const gap = Math.min(EARLIER_JOB_MAX_GAP_MS, 1_000 * 2 ** Math.min(attempt - 1, 10));
+        throw pollAgainIn(gap, `job ${workflowId} of an earlier run is still running`, { workflowId });
+      }
+      const found = `job ${workflowId}, started by the earlier run (${status.name.toLowerCase()})`;
+      const resumed = { runId: parentExecution?.runId ?? '', call: 'executeChild', found };
+      try {
+        return { result: await handle.result(), resumed };
+      } catch (err) {
+        const cause = err instanceof WorkflowFailedError ? err.cause : undefined;
+        if (!(cause instanceof ApplicationFailure)) throw err;
+        const { type, message, details } = cause;
+        throw ApplicationFailure.create({
+          type: type ?? undefined,
+          message,
+          nonRetryable: true,
+          details: details ?? undefined,
+        });
       }
     },
   };

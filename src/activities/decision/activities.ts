@@ -3,17 +3,31 @@ import { Context } from '@temporalio/activity';
 import type { DecisionAnswer } from '../../workflows/decision/contract';
 import type { DecisionEvaluationRequest } from '../../platform/schemas/decision';
 import type { ActivityDeps } from '..';
+import { answerPaidCall, earlierPaidCall, type AfterReset } from '../earlier-runs';
 
 export interface EvaluateQuestionInput {
   index: number;
   request: DecisionEvaluationRequest;
 }
 
-export function createActivities({ platform }: ActivityDeps) {
+export function createActivities({ platform, temporal }: ActivityDeps) {
   return {
-    async evaluateQuestion({ index, request }: EvaluateQuestionInput): Promise<DecisionAnswer> {
-      const res = await platform.decisionEvaluation(request, { signal: Context.current().cancellationSignal });
-      return {
+    /** Paid. After a reset, an answer an earlier run got for the same question is taken, not bought again. */
+    async evaluateQuestion({
+      index,
+      request,
+      afterReset,
+    }: EvaluateQuestionInput & AfterReset): Promise<DecisionAnswer> {
+      const ctx = Context.current();
+      if (afterReset) {
+        const earlier = await earlierPaidCall<EvaluateQuestionInput, DecisionAnswer>(temporal, ctx);
+        if (earlier?.outcome === 'answered') {
+          const found = `the answer to question ${index + 1}`;
+          return { ...earlier.result!, resumed: { runId: earlier.runId, call: ctx.info.activityType, found } };
+        }
+      }
+      const res = await platform.decisionEvaluation(request, { signal: ctx.cancellationSignal });
+      return answerPaidCall(temporal, ctx, {
         index,
         kind: request.kind,
         question: request.question,
@@ -23,7 +37,7 @@ export function createActivities({ platform }: ActivityDeps) {
         completionTokens: res.usage?.completion_tokens,
         numModelRequests: res.num_model_requests,
         thinking: res.thinking,
-      };
+      });
     },
   };
 }

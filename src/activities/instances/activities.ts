@@ -5,6 +5,8 @@ import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import type { ActivityDeps } from '..';
 import { FailureType } from '../../api/failures';
 import type { CreateInstanceRequest, Instance, ListedInstance } from '../../platform/schemas/gpu';
+import type { Resumed } from '../../api/contract';
+import { answerPaidCall, earlierPaidCall, resumedFrom, type AfterReset } from '../earlier-runs';
 import { awaitPollTurn, errorBackoffMs, findAfterEarlierAttempts, pollAgainIn, pollRead, sendCostly } from '../retries';
 
 /** The most instances one list returns into a workflow's history (a few hundred bytes each). */
@@ -25,6 +27,15 @@ export interface CreateInstanceResult {
   instanceId: string;
   /** A retried create found the instance an earlier attempt created, and did not create (or pay) again. */
   alreadyApplied: boolean;
+  /** The create an earlier run made, taken after a reset (src/activities/earlier-runs.ts). */
+  resumed?: Resumed;
+}
+
+export interface RenewOnPlatformResult {
+  alreadyApplied: boolean;
+  /** After a reset: the renewal an earlier run made, and the expiry it renewed from. */
+  resumed?: Resumed;
+  endTimeBefore?: string | number;
 }
 
 export interface RenewOnPlatformInput {
@@ -72,7 +83,7 @@ export function instanceGapMs(firstMs: number, n: number, maxMs: number): number
 
 const GONE = new Set(['toRemove', 'removing', 'removed']);
 
-export function createActivities({ platform }: ActivityDeps) {
+export function createActivities({ platform, temporal }: ActivityDeps) {
   const signal = () => Context.current().cancellationSignal;
 
   /** The live instance of that name (names are how a create is found again), if any. */
@@ -110,11 +121,22 @@ export function createActivities({ platform }: ActivityDeps) {
      * Renewing costs money and the platform takes no idempotency key; the proof that an earlier
      * attempt got through is an expiry that moved since the workflow first read it. A retry watches
      * for that until no earlier request can still land, so a renewal the platform applies late, after
-     * our client gave up on it, is not paid for again.
+     * our client gave up on it, is not paid for again. After a reset, the renewal an earlier run made
+     * is taken, or judged by the expiry that run read.
      */
-    async renewInstance(input: RenewOnPlatformInput): Promise<{ alreadyApplied: boolean }> {
+    async renewInstance(input: RenewOnPlatformInput & AfterReset): Promise<RenewOnPlatformResult> {
       const ctx = Context.current();
       const { instanceId, endTimeBefore } = input;
+      if (input.afterReset) {
+        const earlier = await earlierPaidCall<RenewOnPlatformInput, RenewOnPlatformResult>(temporal, ctx);
+        const before = earlier?.input.endTimeBefore;
+        const moved = async () =>
+          String((await platform.getInstance({ instanceId }, { signal: signal() })).endTime) !== String(before);
+        if (earlier?.outcome === 'answered' || (earlier?.outcome === 'unanswered' && (await moved()))) {
+          const resumed = resumedFrom(ctx, earlier, `the renewal from the expiry ${before}`);
+          return answerPaidCall(temporal, ctx, { alreadyApplied: true, endTimeBefore: before, resumed });
+        }
+      }
       if (endTimeBefore !== undefined) {
         const applied = await findAfterEarlierAttempts(ctx, platform, async () => {
           const now = await platform.getInstance({ instanceId }, { signal: signal() });
@@ -126,18 +148,35 @@ export function createActivities({ platform }: ActivityDeps) {
         }
       }
       await sendCostly(ctx, () => platform.renewInstance({ instanceId, months: input.months }, { signal: signal() }));
-      return { alreadyApplied: false };
+      return answerPaidCall(temporal, ctx, { alreadyApplied: false });
     },
 
     /**
      * Creating a subscription costs money and the platform takes no idempotency key; an instance's
      * name is the key instead. A first attempt refuses a name a live instance already has (it would be
      * someone else's, and a retry could not tell them apart); a retry looks for the name until no
-     * earlier request can still land, and returns that instance instead of a second.
+     * earlier request can still land, and returns that instance instead of a second. After a reset, the
+     * instance an earlier run created is taken: from its answer, or found by its name.
      */
-    async createInstance(request: CreateInstanceRequest): Promise<CreateInstanceResult> {
+    async createInstance({
+      afterReset,
+      ...request
+    }: CreateInstanceRequest & AfterReset): Promise<CreateInstanceResult> {
       const ctx = Context.current();
       const { attempt } = ctx.info;
+      const earlier = afterReset
+        ? await earlierPaidCall<CreateInstanceRequest, CreateInstanceResult>(temporal, ctx)
+        : undefined;
+      const made =
+        earlier?.outcome === 'answered'
+          ? earlier.result!.instanceId
+          : earlier?.outcome === 'unanswered'
+            ? (await findByName(earlier.input.name))?.id
+            : undefined;
+      if (earlier && made) {
+        const resumed = resumedFrom(ctx, earlier, `instance ${made}`);
+        return answerPaidCall(temporal, ctx, { instanceId: made, alreadyApplied: true, resumed });
+      }
       if (attempt === 1) {
         const taken = await findByName(request.name);
         if (taken) {
@@ -155,7 +194,7 @@ export function createActivities({ platform }: ActivityDeps) {
         }
       }
       const { instanceId } = await sendCostly(ctx, () => platform.createInstance(request, { signal: signal() }));
-      return { instanceId, alreadyApplied: false };
+      return answerPaidCall(temporal, ctx, { instanceId, alreadyApplied: false });
     },
 
     // Free, and a repeat while the first is under way does no harm (the platform answers it as done).

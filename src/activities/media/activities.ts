@@ -4,6 +4,7 @@
 // already have created a paid task; rejected: never; see classifySubmitFailure), and handed to the
 // workflow in the failure's details, which acts on it.
 import { Context, log } from '@temporalio/activity';
+import type { Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ActivityDeps } from '..';
 import { FailureType } from '../../api/failures';
@@ -12,6 +13,8 @@ import { classifySubmitFailure, PlatformError, redact, type SubmitFailureClass }
 import type { AsyncBody } from '../../platform/models';
 import type { ImageToVideoRequest, TextToVideoRequest } from '../../platform/schemas/media';
 import type { CallbackUrls } from '../../webhooks/token';
+import type { Resumed } from '../../api/contract';
+import { answerPaidCall, earlierPaidCall, resumedFrom, type AfterReset } from '../earlier-runs';
 import { toApplicationFailure } from '../retries';
 import { createOutputActivities } from '../outputs';
 import { createMediaPollActivities, firstLook, type CallbackFallback } from './poll';
@@ -33,6 +36,8 @@ export type SubmitMediaTaskInput =
 
 export interface SubmitMediaTaskResult {
   taskId: string;
+  /** After a reset: the task an earlier run's same submit created, taken instead of a new one. */
+  resumed?: Resumed;
   /** Real epoch ms when the platform answered. */
   submittedAt: number;
   /** The task's status and eta read right after the submit, when it had not ended (firstLook). */
@@ -101,7 +106,28 @@ function withoutUrl(err: PlatformError, url: string | undefined): PlatformError 
   });
 }
 
-export function createActivities({ platform, pacing, callbacks, artifacts, fetchPolicy }: ActivityDeps) {
+/**
+ * After a reset, the task an earlier run's same submit created (src/activities/earlier-runs.ts); a
+ * submit whose answer never came is ambiguous, as after a lost worker (the workflow's policy decides).
+ */
+async function earlierSubmit(temporal: Client, ctx: Context): Promise<SubmitMediaTaskResult | undefined> {
+  const earlier = await earlierPaidCall<SubmitMediaTaskInput, SubmitMediaTaskResult>(temporal, ctx);
+  if (earlier?.outcome === 'answered') {
+    const { resumed: _, ...result } = earlier.result!;
+    return { ...result, resumed: resumedFrom(ctx, earlier, `task ${result.taskId}`) };
+  }
+  const lost = earlier?.outcome === 'unanswered';
+  const ambiguous = earlier?.failure?.applicationFailureInfo?.type === FailureType.AmbiguousSubmission;
+  if (!lost && !ambiguous) return undefined;
+  const details: SubmitFailureDetails = { outcome: 'ambiguous', at: Date.now() };
+  throw ApplicationFailure.retryable(
+    `the same submit in run ${earlier.runId}, which a reset replaced, may have created a task: its answer was lost`,
+    FailureType.AmbiguousSubmission,
+    details,
+  );
+}
+
+export function createActivities({ platform, pacing, callbacks, artifacts, fetchPolicy, temporal }: ActivityDeps) {
   const submit = (input: SubmitMediaTaskInput, request: SubmitMediaTaskInput['request'], signal: AbortSignal) => {
     switch (input.operation) {
       case 'image-to-video':
@@ -114,8 +140,11 @@ export function createActivities({ platform, pacing, callbacks, artifacts, fetch
   };
 
   return {
-    async submitMediaTask(input: SubmitMediaTaskInput): Promise<SubmitMediaTaskResult> {
-      const { info, cancellationSignal: signal } = Context.current();
+    async submitMediaTask(input: SubmitMediaTaskInput & AfterReset): Promise<SubmitMediaTaskResult> {
+      const ctx = Context.current();
+      const { info, cancellationSignal: signal } = ctx;
+      const earlier = input.afterReset ? await earlierSubmit(temporal, ctx) : undefined;
+      if (earlier) return answerPaidCall(temporal, ctx, earlier);
       const workflowId = info.workflowExecution?.workflowId;
       const where = { workflowId, generation: input.generation, attempt: input.attempt };
       // Another worker met the quota's 429 and its Retry-After is not over: a refusal of our own, nothing sent.
@@ -154,12 +183,14 @@ export function createActivities({ platform, pacing, callbacks, artifacts, fetch
           firstPollAt: submittedAt + callbacks.firstPollAfterMs,
           pollIntervalMs: callbacks.pollIntervalMs,
         };
-        return { taskId, submittedAt, callback };
+        return answerPaidCall(temporal, ctx, { taskId, submittedAt, callback });
       }
       const { observation, reads } = await firstLook(platform, taskId, input.polling, signal);
-      return observation
-        ? { taskId, submittedAt, firstLook: observation }
-        : { taskId, submittedAt, uncountedPolls: reads };
+      return answerPaidCall(
+        temporal,
+        ctx,
+        observation ? { taskId, submittedAt, firstLook: observation } : { taskId, submittedAt, uncountedPolls: reads },
+      );
     },
     ...createMediaPollActivities(platform),
     ...createOutputActivities(artifacts, fetchPolicy),

@@ -17,6 +17,7 @@ import {
   PlatformObjectId,
   query,
   requestOrAttach,
+  Resumed,
   update,
   workflow,
   type PlatformReportedStatus,
@@ -175,6 +176,8 @@ export const BatchJobResult = z
     polls: z.number().int(),
     /** Over 1: an ambiguous create was resolved by looking the batch up; 0 for an attached batch. */
     createAttempts: z.number().int(),
+    /** The create taken from an earlier run after a reset (docs/retries.md#a-reset-never-pays-twice). */
+    resumed: z.array(Resumed).optional(),
   })
   .meta({ title: 'batchJob result' });
 export type BatchJobResult = z.infer<typeof BatchJobResult>;
@@ -186,6 +189,8 @@ export type BatchJobStatus = BatchJobOwnStatus | BatchStatus | PlatformReportedS
 
 export interface BatchProgress {
   status: BatchJobStatus;
+  /** After a reset: the earlier run whose create this run's batch came from. */
+  resumedFrom?: string;
   batchId?: string;
   inputFileId?: string;
   requestCounts?: RequestCounts;

@@ -15,7 +15,7 @@ import { FailureType, parseInput } from '../../api/failures';
 import type { Activities, CreateBatchOnceResult } from '../../activities/batch/activities';
 import { isTerminalBatchStatus } from '../../platform/schemas/batches';
 import { isoTime } from '../../shared/time';
-import { summarized } from '../activity-summary';
+import { paidCall, summarized, WAITING } from '../activity-summary';
 import { attachedNotFound } from '../attach';
 import { WorkflowType } from '../operations';
 import { DEFAULT_DEADLINE_MS, HOUR_MS, retryAsPollOptions, UNTIL_DONE, untilDeadline } from '../retry-policies';
@@ -141,7 +141,7 @@ export async function batchJob(rawInput: BatchJobInput): Promise<BatchJobResult>
    */
   const followBatch = async (progressStep = PROGRESS_STEP): Promise<BatchObservation> => {
     for (;;) {
-      const poll = summarized(pollBatch, `poll batch ${batchId}`);
+      const poll = summarized(pollBatch, `batch ${batchId}: ${WAITING}`);
       const checkpoint = await poll({ batchId, polling: input.polling, since: last, progressStep });
       onCheckpoint(checkpoint.observation);
       if (checkpoint.terminal) return checkpoint.observation;
@@ -244,6 +244,7 @@ export async function batchJob(rawInput: BatchJobInput): Promise<BatchJobResult>
     endedAt: isoTime(final.observedAt),
     polls: final.polls,
     createAttempts: started.attempt,
+    ...(started.resumed && { resumed: [started.resumed] }),
   };
 }
 
@@ -256,7 +257,9 @@ type BatchProgressTracker = ReturnType<typeof trackProgress<BatchJobStatus, Batc
  * Where the batch stands when the run starts following it (`at`, real epoch ms), when its window
  * started on our clock, and the create attempts (0 for an attached batch).
  */
-type StartedBatch = Pick<CreateBatchOnceResult, 'batch' | 'at' | 'windowStartAt' | 'attempt'> & { inputFileId: string };
+type StartedBatch = Pick<CreateBatchOnceResult, 'batch' | 'at' | 'windowStartAt' | 'attempt' | 'resumed'> & {
+  inputFileId: string;
+};
 
 async function createBatch(
   input: ParsedBatchJobRequestInput,
@@ -284,14 +287,17 @@ async function createBatch(
   // earlier attempt made until no create it sent can still land, and creates only if there is none
   // (src/activities/batch/activities.ts).
   progress.update({ status: 'CREATING', inputFileId });
+  // After a reset, the batch an earlier run's same create made is taken (src/activities/earlier-runs.ts).
   const create = () =>
-    summarized(
+    paidCall(
       platform.createBatchOnce,
       `create a batch for ${input.endpoint}`,
     )({ workflowId, inputFileId, endpoint: input.endpoint, metadata: input.metadata });
   // A cancel while creating waits for the create to answer, then cancels the batch it made (below):
   // cancelling the create itself would leave a batch the platform made running, unowned and paid.
-  return { inputFileId, ...(await CancellationScope.nonCancellable(create)) };
+  const created = await CancellationScope.nonCancellable(create);
+  if (created.resumed) progress.update({ resumedFrom: created.resumed.runId });
+  return { ...created, inputFileId: created.batch.inputFileId };
 }
 
 /**

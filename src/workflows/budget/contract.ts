@@ -1,7 +1,7 @@
 // The contract of budgetGatedJob: one job run once the member's budget covers it, admitted through the
 // member's ledger (../budgetLedger/contract.ts). Money is in 1/10000 USD, as on the platform.
 import { z } from 'zod';
-import { Amount, defineOperation, member, MemberId, notBelow, query, workflow } from '../../api/contract';
+import { Amount, defineOperation, member, MemberId, notBelow, query, Resumed, workflow } from '../../api/contract';
 import { recheckBudgetSignal } from '../budgetLedger/contract';
 import { DecisionOption, DecisionOptions, DecisionState } from '../../platform/schemas/decision';
 import { BatchJobRequestInput } from '../batch/contract';
@@ -152,6 +152,8 @@ export const GateVerdict = z.object({
   choice: z.string().optional(),
   passed: z.boolean(),
   promptTokens: z.number().optional(),
+  /** After a reset: the answer came from the same question of an earlier run, not paid again. */
+  resumed: Resumed.optional(),
 });
 export type GateVerdict = z.infer<typeof GateVerdict>;
 
@@ -169,6 +171,8 @@ export const BudgetGatedJobResult = z
       .describe("the child workflow and its result (that workflow type's own result schema)"),
     /** Whether the reservation was given back to the ledger at the end. */
     released: z.boolean(),
+    /** What this run took from earlier runs after a reset (docs/retries.md#a-reset-never-pays-twice). */
+    resumed: z.array(Resumed).optional(),
   })
   .meta({ title: 'budgetGatedJob result' });
 export type BudgetGatedJobResult = z.infer<typeof BudgetGatedJobResult>;
@@ -188,6 +192,8 @@ export const BUDGET_GATED_JOB_STATUSES = [
 export type BudgetGatedJobStatus = (typeof BUDGET_GATED_JOB_STATUSES)[number];
 
 export interface BudgetJobProgress {
+  /** After a reset: the earlier run whose gate answer or job this run took. */
+  resumedFrom?: string;
   status: BudgetGatedJobStatus;
   memberId: string;
   onInsufficient: ParsedBudgetGatedJobInput['onInsufficient'];

@@ -6,7 +6,7 @@ import type { Activities } from '../../activities/decision/activities';
 import { DECISION_MODEL, DecisionEvaluationRequest, type DecisionState } from '../../platform/schemas/decision';
 import { parseOrThrow } from '../../platform/validation';
 import { DEFAULT_DEADLINE_MS, untilAfterStart } from '../retry-policies';
-import { summarized } from '../activity-summary';
+import { paidCall } from '../activity-summary';
 
 /** Image sources the decision API takes (https or data URLs); others are left out of the judged content. */
 const JUDGEABLE_IMAGE = /^(https:\/\/\S+|data:image\/[a-z0-9.+-]+;base64,)/i;
@@ -61,7 +61,8 @@ export async function runGate(gate: PreparedGate): Promise<GateVerdict> {
   // the client's timeout. A request the client gave up on may still have been billed: each such retry
   // may pay for one more small evaluation, accepted (the gate's estimate is reserved with the job).
   const { evaluateQuestion } = proxyActivities<Activities>(untilAfterStart(DEFAULT_DEADLINE_MS.budgetAdmission));
-  const answer = await summarized(evaluateQuestion, 'evaluate the gate question')({ index: 0, request: gate.request });
+  // After a reset, the answer an earlier run paid for is taken (src/activities/earlier-runs.ts).
+  const answer = await paidCall(evaluateQuestion, 'evaluate the gate question')({ index: 0, request: gate.request });
   const probability = answer.probabilities[gate.passOption] ?? 0;
   return {
     question: gate.request.question,
@@ -72,5 +73,6 @@ export async function runGate(gate: PreparedGate): Promise<GateVerdict> {
     choice: answer.choice,
     passed: probability >= gate.threshold,
     promptTokens: answer.promptTokens,
+    resumed: answer.resumed,
   };
 }

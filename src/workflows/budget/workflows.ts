@@ -2,8 +2,10 @@
 // cost (given, or priced from the worker's table) is reserved through the member's ledger before
 // anything that costs money is sent, an optional decision gate judges the content, and the
 // reservation is given back when the job ends, however it ends.
+import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/common';
 import {
   ActivityCancellationType,
+  ActivityFailure,
   ApplicationFailure,
   CancellationScope,
   ChildWorkflowFailure,
@@ -17,7 +19,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import { SearchAttributes, statusQuery } from '../../api/contract';
+import { SearchAttributes, statusQuery, type Resumed } from '../../api/contract';
 import { FailureType, parseInput } from '../../api/failures';
 import type { Activities, AwaitBudgetAdmissionResult, PriceBudgetJobResult } from '../../activities/budget/activities';
 import { chargesAtMost, imagesIn, jobQuantities } from '../../budget/quantities';
@@ -31,7 +33,15 @@ import {
   type ReserveBudgetResult,
 } from '../budgetLedger/contract';
 import { WorkflowType } from '../operations';
-import { DEFAULT_DEADLINE_MS, forUpTo, UNTIL_DONE, untilAfterStart } from '../retry-policies';
+import {
+  DEFAULT_DEADLINE_MS,
+  forUpTo,
+  HOUR_MS,
+  retryAsPollOptions,
+  startedByReset,
+  UNTIL_DONE,
+  untilAfterStart,
+} from '../retry-policies';
 import { trackProgress } from '../status';
 import {
   budgetJobProgressQuery,
@@ -54,11 +64,28 @@ const { priceBudgetJob } = proxyLocalActivities<Activities>(
 // Giving budget back must not be lost: retried until the ledger has it.
 const { releaseMemberBudget } = proxyActivities<Activities>(UNTIL_DONE);
 
+/** How long a reset run waits for the job an earlier run started: past any job's own deadline. */
+const EARLIER_JOB_WAIT_MS = 8 * 24 * HOUR_MS;
+
 /** Jobs whose input names the paying member and the expected cost (for their own search attributes). */
 const TAKES_MEMBER: readonly string[] = [WorkflowType.mediaGeneration, WorkflowType.batchJob];
 
 /** The job's result until the release of its reservation is known. */
 type ResultBeforeRelease = Omit<BudgetGatedJobResult, 'released'>;
+
+/**
+ * The job an earlier run started, which a reset left under the same id: waited for by its status
+ * (awaitEarlierJob in src/activities/budget/activities.ts); its failure is this run's, as a child's is.
+ */
+async function earlierJob(childId: string): Promise<{ result: unknown; resumed: Resumed }> {
+  const { awaitEarlierJob } = proxyActivities<Activities>(retryAsPollOptions(EARLIER_JOB_WAIT_MS));
+  try {
+    return await summarized(awaitEarlierJob, `wait for job ${childId}, started before a reset`)(childId);
+  } catch (err) {
+    if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) throw err.cause;
+    throw err;
+  }
+}
 
 /** What admission through the ledger came to. */
 interface LedgerAdmission {
@@ -288,6 +315,7 @@ export async function budgetGatedJob(rawInput: BudgetGatedJobInput): Promise<Bud
       : jobInput;
     progress.update({ status: 'RUNNING_JOB', childWorkflowId: childId });
     let job: unknown;
+    let jobResumed: Resumed | undefined;
     try {
       job = await executeChild(workflowType, {
         workflowId: childId,
@@ -295,14 +323,23 @@ export async function budgetGatedJob(rawInput: BudgetGatedJobInput): Promise<Bud
         // A parent that ends any other way (terminated, timed out) asks the job to cancel: a batch job
         // then cancels its platform batch instead of running on unowned.
         parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+        // A reset leaves the earlier run's job running (or ended) under this id: never a second one.
+        ...(startedByReset() && { workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE }),
       });
     } catch (err) {
-      progress.update({ status: 'FAILED' });
-      // The job's own failure, with its type (GenerationFailed, BatchFailed …), is this run's failure.
-      if (err instanceof ChildWorkflowFailure && err.cause instanceof ApplicationFailure) throw err.cause;
-      throw err;
+      if (err instanceof WorkflowExecutionAlreadyStartedError && startedByReset()) {
+        ({ result: job, resumed: jobResumed } = await earlierJob(childId));
+      } else {
+        progress.update({ status: 'FAILED' });
+        // The job's own failure, with its type (GenerationFailed, BatchFailed …), is this run's failure.
+        if (err instanceof ChildWorkflowFailure && err.cause instanceof ApplicationFailure) throw err.cause;
+        throw err;
+      }
     }
     progress.update({ status: 'COMPLETED', outcome: 'Completed' });
-    return { ...base, outcome: 'Completed', gate: verdict, job: { workflowType, workflowId: childId, result: job } };
+    const resumed = [verdict?.resumed, jobResumed].filter((r): r is Resumed => r !== undefined);
+    if (resumed.length > 0) progress.update({ resumedFrom: resumed[0].runId });
+    const done = { workflowType, workflowId: childId, result: job };
+    return { ...base, outcome: 'Completed', gate: verdict, job: done, ...(resumed.length > 0 && { resumed }) };
   }
 }

@@ -1,6 +1,6 @@
 // The contract of decision evaluation: one content, several questions, one platform request each.
 import { z } from 'zod';
-import { count, defineOperation, workflow } from '../../api/contract';
+import { count, defineOperation, Resumed, workflow } from '../../api/contract';
 import {
   DecisionOptions,
   DecisionState,
@@ -54,6 +54,8 @@ export const DecisionAnswer = z.object({
   completionTokens: z.number().optional(),
   numModelRequests: z.number().optional(),
   thinking: DecisionEvaluationResponse.shape.thinking,
+  /** Taken from an earlier run of this workflow, which a reset replaced: not paid again. */
+  resumed: Resumed.optional(),
 });
 export type DecisionAnswer = z.infer<typeof DecisionAnswer>;
 
@@ -63,6 +65,8 @@ export const EvaluateDecisionResult = z
     /** Billed tokens (prompt tokens only are billed). */
     promptTokens: z.number(),
     completionTokens: z.number(),
+    /** The answers taken from earlier runs after a reset (docs/retries.md#a-reset-never-pays-twice). */
+    resumed: z.array(Resumed).optional(),
   })
   .meta({ title: 'evaluateDecision result' });
 export type EvaluateDecisionResult = z.infer<typeof EvaluateDecisionResult>;

@@ -10,7 +10,7 @@ import { tryParse, type ValidationIssue } from '../../platform/validation';
 import { mapBounded } from '../../shared/lanes';
 import { HOUR_MS, untilAfterStart } from '../retry-policies';
 import { trackStatus } from '../status';
-import { summarized } from '../activity-summary';
+import { paidCall } from '../activity-summary';
 
 /** How long the questions are retried through an outage, from the workflow's start. */
 const DEADLINE_MS = 6 * HOUR_MS;
@@ -54,14 +54,17 @@ export async function evaluateDecision(rawInput: EvaluateDecisionInput): Promise
     // been answered and billed, and the platform takes no idempotency key, so the client waits for a
     // paid answer far longer than for a read (PLATFORM_PAID_CALL_TIMEOUT_MS, 100 s): only a call
     // slower than that, then retried, may pay for one more evaluation (a few tokens).
-    const answer = await summarized(platform.evaluateQuestion, `evaluate question ${req.index + 1}`)(req);
-    status.detail({ answered: ++answered });
+    // After a reset, an answer an earlier run paid for is taken from it (src/activities/earlier-runs.ts).
+    const answer = await paidCall(platform.evaluateQuestion, `evaluate question ${req.index + 1}`)(req);
+    status.detail({ answered: ++answered, ...(answer.resumed && { resumedFrom: answer.resumed.runId }) });
     return answer;
   });
   status.set('EVALUATED');
+  const resumed = answers.flatMap((a) => a.resumed ?? []);
 
   return {
     answers,
+    ...(resumed.length > 0 && { resumed }),
     promptTokens: answers.reduce((sum, a) => sum + (a.promptTokens ?? 0), 0),
     completionTokens: answers.reduce((sum, a) => sum + (a.completionTokens ?? 0), 0),
   };

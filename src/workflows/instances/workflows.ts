@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import { statusQuery } from '../../api/contract';
 import { FailureType, parseInput } from '../../api/failures';
 import type { Activities, InstanceObservation } from '../../activities/instances/activities';
-import { summarized } from '../activity-summary';
+import { paidCall, summarized, WAITING } from '../activity-summary';
 import { WorkflowType } from '../operations';
 import { forUpTo, HOUR_MS, pollTimedOut, retryAsPollOptions, untilAfterStart } from '../retry-policies';
 import { trackStatus, type StatusTracker } from '../status';
@@ -47,11 +47,14 @@ export async function renewInstance(rawInput: RenewInstanceInput): Promise<Renew
   // attempt's request has ended; and a retry first waits out the time the platform may still act on
   // that request, watching the expiry, and renews only if the expiry never moved from `endTimeBefore`
   // (src/activities/instances). A request the platform applies later still is the residual risk.
-  const renew = summarized(platform.renewInstance, `renew instance ${instanceId} for ${months} months`);
-  const { alreadyApplied } = await renew({ instanceId, months, endTimeBefore });
+  // After a reset, a renewal an earlier run made is taken from it (src/activities/earlier-runs.ts).
+  const renew = paidCall(platform.renewInstance, `renew instance ${instanceId} for ${months} months`);
+  const renewed = await renew({ instanceId, months, endTimeBefore });
+  const { alreadyApplied, resumed } = renewed;
   const after = await summarized(platform.getInstance, `read instance ${instanceId} after the renewal`)(instanceId);
-  status.set('RENEWED', { endTimeAfter: after.endTime });
-  return { instanceId, months, endTimeBefore, endTimeAfter: after.endTime, alreadyApplied };
+  status.set('RENEWED', { endTimeAfter: after.endTime, ...(resumed && { resumedFrom: resumed.runId }) });
+  const result = { instanceId, months, endTimeBefore: renewed.endTimeBefore ?? endTimeBefore, alreadyApplied };
+  return { ...result, endTimeAfter: after.endTime, ...(resumed && { resumed: [resumed] }) };
 }
 
 /**
@@ -66,10 +69,11 @@ export async function createInstance(rawInput: CreateInstanceInput): Promise<Cre
   // platform may still act on an earlier request, looking for the name, and creates only if it never
   // shows up (src/activities/retries.ts). An instance the platform creates later still is the residual risk.
   const create = proxyActivities<Activities>(forUpTo(input.timeoutSeconds * 1000)).createInstance;
-  const created = await summarized(create, 'create an instance')(input.request);
-  status.detail({ instanceId: created.instanceId, alreadyApplied: created.alreadyApplied });
-  const waited = await waitFor({ ...input, instanceId: created.instanceId }, 'running', 'create', status);
-  return { ...waited, alreadyApplied: created.alreadyApplied };
+  const created = await paidCall(create, 'create an instance')(input.request);
+  const { instanceId, alreadyApplied, resumed } = created;
+  status.detail({ instanceId, alreadyApplied, ...(resumed && { resumedFrom: resumed.runId }) });
+  const waited = await waitFor({ ...input, instanceId }, 'running', 'create', status);
+  return { ...waited, alreadyApplied, ...(resumed && { resumed: [resumed] }) };
 }
 
 /** A workflow's statuses for requesting, waiting, timed out and reached. */
@@ -134,7 +138,7 @@ async function waitFor<S extends string>(
     try {
       checkpoint = await summarized(
         pollInstanceStatus,
-        `poll instance ${input.instanceId} for ${target}`,
+        `instance ${input.instanceId} to be ${target}: ${WAITING}`,
       )({
         instanceId: input.instanceId,
         target,

@@ -10,6 +10,7 @@ import {
   PlatformObjectId,
   query,
   requestOrAttach,
+  Resumed,
   signal,
   workflow,
   type PlatformReportedStatus,
@@ -133,6 +134,8 @@ export const SubmissionAttempt = z.object({
   error: z.object({ type: z.string(), message: z.string() }).optional(),
   /** True when this attempt was sent although an earlier one may already have created a task. */
   possibleDuplicate: z.boolean().optional(),
+  /** After a reset: the task came from the same submit of an earlier run, not paid again. */
+  resumed: Resumed.optional(),
 });
 export type SubmissionAttempt = z.infer<typeof SubmissionAttempt>;
 
@@ -215,6 +218,8 @@ export const MediaGenerationResult = z
     generations: z.array(GenerationAttempt),
     submissions: z.array(SubmissionAttempt),
     possibleDuplicates: z.number().int(),
+    /** The submits taken from earlier runs after a reset (docs/retries.md#a-reset-never-pays-twice). */
+    resumed: z.array(Resumed).optional(),
     cost: z.object({
       nsfwDetection: z.boolean(),
       images: z.number().int(),
@@ -254,6 +259,8 @@ export interface MediaProgress {
   observedAt?: string;
   submissions: number;
   outputs?: { kind: string; uri: string }[];
+  /** After a reset: the earlier run whose submit this run's task came from. */
+  resumedFrom?: string;
 }
 
 /** At most this many outputs per task: a video, its audio and a few images are what tasks give. */

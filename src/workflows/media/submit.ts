@@ -22,7 +22,7 @@ import type { SubmitMediaTaskResult } from '../../activities/media/activities';
 import { MODEL_REGISTRY, type ResolvedModel } from '../../platform/models';
 import { isoTime } from '../../shared/time';
 import { SUBMIT_ONCE } from '../retry-policies';
-import { summarized } from '../activity-summary';
+import { paidCall } from '../activity-summary';
 
 /**
  * Costs money. Retried while the first attempt may still be in flight? Never by the server (one
@@ -100,7 +100,8 @@ export async function submitGeneration(
     };
     try {
       // operation and request were parsed together, so they match.
-      const res = await summarized(
+      // After a reset, the task an earlier run's same submit created is taken (src/activities/earlier-runs.ts).
+      const res = await paidCall(
         submitOnQuotaQueue(input.operation, deadlineAt),
         `submit ${input.operation}${input.memberId ? ` for ${input.memberId}` : ''} (generation ${generation}, attempt ${attempt})`,
       )({
@@ -110,7 +111,7 @@ export async function submitGeneration(
         // The activity reads the accepted task once: the wait starts from its status and eta.
         polling: input.polling,
       } as SubmitMediaTaskInput);
-      record({ at: isoTime(res.submittedAt), outcome: 'accepted', taskId: res.taskId });
+      record({ at: isoTime(res.submittedAt), outcome: 'accepted', taskId: res.taskId, resumed: res.resumed });
       return res;
     } catch (err) {
       if (isCancellation(err)) throw err;

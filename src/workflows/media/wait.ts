@@ -7,7 +7,7 @@ import { isTerminalTaskStatus } from '../../platform/schemas/media';
 import { TaskCallback, type ParsedPollingOptions, type TaskObservation } from './contract';
 import type { Activities, CallbackFallback, TaskCheckpoint } from '../../activities/media/activities';
 import { pollTimedOut, retryAsPollOptions } from '../retry-policies';
-import { summarized } from '../activity-summary';
+import { summarized, WAITING } from '../activity-summary';
 
 /** Ends kept at most (a run has a few dozen tasks); the oldest is dropped first, its task long past. */
 const MAX_KEPT = 32;
@@ -48,7 +48,7 @@ export async function waitForTaskEnd(
     const poll = () =>
       summarized(
         pollTaskResult,
-        `poll task ${taskId}`,
+        `task ${taskId}: ${WAITING}`,
       )({
         taskId,
         polling,

@@ -72,7 +72,7 @@ export async function mediaGeneration(rawInput: MediaGenerationInput): Promise<M
     const sent = await submitGeneration(request, generation, submissions, submitting, deadlineAt);
     const { taskId, firstLook, uncountedPolls = 0 } = sent;
     const taskIdAttribute = { key: SearchAttributes.taskId, value: taskId };
-    const update = { taskId, submissions: submissions.length };
+    const update = { taskId, submissions: submissions.length, resumedFrom: sent.resumed?.runId };
     if (firstLook) {
       progress.update({ ...update, ...observed(firstLook, polls + uncountedPolls) }, [taskIdAttribute]);
     } else {
@@ -169,9 +169,16 @@ export async function mediaGeneration(rawInput: MediaGenerationInput): Promise<M
       generations,
       submissions,
       possibleDuplicates: submissions.filter((s) => s.outcome === 'accepted' && s.possibleDuplicate).length,
+      ...(resumedSubmits(submissions) && { resumed: resumedSubmits(submissions) }),
       cost: costFacts(end.outputs, end.nsfwDetection),
     };
   }
+}
+
+/** The submits a run that a reset started took from earlier runs, if any. */
+function resumedSubmits(submissions: SubmissionAttempt[]) {
+  const resumed = submissions.flatMap((s) => s.resumed ?? []);
+  return resumed.length > 0 ? resumed : undefined;
 }
 
 type MediaProgressTracker = ReturnType<typeof trackProgress<MediaGenerationStatus, MediaProgress>>;

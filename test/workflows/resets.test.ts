@@ -1,0 +1,285 @@
+// A Reset (the Web UI's button, `temporal workflow reset`) never pays the platform twice: for each
+// paid workflow type, reset to the first workflow task, to the task after the paid call, to the last
+// task, while the paid call is still in flight, and by query, counted with the emulator's paid calls
+// on an emulator of this file's own (faults are global per route).
+import { randomUUID } from 'node:crypto';
+import Long from 'long';
+import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
+import { WorkflowType } from '../../src/workflows/operations';
+import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
+import {
+  emulatorPlatform,
+  uniqueId,
+  withWorker as withSharedWorker,
+  type TemporalTestContext,
+} from '../helpers/temporal';
+import { testEnv } from '../setup/shared';
+
+let emulator: TestEmulator;
+beforeAll(async () => {
+  emulator = await startTestEmulator({ clockSpeed: 10 });
+});
+afterAll(() => emulator.close());
+afterEach(() => emulator.admin('DELETE', '/faults'));
+
+const withWorker: typeof withSharedWorker = (prefix, fn, opts = {}) =>
+  withSharedWorker(prefix, fn, { ...opts, platform: opts.platform ?? emulatorPlatform(emulator.url) });
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+type Point = 'first task' | 'task after the paid call' | 'last task';
+
+const FAST = { minIntervalMs: 100, maxIntervalMs: 400 };
+
+interface Counters {
+  paid: { byRoute: Record<string, Record<string, number>> };
+  requests: Record<string, number>;
+}
+
+/** Requests of `route` that reached the platform (counted on arrival, before any latency). */
+const arrived = async (route: string) => (await emulator.admin<Counters>('GET', '/counters')).requests[route] ?? 0;
+
+/** How many times the platform carried out a paid call of `route` whose subject contains `marker` (since start). */
+async function paidCalls(route: string, marker: string): Promise<number> {
+  const { paid } = await emulator.admin<Counters>('GET', '/counters');
+  return Object.entries(paid.byRoute[route] ?? {})
+    .filter(([subject]) => subject.includes(marker))
+    .reduce((sum, [, n]) => sum + n, 0);
+}
+
+const events = async (handle: WorkflowHandle): Promise<HistoryEvent[]> => (await handle.fetchHistory()).events ?? [];
+
+const scheduled = (all: HistoryEvent[], type: string) =>
+  all.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === type);
+
+/** Waits until the run's history holds an event that `found` picks. */
+async function waitFor(handle: WorkflowHandle, found: (all: HistoryEvent[]) => boolean, what: string) {
+  for (let i = 0; i < 600; i++) {
+    if (found(await events(handle))) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+function resetPoint(all: HistoryEvent[], point: Point, paidType: string): number {
+  const tasks = all.filter((e) => e.workflowTaskCompletedEventAttributes).map((e) => Number(e.eventId));
+  if (point === 'first task') return tasks[0];
+  if (point === 'last task') return tasks[tasks.length - 1];
+  const sched = Number(scheduled(all, paidType)?.eventId);
+  const closed = all.find((e) => Number(e.activityTaskCompletedEventAttributes?.scheduledEventId) === sched);
+  return tasks.find((t) => t > Number(closed?.eventId))!;
+}
+
+/** Resets the run to the end of workflow task `eventId`, as the Web UI does; returns the new run's handle. */
+async function reset(client: Client, handle: WorkflowHandle, eventId: number): Promise<WorkflowHandle> {
+  const { runId } = await client.workflowService.resetWorkflowExecution({
+    namespace: testEnv('temporalNamespace'),
+    workflowExecution: { workflowId: handle.workflowId, runId: (await handle.describe()).runId },
+    workflowTaskFinishEventId: Long.fromNumber(eventId),
+    reason: 'test: reset',
+    requestId: randomUUID(),
+  });
+  return client.workflow.getHandle(handle.workflowId, runId ?? undefined);
+}
+
+interface Case {
+  type: string;
+  /** The paid activity, and the emulator route key it pays through. */
+  paid: { activity: string; route: string };
+  /** Starts the workflow; `marker` goes into the paid call's subject. */
+  start(ctx: TemporalTestContext, marker: string): Promise<WorkflowHandleWithFirstExecutionRunId>;
+  /** The paid call's subject, when it is not the marker (a renewal's is its instance). */
+  subject?: string;
+}
+
+const media: Case = {
+  type: 'mediaGeneration',
+  paid: { activity: 'submitMediaTask', route: 'submitTextToVideo' },
+  start: (ctx, marker) =>
+    ctx.client.workflow.start(WorkflowType.mediaGeneration, {
+      taskQueue: ctx.taskQueue,
+      workflowId: uniqueId('reset-media'),
+      args: [
+        {
+          operation: 'text-to-video',
+          request: { prompt: `${marker} [emulator:duration=3000]` },
+          polling: FAST,
+          keepOutputs: false,
+        },
+      ],
+    }),
+};
+
+const decision: Case = {
+  type: 'evaluateDecision',
+  paid: { activity: 'evaluateQuestion', route: 'decisionEvaluation' },
+  start: (ctx, marker) =>
+    ctx.client.workflow.start(WorkflowType.evaluateDecision, {
+      taskQueue: ctx.taskQueue,
+      workflowId: uniqueId('reset-decision'),
+      args: [{ state: `a photo ${marker}`, questions: [{ kind: 'yes_no', question: 'Is it safe?' }] }],
+    }),
+};
+
+const batch: Case = {
+  type: 'batchJob',
+  paid: { activity: 'createBatchOnce', route: 'createBatch' },
+  start: (ctx, marker) =>
+    ctx.client.workflow.start(WorkflowType.batchJob, {
+      taskQueue: ctx.taskQueue,
+      workflowId: uniqueId('reset-batch'),
+      args: [
+        {
+          endpoint: '/v1/chat/completions',
+          requests: [
+            { custom_id: 'a', body: { model: 'deepseek/deepseek-v3', messages: [{ role: 'user', content: 'hi' }] } },
+          ],
+          polling: { initialIntervalMs: 100, maxIntervalMs: 500 },
+          // Emulated ms: each phase of the batch takes a few hundred real ms.
+          metadata: {
+            marker,
+            emulator_validating_ms: '2000',
+            emulator_per_request_ms: '2000',
+            emulator_finalizing_ms: '1000',
+          },
+        },
+      ],
+    }),
+};
+
+const renew: Case = {
+  type: 'renewInstance',
+  paid: { activity: 'renewInstance', route: 'renewInstance' },
+  subject: 'inst-demo-1',
+  start: (ctx) =>
+    ctx.client.workflow.start(WorkflowType.renewInstance, {
+      taskQueue: ctx.taskQueue,
+      workflowId: uniqueId('reset-renew'),
+      args: [{ instanceId: 'inst-demo-1', months: 1 }],
+    }),
+};
+
+const create: Case = {
+  type: 'createInstance',
+  paid: { activity: 'createInstance', route: 'createInstance' },
+  start: (ctx, marker) =>
+    ctx.client.workflow.start(WorkflowType.createInstance, {
+      taskQueue: ctx.taskQueue,
+      workflowId: uniqueId('reset-create'),
+      args: [
+        {
+          request: { name: marker, productId: 'gpu-rtx4090-24g', gpuNum: 1, billingMode: 'subscription', months: 1 },
+          pollInitialSeconds: 0.5,
+          pollMaxSeconds: 1,
+        },
+      ],
+    }),
+};
+
+const CASES = [media, decision, batch, renew, create];
+const POINTS: Point[] = ['first task', 'task after the paid call', 'last task'];
+
+describe('a reset pays the platform once', () => {
+  describe.each(CASES)('$type', (c) => {
+    it.each(POINTS)('reset to the %s', (point) =>
+      withWorker(`reset-${c.type}`, async (ctx) => {
+        const marker = uniqueId('paid');
+        const before = await paidCalls(c.paid.route, c.subject ?? marker);
+        const handle = await c.start(ctx, marker);
+        await handle.result();
+        const target = resetPoint(await events(handle), point, c.paid.activity);
+        const again = await reset(ctx.client, handle, target);
+        const result = (await again.result()) as { resumed?: unknown[] };
+        expect((await paidCalls(c.paid.route, c.subject ?? marker)) - before).toBe(1);
+        if (point === 'first task') {
+          expect(result.resumed).toEqual([expect.objectContaining({ runId: handle.firstExecutionRunId })]);
+        }
+      }),
+    );
+
+    it('reset while the paid call is in flight', () =>
+      withWorker(`reset-inflight-${c.type}`, async (ctx) => {
+        const marker = uniqueId('paid');
+        const before = await paidCalls(c.paid.route, c.subject ?? marker);
+        // The platform answers the paid call 3 s late: the reset lands while it is on its way.
+        await emulator.admin('PUT', '/faults', { routes: { [c.paid.route]: { latencyMs: 3_000, count: 1 } } });
+        const sent = await arrived(c.paid.route);
+        const handle = await c.start(ctx, marker);
+        // Reset once the paid request is at the platform, its answer 3 s away.
+        for (let i = 0; (await arrived(c.paid.route)) === sent; i++) {
+          if (i > 300) throw new Error('the paid request never reached the platform');
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        const again = await reset(ctx.client, handle, resetPoint(await events(handle), 'first task', ''));
+        const result = (await again.result()) as { resumed?: unknown[] };
+        // Past the earlier request's latency: a call carried out late counts too.
+        await new Promise((r) => setTimeout(r, 3_500));
+        expect((await paidCalls(c.paid.route, c.subject ?? marker)) - before).toBe(1);
+        expect(result.resumed).toEqual([expect.objectContaining({ runId: handle.firstExecutionRunId })]);
+      }));
+  });
+
+  it('budgetGatedJob reset while its job runs: waits for that job, and pays its submit once', () =>
+    withWorker('reset-budget', async (ctx) => {
+      const memberId = await emulator.freshMember(100_000);
+      const marker = uniqueId('paid');
+      const handle = await ctx.client.workflow.start(WorkflowType.budgetGatedJob, {
+        taskQueue: ctx.taskQueue,
+        workflowId: uniqueId('reset-budget'),
+        args: [
+          {
+            memberId,
+            cost: 6_000,
+            job: {
+              workflowType: 'mediaGeneration',
+              input: {
+                operation: 'text-to-video',
+                request: { prompt: `${marker} [emulator:duration=20000]` },
+                polling: FAST,
+              },
+            },
+          },
+        ],
+      });
+      await waitFor(handle, (all) => all.some((e) => e.childWorkflowExecutionStartedEventAttributes), 'the job');
+      const again = await reset(ctx.client, handle, resetPoint(await events(handle), 'first task', ''));
+      const result = (await again.result()) as { outcome: string; resumed?: unknown[]; released: boolean };
+      expect(result).toMatchObject({ outcome: 'Completed', released: true });
+      expect(result.resumed).toEqual([
+        expect.objectContaining({ runId: handle.firstExecutionRunId, call: 'executeChild' }),
+      ]);
+      expect(await paidCalls('submitTextToVideo', marker)).toBe(1);
+      expect((await emulator.member(memberId)).spent).toBeGreaterThan(0);
+    }));
+
+  it('a reset by query over several running generations pays each once', () =>
+    withWorker('reset-query', async (ctx) => {
+      const markers = [1, 2, 3].map(() => uniqueId('paid'));
+      const handles = await Promise.all(markers.map((m) => media.start(ctx, `${m} [emulator:duration=20000]`)));
+      for (const h of handles) await waitFor(h, (all) => !!completedOf(all, 'submitMediaTask'), 'the submit');
+      const jobId = randomUUID();
+      const namespace = testEnv('temporalNamespace');
+      await ctx.client.workflowService.startBatchOperation({
+        namespace,
+        jobId,
+        reason: 'test: reset by query',
+        visibilityQuery: `TaskQueue = "${ctx.taskQueue}" AND ExecutionStatus = "Running"`,
+        resetOperation: { options: { firstWorkflowTask: {} } },
+      });
+      for (;;) {
+        const { state } = await ctx.client.workflowService.describeBatchOperation({ namespace, jobId });
+        if (state !== 1) break;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      for (const [i, h] of handles.entries()) {
+        const result = (await ctx.client.workflow.getHandle(h.workflowId).result()) as { resumed?: unknown[] };
+        expect(result.resumed).toEqual([expect.objectContaining({ runId: h.firstExecutionRunId })]);
+        expect(await paidCalls(media.paid.route, markers[i])).toBe(1);
+      }
+    }));
+});
+
+const completedOf = (all: HistoryEvent[], type: string) => {
+  const sched = Number(scheduled(all, type)?.eventId);
+  return all.find((e) => Number(e.activityTaskCompletedEventAttributes?.scheduledEventId) === sched);
+};
