@@ -7,6 +7,7 @@
 // carried out without the caller hearing back justifies giving up (AmbiguousSubmission); a refusal
 // (503, 429) or a cut download justifies nothing, since trying again later is always safe.
 import { randomUUID } from 'node:crypto';
+import { temporal } from '@temporalio/proto';
 import { FailureType } from '../../src/api/failures';
 import { CHAOS_TYPES } from './workload';
 import type { BenchStack } from '../support/stack';
@@ -88,8 +89,8 @@ async function resetHalfOfWave(ctx: FaultContext, wave: string, perType: number)
   for (;;) {
     const { state, completeOperationCount, failureOperationCount } =
       await client.workflowService.describeBatchOperation({ namespace, jobId });
-    if (state !== 1 /* BATCH_OPERATION_STATE_RUNNING */) {
-      ctx.log(`reset ${completeOperationCount} workflows (${failureOperationCount} had already ended)`);
+    if (state !== temporal.api.enums.v1.BatchOperationState.BATCH_OPERATION_STATE_RUNNING) {
+      ctx.log(`reset ${String(completeOperationCount)} workflows (${String(failureOperationCount)} had already ended)`);
       return;
     }
     await new Promise((r) => setTimeout(r, 500));

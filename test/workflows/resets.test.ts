@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import Long from 'long';
 import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
-import type { temporal } from '@temporalio/proto';
+import { temporal } from '@temporalio/proto';
 import { WorkflowType } from '../../src/workflows/operations';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import {
@@ -268,7 +268,7 @@ describe('a reset pays the platform once', () => {
       });
       for (;;) {
         const { state } = await ctx.client.workflowService.describeBatchOperation({ namespace, jobId });
-        if (state !== 1) break;
+        if (state !== temporal.api.enums.v1.BatchOperationState.BATCH_OPERATION_STATE_RUNNING) break;
         await new Promise((r) => setTimeout(r, 200));
       }
       for (const [i, h] of handles.entries()) {
