@@ -105,8 +105,12 @@ export async function upCommand(out: Out): Promise<void> {
     }
     const { address, taskQueue } = loadTemporalSettings();
     stops.push(await startLocalPlatform(out));
-    // The worker the worker process runs, until SIGINT/SIGTERM, then it drains in-flight tasks.
-    await runWorker(process.env, { onRunning: () => printBanner(out, { uiUrl, address, taskQueue }) });
+    // The worker the worker process runs, until SIGINT/SIGTERM, then it drains in-flight tasks. Its
+    // build becomes current: the stack runs the code checked out, whatever ran before it.
+    await runWorker(
+      { WORKER_MAKE_CURRENT: 'always', ...process.env },
+      { onRunning: () => printBanner(out, { uiUrl, address, taskQueue }) },
+    );
     out('Worker stopped; shutting down the rest…');
   } finally {
     for (const stop of stops.reverse()) await stop().catch((err: unknown) => out(`while stopping: ${String(err)}`));

@@ -9,6 +9,7 @@ import {
   proxyActivities,
   proxyLocalActivities,
   setHandler,
+  setWorkflowOptions,
 } from '@temporalio/workflow';
 import { SearchAttributes, statusQuery } from '../../api/contract';
 import { parseInput } from '../../api/failures';
@@ -149,3 +150,6 @@ async function renewOne(input: ParsedAutoRenewInput, due: DueRenewal, cost: numb
     entry: { instanceId, workflowId, endTimeBefore: renewal.endTimeBefore, endTimeAfter: renewal.endTimeAfter },
   };
 }
+
+// Versioning (docs/versioning.md): a run lives long, so it moves to the current build; changes use patched().
+setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, autoRenew);

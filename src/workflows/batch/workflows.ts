@@ -6,6 +6,7 @@ import {
   isCancellation,
   proxyActivities,
   setHandler,
+  setWorkflowOptions,
   sleep,
   upsertSearchAttributes,
   workflowInfo,
@@ -312,3 +313,6 @@ async function attachBatch(batchId: string, progress: BatchProgressTracker): Pro
   const { batch, at } = got;
   return { inputFileId: batch.inputFileId, batch, at, windowStartAt: Math.min(batch.createdAtMs, at), attempt: 0 };
 }
+
+// Versioning (docs/versioning.md): a run lives long, so it moves to the current build; changes use patched().
+setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, batchJob);

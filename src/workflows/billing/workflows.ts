@@ -1,5 +1,5 @@
 // billingReport: the bill list over a range of any length, in windows the platform accepts.
-import { proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { proxyActivities, setHandler, setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
 import { statusQuery } from '../../api/contract';
 import { WorkflowType } from '../operations';
 import { BillingReportInput, type BillingReportResult, type BillingReportStatus } from './contract';
@@ -50,3 +50,6 @@ export async function billingReport(rawInput: BillingReportInput): Promise<Billi
     quotas,
   };
 }
+
+// Versioning (docs/versioning.md): a run is short, so it finishes on the build it started on.
+setWorkflowOptions({ versioningBehavior: 'PINNED' }, billingReport);

@@ -14,6 +14,7 @@ import {
   proxyActivities,
   proxyLocalActivities,
   setHandler,
+  setWorkflowOptions,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -306,3 +307,6 @@ export async function budgetGatedJob(rawInput: BudgetGatedJobInput): Promise<Bud
     return { ...base, outcome: 'Completed', gate: verdict, job: { workflowType, workflowId: childId, result: job } };
   }
 }
+
+// Versioning (docs/versioning.md): a run is short, so it finishes on the build it started on.
+setWorkflowOptions({ versioningBehavior: 'PINNED' }, budgetGatedJob);

@@ -12,6 +12,7 @@ import {
   proxyActivities,
   proxyLocalActivities,
   setHandler,
+  setWorkflowOptions,
   sleep,
   upsertSearchAttributes,
   workflowInfo,
@@ -231,3 +232,6 @@ export async function budgetLedger(rawInput: BudgetLedgerInput): Promise<BudgetL
     }
   }
 }
+
+// Versioning (docs/versioning.md): a run lives long, so it moves to the current build; changes use patched().
+setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, budgetLedger);

@@ -1,5 +1,5 @@
 // Decision evaluation: one content, several questions, one platform request per question.
-import { proxyActivities, setHandler } from '@temporalio/workflow';
+import { proxyActivities, setHandler, setWorkflowOptions } from '@temporalio/workflow';
 import { statusQuery } from '../../api/contract';
 import { WorkflowType } from '../operations';
 import { EvaluateDecisionInput, type EvaluateDecisionResult, type EvaluateDecisionStatus } from './contract';
@@ -66,3 +66,6 @@ export async function evaluateDecision(rawInput: EvaluateDecisionInput): Promise
     completionTokens: answers.reduce((sum, a) => sum + (a.completionTokens ?? 0), 0),
   };
 }
+
+// Versioning (docs/versioning.md): a run is short, so it finishes on the build it started on.
+setWorkflowOptions({ versioningBehavior: 'PINNED' }, evaluateDecision);

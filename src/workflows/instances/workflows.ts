@@ -1,6 +1,6 @@
 // GPU instance workflows: renew for months; restart, create, start, stop and delete, each sending its
 // request (retried through any outage within the input's timeout), then waiting for the target status.
-import { ApplicationFailure, proxyActivities, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, proxyActivities, setHandler, setWorkflowOptions } from '@temporalio/workflow';
 import type { z } from 'zod';
 import { statusQuery } from '../../api/contract';
 import { FailureType, parseInput } from '../../api/failures';
@@ -175,3 +175,11 @@ async function waitFor<S extends string>(
   const { finalStatus, polls, waitedMs } = waited;
   return { instanceId: input.instanceId, statuses, finalStatus, polls, waitedSeconds: Math.round(waitedMs / 100) / 10 };
 }
+
+// Versioning (docs/versioning.md): a run is short, so it finishes on the build it started on.
+setWorkflowOptions({ versioningBehavior: 'PINNED' }, renewInstance);
+setWorkflowOptions({ versioningBehavior: 'PINNED' }, createInstance);
+setWorkflowOptions({ versioningBehavior: 'PINNED' }, restartInstance);
+setWorkflowOptions({ versioningBehavior: 'PINNED' }, startInstance);
+setWorkflowOptions({ versioningBehavior: 'PINNED' }, stopInstance);
+setWorkflowOptions({ versioningBehavior: 'PINNED' }, deleteInstance);

@@ -5,6 +5,7 @@ import {
   metricMeter,
   proxyActivities,
   setHandler,
+  setWorkflowOptions,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -232,3 +233,6 @@ function modelFacts(
     missingOutputs: expected.filter((k) => !produced.has(k)),
   };
 }
+
+// Versioning (docs/versioning.md): a run is short, so it finishes on the build it started on.
+setWorkflowOptions({ versioningBehavior: 'PINNED' }, mediaGeneration);
