@@ -137,13 +137,14 @@ export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise
     maxConcurrentActivityTaskExecutions: s.WORKER_MAX_CONCURRENT_ACTIVITIES,
     shutdownGraceTime: `${s.WORKER_SHUTDOWN_GRACE_SECONDS}s`,
     maxHeartbeatThrottleInterval: s.WORKER_MAX_HEARTBEAT_THROTTLE_SECONDS * 1000,
-    // PINNED for a type that sets none (the benchmark's floor workflow): it finishes on its build.
+    // The default serves runs first recorded unversioned and types that declare none (the benchmark's
+    // floor workflow): AUTO_UPGRADE, as every run was before versioning (patched() keeps them safe).
     ...(opts.version
       ? {
           workerDeploymentOptions: {
             useWorkerVersioning: true,
             version: opts.version,
-            defaultVersioningBehavior: 'PINNED',
+            defaultVersioningBehavior: 'AUTO_UPGRADE',
           },
         }
       : {}),

@@ -9,8 +9,8 @@ import {
   proxyActivities,
   proxyLocalActivities,
   setHandler,
-  setWorkflowOptions,
 } from '@temporalio/workflow';
+import { setVersioningBehavior } from '../versioning';
 import { SearchAttributes, statusQuery } from '../../api/contract';
 import { parseInput } from '../../api/failures';
 import type { Activities as BudgetActivities } from '../../activities/budget/activities';
@@ -152,4 +152,4 @@ async function renewOne(input: ParsedAutoRenewInput, due: DueRenewal, cost: numb
 }
 
 // Versioning (docs/versioning.md): a run lives long, so it moves to the current build; changes use patched().
-setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, autoRenew);
+setVersioningBehavior('AUTO_UPGRADE', autoRenew);

@@ -6,11 +6,11 @@ import {
   isCancellation,
   proxyActivities,
   setHandler,
-  setWorkflowOptions,
   sleep,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import { setVersioningBehavior } from '../versioning';
 import { isAttach, SearchAttributes, statusQuery } from '../../api/contract';
 import { FailureType, parseInput } from '../../api/failures';
 import type { Activities, CreateBatchOnceResult } from '../../activities/batch/activities';
@@ -315,4 +315,4 @@ async function attachBatch(batchId: string, progress: BatchProgressTracker): Pro
 }
 
 // Versioning (docs/versioning.md): a run lives long, so it moves to the current build; changes use patched().
-setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, batchJob);
+setVersioningBehavior('AUTO_UPGRADE', batchJob);

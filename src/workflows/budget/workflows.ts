@@ -14,10 +14,10 @@ import {
   proxyActivities,
   proxyLocalActivities,
   setHandler,
-  setWorkflowOptions,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import { setVersioningBehavior } from '../versioning';
 import { SearchAttributes, statusQuery } from '../../api/contract';
 import { FailureType, parseInput } from '../../api/failures';
 import type { Activities, AwaitBudgetAdmissionResult, PriceBudgetJobResult } from '../../activities/budget/activities';
@@ -309,4 +309,4 @@ export async function budgetGatedJob(rawInput: BudgetGatedJobInput): Promise<Bud
 }
 
 // Versioning (docs/versioning.md): a run is short, so it finishes on the build it started on.
-setWorkflowOptions({ versioningBehavior: 'PINNED' }, budgetGatedJob);
+setVersioningBehavior('PINNED', budgetGatedJob);

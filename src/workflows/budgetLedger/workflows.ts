@@ -12,11 +12,11 @@ import {
   proxyActivities,
   proxyLocalActivities,
   setHandler,
-  setWorkflowOptions,
   sleep,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import { setVersioningBehavior } from '../versioning';
 import type { z } from 'zod';
 import { SearchAttributes, statusQuery } from '../../api/contract';
 import { parseInput } from '../../api/failures';
@@ -234,4 +234,4 @@ export async function budgetLedger(rawInput: BudgetLedgerInput): Promise<BudgetL
 }
 
 // Versioning (docs/versioning.md): a run lives long, so it moves to the current build; changes use patched().
-setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, budgetLedger);
+setVersioningBehavior('AUTO_UPGRADE', budgetLedger);

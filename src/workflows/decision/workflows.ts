@@ -1,5 +1,6 @@
 // Decision evaluation: one content, several questions, one platform request per question.
-import { proxyActivities, setHandler, setWorkflowOptions } from '@temporalio/workflow';
+import { proxyActivities, setHandler } from '@temporalio/workflow';
+import { setVersioningBehavior } from '../versioning';
 import { statusQuery } from '../../api/contract';
 import { WorkflowType } from '../operations';
 import { EvaluateDecisionInput, type EvaluateDecisionResult, type EvaluateDecisionStatus } from './contract';
@@ -68,4 +69,4 @@ export async function evaluateDecision(rawInput: EvaluateDecisionInput): Promise
 }
 
 // Versioning (docs/versioning.md): a run is short, so it finishes on the build it started on.
-setWorkflowOptions({ versioningBehavior: 'PINNED' }, evaluateDecision);
+setVersioningBehavior('PINNED', evaluateDecision);

@@ -1,6 +1,7 @@
 // GPU instance workflows: renew for months; restart, create, start, stop and delete, each sending its
 // request (retried through any outage within the input's timeout), then waiting for the target status.
-import { ApplicationFailure, proxyActivities, setHandler, setWorkflowOptions } from '@temporalio/workflow';
+import { ApplicationFailure, proxyActivities, setHandler } from '@temporalio/workflow';
+import { setVersioningBehavior } from '../versioning';
 import type { z } from 'zod';
 import { statusQuery } from '../../api/contract';
 import { FailureType, parseInput } from '../../api/failures';
@@ -177,9 +178,9 @@ async function waitFor<S extends string>(
 }
 
 // Versioning (docs/versioning.md): a run is short, so it finishes on the build it started on.
-setWorkflowOptions({ versioningBehavior: 'PINNED' }, renewInstance);
-setWorkflowOptions({ versioningBehavior: 'PINNED' }, createInstance);
-setWorkflowOptions({ versioningBehavior: 'PINNED' }, restartInstance);
-setWorkflowOptions({ versioningBehavior: 'PINNED' }, startInstance);
-setWorkflowOptions({ versioningBehavior: 'PINNED' }, stopInstance);
-setWorkflowOptions({ versioningBehavior: 'PINNED' }, deleteInstance);
+setVersioningBehavior('PINNED', renewInstance);
+setVersioningBehavior('PINNED', createInstance);
+setVersioningBehavior('PINNED', restartInstance);
+setVersioningBehavior('PINNED', startInstance);
+setVersioningBehavior('PINNED', stopInstance);
+setVersioningBehavior('PINNED', deleteInstance);

@@ -5,10 +5,10 @@ import {
   metricMeter,
   proxyActivities,
   setHandler,
-  setWorkflowOptions,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import { setVersioningBehavior } from '../versioning';
 import { isAttach, SearchAttributes, statusQuery } from '../../api/contract';
 import { FailureType, parseInput } from '../../api/failures';
 import type { Activities, SubmitMediaTaskResult, TaskCheckpoint } from '../../activities/media/activities';
@@ -235,4 +235,4 @@ function modelFacts(
 }
 
 // Versioning (docs/versioning.md): a run is short, so it finishes on the build it started on.
-setWorkflowOptions({ versioningBehavior: 'PINNED' }, mediaGeneration);
+setVersioningBehavior('PINNED', mediaGeneration);
