@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import type { WorkerDeploymentVersion } from '@temporalio/common';
 import { Command } from 'commander';
 import {
   DefaultLogger,
@@ -42,6 +43,7 @@ import { startTracing, tracingClientInterceptors, tracingWorkerOptions, type Tra
 import { WorkerGroup } from './ratelimit/worker-group';
 import { serveCallbacks } from './webhooks/receiver';
 import { callbackUrls, type CallbackUrls } from './webhooks/token';
+import { makeCurrentVersion, workerVersion } from './worker-deployment';
 
 export interface PlatformWorkerOptions {
   connection: NativeConnection;
@@ -63,6 +65,11 @@ export interface PlatformWorkerOptions {
   callbacks?: CallbackUrls;
   /** Tracing, when on; the workflow interceptors are bundled only when the worker bundles src/workflows itself. */
   tracing?: Tracing;
+  /**
+   * Set: the workers poll as this version of the Worker Deployment, each workflow type with its own
+   * versioning behaviour. Unset: unversioned, so workers of tests on one server share no deployment.
+   */
+  version?: WorkerDeploymentVersion;
 }
 
 /** zod and the schemas built with it are stateless: loaded once per reusable V8 context (src/sandbox/preload.ts). */
@@ -118,6 +125,17 @@ export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise
     maxConcurrentActivityTaskExecutions: s.WORKER_MAX_CONCURRENT_ACTIVITIES,
     shutdownGraceTime: `${s.WORKER_SHUTDOWN_GRACE_SECONDS}s`,
     maxHeartbeatThrottleInterval: s.WORKER_MAX_HEARTBEAT_THROTTLE_SECONDS * 1000,
+    // The default serves runs first recorded unversioned and types that declare none (the benchmark's
+    // floor workflow): AUTO_UPGRADE, as every run was before versioning (patched() keeps them safe).
+    ...(opts.version
+      ? {
+          workerDeploymentOptions: {
+            useWorkerVersioning: true,
+            version: opts.version,
+            defaultVersioningBehavior: 'AUTO_UPGRADE',
+          },
+        }
+      : {}),
   };
   try {
     const main = await Worker.create({
@@ -185,7 +203,8 @@ export function installRuntime(settings: WorkerSettings): void {
 
 /**
  * Runs the worker until SIGINT or SIGTERM, then drains in-flight work. `workflowBundle` replaces the bundle of
- * src/workflows (the benchmark's worker adds its floor workflow); `onRunning` is told once the worker polls.
+ * src/workflows (the benchmark's worker adds its floor workflow); `onRunning` is told once the worker polls
+ * and its version is current, or left as not.
  */
 export async function runWorker(
   env: NodeJS.ProcessEnv = process.env,
@@ -199,6 +218,7 @@ export async function runWorker(
   const artifacts = createArtifactStore(env);
   const fetchPolicy = loadFetchPolicy(env, platform.config.baseUrl);
   const webhooks = loadWebhookSettings(env);
+  const version = workerVersion(settings.WORKER_BUILD_ID);
   // Before connecting: a refused key stops the worker here, with a message naming no secret.
   const firstCall = await checkFirstCall(platform);
   const connection = await NativeConnection.connect(temporal.connectionOptions);
@@ -231,14 +251,25 @@ export async function runWorker(
       workflowBundle: opts.workflowBundle,
       callbacks: callbackUrls(webhooks, temporal.namespace),
       tracing,
+      version,
     });
     receiver = await serveCallbacks(webhooks, client, temporal.namespace);
     const running = worker.run();
+    // Before "Worker started": until a version is current, the server gives this build no new runs.
+    const current = await Promise.race([
+      makeCurrentVersion(client, temporal.namespace, version, settings.WORKER_MAKE_CURRENT === 'always'),
+      running.then(() => false),
+    ]).catch(async (err: unknown) => {
+      worker.shutdown();
+      await running;
+      throw err;
+    });
     opts.onRunning?.();
     Runtime.instance().logger.info('Worker started', {
       taskQueue: temporal.taskQueue,
       namespace: temporal.namespace,
       address: temporal.connectionOptions.address,
+      deployment: `${version.deploymentName}:${version.buildId} (${current ? 'current' : 'not current'})`,
       platform: platform.config.baseUrl,
       artifacts: artifacts.location,
       fetchAllowedHosts: fetchPolicy.allowedHosts.join(','),

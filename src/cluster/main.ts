@@ -51,7 +51,8 @@ async function main(): Promise<void> {
     const { METRICS_PORT: _oneProcessOnly, ...env } = process.env;
     const workers = await startWorkerPool({
       count: settings.CLUSTER_WORKERS,
-      env: { ...env, TEMPORAL_ADDRESS: cluster.address, TEMPORAL_NAMESPACE: namespace },
+      // Their build becomes current, as with `npm start`; docs/versioning.md rolls one beside it.
+      env: { WORKER_MAKE_CURRENT: 'always', ...env, TEMPORAL_ADDRESS: cluster.address, TEMPORAL_NAMESPACE: namespace },
       logDir: cluster.logDir,
       log: out,
     });

@@ -35,6 +35,10 @@ const WorkerEnv = z.object({
     .enum(['true', 'false'])
     .transform((v) => v === 'true')
     .optional(),
+  // The worker's build in the Worker Deployment `platform-ops` (src/worker-deployment.ts).
+  WORKER_BUILD_ID: z.string().trim().min(1).max(200).optional(),
+  // Whether the worker makes its build current: `always`, or only while the deployment has none.
+  WORKER_MAKE_CURRENT: z.enum(['always', 'if-none']).default('if-none'),
 });
 export type WorkerSettings = z.output<typeof WorkerEnv>;
 export const loadWorkerSettings = loader(WorkerEnv, 'Worker configuration');

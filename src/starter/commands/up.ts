@@ -90,7 +90,11 @@ export async function upCommand(out: Out): Promise<void> {
     }
     const { address, taskQueue } = loadTemporalSettings();
     stops.push(await startLocalPlatform(out));
-    await runWorker(process.env, { onRunning: () => printBanner(out, { uiUrl, address, taskQueue }) });
+    // Its build becomes current: the stack runs the code checked out, whatever ran before it.
+    await runWorker(
+      { WORKER_MAKE_CURRENT: 'always', ...process.env },
+      { onRunning: () => printBanner(out, { uiUrl, address, taskQueue }) },
+    );
     out('Worker stopped; shutting down the rest…');
   } finally {
     for (const stop of stops.reverse()) await stop().catch((err: unknown) => out(`while stopping: ${String(err)}`));

@@ -10,6 +10,7 @@ import {
   proxyLocalActivities,
   setHandler,
 } from '@temporalio/workflow';
+import { setVersioningBehavior } from '../versioning';
 import { SearchAttributes, statusQuery } from '../../api/contract';
 import { parseInput } from '../../api/failures';
 import type { Activities as BudgetActivities } from '../../activities/budget/activities';
@@ -149,3 +150,6 @@ async function renewOne(input: ParsedAutoRenewInput, due: DueRenewal, cost: numb
     entry: { instanceId, workflowId, endTimeBefore: renewal.endTimeBefore, endTimeAfter: renewal.endTimeAfter },
   };
 }
+
+// Versioning (docs/versioning.md): a run lives long, so it moves to the current build; changes use patched().
+setVersioningBehavior('AUTO_UPGRADE', autoRenew);

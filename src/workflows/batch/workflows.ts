@@ -10,6 +10,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import { setVersioningBehavior } from '../versioning';
 import { isAttach, SearchAttributes, statusQuery } from '../../api/contract';
 import { FailureType, parseInput } from '../../api/failures';
 import type { Activities, CreateBatchOnceResult } from '../../activities/batch/activities';
@@ -318,3 +319,6 @@ async function attachBatch(batchId: string, progress: BatchProgressTracker): Pro
   const { batch, at } = got;
   return { inputFileId: batch.inputFileId, batch, at, windowStartAt: Math.min(batch.createdAtMs, at), attempt: 0 };
 }
+
+// Versioning (docs/versioning.md): a run lives long, so it moves to the current build; changes use patched().
+setVersioningBehavior('AUTO_UPGRADE', batchJob);

@@ -1,5 +1,6 @@
 // billingReport: the bill list over a range of any length, in windows the platform accepts.
 import { proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { setVersioningBehavior } from '../versioning';
 import { statusQuery } from '../../api/contract';
 import { WorkflowType } from '../operations';
 import { BillingReportInput, type BillingReportResult, type BillingReportStatus } from './contract';
@@ -50,3 +51,6 @@ export async function billingReport(rawInput: BillingReportInput): Promise<Billi
     quotas,
   };
 }
+
+// Versioning (docs/versioning.md): a run is short, so it finishes on the build it started on.
+setVersioningBehavior('PINNED', billingReport);

@@ -19,6 +19,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import { setVersioningBehavior } from '../versioning';
 import { SearchAttributes, statusQuery, type Resumed } from '../../api/contract';
 import { FailureType, parseInput } from '../../api/failures';
 import type { Activities, AwaitBudgetAdmissionResult, PriceBudgetJobResult } from '../../activities/budget/activities';
@@ -343,3 +344,6 @@ export async function budgetGatedJob(rawInput: BudgetGatedJobInput): Promise<Bud
     return { ...base, outcome: 'Completed', gate: verdict, job: done, ...(resumed.length > 0 && { resumed }) };
   }
 }
+
+// Versioning (docs/versioning.md): a run is short, so it finishes on the build it started on.
+setVersioningBehavior('PINNED', budgetGatedJob);

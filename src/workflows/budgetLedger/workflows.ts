@@ -16,6 +16,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import { setVersioningBehavior } from '../versioning';
 import type { z } from 'zod';
 import { SearchAttributes, statusQuery } from '../../api/contract';
 import { parseInput } from '../../api/failures';
@@ -231,3 +232,6 @@ export async function budgetLedger(rawInput: BudgetLedgerInput): Promise<BudgetL
     }
   }
 }
+
+// Versioning (docs/versioning.md): a run lives long, so it moves to the current build; changes use patched().
+setVersioningBehavior('AUTO_UPGRADE', budgetLedger);

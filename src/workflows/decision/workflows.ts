@@ -1,5 +1,6 @@
 // Decision evaluation: one content, several questions, one platform request per question.
 import { proxyActivities, setHandler } from '@temporalio/workflow';
+import { setVersioningBehavior } from '../versioning';
 import { statusQuery } from '../../api/contract';
 import { WorkflowType } from '../operations';
 import { EvaluateDecisionInput, type EvaluateDecisionResult, type EvaluateDecisionStatus } from './contract';
@@ -69,3 +70,6 @@ export async function evaluateDecision(rawInput: EvaluateDecisionInput): Promise
     completionTokens: answers.reduce((sum, a) => sum + (a.completionTokens ?? 0), 0),
   };
 }
+
+// Versioning (docs/versioning.md): a run is short, so it finishes on the build it started on.
+setVersioningBehavior('PINNED', evaluateDecision);

@@ -1,6 +1,7 @@
 // GPU instance workflows: renew for months; restart, create, start, stop and delete, each sending its
 // request (retried through any outage within the input's timeout), then waiting for the target status.
 import { ApplicationFailure, proxyActivities, setHandler } from '@temporalio/workflow';
+import { setVersioningBehavior } from '../versioning';
 import type { z } from 'zod';
 import { statusQuery } from '../../api/contract';
 import { FailureType, parseInput } from '../../api/failures';
@@ -179,3 +180,11 @@ async function waitFor<S extends string>(
   const { finalStatus, polls, waitedMs } = waited;
   return { instanceId: input.instanceId, statuses, finalStatus, polls, waitedSeconds: Math.round(waitedMs / 100) / 10 };
 }
+
+// Versioning (docs/versioning.md): a run is short, so it finishes on the build it started on.
+setVersioningBehavior('PINNED', renewInstance);
+setVersioningBehavior('PINNED', createInstance);
+setVersioningBehavior('PINNED', restartInstance);
+setVersioningBehavior('PINNED', startInstance);
+setVersioningBehavior('PINNED', stopInstance);
+setVersioningBehavior('PINNED', deleteInstance);

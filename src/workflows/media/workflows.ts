@@ -8,6 +8,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import { setVersioningBehavior } from '../versioning';
 import { isAttach, SearchAttributes, statusQuery } from '../../api/contract';
 import { FailureType, parseInput } from '../../api/failures';
 import type { Activities, SubmitMediaTaskResult, TaskCheckpoint } from '../../activities/media/activities';
@@ -239,3 +240,6 @@ function modelFacts(
     missingOutputs: expected.filter((k) => !produced.has(k)),
   };
 }
+
+// Versioning (docs/versioning.md): a run is short, so it finishes on the build it started on.
+setVersioningBehavior('PINNED', mediaGeneration);
