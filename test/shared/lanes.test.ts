@@ -15,7 +15,7 @@ const deferred = (): Deferred => {
   return { promise, resolve };
 };
 
-/** The workflow helper this replaced (src/workflows/concurrency.ts), as it was. */
+/** A plain bounded map, the reference mapBounded must match (same results, same order of starts). */
 async function previousMapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
