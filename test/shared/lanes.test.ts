@@ -15,7 +15,7 @@ const deferred = (): Deferred => {
   return { promise, resolve };
 };
 
-/** A plain bounded map, the reference mapBounded must match (same results, same order of starts). */
+/** A plain bounded map: mapBounded must start and end calls in the same steps (a replayed workflow depends on it). */
 async function previousMapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
