@@ -70,32 +70,38 @@ const stateFault = (
 
 /**
  * Resets half of every type of the wave (the even ones) to their first workflow task, in one batch
- * operation over the server, as `temporal workflow reset --query` does; resolves once it has ended.
+ * operation over the server by a list query, as `temporal workflow reset --query` does; resolves once
+ * it has ended, or after RESET_WAIT_MS (the wave then goes on with the resets the server made).
  */
 async function resetHalfOfWave(ctx: FaultContext, wave: string, perType: number): Promise<void> {
   const { client } = ctx.stack;
   const { namespace } = ctx.stack.server;
-  const executions = CHAOS_TYPES.flatMap((type) =>
-    Array.from({ length: Math.ceil(perType / 2) }, (_, k) => ({ workflowId: `chaos-${wave}-${type}-${2 * k}` })),
+  const ids = CHAOS_TYPES.flatMap((type) =>
+    Array.from({ length: Math.ceil(perType / 2) }, (_, k) => `"chaos-${wave}-${type}-${2 * k}"`),
   );
   const jobId = `chaos-reset-${randomUUID()}`;
   await client.workflowService.startBatchOperation({
     namespace,
     jobId,
     reason: 'chaos: reset half of the wave',
-    executions,
+    visibilityQuery: `WorkflowId IN (${ids.join(', ')}) AND ExecutionStatus = "Running"`,
     resetOperation: { options: { firstWorkflowTask: {} } },
   });
+  const until = Date.now() + RESET_WAIT_MS;
   for (;;) {
     const { state, completeOperationCount, failureOperationCount } =
       await client.workflowService.describeBatchOperation({ namespace, jobId });
-    if (state !== temporal.api.enums.v1.BatchOperationState.BATCH_OPERATION_STATE_RUNNING) {
-      ctx.log(`reset ${String(completeOperationCount)} workflows (${String(failureOperationCount)} had already ended)`);
+    const running = state === temporal.api.enums.v1.BatchOperationState.BATCH_OPERATION_STATE_RUNNING;
+    if (!running || Date.now() > until) {
+      ctx.log(`reset ${String(completeOperationCount)} workflows (${String(failureOperationCount)} failed)`);
       return;
     }
     await new Promise((r) => setTimeout(r, 500));
   }
 }
+
+/** The longest the reset wave waits for its batch operation. */
+const RESET_WAIT_MS = 60_000;
 
 export function chaosFaults(d: FaultDurations, perType: number): ChaosFault[] {
   const outage = { errorRate5xx: 1, status5xx: 503 };
