@@ -170,16 +170,16 @@ export async function mediaGeneration(rawInput: MediaGenerationInput): Promise<M
       generations,
       submissions,
       possibleDuplicates: submissions.filter((s) => s.outcome === 'accepted' && s.possibleDuplicate).length,
-      ...(resumedSubmits(submissions) && { resumed: resumedSubmits(submissions) }),
+      ...resumedSubmits(submissions),
       cost: costFacts(end.outputs, end.nsfwDetection),
     };
   }
 }
 
-/** The submits a run that a reset started took from earlier runs, if any. */
+/** The submits a run that a reset started took from earlier runs, as the result's `resumed` (absent when none). */
 function resumedSubmits(submissions: SubmissionAttempt[]) {
   const resumed = submissions.flatMap((s) => s.resumed ?? []);
-  return resumed.length > 0 ? resumed : undefined;
+  return resumed.length > 0 ? { resumed } : {};
 }
 
 type MediaProgressTracker = ReturnType<typeof trackProgress<MediaGenerationStatus, MediaProgress>>;
