@@ -28,12 +28,14 @@ function formatFigures(r: ChaosResult): string {
     ...rows,
     'faults:',
     ...faults,
-    `duplicate paid submissions ${f.duplicatePaidSubmissions.total} ${JSON.stringify(f.duplicatePaidSubmissions.byRoute)}`,
+    `duplicate paid submissions ${f.duplicatePaidSubmissions.total} ${JSON.stringify(f.duplicatePaidSubmissions.byRoute)}` +
+      `; answers lost with a killed worker and bought again ${f.duplicatePaidSubmissions.justified.total}`,
     `leaked reservations ${f.leakedReservations.total ?? 'not measured (the ledger did not answer)'}; API-key occurrences ${f.keyOccurrences.total} ` +
       `(${r.scanned.histories} histories, ${Math.round(r.scanned.logBytes / 1024)} KB of logs, ` +
       `${Math.round(r.scanned.artifactBytes / 1024)} KB of artifacts searched)`,
     ...f.unjustifiedFailures.examples.map((e) => `unjustified: ${e}`),
     ...f.duplicatePaidSubmissions.examples.map((e) => `duplicate: ${e}`),
+    ...f.duplicatePaidSubmissions.justified.examples.map((e) => `lost with the worker: ${e}`),
   ].join('\n');
 }
 

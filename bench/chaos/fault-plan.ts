@@ -2,13 +2,14 @@
 // worker killed, the server restarted) strikes a wave already at work; a state (an outage, a 429 storm,
 // slow paid calls, cut downloads) is set first and the wave starts into it, so every workflow of the
 // wave meets it. A reset wave resets half of every type at work to its first workflow task, as an
-// operator's reset by query would, and the tally counts a paid call made twice as it does for every
+// operator's reset script would, and the tally counts a paid call made twice as it does for every
 // other fault. Each names the non-retryable failures it can justify: only a call that may have been
 // carried out without the caller hearing back justifies giving up (AmbiguousSubmission); a refusal
 // (503, 429) or a cut download justifies nothing, since trying again later is always safe.
 import { randomUUID } from 'node:crypto';
 import { temporal } from '@temporalio/proto';
 import { FailureType } from '../../src/api/failures';
+import { mapBounded } from '../../src/shared/lanes';
 import { CHAOS_TYPES } from './workload';
 import type { BenchStack } from '../support/stack';
 import type { WorkerProcess } from '../support/worker-process';
@@ -28,6 +29,8 @@ export interface ChaosFault {
   justifies: readonly string[];
   /** Failures this fault causes on purpose, by type: at most that many are justified (a scripted refusal). */
   allowances?: Readonly<Record<string, number>>;
+  /** Paid routes whose answer dies with a killed worker (see `FaultWindow.losesAnswersOf`). */
+  losesAnswersOf?: readonly string[];
   /** Real ms the fault lasts once struck (an event: until it is healed). */
   holdMs: number;
   strike(ctx: FaultContext): Promise<void>;
@@ -69,39 +72,54 @@ const stateFault = (
 });
 
 /**
- * Resets half of every type of the wave (the even ones) to their first workflow task, in one batch
- * operation over the server by a list query, as `temporal workflow reset --query` does; resolves once
- * it has ended, or after RESET_WAIT_MS (the wave then goes on with the resets the server made).
+ * Resets half of every type of the wave (the even ones) that is still running to its first workflow
+ * task, as an operator's `temporal workflow reset --type FirstWorkflowTask` does, RESETS_AT_ONCE at a
+ * time; a workflow that closes meanwhile is left as it is.
  */
 async function resetHalfOfWave(ctx: FaultContext, wave: string, perType: number): Promise<void> {
   const { client } = ctx.stack;
   const { namespace } = ctx.stack.server;
   const ids = CHAOS_TYPES.flatMap((type) =>
-    Array.from({ length: Math.ceil(perType / 2) }, (_, k) => `"chaos-${wave}-${type}-${2 * k}"`),
+    Array.from({ length: Math.ceil(perType / 2) }, (_, k) => `chaos-${wave}-${type}-${2 * k}`),
   );
-  const jobId = `chaos-reset-${randomUUID()}`;
-  await client.workflowService.startBatchOperation({
-    namespace,
-    jobId,
-    reason: 'chaos: reset half of the wave',
-    visibilityQuery: `WorkflowId IN (${ids.join(', ')}) AND ExecutionStatus = "Running"`,
-    resetOperation: { options: { firstWorkflowTask: {} } },
-  });
-  const until = Date.now() + RESET_WAIT_MS;
-  for (;;) {
-    const { state, completeOperationCount, failureOperationCount } =
-      await client.workflowService.describeBatchOperation({ namespace, jobId });
-    const running = state === temporal.api.enums.v1.BatchOperationState.BATCH_OPERATION_STATE_RUNNING;
-    if (!running || Date.now() > until) {
-      ctx.log(`reset ${String(completeOperationCount)} workflows (${String(failureOperationCount)} failed)`);
-      return;
+  const outcomes = await mapBounded(ids, RESETS_AT_ONCE, async (workflowId) => {
+    try {
+      const { workflowExecutionInfo: info } = await client.workflow
+        .getHandle(workflowId)
+        .describe()
+        .then((d) => d.raw);
+      if (info?.status !== temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {
+        return 'closed';
+      }
+      const runId = info.execution?.runId ?? undefined;
+      const { history } = await client.workflowService.getWorkflowExecutionHistory({
+        namespace,
+        execution: { workflowId, runId },
+        maximumPageSize: 20,
+      });
+      const firstTask = history?.events?.find((e) => e.workflowTaskCompletedEventAttributes)?.eventId;
+      if (!firstTask) return 'closed';
+      await client.workflowService.resetWorkflowExecution({
+        namespace,
+        workflowExecution: { workflowId, runId },
+        workflowTaskFinishEventId: firstTask,
+        reason: 'chaos: reset half of the wave',
+        requestId: randomUUID(),
+      });
+      return 'reset';
+    } catch (err) {
+      ctx.log(`reset of ${workflowId} refused: ${(err as Error).message}`);
+      return 'refused';
     }
-    await new Promise((r) => setTimeout(r, 500));
-  }
+  });
+  const count = (what: string) => outcomes.filter((o) => o === what).length;
+  ctx.log(`reset ${count('reset')} workflows (${count('closed')} had closed, ${count('refused')} refused)`);
+  // A wave that reset too few tests nothing: fail the suite rather than pass it unproven.
+  if (count('reset') < ids.length / 4) throw new Error(`the reset wave reset only ${count('reset')} of ${ids.length}`);
 }
 
-/** The longest the reset wave waits for its batch operation. */
-const RESET_WAIT_MS = 60_000;
+/** Resets sent at once: an operator's script, not a storm on the server. */
+const RESETS_AT_ONCE = 8;
 
 export function chaosFaults(d: FaultDurations, perType: number): ChaosFault[] {
   const outage = { errorRate5xx: 1, status5xx: 503 };
@@ -112,6 +130,9 @@ export function chaosFaults(d: FaultDurations, perType: number): ChaosFault[] {
       what: `SIGKILL of the worker mid-work, a new one ${WORKER_DOWN_MS / 1000} s later`,
       kind: 'event',
       justifies: MAY_HAVE_BEEN_CARRIED_OUT,
+      // An evaluation is answered in its response alone: one answered as the worker dies is bought
+      // again by the retry, since nothing on the platform can give that answer back (docs/retries.md).
+      losesAnswersOf: ['decisionEvaluation'],
       holdMs: WORKER_DOWN_MS,
       strike: async (ctx) => {
         const gone = new Promise<void>((resolve) => {
@@ -154,7 +175,7 @@ export function chaosFaults(d: FaultDurations, perType: number): ChaosFault[] {
     ),
     {
       name: 'reset',
-      what: 'half of every type reset to its first workflow task while at work (a batch reset)',
+      what: 'half of every type reset to its first workflow task while at work',
       kind: 'event',
       justifies: MAY_HAVE_BEEN_CARRIED_OUT,
       holdMs: 0,

@@ -177,7 +177,14 @@ async function runFault(
     `WorkflowId STARTS_WITH "chaos-${fault.name}-"`,
   );
   if (running > 0) ctx.log(`${running} workflows of the ${fault.name} wave still running; on to the next fault`);
-  return { name: fault.name, from, to, justifies: fault.justifies, allowances: fault.allowances };
+  return {
+    name: fault.name,
+    from,
+    to,
+    justifies: fault.justifies,
+    allowances: fault.allowances,
+    losesAnswersOf: fault.losesAnswersOf,
+  };
 }
 
 /**

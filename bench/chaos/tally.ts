@@ -12,6 +12,12 @@ export interface FaultWindow {
   justifies: readonly string[];
   /** Failures the fault causes on purpose, by type (a scenario's scripted refusal): at most that many are justified. */
   allowances?: Readonly<Record<string, number>>;
+  /**
+   * Paid routes whose answer dies with the worker and that the platform cannot look up again (a
+   * synchronous evaluation): one call answered just as this fault struck, and asked again after it,
+   * is a justified duplicate. The fault must strike at `from`.
+   */
+  losesAnswersOf?: readonly string[];
 }
 
 export interface Outcome {
@@ -30,6 +36,8 @@ export interface Outcome {
 
 export interface PaidCounter {
   byRoute: Record<string, Record<string, number>>;
+  /** When each answer of a subject carried out more than once was made (epoch ms). */
+  repeatedAt?: Record<string, Record<string, number[]>>;
 }
 
 export interface Reservation {
@@ -65,8 +73,16 @@ export interface ChaosFigures {
   /** Failures no fault the workflow lived through justifies, with a few workflow ids. */
   unjustifiedFailures: { total: number; byType: Record<string, ByType>; examples: string[] };
   unfinished: { total: number; byType: ByType; examples: string[] };
-  /** Paid calls carried out more than once for one subject (instance, prompt, question, batch). */
-  duplicatePaidSubmissions: { total: number; byRoute: ByType; examples: string[] };
+  /**
+   * Paid calls carried out more than once for one subject (instance, prompt, question, batch), but
+   * for those a fault justifies (`justified`: an answer lost with a killed worker).
+   */
+  duplicatePaidSubmissions: {
+    total: number;
+    byRoute: ByType;
+    examples: string[];
+    justified: { total: number; examples: string[] };
+  };
   /** Reservations still held by a job that has ended; null when the ledger could not be read. */
   leakedReservations: { total: number | null; examples: string[] };
   keyOccurrences: { total: number; bySource: Record<string, number> };
@@ -118,18 +134,50 @@ export function inFlightDuring(f: FaultWindow, outcomes: readonly Outcome[]): By
   return byType;
 }
 
-/** Every subject counted more than once: each extra call is a duplicate. */
-export function duplicatePaid(paid: PaidCounter): ChaosFigures['duplicatePaidSubmissions'] {
+/**
+ * How close to the kill an answer must have been made to have died with the worker: the worker
+ * records an answer within a few ms of receiving it, so one made earlier than this was recorded.
+ */
+export const LOST_ANSWER_BEFORE_MS = 2_000;
+/** An answer made this long after the kill still belongs to it: the platform finishes a call it has begun. */
+const LOST_ANSWER_AFTER_MS = 1_000;
+
+/** The fault that explains one extra call of `route` for a subject answered at `at`, if any. */
+function lostWithWorker(route: string, at: readonly number[], faults: readonly FaultWindow[]): FaultWindow | undefined {
+  return faults.find(
+    (f) =>
+      f.losesAnswersOf?.includes(route) &&
+      at.some((t, i) => t >= f.from - LOST_ANSWER_BEFORE_MS && t <= f.from + LOST_ANSWER_AFTER_MS && i < at.length - 1),
+  );
+}
+
+/**
+ * Every subject counted more than once: each extra call is a duplicate, but for one extra call per
+ * subject whose earlier answer was made as a fault that loses answers struck (see `losesAnswersOf`).
+ */
+export function duplicatePaid(
+  paid: PaidCounter,
+  faults: readonly FaultWindow[] = [],
+): ChaosFigures['duplicatePaidSubmissions'] {
   const byRoute: ByType = {};
   const examples: string[] = [];
+  const justified = { total: 0, examples: [] as string[] };
   for (const [route, subjects] of Object.entries(paid.byRoute)) {
     for (const [subject, n] of Object.entries(subjects)) {
       if (n <= 1) continue;
-      bump(byRoute, route, n - 1);
+      const fault = lostWithWorker(route, paid.repeatedAt?.[route]?.[subject] ?? [], faults);
+      const extra = fault ? n - 2 : n - 1;
+      if (fault) {
+        justified.total++;
+        if (justified.examples.length < EXAMPLES)
+          justified.examples.push(`${route} ×${n} at ${fault.name}: ${subject}`);
+      }
+      if (extra === 0) continue;
+      bump(byRoute, route, extra);
       if (examples.length < EXAMPLES) examples.push(`${route} ×${n}: ${subject}`);
     }
   }
-  return { total: sum(byRoute), byRoute, examples };
+  return { total: sum(byRoute), byRoute, examples, justified };
 }
 
 export function tally(input: ChaosInput): ChaosFigures {
@@ -174,7 +222,7 @@ export function tally(input: ChaosInput): ChaosFigures {
     failed: { total: nested(failed), byType: failed, byWave: failedByWave },
     unjustifiedFailures: { total: nested(unjustified), byType: unjustified, examples: unjustifiedExamples },
     unfinished: { total: sum(unfinished), byType: unfinished, examples: unfinishedExamples },
-    duplicatePaidSubmissions: duplicatePaid(input.paid),
+    duplicatePaidSubmissions: duplicatePaid(input.paid, input.faults),
     leakedReservations: {
       total: leaked ? leaked.length : null,
       examples: (leaked ?? []).slice(0, EXAMPLES).map((r) => `${r.reservationId} held by ${r.holderWorkflowId}`),

@@ -119,6 +119,47 @@ describe('chaos tally', () => {
       total: 3,
       byRoute: { renewInstance: 2, submitTextToVideo: 1 },
       examples: ['renewInstance ×3: i2', 'submitTextToVideo ×2: chaos x'],
+      justified: { total: 0, examples: [] },
+    });
+  });
+
+  it('justifies one extra evaluation per question only when its earlier answer was made as the worker died', () => {
+    const kill = {
+      name: 'worker-sigkill',
+      from: 10_000,
+      to: 16_000,
+      justifies: [],
+      losesAnswersOf: ['decisionEvaluation'],
+    };
+    const repeated = (at: number[]) => ({
+      byRoute: { decisionEvaluation: { q: at.length }, renewInstance: { i: 2 } },
+      repeatedAt: { decisionEvaluation: { q: at }, renewInstance: { i: [9_900, 20_000] } },
+    });
+    // Answered 100 ms before the kill, asked again after it: justified; a renewal never is.
+    expect(duplicatePaid(repeated([9_900, 40_000]), [kill])).toEqual({
+      total: 1,
+      byRoute: { renewInstance: 1 },
+      examples: ['renewInstance ×2: i'],
+      justified: { total: 1, examples: ['decisionEvaluation ×2 at worker-sigkill: q'] },
+    });
+    // Answered long before the kill (the worker had it), or only after it: a duplicate.
+    expect(duplicatePaid(repeated([5_000, 40_000]), [kill]).byRoute).toEqual({
+      decisionEvaluation: 1,
+      renewInstance: 1,
+    });
+    expect(duplicatePaid(repeated([30_000, 40_000]), [kill]).byRoute).toEqual({
+      decisionEvaluation: 1,
+      renewInstance: 1,
+    });
+    // One loss justifies one extra call, not two; a fault that loses no answers justifies none.
+    expect(duplicatePaid(repeated([9_900, 20_000, 40_000]), [kill]).byRoute).toEqual({
+      decisionEvaluation: 1,
+      renewInstance: 1,
+    });
+    const { losesAnswersOf: _none, ...restart } = kill;
+    expect(duplicatePaid(repeated([9_900, 40_000]), [restart]).byRoute).toEqual({
+      decisionEvaluation: 1,
+      renewInstance: 1,
     });
   });
 

@@ -10,9 +10,20 @@ export interface CountersView {
   /** Every 429 sent: quota refusals and injected ones. */
   rateLimited: number;
   faultsInjected: { total: number; byKind: Record<string, number>; byRoute: Record<string, number> };
-  /** Paid calls carried out (2xx), per route key and per subject (see paid-calls.ts). */
-  paid: { total: number; byRoute: Record<string, Record<string, number>> };
+  /**
+   * Paid calls carried out (2xx), per route key and per subject (see paid-calls.ts); for a subject
+   * carried out more than once, when each of its first answers was made (epoch ms), so a duplicate
+   * can be set beside the fault that struck at that moment.
+   */
+  paid: {
+    total: number;
+    byRoute: Record<string, Record<string, number>>;
+    repeatedAt: Record<string, Record<string, number[]>>;
+  };
 }
+
+/** Answer times kept per subject: enough to place a duplicate, bounded for a subject asked endlessly. */
+const ANSWER_TIMES_KEPT = 4;
 
 export class Counters {
   private submissionsTotal = 0;
@@ -26,6 +37,7 @@ export class Counters {
   private readonly faultsByRoute = new Map<string, number>();
   private paidTotal = 0;
   private readonly paidByRoute = new Map<string, Map<string, number>>();
+  private readonly paidAt = new Map<string, Map<string, number[]>>();
 
   request(routeKey: string): void {
     this.requestsByRoute.set(routeKey, (this.requestsByRoute.get(routeKey) ?? 0) + 1);
@@ -60,6 +72,10 @@ export class Counters {
     let bySubject = this.paidByRoute.get(routeKey);
     if (!bySubject) this.paidByRoute.set(routeKey, (bySubject = new Map<string, number>()));
     bySubject.set(subject, (bySubject.get(subject) ?? 0) + 1);
+    let atBySubject = this.paidAt.get(routeKey);
+    if (!atBySubject) this.paidAt.set(routeKey, (atBySubject = new Map<string, number[]>()));
+    const at = atBySubject.get(subject) ?? [];
+    if (at.length < ANSWER_TIMES_KEPT) atBySubject.set(subject, [...at, Date.now()]);
   }
 
   reset(): void {
@@ -74,6 +90,7 @@ export class Counters {
     this.faultsByRoute.clear();
     this.paidTotal = 0;
     this.paidByRoute.clear();
+    this.paidAt.clear();
   }
 
   view(): CountersView {
@@ -87,6 +104,9 @@ export class Counters {
       paid: {
         total: this.paidTotal,
         byRoute: Object.fromEntries([...this.paidByRoute].map(([route, m]) => [route, obj(m)])),
+        repeatedAt: Object.fromEntries(
+          [...this.paidAt].map(([route, m]) => [route, Object.fromEntries([...m].filter(([, at]) => at.length > 1))]),
+        ),
       },
     };
   }

@@ -84,6 +84,7 @@ describe('fault suite faults', () => {
     await emu.call('PUT', '/gpus/v2/instances/inst-demo-2/renew', { json: { months: 1 } });
     // A refused call commits nothing and is not counted.
     await emu.call('PUT', '/gpus/v2/instances/inst-payg-1/renew', { json: { months: 1 } });
+    const before = Date.now();
     await new Promise((r) => setTimeout(r, 400));
     const { paid } = await emu.admin('GET', '/counters');
     expect(paid).toEqual({
@@ -92,6 +93,12 @@ describe('fault suite faults', () => {
         renewInstance: { 'inst-demo-1': 1, 'inst-demo-2': 2 },
         submitTextToVideo: { 'counted once': 1 },
       },
+      // Only a subject carried out more than once shows when each answer was made, in order.
+      repeatedAt: { renewInstance: { 'inst-demo-2': [expect.any(Number), expect.any(Number)] }, submitTextToVideo: {} },
     });
+    const [first, second] = paid.repeatedAt.renewInstance['inst-demo-2'] as number[];
+    expect(first).toBeLessThanOrEqual(second);
+    expect(second).toBeLessThanOrEqual(before + 400);
+    expect(first).toBeGreaterThan(before - 10_000);
   });
 });
