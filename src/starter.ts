@@ -3,6 +3,7 @@
 import { Command, CommanderError } from 'commander';
 import { addRegisterSearchAttributesOption } from './namespace/search-attributes';
 import { addBudgetCommands } from './starter/commands/budget';
+import { addDeployCommands } from './starter/commands/deploy';
 import { addEmulatorCommand } from './starter/commands/emulator';
 import { addIncidentCommands } from './starter/commands/incident';
 import { addInspectCommands } from './starter/commands/inspect';
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
   addScheduleCommands(program, out);
   addBudgetCommands(program, out);
   addIncidentCommands(program, out);
+  addDeployCommands(program, out);
   return program;
 }
 

@@ -34,6 +34,8 @@ export interface ChaosFault {
   /** Real ms the fault lasts once struck (an event: until it is healed). */
   holdMs: number;
   strike(ctx: FaultContext): Promise<void>;
+  /** A state's act on its wave once the wave has started (the reset wave's resets). */
+  afterWaveStarts?(ctx: FaultContext): Promise<void>;
   heal(ctx: FaultContext): Promise<void>;
 }
 
@@ -120,6 +122,10 @@ async function resetHalfOfWave(ctx: FaultContext, wave: string, perType: number)
 
 /** Resets sent at once: an operator's script, not a storm on the server. */
 const RESETS_AT_ONCE = 8;
+/** The reset wave's paid calls take this long; its resets begin this soon after its last start. */
+const RESET_PAID_LATENCY_MS = 4_000;
+const RESET_AFTER_START_MS = 1_000;
+const RESET_HOLD_S = 20;
 
 export function chaosFaults(d: FaultDurations, perType: number): ChaosFault[] {
   const outage = { errorRate5xx: 1, status5xx: 503 };
@@ -174,13 +180,19 @@ export function chaosFaults(d: FaultDurations, perType: number): ChaosFault[] {
       MAY_HAVE_BEEN_CARRIED_OUT,
     ),
     {
-      name: 'reset',
-      what: 'half of every type reset to its first workflow task while at work',
-      kind: 'event',
-      justifies: MAY_HAVE_BEEN_CARRIED_OUT,
-      holdMs: 0,
-      strike: (ctx) => resetHalfOfWave(ctx, 'reset', perType),
-      heal: () => Promise.resolve(),
+      // Paid calls are slowed (well within the client's timeout) so the resets land while the wave
+      // is at work, many of them while a paid call is in flight: the case a reset must not pay twice.
+      ...stateFault(
+        'reset',
+        `half of every type reset to its first workflow task while at work, paid calls taking ${RESET_PAID_LATENCY_MS / 1000} s`,
+        RESET_HOLD_S,
+        { paid: { latencyMs: RESET_PAID_LATENCY_MS } },
+        MAY_HAVE_BEEN_CARRIED_OUT,
+      ),
+      afterWaveStarts: async (ctx) => {
+        await new Promise((r) => setTimeout(r, RESET_AFTER_START_MS));
+        await resetHalfOfWave(ctx, 'reset', perType);
+      },
     },
     stateFault('cut-downloads', `output downloads cut off half-way for ${d.cutS} s`, d.cutS, {
       outputFile: cut,

@@ -159,6 +159,7 @@ async function runFault(
     await fault.strike(ctx);
     from = Date.now();
     started.push(...(await startWave(ctx.stack, fault.name, perType)));
+    await fault.afterWaveStarts?.(ctx);
     await sleep(from + fault.holdMs - Date.now());
   } else {
     started.push(...(await startWave(ctx.stack, fault.name, perType)));

@@ -11,6 +11,8 @@ const READY_LINE = /"message":"Worker started"/;
 
 interface WorkerPoolOptions {
   count: number;
+  /** Names the processes and their log files (`<name>-1.log` …): `worker` unless given. */
+  name?: string;
   /** TEMPORAL_*, PLATFORM_* and WORKER_* for every worker. */
   env: NodeJS.ProcessEnv;
   logDir: string;
@@ -33,11 +35,11 @@ export async function startWorkerPool(opts: WorkerPoolOptions) {
   const start = async (i: number): Promise<void> => {
     let polling = false;
     const child = startManagedProcess({
-      name: `worker-${i + 1}`,
+      name: `${opts.name ?? 'worker'}-${i + 1}`,
       file: process.execPath,
       args: [entry],
       env: opts.env,
-      logFile: path.join(opts.logDir, `worker-${i + 1}.log`),
+      logFile: path.join(opts.logDir, `${opts.name ?? 'worker'}-${i + 1}.log`),
       onLine: (line) => (polling ||= READY_LINE.test(line)),
       log: opts.log,
       graceMs,

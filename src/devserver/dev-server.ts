@@ -33,10 +33,14 @@ export type DevServerHandle = Awaited<ReturnType<typeof startDevServer>>;
 
 /**
  * What every dev server we start gets. Eager activity dispatch (one round trip less per activity) is on by default
- * in the cluster's server (1.32), off in the CLI's (1.29): this keeps the two alike (docs/benchmarks.md).
+ * in the cluster's server (1.32), off in the CLI's (1.29): this keeps the two alike (docs/benchmarks.md). A build
+ * retires in about a minute after its last pinned run, as on the cluster (deploy/dynamicconfig/cluster.yaml).
  */
 export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, unknown>> = {
   'system.enableActivityEagerExecution': true,
+  'matching.wv.VersionDrainageStatusRefreshInterval': '10s',
+  'matching.wv.VersionDrainageStatusVisibilityGracePeriod': '30s',
+  'matching.PollerHistoryTTL': '2m',
   ...taskQueuePartitions(1),
 };
 

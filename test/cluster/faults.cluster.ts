@@ -1,12 +1,14 @@
 // Faults survived on the production topology (npm run test:cluster, not part of npm test): the
 // cluster comes up from nothing, and with 204 workflows in flight each time (17 of each type), it loses
-// a worker (SIGKILL), has its Temporal server restarted, loses PostgreSQL for 30 s, and has both
-// workers restarted one after the other (a deploy). Every time: every workflow completes, nothing
-// paid is submitted twice, no budget reservation is left held. The figures are printed as a table
-// and written to bench-results/cluster-faults.json.
+// a worker (SIGKILL), has its Temporal server restarted, loses PostgreSQL for 30 s, has both
+// workers restarted one after the other, and has a new build rolled out beside the running one (the
+// deploy run below). Every time: every workflow completes, nothing paid is submitted twice, no budget
+// reservation is left held. The figures are printed as a table and written to
+// bench-results/cluster-faults.json.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startClusterStack, type ClusterStack } from './stack';
+import { DEPLOY_RUN, deployRun, type DeployFigures } from './deploy';
 import { PER_TYPE, runWithFault, type RunFigures } from './workload';
 
 const POSTGRES_DOWN_MS = 30_000;
@@ -50,12 +52,10 @@ const RUNS: Array<[string, (stack: ClusterStack) => Promise<void>]> = [
 
 let stack: ClusterStack;
 const figures: RunFigures[] = [];
+let deployFigures: DeployFigures | undefined;
 
 beforeAll(async () => {
-  stack = await startClusterStack(
-    RUNS.map(([run]) => run),
-    PER_TYPE,
-  );
+  stack = await startClusterStack([...RUNS.map(([run]) => run), DEPLOY_RUN], PER_TYPE);
 }, 15 * 60_000);
 
 afterAll(async () => {
@@ -66,7 +66,7 @@ afterAll(async () => {
   mkdirSync(dir, { recursive: true });
   writeFileSync(
     path.join(dir, 'cluster-faults.json'),
-    `${JSON.stringify({ at: new Date().toISOString(), figures }, null, 2)}\n`,
+    `${JSON.stringify({ at: new Date().toISOString(), figures, deploy: deployFigures }, null, 2)}\n`,
   );
 }, 120_000);
 
@@ -85,3 +85,32 @@ test.each(RUNS)('%s: every workflow completes, none paid twice, no reservation l
     leakedReservations: 0,
   });
 });
+
+test(
+  'deploy: build B rolls out while the mix runs on A; pinned runs finish on A, new runs start on B, A is retired',
+  async () => {
+    deployFigures = await deployRun(stack);
+    figures.push(deployFigures.run);
+    console.table([deployFigures.builds]);
+    expect(deployFigures.run).toEqual({
+      ...deployFigures.run,
+      completed: deployFigures.run.workflows,
+      failed: 0,
+      failedBy: {},
+      lost: 0,
+      duplicatePaidSubmissions: 0,
+      leakedReservations: 0,
+    });
+    expect(deployFigures.builds).toEqual({
+      ...deployFigures.builds,
+      // Every PINNED run of the mix finished on A, every new run on B; the ledger moved to B.
+      pinnedNotOnA: 0,
+      newRunsNotOnB: 0,
+      ledgerBuild: 'cluster-b',
+      nondeterminismInLogs: 0,
+      retired: true,
+    });
+    expect(deployFigures.builds.autoUpgradeOnB).toBeGreaterThan(0);
+  },
+  20 * 60_000,
+);

@@ -15,10 +15,16 @@ import { cleanEnv } from '../helpers/processes';
 
 export interface ClusterStack {
   cluster: ClusterHandle;
+  /** Two workers of build A_BUILD, the deployment's first, so current. */
   workers: WorkerPool;
+  /** Two more workers of `buildId`, beside the others; their logs are `<buildId>-<n>.log`. */
+  startWorkers(buildId: string): Promise<WorkerPool>;
   emulatorUrl: string;
   close(): Promise<void>;
 }
+
+/** The build of the suite's first workers. */
+export const A_BUILD = 'cluster-a';
 
 const log = (msg: string) => process.stderr.write(`[cluster suite] ${msg}\n`);
 
@@ -31,9 +37,9 @@ export async function startClusterStack(runs: string[], perType: number): Promis
   // As root, PostgreSQL runs as the postgres user, who must be able to reach its data directory.
   chmodSync(dir, 0o755);
   let cluster: ClusterHandle | undefined;
-  let workers: WorkerPool | undefined;
+  const pools: WorkerPool[] = [];
   const close = async () => {
-    await workers?.stop();
+    await Promise.all(pools.map((p) => p.stop()));
     await cluster?.stop();
     await emulator.close();
     rmSync(dir, { recursive: true, force: true });
@@ -47,20 +53,28 @@ export async function startClusterStack(runs: string[], perType: number): Promis
       namespace: 'default',
       log,
     });
-    workers = await startWorkerPool({
-      count: 2,
-      env: cleanEnv({
-        TEMPORAL_ADDRESS: cluster.address,
-        TEMPORAL_NAMESPACE: 'default',
-        PLATFORM_BASE_URL: emulator.url,
-        PLATFORM_API_KEY: DEV_API_KEY,
-        WORKER_SHUTDOWN_GRACE_SECONDS: '5',
-        ARTIFACT_DIR: path.join(dir, 'artifacts'),
-      }),
-      logDir: cluster.logDir,
-      log,
-    });
-    return { cluster, workers, emulatorUrl: emulator.url, close };
+    const { address, logDir } = cluster;
+    const startWorkers = async (buildId: string) => {
+      const pool = await startWorkerPool({
+        count: 2,
+        name: buildId,
+        env: cleanEnv({
+          TEMPORAL_ADDRESS: address,
+          TEMPORAL_NAMESPACE: 'default',
+          PLATFORM_BASE_URL: emulator.url,
+          PLATFORM_API_KEY: DEV_API_KEY,
+          WORKER_SHUTDOWN_GRACE_SECONDS: '5',
+          WORKER_BUILD_ID: buildId,
+          ARTIFACT_DIR: path.join(dir, 'artifacts'),
+        }),
+        logDir,
+        log,
+      });
+      pools.push(pool);
+      return pool;
+    };
+    const workers = await startWorkers(A_BUILD);
+    return { cluster, workers, startWorkers, emulatorUrl: emulator.url, close };
   } catch (err) {
     await close();
     throw err;

@@ -8,15 +8,8 @@ import { temporal } from '@temporalio/proto';
 import { getFreePort } from '../../src/devserver/processes';
 import { DEPLOYMENT_NAME } from '../../src/worker-deployment';
 import { WORKFLOW_TYPES, WorkflowType } from '../../src/workflows/operations';
-import * as autoRenew from '../../src/workflows/autoRenew/workflows';
-import * as batch from '../../src/workflows/batch/workflows';
-import * as billing from '../../src/workflows/billing/workflows';
-import * as budget from '../../src/workflows/budget/workflows';
-import * as budgetLedger from '../../src/workflows/budgetLedger/workflows';
-import * as decision from '../../src/workflows/decision/workflows';
-import * as instances from '../../src/workflows/instances/workflows';
-import * as media from '../../src/workflows/media/workflows';
-import { startNode, waitFor, workerProcessEnv } from '../helpers/processes';
+import { runStarter, startNode, waitFor, workerProcessEnv } from '../helpers/processes';
+import { versioningBehaviours } from '../helpers/versioning';
 import { withClient, withWorker } from '../helpers/temporal';
 import { testEnv } from '../setup/shared';
 
@@ -46,14 +39,7 @@ function startWorkerProcess(taskQueue: string, metricsPort: number): { child: Ch
 
 describe('Worker Versioning', () => {
   it('declares a behaviour for every workflow type: AUTO_UPGRADE for the long-lived ones only', () => {
-    const modules = [autoRenew, batch, billing, budget, budgetLedger, decision, instances, media];
-    const behaviours = Object.fromEntries(
-      modules.flatMap((m) =>
-        Object.entries(m as Record<string, { workflowDefinitionOptions?: { versioningBehavior?: string } }>).map(
-          ([type, fn]) => [type, fn.workflowDefinitionOptions?.versioningBehavior],
-        ),
-      ),
-    );
+    const behaviours = versioningBehaviours();
     expect(Object.keys(behaviours).sort()).toEqual([...WORKFLOW_TYPES].sort());
     const autoUpgrade = Object.keys(behaviours).filter((t) => behaviours[t] === 'AUTO_UPGRADE');
     expect(autoUpgrade.sort()).toEqual(['autoRenew', 'batchJob', 'budgetLedger']);
@@ -98,6 +84,23 @@ describe('Worker Versioning', () => {
           await expect(decided.result()).resolves.toHaveProperty('answers');
           expect(await versioningOf(decided)).toEqual({ behavior: 'PINNED', buildId });
         }
+
+        // The starter's deploy commands see the build, and refuse what would strand runs.
+        const status = await runStarter(['deploy', 'status']);
+        expect(status.stdout).toMatch(new RegExp(`${buildId!.replace(/\./g, '\\.')}\\s+current`));
+        const unknown = await runStarter(['deploy', 'current', 'no-such-build']);
+        expect({ code: unknown.code, stderr: unknown.stderr }).toEqual({
+          code: 2,
+          stderr: expect.stringContaining('No build no-such-build has polled yet'),
+        });
+        const retireCurrent = await runStarter(['deploy', 'retire', buildId!, '--wait', '0']);
+        expect({ code: retireCurrent.code, stderr: retireCurrent.stderr }).toEqual({
+          code: 2,
+          stderr: `${buildId} is current: make another build current first\n`,
+        });
+        expect((await runStarter(['deploy', 'retire', buildId!, '--wait', 'soon'])).stderr).toContain(
+          '--wait: soon is not a whole number of minutes',
+        );
 
         const ledger = await client.workflow.start(WorkflowType.budgetLedger, {
           taskQueue: queues[0],
