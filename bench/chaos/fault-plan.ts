@@ -122,10 +122,14 @@ async function resetHalfOfWave(ctx: FaultContext, wave: string, perType: number)
 
 /** Resets sent at once: an operator's script, not a storm on the server. */
 const RESETS_AT_ONCE = 8;
-/** The reset wave's paid calls take this long; its resets begin this soon after its last start. */
-const RESET_PAID_LATENCY_MS = 4_000;
-const RESET_AFTER_START_MS = 1_000;
-const RESET_HOLD_S = 20;
+/**
+ * The reset wave's paid calls take this long (half the client's 30 s timeout), so the workflows that
+ * pay are still at work, most with a paid call in flight, when the resets reach them after the wave's
+ * last start; its resets begin this soon after that start.
+ */
+const RESET_PAID_LATENCY_MS = 15_000;
+const RESET_AFTER_START_MS = 500;
+const RESET_HOLD_S = 40;
 
 export function chaosFaults(d: FaultDurations, perType: number): ChaosFault[] {
   const outage = { errorRate5xx: 1, status5xx: 503 };
