@@ -47,6 +47,7 @@ async function main(): Promise<void> {
     latencyS: numberArg('latency'),
     cutS: numberArg('cut'),
     scenarios: listArg('scenarios')?.map((file) => path.resolve(file)),
+    only: listArg('faults'),
   });
   console.log(`\n${formatFigures(result)}\n\n${formatChecks(result.checks)}`);
   const outDir = path.resolve(__dirname, '..', '..', 'bench-results');

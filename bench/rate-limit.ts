@@ -129,7 +129,7 @@ export async function runRateLimitBench(opts: Partial<RateLimitBenchOptions> = {
 const EMULATED_WINDOW_MS = 60_000;
 
 /** The text-to-video submits the emulator received since `sinceMs` (real): emulated arrival and status. */
-function submitsReceived(
+export function submitsReceived(
   recording: string,
   sinceMs: number,
 ): Array<{ emulatedMs: number; realMs: number; status: number | null }> {

@@ -6,7 +6,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { formatBudgetSummary, runBudgetAdmissionBench } from './budget-admission';
 import { runEmulatorThroughputBench } from './emulator-throughput';
+import { formatFairnessSummary, runFairnessBench } from './fairness';
 import { numberArg, stringArg } from './support/args';
+import { formatChecks } from './support/checks';
 import { formatMediaTable, runMediaPollingBench } from './media-polling';
 import { formatRateLimitSummary, runRateLimitBench } from './rate-limit';
 import { formatWebhookTable, runWebhookBench } from './webhooks';
@@ -94,6 +96,24 @@ const benches: Bench[] = [
         speed: numberArg('speed'),
       });
       return { passed: r.passed, figures: r, summary: formatRateLimitSummary(r) };
+    },
+  },
+  {
+    name: 'fairness',
+    what:
+      "one member's backlog of 10 minutes of a Q RPM quota, 20 generations each of two more members 10 s later, " +
+      'one interactive at 30 s: fair shares, then first in, first out (defaults: --quota=60, --speed=4, --minutes=10)',
+    run: async () => {
+      const r = await runFairnessBench({
+        quota: numberArg('quota'),
+        speed: numberArg('speed'),
+        minutes: numberArg('minutes'),
+      });
+      return {
+        passed: r.passed,
+        figures: { ...r.figures, checks: r.checks },
+        summary: `\n${formatFairnessSummary(r.figures)}\n${formatChecks(r.checks)}`,
+      };
     },
   },
   {

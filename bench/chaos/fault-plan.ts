@@ -84,7 +84,8 @@ async function resetHalfOfWave(ctx: FaultContext, wave: string, perType: number)
   const ids = CHAOS_TYPES.flatMap((type) =>
     Array.from({ length: Math.ceil(perType / 2) }, (_, k) => `chaos-${wave}-${type}-${2 * k}`),
   );
-  const outcomes = await mapBounded(ids, RESETS_AT_ONCE, async (workflowId) => {
+  const until = Date.now() + RESET_WAIT_MS;
+  const resetOne = async (workflowId: string): Promise<string> => {
     try {
       const { workflowExecutionInfo: info } = await client.workflow
         .getHandle(workflowId)
@@ -100,7 +101,8 @@ async function resetHalfOfWave(ctx: FaultContext, wave: string, perType: number)
         maximumPageSize: 20,
       });
       const firstTask = history?.events?.find((e) => e.workflowTaskCompletedEventAttributes)?.eventId;
-      if (!firstTask) return 'closed';
+      // Its first workflow task has not run yet (a wave's starts queue up): nothing to reset to yet.
+      if (!firstTask) return Date.now() < until ? (await sleep(500), resetOne(workflowId)) : 'not begun';
       await client.workflowService.resetWorkflowExecution({
         namespace,
         workflowExecution: { workflowId, runId },
@@ -113,13 +115,20 @@ async function resetHalfOfWave(ctx: FaultContext, wave: string, perType: number)
       ctx.log(`reset of ${workflowId} refused: ${(err as Error).message}`);
       return 'refused';
     }
-  });
+  };
+  const outcomes = await mapBounded(ids, RESETS_AT_ONCE, resetOne);
   const count = (what: string) => outcomes.filter((o) => o === what).length;
-  ctx.log(`reset ${count('reset')} workflows (${count('closed')} had closed, ${count('refused')} refused)`);
+  ctx.log(
+    `reset ${count('reset')} workflows (${count('closed')} had closed, ${count('not begun')} had not begun ` +
+      `within ${RESET_WAIT_MS / 1000} s, ${count('refused')} refused)`,
+  );
   // A wave that reset too few tests nothing: fail the suite rather than pass it unproven.
   if (count('reset') < ids.length / 4) throw new Error(`the reset wave reset only ${count('reset')} of ${ids.length}`);
 }
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** How long the reset wave waits for a workflow's first workflow task to have run. */
+const RESET_WAIT_MS = 60_000;
 /** Resets sent at once: an operator's script, not a storm on the server. */
 const RESETS_AT_ONCE = 8;
 /**

@@ -35,6 +35,8 @@ export interface ChaosOptions extends FaultDurations {
   maxElapsedS: number;
   /** Scenario files played after the suite's own faults, a wave each (default: the shipped examples). */
   scenarios: readonly string[];
+  /** Only the suite's own faults of these names (`--faults=reset,worker-sigkill`), for a quick look at one. */
+  only?: readonly string[];
 }
 
 export const DEFAULT_CHAOS_OPTIONS: ChaosOptions = {
@@ -80,7 +82,8 @@ export async function runChaosSuite(opts: Partial<ChaosOptions> = {}): Promise<C
   const log = (msg: string) => process.stderr.write(`[chaos ${Math.round((Date.now() - began) / 1000)} s] ${msg}\n`);
   // A key of this run only: any occurrence found later can only have come from the run.
   const apiKey = `chaos-key-${randomUUID()}`;
-  const faults = [...chaosFaults(o, o.perType), ...o.scenarios.map((file) => scenarioFault(file, CHAOS_CLOCK_SPEED))];
+  const own = chaosFaults(o, o.perType).filter((f) => !o.only || o.only.includes(f.name));
+  const faults = [...own, ...o.scenarios.map((file) => scenarioFault(file, CHAOS_CLOCK_SPEED))];
   const logDir = mkdtempSync(path.join(tmpdir(), 'chaos-logs-'));
   const fixtures = chaosFixtures(
     apiKey,

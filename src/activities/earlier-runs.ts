@@ -54,6 +54,8 @@ export const resumedFrom = (ctx: Context, earlier: { runId: string }, found: str
 
 /** Gap between two reads of the histories while an earlier call is still in flight. */
 const LOOK_EVERY_MS = 2_000;
+/** PendingActivityState SCHEDULED: no attempt has started. */
+const PENDING_SCHEDULED: temporal.api.enums.v1.PendingActivityState = 1;
 /** After its attempt timed out, how long an earlier call's late answer may take to arrive. */
 const REPORT_MARGIN_MS = 15_000;
 
@@ -119,6 +121,9 @@ export async function earlierPaidCall<I, R>(
         closed.activityTaskFailedEventAttributes?.failure ?? closed.activityTaskTimedOutEventAttributes?.failure;
       return { ...found, outcome: 'failed', failure: failure ?? undefined };
     }
+    // Never begun when its run closed (still waiting for a worker: a paced submit in its quota's queue):
+    // nothing was sent, and the closed run's task is never handed out, so this run makes the call.
+    if (await neverBegun(temporal, workflowId, baseRunId, attrs.activityId ?? '')) return undefined;
     // In flight when its run closed: its attempt answers, if at all, in a signal to the current run.
     const closedAt = ms(events[events.length - 1]?.eventTime);
     const settledAt = closedAt + ms(attrs.startToCloseTimeout) + REPORT_MARGIN_MS;
@@ -132,6 +137,16 @@ export async function earlierPaidCall<I, R>(
     }
   }
   return undefined;
+}
+
+/**
+ * Whether the closed run's activity `activityId` was still waiting for its first attempt to start: a
+ * closed run keeps its pending activities' state, so the server can tell scheduled from started.
+ */
+async function neverBegun(temporal: Client, workflowId: string, runId: string, activityId: string): Promise<boolean> {
+  const { raw } = await temporal.workflow.getHandle(workflowId, runId).describe();
+  const pending = raw.pendingActivities?.find((a) => a.activityId === activityId);
+  return pending?.state === PENDING_SCHEDULED && (pending.attempt ?? 1) <= 1;
 }
 
 function closingOf(e: HistoryEvent): string | undefined {

@@ -40,6 +40,10 @@ export const SearchAttributes = {
    */
   requestsCompleted: defineSearchAttributeKey('PlatformRequestsCompleted', SearchAttributeType.INT),
   requestsFailed: defineSearchAttributeKey('PlatformRequestsFailed', SearchAttributeType.INT),
+  /** The start's priority class (interactive, scheduled, bulk), set at the start. */
+  priority: defineSearchAttributeKey('PlatformPriority', SearchAttributeType.KEYWORD),
+  /** Whose fair share of a quota the run's paid submits take (docs/fairness.md), set at the start. */
+  fairnessKey: defineSearchAttributeKey('PlatformFairnessKey', SearchAttributeType.KEYWORD),
 } as const;
 
 /** Name → type, as the dev server's `--search-attribute` flags and the operator API want them. */
@@ -132,6 +136,48 @@ export const notBelow = <K extends string>(
   (v) => v[field] >= v[than],
   { path: [field], error: `must be at least ${than}` },
 ];
+
+/**
+ * Priority classes of a start and their Temporal priority keys (docs/fairness.md): lower goes first.
+ * Key 1 is the service's own (a budget ledger's tasks); 5 is left for an operator's "only when idle".
+ */
+export const PRIORITY_CLASSES = { interactive: 2, scheduled: 3, bulk: 4 } as const;
+export type PriorityClass = keyof typeof PRIORITY_CLASSES;
+/** The fairness key of a paid submit whose start names no member and no key of its own. */
+export const SHARED_FAIRNESS_KEY = 'shared';
+
+/** A start's place in the quotas' queues: its class, whose share it takes, and that share's weight. */
+export const StartPriority = z.strictObject({
+  priority: z.enum(Object.keys(PRIORITY_CLASSES) as [PriorityClass, ...PriorityClass[]]).optional(),
+  /** The server limits a fairness key to 64 bytes; a member id or a tenant's name. */
+  fairnessKey: z
+    .string()
+    .min(1)
+    .max(64)
+    .refine((k) => new TextEncoder().encode(k).length <= 64, 'at most 64 bytes')
+    .optional(),
+  /** The key's share against the others' (1 each by default); the server clamps to 0.001 … 1000. */
+  fairnessWeight: z.number().min(0.001).max(1000).optional(),
+});
+export type StartPriority = z.infer<typeof StartPriority>;
+
+/**
+ * Temporal's priority for a start of `defaultClass` (the caller's kind: a backend, a schedule): the
+ * fairness key is the given one, else the member who pays, else the shared one.
+ */
+export function temporalPriority(p: StartPriority, memberId: string | undefined, defaultClass: PriorityClass) {
+  return {
+    priorityKey: PRIORITY_CLASSES[p.priority ?? defaultClass],
+    fairnessKey: p.fairnessKey ?? memberId ?? SHARED_FAIRNESS_KEY,
+    ...(p.fairnessWeight === undefined ? {} : { fairnessWeight: p.fairnessWeight }),
+  };
+}
+
+/** The class a Temporal priority key stands for, for people (the summary, the quotas report). */
+export function priorityClassOf(priorityKey: number | undefined): string {
+  const named = Object.entries(PRIORITY_CLASSES).find(([, key]) => key === (priorityKey || 3));
+  return named?.[0] ?? `priority ${priorityKey}`;
+}
 
 /** An id that is printable, bounded, and safe inside a workflow id and a URL path. */
 export const idToken = (maxLength: number) =>

@@ -128,6 +128,28 @@ const RateLimitEnv = z.object({
   RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().min(0.1).max(3_600).default(60),
   /** matching.numTaskqueueReadPartitions; unset: asked of the server (ListTaskQueuePartitions), else 4. */
   RATE_LIMIT_QUEUE_PARTITIONS: z.coerce.number().int().min(1).max(64).optional(),
+  /**
+   * JSON: fairness key → weight (1 unless named), e.g. {"member-pipeline":0.5,"tenant-gold":3}: each
+   * key's share of every quota against the others' (docs/fairness.md). The server keeps up to 1000.
+   */
+  FAIRNESS_WEIGHTS: z
+    .string()
+    .max(100_000)
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined || text.trim() === '') return {};
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be a JSON object' });
+        return z.NEVER;
+      }
+    })
+    .pipe(
+      z
+        .record(z.string().min(1).max(64), z.number().min(0.001).max(1000))
+        .refine((w) => Object.keys(w).length <= 1000, 'at most 1000 keys'),
+    ),
 });
 export type RateLimitSettings = z.output<typeof RateLimitEnv>;
 export const loadRateLimitSettings = loader(RateLimitEnv, 'Rate limit configuration');

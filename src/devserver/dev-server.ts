@@ -41,6 +41,8 @@ export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, unknown>> = {
   'matching.wv.VersionDrainageStatusRefreshInterval': '10s',
   'matching.wv.VersionDrainageStatusVisibilityGracePeriod': '30s',
   'matching.PollerHistoryTTL': '2m',
+  // Priority and fair shares on the quota queues, as on the cluster (docs/fairness.md).
+  'matching.enableFairness': true,
   ...taskQueuePartitions(1),
 };
 

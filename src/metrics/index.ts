@@ -53,7 +53,31 @@ function workMetrics() {
       'usd_ten_thousandths',
       'Reservations given back when their job ended',
     ),
+    submitWait: meter.createHistogram(
+      'platform_submit_wait',
+      'int',
+      'ms',
+      "A paid submit's wait for its turn on the quota, by fairness key and priority class",
+    ),
   };
+}
+
+/** Fairness keys a worker labels by name: the first ones it meets; any later key is "other". */
+const NAMED_FAIRNESS_KEYS = 20;
+const namedKeys = new Set<string>();
+
+/**
+ * A paid submit that got its turn after `waitMs` on its quota's queue (docs/fairness.md). Keys label
+ * the first NAMED_FAIRNESS_KEYS seen, so a tenant per start cannot grow the series without bound.
+ */
+export function recordSubmitWait(fairnessKey: string | undefined, priorityClass: string, waitMs: number): void {
+  const key = fairnessKey || 'shared';
+  if (!namedKeys.has(key) && namedKeys.size < NAMED_FAIRNESS_KEYS) namedKeys.add(key);
+  const tags = {
+    fairness_key: namedKeys.has(key) ? key : 'other',
+    priority: bounded(priorityClass, ['interactive', 'scheduled', 'bulk']),
+  };
+  metrics().submitWait.record(Math.max(0, Math.round(waitMs)), tags);
 }
 
 /** One of `known`, else "other": a label never takes a value from outside a fixed set. */

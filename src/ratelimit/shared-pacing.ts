@@ -42,7 +42,16 @@ export async function describeQuotaQueue(client: Client, namespace: string, task
   const rps = limit?.rateLimit ? (limit.rateLimit.requestsPerSecond ?? 0) : undefined;
   const state = decodePacingReason(limit?.metadata?.reason);
   const backlog = res.stats?.approximateBacklogCount;
+  const age = res.stats?.approximateBacklogAge;
+  // Per priority key, as the server counts them (docs/fairness.md): only with fairness or priority on.
+  const byPriority = Object.entries(res.statsByPriorityKey ?? {})
+    .map(([key, st]) => ({ priorityKey: Number(key), backlog: Number(st.approximateBacklogCount ?? 0) }))
+    .filter((p) => p.backlog > 0)
+    .sort((a, b) => a.priorityKey - b.priorityKey);
   return {
+    byPriority,
+    /** How long the oldest waiting submit has waited, when the server reports it. */
+    ...(age ? { oldestWaitingS: Number(age.seconds ?? 0) + (age.nanos ?? 0) / 1e9 } : {}),
     /** Undefined: no limit set through the API (the worker-set one, if any, applies). */
     rps,
     /** Ours: the shared state in the limit's reason. */
@@ -107,6 +116,8 @@ export class SharedPacing implements SubmitPacing {
   private timers: NodeJS.Timeout[] = [];
   /** The server has no task queue config API: the worker-set limit alone paces, holds stay local. */
   private apiMissing = false;
+  /** Queues this worker has given FAIRNESS_WEIGHTS (once each: the server keeps them). */
+  private readonly weighted = new Set<string>();
 
   constructor(private readonly deps: SharedPacingDeps) {
     // A quiet quota window is what makes a 429 lone.
@@ -266,8 +277,12 @@ export class SharedPacing implements SubmitPacing {
           rps === undefined
             ? { reason: 'platform-ops pacing off' }
             : { rateLimit: { requestsPerSecond: rps }, reason: encodePacingReason(pace.state) },
+        ...(this.weighted.has(pace.taskQueue)
+          ? {}
+          : { setFairnessWeightOverrides: this.deps.settings.FAIRNESS_WEIGHTS }),
       });
       pace.serverRps = rps;
+      this.weighted.add(pace.taskQueue);
     } catch (err) {
       this.noteApiMissing(err);
       if (!this.apiMissing) throw err;

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
+import type { PriorityClass } from '../api/contract';
 import { describeZodIssues, formatIssues } from '../platform/validation';
 import {
   OPERATION_OF,
@@ -187,3 +188,26 @@ export function buildWorkflowInput(
   }
   return input;
 }
+
+export interface PriorityFlags {
+  priority?: string;
+  fairnessKey?: string;
+  fairnessWeight?: string;
+}
+
+/** The start options every start command takes for its place in the quotas' queues (docs/fairness.md). */
+export function addPriorityOptions(command: Command, defaultClass: PriorityClass = 'interactive'): Command {
+  return command
+    .option(
+      '--priority <class>',
+      `interactive, scheduled or bulk: whose paid submits go first (default ${defaultClass})`,
+    )
+    .option('--fairness-key <key>', "whose fair share of each quota the run takes (default: the input's member)")
+    .option('--fairness-weight <n>', "the key's share against the others' (default 1)");
+}
+
+export const priorityOf = (opts: PriorityFlags) => ({
+  priority: opts.priority as never,
+  fairnessKey: opts.fairnessKey,
+  fairnessWeight: opts.fairnessWeight === undefined ? undefined : Number(opts.fairnessWeight),
+});

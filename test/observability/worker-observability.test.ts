@@ -246,6 +246,8 @@ describe('the worker process with tracing and metrics', () => {
       expect(value('outputs_kept_files', ['kind="video"'])).toBe(1);
       expect(value('budget_reserved', [`member_id="${memberId}"`])).toBe(VIDEO_COST);
       expect(value('budget_released', [`member_id="${memberId}"`, 'job_status="COMPLETED"'])).toBe(VIDEO_COST);
+      // The job's submit waited its turn in the backend's class and the member's share (docs/fairness.md).
+      expect(value('platform_submit_wait_count', [`fairness_key="${memberId}"`, 'priority="interactive"'])).toBe(1);
     } finally {
       await connection.close();
       child.kill('SIGTERM');

@@ -38,7 +38,13 @@ describe('activity summaries', () => {
         );
         expect(summaries.length).toBeGreaterThanOrEqual(2);
         expect(summaries).not.toContain(undefined);
-        expect(summaries[0]).toBe('submit text-to-video for member-demo (generation 1, attempt 1)');
+        // A backend's start is interactive, and its submit takes the member's fair share of the quota.
+        expect(summaries[0]).toBe('submit text-to-video for member-demo (generation 1, attempt 1; interactive)');
+        const { priority } = scheduled[0].activityTaskScheduledEventAttributes!;
+        expect({ priorityKey: priority?.priorityKey, fairnessKey: priority?.fairnessKey }).toEqual({
+          priorityKey: 2,
+          fairnessKey: 'member-demo',
+        });
         expect(summaries).toContain(`keep 1 outputs of task ${result.taskId}`);
         // A waiting poll's "Attempt N / ∞" reads as waiting, not failing.
         expect(summaries).toContain(`task ${result.taskId}: ${WAITING}`);

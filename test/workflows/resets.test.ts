@@ -219,6 +219,35 @@ describe('a reset pays the platform once', () => {
       }));
   });
 
+  it('a submit still waiting for its turn on the quota when the run is reset is sent by the new run, once', () =>
+    withWorker(
+      'reset-queued',
+      async (ctx) => {
+        // One submit per 6 s: two generations take the first turns (the burst), the third's submit waits.
+        const fillers = [await media.start(ctx, uniqueId('paid')), await media.start(ctx, uniqueId('paid'))];
+        const marker = uniqueId('paid');
+        const handle = await media.start(ctx, marker);
+        const waiting = async () =>
+          (await handle.describe()).raw.pendingActivities?.some(
+            (a) =>
+              a.activityType?.name === 'submitMediaTask' &&
+              a.state === temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_SCHEDULED,
+          );
+        for (let i = 0; !(await waiting()); i++) {
+          if (i > 100) throw new Error('the submit never waited in its queue: the pace let it through');
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        const again = await reset(ctx.client, handle, resetPoint(await events(handle), 'first task', ''));
+        // Never sent, so nothing to resume: the new run sends it, and it is paid once.
+        const result = (await again.result()) as { resumed?: unknown[]; submissions: Array<{ outcome: string }> };
+        expect(result.resumed ?? []).toEqual([]);
+        expect(result.submissions.map((s) => s.outcome)).toEqual(['accepted']);
+        expect(await paidCalls('submitTextToVideo', marker)).toBe(1);
+        await Promise.all(fillers.map((f) => f.result()));
+      },
+      { env: { RATE_LIMIT_QUOTAS: JSON.stringify({ 'text-to-video': { perMinute: 1 } }) } },
+    ));
+
   it('budgetGatedJob reset while its job runs: waits for that job, and pays its submit once', () =>
     withWorker('reset-budget', async (ctx) => {
       const memberId = await emulator.freshMember(100_000);

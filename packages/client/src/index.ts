@@ -6,8 +6,12 @@ import {
   DEFAULT_TASK_QUEUE,
   IDEMPOTENCY_MEMO,
   idToken,
+  priorityClassOf,
   SearchAttributes,
+  StartPriority,
+  temporalPriority,
   type IdempotencyMemo,
+  type PriorityClass,
 } from '../../../src/api/contract';
 import { invalidInput, parseInput } from '../../../src/api/failures';
 import { parseOrThrow } from '../../../src/platform/validation';
@@ -53,6 +57,38 @@ export interface StartOptions {
   retryFailedRuns?: boolean;
   /** One line for the Web UI's workflow list; a summary of the input by default. */
   summary?: string;
+  /**
+   * Which starts' paid submits go first when a quota has a backlog (docs/fairness.md): `interactive`
+   * (the default here: a backend serving a person), `scheduled` or `bulk`.
+   */
+  priority?: PriorityClass;
+  /** Whose fair share of each quota the run takes: the input's `memberId` by default, else a shared key. */
+  fairnessKey?: string;
+  /** That key's share against the others' (1 each by default), 0.001 … 1000. */
+  fairnessWeight?: number;
+}
+
+/** The Temporal priority of a start from `opts`, its fields checked; `memberId` is the input's. */
+export function startPriority(
+  type: WorkflowTypeName,
+  opts: Pick<StartOptions, 'priority' | 'fairnessKey' | 'fairnessWeight'>,
+  memberId: string | undefined,
+  defaultClass: PriorityClass = 'interactive',
+) {
+  const given = Object.fromEntries(
+    (['priority', 'fairnessKey', 'fairnessWeight'] as const)
+      .filter((k) => opts[k] !== undefined)
+      .map((k) => [k, opts[k]]),
+  );
+  const checked = parseOrThrow(StartPriority, given, (issues) => invalidInput(`${type} start`, issues));
+  const priority = temporalPriority(checked, memberId, defaultClass);
+  return {
+    priority,
+    typedSearchAttributes: [
+      { key: SearchAttributes.priority, value: priorityClassOf(priority.priorityKey) },
+      { key: SearchAttributes.fairnessKey, value: priority.fairnessKey },
+    ],
+  };
 }
 
 export interface Started<T extends WorkflowTypeName> {
@@ -109,6 +145,7 @@ export async function startWorkflow<T extends WorkflowTypeName>(
   opts: StartOptions = {},
 ): Promise<Started<T>> {
   const parsed: unknown = parseInput(WORKFLOWS[type].input, input, type);
+  const placed = startPriority(type, opts, (parsed as { memberId?: string }).memberId);
   const key = opts.idempotencyKey;
   const workflowId =
     key !== undefined ? idempotentWorkflowId(type, key) : (opts.workflowId ?? `${type}-${randomUUID()}`);
@@ -128,7 +165,8 @@ export async function startWorkflow<T extends WorkflowTypeName>(
       workflowId,
       // The workflow parses the input again itself: it is what any client, in any language, sends.
       args: [input],
-      typedSearchAttributes: [{ key: SearchAttributes.operation, value: type }],
+      priority: placed.priority,
+      typedSearchAttributes: [{ key: SearchAttributes.operation, value: type }, ...placed.typedSearchAttributes],
       staticSummary: opts.summary ?? workflowSummary(type, parsed),
       ...(key !== undefined
         ? {

@@ -13,7 +13,8 @@ import { classifySubmitFailure, PlatformError, redact, type SubmitFailureClass }
 import type { AsyncBody } from '../../platform/models';
 import type { ImageToVideoRequest, TextToVideoRequest } from '../../platform/schemas/media';
 import type { CallbackUrls } from '../../webhooks/token';
-import type { Resumed } from '../../api/contract';
+import { priorityClassOf, type Resumed } from '../../api/contract';
+import { recordSubmitWait } from '../../metrics';
 import { answerPaidCall, earlierPaidCall, resumedFrom, type AfterReset } from '../earlier-runs';
 import { toApplicationFailure } from '../retries';
 import { createOutputActivities } from '../outputs';
@@ -147,6 +148,11 @@ export function createActivities({ platform, pacing, callbacks, artifacts, fetch
       if (earlier) return answerPaidCall(temporal, ctx, earlier);
       const workflowId = info.workflowExecution?.workflowId;
       const where = { workflowId, generation: input.generation, attempt: input.attempt };
+      recordSubmitWait(
+        info.priority?.fairnessKey,
+        priorityClassOf(info.priority?.priorityKey),
+        Date.now() - info.currentAttemptScheduledTimestampMs,
+      );
       // Another worker met the quota's 429 and its Retry-After is not over: a refusal of our own, nothing sent.
       const holdMs = pacing?.holdRemainingMs(input.operation) ?? 0;
       if (holdMs > 0) {

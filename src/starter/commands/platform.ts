@@ -1,6 +1,7 @@
 // `models`: the model registry (src/platform/model-registry.json). `quotas`: docs/rate-limits.md#seeing-it.
 import type { Command } from 'commander';
-import { quotaTaskQueue } from '../../api/contract';
+import type { Client } from '@temporalio/client';
+import { priorityClassOf, quotaTaskQueue, SearchAttributes } from '../../api/contract';
 import { loadRateLimitSettings } from '../../config/settings';
 import { MODEL_REGISTRY } from '../../platform/models';
 import { PlatformClient } from '../../platform-client/client';
@@ -60,6 +61,28 @@ function paceLine(server: ServerPace, windowSeconds: number): string {
   return `${rate}, ${slowed}${held}${backlog}`;
 }
 
+/** The most runs read for the by-key count, and the keys shown by name (the rest are "other"). */
+const MAX_LISTED = 10_000;
+const TOP_KEYS = 5;
+
+/** Running generations still submitting, counted per fairness key: the top keys, then the rest as "other". */
+async function submittingByFairnessKey(client: Client, taskQueue: string): Promise<string[]> {
+  const counts = new Map<string, number>();
+  let listed = 0;
+  const query =
+    `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running' AND ` +
+    `${SearchAttributes.status.name} IN ('SUBMITTING', 'REGENERATING')`;
+  for await (const run of client.workflow.list({ query })) {
+    const key = run.typedSearchAttributes.get(SearchAttributes.fairnessKey) ?? '(none)';
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+    if (++listed >= MAX_LISTED) break;
+  }
+  const sorted = [...counts].sort((a, b) => b[1] - a[1]);
+  const other = sorted.slice(TOP_KEYS).reduce((n, [, c]) => n + c, 0);
+  const shown = sorted.slice(0, TOP_KEYS).map(([k, c]) => `${k} ${c}`);
+  return [...shown, ...(other > 0 ? [`other ${other}`] : []), ...(listed >= MAX_LISTED ? ['(first 10,000 only)'] : [])];
+}
+
 async function printQuotas(out: Out, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   // The same settings and quota list the workers read, so the figures match theirs.
   const settings = loadRateLimitSettings(env);
@@ -83,6 +106,16 @@ async function printQuotas(out: Out, env: NodeJS.ProcessEnv = process.env): Prom
       out(`  ${limit.operation}`);
       out(`    quota: ${quotaLine(limit)}`);
       out(`    pace:  ${paceLine(server, settings.RATE_LIMIT_WINDOW_SECONDS)}  [queue ${queue}, ${partitions}]`);
+      if (server.oldestWaitingS !== undefined && server.backlog) {
+        out(`    oldest waiting submit: ${server.oldestWaitingS.toFixed(1)} s`);
+      }
+      if (server.byPriority.length > 0) {
+        out(
+          `    waiting by class: ${server.byPriority.map((p) => `${priorityClassOf(p.priorityKey)} ${p.backlog}`).join(', ')}`,
+        );
+      }
     }
+    const byKey = await submittingByFairnessKey(client, temporal.taskQueue);
+    if (byKey.length > 0) out(`  generations submitting, by fairness key: ${byKey.join(', ')}`);
   });
 }

@@ -20,9 +20,18 @@ import {
 } from '../schedule-spec';
 import { renderAutoRenewSummary } from '../../workflows/autoRenew/starter';
 import { renderBudgetJobSummary } from '../../workflows/budget/starter';
-import { addInputOptions, buildWorkflowInput, flagUsage, type InputFlags } from '../workflow-inputs';
+import {
+  addInputOptions,
+  addPriorityOptions,
+  buildWorkflowInput,
+  flagUsage,
+  priorityOf,
+  type InputFlags,
+  type PriorityFlags,
+} from '../workflow-inputs';
+import { startPriority } from '../../../packages/client/src';
 
-interface ScheduleCreateOptions extends InputFlags, ScheduleFlags {
+interface ScheduleCreateOptions extends InputFlags, ScheduleFlags, PriorityFlags {
   taskQueue?: string;
   paused?: boolean;
   note?: string;
@@ -46,7 +55,7 @@ export function addScheduleCommands(program: Command, out: Out): void {
   const schedule = program
     .command('schedule')
     .description('Temporal Schedules whose every run is a budgetGatedJob (create, list, describe, pause …)');
-  addInputOptions(
+  const create = addInputOptions(
     schedule
       .command('create')
       .argument('<scheduleId>')
@@ -64,7 +73,10 @@ export function addScheduleCommands(program: Command, out: Out): void {
       .option('--note <text>', 'a note on its state (why it is paused …)')
       .option('--task-queue <name>', 'task queue of the runs (default: TEMPORAL_TASK_QUEUE or platform-ops)'),
     SCHEDULE_INPUT_DEFAULTS,
-  ).action((scheduleId: string, opts: ScheduleCreateOptions) => createSchedule(scheduleId, opts, out));
+  );
+  addPriorityOptions(create, 'scheduled').action((scheduleId: string, opts: ScheduleCreateOptions) =>
+    createSchedule(scheduleId, opts, out),
+  );
   schedule
     .command('list')
     .description('list the schedules: spec, paused, next run, recent runs')
@@ -147,6 +159,8 @@ async function createSchedule(id: string, opts: ScheduleCreateOptions, out: Out)
   const input = buildWorkflowInput(workflowType, opts, autoRenew ? {} : SCHEDULE_INPUT_DEFAULTS) as
     AutoRenewInput | BudgetGatedJobInput;
   const scheduleId = autoRenew ? `${WorkflowType.autoRenew}-${input.memberId}` : id;
+  // Scheduled pipelines go behind interactive starts and ahead of bulk ones (docs/fairness.md).
+  const placed = startPriority(workflowType, priorityOf(opts), input.memberId, 'scheduled');
   await withStarter(async ({ client, settings }) => {
     const taskQueue = opts.taskQueue ?? settings.taskQueue;
     const handle = await client.schedule
@@ -167,7 +181,10 @@ async function createSchedule(id: string, opts: ScheduleCreateOptions, out: Out)
           typedSearchAttributes: [
             { key: SearchAttributes.operation, value: workflowType },
             { key: SearchAttributes.memberId, value: input.memberId },
+            ...placed.typedSearchAttributes,
           ],
+          // The server takes a start's priority from a schedule; the SDK's create type omits it.
+          ...({ priority: placed.priority } as object),
         },
       })
       .catch((err: unknown) => {

@@ -8,16 +8,19 @@ import { CliError, ExitCode, orCliError, withStarter, type Out } from '../cli';
 import { waitWithProgress } from '../progress';
 import {
   addInputOptions,
+  addPriorityOptions,
   assertWorkflowType,
   buildWorkflowInput,
   flagUsage,
+  priorityOf,
   watchOf,
   type InputFlags,
+  type PriorityFlags,
 } from '../workflow-inputs';
 
 const TASK_QUEUE_HELP = 'task queue (default: TEMPORAL_TASK_QUEUE or platform-ops)';
 
-interface StartOptions extends InputFlags {
+interface StartOptions extends InputFlags, PriorityFlags {
   id?: string;
   idempotencyKey?: string;
   retryFailed?: boolean;
@@ -26,7 +29,7 @@ interface StartOptions extends InputFlags {
 }
 
 export function addStartCommands(program: Command, out: Out): void {
-  addInputOptions(
+  const startCommand = addInputOptions(
     program
       .command('start')
       .description(
@@ -42,7 +45,8 @@ export function addStartCommands(program: Command, out: Out): void {
       .option('--retry-failed', 'with --idempotency-key: a key whose run failed may start a new run')
       .option('--task-queue <name>', TASK_QUEUE_HELP)
       .option('--wait', 'wait for the result and print it'),
-  ).action(async (type: string, opts: StartOptions) => {
+  );
+  addPriorityOptions(startCommand).action(async (type: string, opts: StartOptions) => {
     const workflowType = assertWorkflowType(type);
     const input = buildWorkflowInput(workflowType, opts);
     if (opts.id !== undefined && opts.idempotencyKey !== undefined) {
@@ -54,6 +58,7 @@ export function addStartCommands(program: Command, out: Out): void {
         workflowId: opts.id ?? `${workflowType}-${crypto.randomUUID().slice(0, 8)}`,
         idempotencyKey: opts.idempotencyKey,
         retryFailedRuns: opts.retryFailed,
+        ...priorityOf(opts),
       });
       const { handle, workflowId, started } = await orCliError(start, opts.id);
       out(

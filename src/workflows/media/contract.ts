@@ -50,6 +50,11 @@ export const SubmissionOptions = z.strictObject({
   /** First wait between attempts refused by the platform (429 waits for Retry-After when given). */
   backoffInitialMs: z.number().int().min(10).max(600_000).default(1_000),
   backoffMaxMs: z.number().int().min(10).max(3_600_000).default(60_000),
+  /**
+   * A submit that waited this long for its turn on the quota, below the interactive class, is sent
+   * again one class up (docs/fairness.md): how long a lower class can be kept waiting by a higher one.
+   */
+  priorityAgingMs: z.number().int().min(1_000).max(3_600_000).default(60_000),
 });
 
 export const RegenerationOptions = z.strictObject({

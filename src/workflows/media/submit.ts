@@ -8,13 +8,14 @@ import {
   ActivityFailure,
   ApplicationFailure,
   isCancellation,
+  patched,
   proxyActivities,
   sleep,
   TimeoutFailure,
   workflowInfo,
 } from '@temporalio/workflow';
 import { TimeoutType } from '@temporalio/common';
-import { quotaTaskQueue } from '../../api/contract';
+import { PRIORITY_CLASSES, priorityClassOf, quotaTaskQueue, SHARED_FAIRNESS_KEY } from '../../api/contract';
 import { FailureType } from '../../api/failures';
 import type { ParsedMediaGenerationRequestInput, SubmissionAttempt } from './contract';
 import type { Activities, SubmitFailureDetails, SubmitMediaTaskInput } from '../../activities/media/activities';
@@ -25,18 +26,34 @@ import { SUBMIT_ONCE } from '../retry-policies';
 import { paidCall } from '../activity-summary';
 
 /**
+ * 1.1: a submit below the interactive class that waited `submission.priorityAgingMs` for its turn is
+ * sent again one class up; runs started before waited at their class until the deadline.
+ */
+const SUBMIT_AGING = 'submit-priority-aging';
+
+/**
  * Costs money. Retried while the first attempt may still be in flight? Never by the server (one
  * attempt per run, SUBMIT_ONCE); the workflow sends again only what the platform clearly refused, or,
  * with onAmbiguous "resubmit", knowingly risks a duplicate and counts it (possibleDuplicates).
- * Sent on its quota's task queue, which the server paces for every worker (docs/rate-limits.md). It
- * may wait there for its turn, until the deadline: a schedule-to-start timeout means no worker ever
- * took it, so nothing was sent.
+ * Sent on its quota's task queue, which the server paces for every worker (docs/rate-limits.md), in
+ * the run's priority class and fair-share key (the member's when the start named none). It may wait
+ * there for its turn until the deadline, or below the interactive class `submission.priorityAgingMs`,
+ * after which it is sent again one class up, so no class waits behind the ones above it for ever
+ * (docs/fairness.md). A schedule-to-start timeout means no worker ever took it: nothing was sent.
  */
-function submitOnQuotaQueue(operation: string, deadlineAt: number) {
+function submitOnQuotaQueue(
+  operation: string,
+  deadlineAt: number,
+  priority: { priorityKey: number; fairnessKey: string },
+  agingMs: number,
+) {
+  const untilDeadline = Math.max(1_000, deadlineAt - Date.now());
   return proxyActivities<Activities>({
     ...SUBMIT_ONCE,
     taskQueue: quotaTaskQueue(workflowInfo().taskQueue, operation),
-    scheduleToStartTimeout: Math.max(1_000, deadlineAt - Date.now()),
+    priority,
+    scheduleToStartTimeout:
+      priority.priorityKey > PRIORITY_CLASSES.interactive ? Math.min(untilDeadline, agingMs) : untilDeadline,
   }).submitMediaTask;
 }
 
@@ -66,12 +83,13 @@ function describeFailure(err: unknown) {
     return { outcome, type: cause.type ?? 'Error', message: cause.message, details, cause };
   }
   if (cause instanceof TimeoutFailure && cause.timeoutType === TimeoutType.SCHEDULE_TO_START) {
-    // Still waiting for its turn on the quota's queue at the deadline: never sent.
+    // Still waiting for its turn on the quota's queue (at the deadline, or long enough to move up): never sent.
     return {
       outcome: 'refused' as const,
       type: 'ActivityTimeout',
-      message: 'no turn on the quota before the deadline',
+      message: 'no turn on the quota yet',
       cause,
+      aged: true,
     };
   }
   if (cause instanceof TimeoutFailure) {
@@ -90,6 +108,10 @@ export async function submitGeneration(
   deadlineAt: number,
 ): Promise<SubmitMediaTaskResult> {
   const { submission } = input;
+  const startedAs = workflowInfo().priority;
+  // Unset fields mean the server's defaults: the middle class, and one shared key for everyone.
+  let priorityKey = startedAs?.priorityKey || PRIORITY_CLASSES.scheduled;
+  const fairnessKey = startedAs?.fairnessKey || input.memberId || SHARED_FAIRNESS_KEY;
   let mayExistAlready = false;
   let ambiguous = 0;
   for (let attempt = 1; ; attempt++) {
@@ -102,8 +124,10 @@ export async function submitGeneration(
       // operation and request were parsed together, so they match.
       // After a reset, the task an earlier run's same submit created is taken (src/activities/earlier-runs.ts).
       const res = await paidCall(
-        submitOnQuotaQueue(input.operation, deadlineAt),
-        `submit ${input.operation}${input.memberId ? ` for ${input.memberId}` : ''} (generation ${generation}, attempt ${attempt})`,
+        submitOnQuotaQueue(input.operation, deadlineAt, { priorityKey, fairnessKey }, submission.priorityAgingMs),
+        `submit ${input.operation}${input.memberId ? ` for ${input.memberId}` : ''} (generation ${generation}, ` +
+          `attempt ${attempt}; ${priorityClassOf(priorityKey)}` +
+          `${fairnessKey === input.memberId ? '' : `, share of ${fairnessKey}`})`,
       )({
         ...submitTarget(input),
         generation,
@@ -135,6 +159,11 @@ export async function submitGeneration(
         ambiguous++;
       }
       const left = deadlineAt - Date.now();
+      if (f.aged && left > 0 && priorityKey > PRIORITY_CLASSES.interactive && patched(SUBMIT_AGING)) {
+        // Never sent: it goes again at once, one class up, and keeps its fair-share key.
+        priorityKey--;
+        continue;
+      }
       if (ambiguous >= submission.maxAttempts || left <= 0) {
         throw ApplicationFailure.create({
           type: left <= 0 ? FailureType.DeadlineExceeded : f.type,
