@@ -1,5 +1,5 @@
-// The cluster suite's deploy run (docs/versioning.md, "Rolling a new build"): with the mix at work on
-// build A, build B's workers start beside A's and B is made current, as `npm run starter -- deploy
+// The cluster suite's deploy run (docs/versioning.md, "Rolling a new build"): build B's workers start
+// beside A's, the mix starts on A, and while it is at work B is made current, as `npm run starter -- deploy
 // current` does; a few new runs start after that. Once every run has ended, A's workers stop and A is
 // retired as `deploy retire` does. Where each run finished is read from its versioning info.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -28,7 +28,7 @@ export interface DeployFigures {
     pinnedOnA: number;
     /** PINNED runs of the mix that finished anywhere but on A (must be 0). */
     pinnedNotOnA: number;
-    /** AUTO_UPGRADE runs of the mix that finished on B: they moved. */
+    /** AUTO_UPGRADE runs of the mix that finished on B: they moved (those that ended before the switch did not). */
     autoUpgradeOnB: number;
     newRunsOnB: number;
     newRunsNotOnB: number;
@@ -52,9 +52,10 @@ export async function deployRun(stack: ClusterStack): Promise<DeployFigures> {
   const client = new Client({ connection, namespace: 'default' });
   try {
     const after: string[] = [];
+    // B's workers poll beside A's before the mix starts; B gets nothing until it is made current.
+    await stack.startWorkers(B_BUILD);
     const run = await runWithFault(stack.cluster.address, stack.emulatorUrl, DEPLOY_RUN, async () => {
       await new Promise((r) => setTimeout(r, IN_FLIGHT_MS));
-      await stack.startWorkers(B_BUILD);
       await setCurrentVersion(client, 'default', B_BUILD, 'cluster suite');
       for (const type of AFTER_TYPES) {
         const workflowId = `${DEPLOY_RUN}-after-${type}`;
@@ -65,8 +66,9 @@ export async function deployRun(stack: ClusterStack): Promise<DeployFigures> {
         });
         after.push(workflowId);
       }
+      // Ended before the run's reservations are counted: the budget-gated one holds one while it runs.
+      await Promise.all(after.map((id) => client.workflow.getHandle(id).result()));
     });
-    await Promise.all(after.map((id) => client.workflow.getHandle(id).result()));
 
     const mix = CHAOS_TYPES.flatMap((type) => Array.from({ length: PER_TYPE }, (_, i) => `${DEPLOY_RUN}-${type}-${i}`));
     const ended = await Promise.all(mix.map((id) => buildOf(client, id)));
