@@ -162,6 +162,7 @@ describe('limits from the quota list', () => {
 describe('rate limit configuration', () => {
   it('has defaults for the live platform', () => {
     expect(loadRateLimitSettings({})).toEqual({
+      FAIRNESS_WEIGHTS: {},
       RATE_LIMIT_PACING: 'on',
       RATE_LIMIT_QUOTAS: {},
       RATE_LIMIT_REFRESH_SECONDS: 300,
@@ -172,6 +173,9 @@ describe('rate limit configuration', () => {
       loadRateLimitSettings({ RATE_LIMIT_QUOTAS: '{"text-to-video":{"quotaObject":"m","quotaType":"IPM"}}' })
         .RATE_LIMIT_QUOTAS,
     ).toEqual({ 'text-to-video': { quotaObject: 'm', quotaType: 'IPM' } });
+    expect(loadRateLimitSettings({ FAIRNESS_WEIGHTS: '{"tenant-gold":3}' }).FAIRNESS_WEIGHTS).toEqual({
+      'tenant-gold': 3,
+    });
   });
 
   it.each([
@@ -182,6 +186,8 @@ describe('rate limit configuration', () => {
     [{ RATE_LIMIT_PACING: 'maybe' }, 'RATE_LIMIT_PACING'],
     [{ RATE_LIMIT_WINDOW_SECONDS: '0' }, 'RATE_LIMIT_WINDOW_SECONDS'],
     [{ RATE_LIMIT_SYNC_SECONDS: '600' }, 'RATE_LIMIT_SYNC_SECONDS'],
+    [{ FAIRNESS_WEIGHTS: '{"tenant":0}' }, 'FAIRNESS_WEIGHTS.tenant'],
+    [{ FAIRNESS_WEIGHTS: 'tenant=2' }, 'FAIRNESS_WEIGHTS: must be a JSON object'],
   ])('refuses %j naming the field', (env, field) => {
     expect(() => loadRateLimitSettings(env)).toThrow(/^Rate limit configuration: /);
     expect(() => loadRateLimitSettings(env)).toThrow(field);
