@@ -138,7 +138,7 @@ const RESETS_AT_ONCE = 8;
  */
 const RESET_PAID_LATENCY_MS = 15_000;
 const RESET_AFTER_START_MS = 500;
-const RESET_HOLD_S = 40;
+const RESET_HOLD_S = 20;
 
 export function chaosFaults(d: FaultDurations, perType: number): ChaosFault[] {
   const outage = { errorRate5xx: 1, status5xx: 503 };
