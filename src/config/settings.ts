@@ -104,13 +104,11 @@ const QuotaChoice = z.strictObject({
 });
 export type QuotaChoice = z.infer<typeof QuotaChoice>;
 
-const RateLimitEnv = z.object({
-  /** `off`: submits still go to their quota's task queue, unpaced. */
-  RATE_LIMIT_PACING: z.enum(['on', 'off']).default('on'),
-  /** JSON: operation → QuotaChoice, e.g. {"text-to-video":{"perMinute":30}}. */
-  RATE_LIMIT_QUOTAS: z
+/** A setting holding a JSON object of at most `maxLength` characters, read by `schema`; unset or blank: `{}`. */
+function jsonObjectEnv<S extends z.ZodType>(maxLength: number, schema: S) {
+  return z
     .string()
-    .max(10_000)
+    .max(maxLength)
     .optional()
     .transform((text, ctx) => {
       if (text === undefined || text.trim() === '') return {};
@@ -121,7 +119,14 @@ const RateLimitEnv = z.object({
         return z.NEVER;
       }
     })
-    .pipe(z.partialRecord(z.enum(MEDIA_OPERATIONS), QuotaChoice)),
+    .pipe(schema);
+}
+
+const RateLimitEnv = z.object({
+  /** `off`: submits still go to their quota's task queue, unpaced. */
+  RATE_LIMIT_PACING: z.enum(['on', 'off']).default('on'),
+  /** JSON: operation → QuotaChoice, e.g. {"text-to-video":{"perMinute":30}}. */
+  RATE_LIMIT_QUOTAS: jsonObjectEnv(10_000, z.partialRecord(z.enum(MEDIA_OPERATIONS), QuotaChoice)),
   RATE_LIMIT_REFRESH_SECONDS: z.coerce.number().min(5).max(86_400).default(300),
   RATE_LIMIT_SYNC_SECONDS: z.coerce.number().min(0.2).max(60).default(2),
   /** Lower than 60 only against an emulator whose clock runs faster (its minute is 60 / speed seconds). */
@@ -132,24 +137,12 @@ const RateLimitEnv = z.object({
    * JSON: fairness key → weight (1 unless named), e.g. {"member-pipeline":0.5,"tenant-gold":3}: each
    * key's share of every quota against the others' (docs/fairness.md). The server keeps up to 1000.
    */
-  FAIRNESS_WEIGHTS: z
-    .string()
-    .max(100_000)
-    .optional()
-    .transform((text, ctx) => {
-      if (text === undefined || text.trim() === '') return {};
-      try {
-        return JSON.parse(text) as unknown;
-      } catch {
-        ctx.addIssue({ code: 'custom', message: 'must be a JSON object' });
-        return z.NEVER;
-      }
-    })
-    .pipe(
-      z
-        .record(z.string().min(1).max(64), z.number().min(0.001).max(1000))
-        .refine((w) => Object.keys(w).length <= 1000, 'at most 1000 keys'),
-    ),
+  FAIRNESS_WEIGHTS: jsonObjectEnv(
+    100_000,
+    z
+      .record(z.string().min(1).max(64), z.number().min(0.001).max(1000))
+      .refine((w) => Object.keys(w).length <= 1000, 'at most 1000 keys'),
+  ),
 });
 export type RateLimitSettings = z.output<typeof RateLimitEnv>;
 export const loadRateLimitSettings = loader(RateLimitEnv, 'Rate limit configuration');
