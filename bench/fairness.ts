@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import { startWorkflow, type Handle, type StartOptions } from '../packages/client/src';
 import type { MediaGenerationInput } from '../src/workflows/media/contract';
 import { mapBounded } from '../src/shared/lanes';
-import { submitsReceived } from './rate-limit';
+import { submitsReceived, textToVideoQuotaFixtures } from './rate-limit';
 import { atMost, isTrue, type Check } from './support/checks';
 import { withBenchStack, type BenchStack } from './support/stack';
 import { busiestWindow, percentile, round } from './support/stats';
@@ -43,7 +43,6 @@ export interface FairnessPhase {
   seconds: number;
 }
 
-const T2V_MODEL = 'vendor-v3.0-pro-t2v';
 const MINORITY = 20;
 const MINORITY_AT_MS = 10_000;
 const INTERACTIVE_AT_MS = 30_000;
@@ -61,25 +60,8 @@ interface Run {
 
 export async function runFairnessBench(opts: Partial<FairnessBenchOptions> = {}) {
   const o: FairnessBenchOptions = { quota: opts.quota ?? 60, speed: opts.speed ?? 4, minutes: opts.minutes ?? 10 };
-  const fixtures = {
-    // Nobody runs out of budget (the dev key's member included): the benchmark measures the quota.
-    members: ['member-demo', 'member-a', 'member-b', 'member-c', 'member-d'].map((id) => ({
-      id,
-      name: id,
-      remaining: null,
-    })),
-    quotas: [
-      {
-        modal: 'video',
-        quotaObject: T2V_MODEL,
-        quotaType: 'RPM',
-        currentQuota: o.quota,
-        defaultQuota: 2,
-        quotaItems: [{ tier: 'T5', quota: o.quota }],
-      },
-    ],
-    rateLimits: { submitTextToVideo: [{ quotaObject: T2V_MODEL, quotaType: 'RPM' }] },
-  };
+  // The dev key's member too: every start is paid by some member of the fixtures.
+  const fixtures = textToVideoQuotaFixtures(o.quota, ['member-demo', 'member-a', 'member-b', 'member-c', 'member-d']);
   const recordDir = mkdtempSync(path.join(tmpdir(), 'bench-fairness-record-'));
   const recording = path.join(recordDir, 'exchanges.jsonl');
   return withBenchStack(

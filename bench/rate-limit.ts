@@ -72,24 +72,32 @@ export interface RateLimitBenchResult {
 const WORKERS = 2;
 const T2V_MODEL = 'vendor-v3.0-pro-t2v';
 
-export async function runRateLimitBench(opts: Partial<RateLimitBenchOptions> = {}): Promise<RateLimitBenchResult> {
-  const o: RateLimitBenchOptions = { submits: opts.submits ?? 500, quota: opts.quota ?? 60, speed: opts.speed ?? 2 };
-  const windowRealMs = 60_000 / o.speed;
-  const fixtures = {
-    // Nobody runs out of budget: the benchmark measures the quota, not money.
-    members: [{ id: 'member-demo', name: 'Bench', remaining: null }],
+/**
+ * Emulator fixtures with one text-to-video quota of `quota` RPM (tier T5) that paces its submits, and
+ * `members` with no budget limit: a benchmark of the quota, not of money.
+ */
+export function textToVideoQuotaFixtures(quota: number, members: readonly string[]) {
+  return {
+    members: members.map((id) => ({ id, name: id, remaining: null })),
     quotas: [
       {
         modal: 'video',
         quotaObject: T2V_MODEL,
         quotaType: 'RPM',
-        currentQuota: o.quota,
+        currentQuota: quota,
         defaultQuota: 2,
-        quotaItems: [{ tier: 'T5', quota: o.quota }],
+        quotaItems: [{ tier: 'T5', quota }],
       },
     ],
     rateLimits: { submitTextToVideo: [{ quotaObject: T2V_MODEL, quotaType: 'RPM' }] },
   };
+}
+
+export async function runRateLimitBench(opts: Partial<RateLimitBenchOptions> = {}): Promise<RateLimitBenchResult> {
+  const o: RateLimitBenchOptions = { submits: opts.submits ?? 500, quota: opts.quota ?? 60, speed: opts.speed ?? 2 };
+  const windowRealMs = 60_000 / o.speed;
+  // Nobody runs out of budget: the benchmark measures the quota, not money.
+  const fixtures = textToVideoQuotaFixtures(o.quota, ['member-demo']);
   // The emulator records every exchange: the windows are counted on its arrival times.
   const recordDir = mkdtempSync(path.join(tmpdir(), 'bench-rate-limit-record-'));
   const recording = path.join(recordDir, 'exchanges.jsonl');
