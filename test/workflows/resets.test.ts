@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import Long from 'long';
 import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
+import { quotaTaskQueue } from '../../src/api/contract';
 import { WorkflowType } from '../../src/workflows/operations';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import {
@@ -223,7 +224,17 @@ describe('a reset pays the platform once', () => {
     withWorker(
       'reset-queued',
       async (ctx) => {
-        // One submit per 6 s: two generations take the first turns (the burst), the third's submit waits.
+        // An operator's limit holds the quota queue (the workers leave it alone): two generations take
+        // whatever turns its burst gives, and the third's submit waits until the limit is lifted.
+        const limit = (requestsPerSecond: number) =>
+          ctx.client.workflowService.updateTaskQueueConfig({
+            namespace: ctx.client.options.namespace,
+            identity: 'resets test',
+            taskQueue: quotaTaskQueue(ctx.taskQueue, 'text-to-video'),
+            taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+            updateQueueRateLimit: { rateLimit: { requestsPerSecond }, reason: 'resets test: hold the queue' },
+          });
+        await limit(0.0001);
         const fillers = [await media.start(ctx, uniqueId('paid')), await media.start(ctx, uniqueId('paid'))];
         const marker = uniqueId('paid');
         const handle = await media.start(ctx, marker);
@@ -234,10 +245,11 @@ describe('a reset pays the platform once', () => {
               a.state === temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_SCHEDULED,
           );
         for (let i = 0; !(await waiting()); i++) {
-          if (i > 100) throw new Error('the submit never waited in its queue: the pace let it through');
+          if (i > 100) throw new Error('the submit never waited in its queue: the limit let it through');
           await new Promise((r) => setTimeout(r, 50));
         }
         const again = await reset(ctx.client, handle, resetPoint(await events(handle), 'first task', ''));
+        await limit(100);
         // Never sent, so nothing to resume: the new run sends it, and it is paid once.
         const result = (await again.result()) as { resumed?: unknown[]; submissions: Array<{ outcome: string }> };
         expect(result.resumed ?? []).toEqual([]);
