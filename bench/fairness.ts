@@ -6,7 +6,7 @@
 // FIFO run stops once B's and C's submits are all sent, or once they have waited 10 times the fair
 // run's p95 (their waits then count up to that moment: at least that long).
 //
-//   npm run bench -- --only=fairness [--quota=60] [--speed=4] [--minutes=10]
+//   npm run bench -- --only=fairness [--quota=120] [--speed=2] [--minutes=10]
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -59,7 +59,7 @@ interface Run {
 }
 
 export async function runFairnessBench(opts: Partial<FairnessBenchOptions> = {}) {
-  const o: FairnessBenchOptions = { quota: opts.quota ?? 60, speed: opts.speed ?? 4, minutes: opts.minutes ?? 10 };
+  const o: FairnessBenchOptions = { quota: opts.quota ?? 120, speed: opts.speed ?? 2, minutes: opts.minutes ?? 10 };
   // The dev key's member too: every start is paid by some member of the fixtures.
   const fixtures = textToVideoQuotaFixtures(o.quota, ['member-demo', 'member-a', 'member-b', 'member-c', 'member-d']);
   const recordDir = mkdtempSync(path.join(tmpdir(), 'bench-fairness-record-'));

@@ -102,7 +102,7 @@ const benches: Bench[] = [
     name: 'fairness',
     what:
       "one member's backlog of 10 minutes of a Q RPM quota, 20 generations each of two more members 10 s later, " +
-      'one interactive at 30 s: fair shares, then first in, first out (defaults: --quota=60, --speed=4, --minutes=10)',
+      'one interactive at 30 s: fair shares, then first in, first out (defaults: --quota=120, --speed=2, --minutes=10)',
     run: async () => {
       const r = await runFairnessBench({
         quota: numberArg('quota'),
