@@ -56,6 +56,8 @@ export interface WaitingBenchResult {
   server: ServerRequestFigures;
   /** The Temporal server's own process over the run (on the cluster, PostgreSQL not counted). */
   serverProcess: { kind: 'dev-server' | 'cluster'; rssPeakMb: number; cpuS: number };
+  /** The cluster's PostgreSQL over the run: all its processes' CPU, and its data directory before and after. */
+  database?: { cpuS: number; sizeStartMb: number; sizeEndMb: number };
   /** First start to last close, and what it would be if every task ended the moment the platform did. */
   makespanS: number;
   idealMakespanS: number;
@@ -100,6 +102,7 @@ export async function runWaitingAtScaleBench(opts: Partial<WaitingBenchOptions> 
       o.durationMs >= 120_000 ? 5_000 : 2_000,
     ).start();
     const serverFrom = Date.now();
+    const dbFrom = server.database && { cpuMs: server.database.cpuMs(), sizeBytes: server.database.sizeBytes() };
     await admin('POST', '/counters/reset');
     log(
       `${o.tasks} mediaGeneration workflows of ${o.durationMs / 1000} s, started over ${o.startWindowMs / 1000} s, ` +
@@ -125,6 +128,12 @@ export async function runWaitingAtScaleBench(opts: Partial<WaitingBenchOptions> 
     });
     await recorder.stop();
     const serverProcess = spanFigures(server.sampler.between(serverFrom));
+    const database = server.database &&
+      dbFrom && {
+        cpuS: round((server.database.cpuMs() - dbFrom.cpuMs) / 1000),
+        sizeStartMb: mb(dbFrom.sizeBytes),
+        sizeEndMb: mb(server.database.sizeBytes()),
+      };
     const [first] = run.workers;
     const workerRssPeakSumMb = round(run.workers.reduce((a, w) => a + w.rssPeakMb, 0));
 
@@ -185,6 +194,7 @@ export async function runWaitingAtScaleBench(opts: Partial<WaitingBenchOptions> 
         rssPeakMb: mb(serverProcess.rssPeakBytes),
         cpuS: round(serverProcess.cpuMs / 1000),
       },
+      ...(database ? { database } : {}),
       makespanS: first.makespanS,
       idealMakespanS: round((o.startWindowMs + o.durationMs) / 1000),
       checks,
@@ -208,6 +218,12 @@ export function formatWaitingSummary(r: WaitingBenchResult): string {
       `detection p95 ${r.detectionP95Ms} ms`,
     formatServerFigures('mediaGeneration', r.server),
     `${serverProcessName(r.serverProcess.kind)}: RSS peak ${r.serverProcess.rssPeakMb} MB, CPU ${r.serverProcess.cpuS} s`,
+    ...(r.database
+      ? [
+          `PostgreSQL (all its processes): CPU ${r.database.cpuS} s; data directory ` +
+            `${r.database.sizeStartMb} MB before the run, ${r.database.sizeEndMb} MB after`,
+        ]
+      : []),
     '',
     formatChecks(r.checks),
   ].join('\n');
@@ -259,6 +275,12 @@ export function formatSideBySide(cluster: WaitingBenchResult, dev: StoredWaiting
     ['server requests per task, whole run', n(cluster.server.perTaskWholeRun), n(d.server?.perTaskWholeRun)],
     ['server process RSS peak MB', n(cluster.serverProcess.rssPeakMb), n(devServer?.rssPeakMb)],
     ['server process CPU s', n(cluster.serverProcess.cpuS), n(devServer?.cpuS)],
+    ['PostgreSQL CPU s (all its processes)', n(cluster.database?.cpuS), 'none (SQLite in the server)'],
+    [
+      'PostgreSQL data MB, before → after',
+      cluster.database ? `${cluster.database.sizeStartMb} → ${cluster.database.sizeEndMb}` : '?',
+      'none',
+    ],
     [
       'makespan s (ideal)',
       `${cluster.makespanS} (${cluster.idealMakespanS})`,

@@ -1,7 +1,7 @@
 // Memory and CPU of one process, read from /proc (Linux): what the kernel charges to it, every thread
 // included (the SDK's Rust core and the workflow threads run inside the worker's process).
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 export interface ProcSample {
   /** Real epoch ms of the reading. */
@@ -31,10 +31,8 @@ function clockTicks(): number {
 export function readProc(pid: number): ProcSample {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
-  // The command name (field 2) may hold spaces and parentheses: count fields after its last ')'.
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // utime and stime are fields 14 and 15 of the whole line, so 12 and 13 after the name.
+  // utime and stime are fields 14 and 15 of the whole line.
+  const fields = statFields(pid);
   const ticks = Number(fields[11]) + Number(fields[12]);
   return { at: Date.now(), rssBytes: kb('VmRSS'), hwmBytes: kb('VmHWM'), cpuMs: (ticks * 1000) / clockTicks() };
 }
@@ -102,3 +100,40 @@ export function spanFigures(samples: ProcSample[]): {
 }
 
 export const mb = (bytes: number): number => Math.round((bytes / 1024 / 1024) * 10) / 10;
+
+/**
+ * A /proc stat line's fields after the command name (field 2, which may hold spaces and parentheses: the
+ * fields are counted after its last ')'), so field N of the whole line is index N - 3.
+ */
+function statFields(pid: number): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/**
+ * CPU of a process tree, in ms: the root's own and its reaped children's (cutime, cstime), and every live
+ * descendant's. PostgreSQL serves each connection from a child of its postmaster, so this is all of it.
+ */
+export function readTreeCpuMs(rootPid: number): number {
+  const parentOf = new Map<number, number>();
+  const ticksOf = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid)) continue;
+    try {
+      const f = statFields(pid);
+      parentOf.set(pid, Number(f[1]));
+      ticksOf.set(pid, Number(f[11]) + Number(f[12]) + (pid === rootPid ? Number(f[13]) + Number(f[14]) : 0));
+    } catch {
+      // Gone between the listing and the read: its time is in its parent's cutime once reaped.
+    }
+  }
+  const inTree = (pid: number): boolean => {
+    for (let p = pid, hops = 0; p > 1 && hops < 64; p = parentOf.get(p) ?? 0, hops++) if (p === rootPid) return true;
+    return false;
+  };
+  if (!ticksOf.has(rootPid)) throw new Error(`process ${rootPid} is gone`);
+  let ticks = 0;
+  for (const [pid, t] of ticksOf) if (inTree(pid)) ticks += t;
+  return (ticks * 1000) / clockTicks();
+}

@@ -4,8 +4,9 @@
 // (worker-main) on a fresh task queue, so its memory and CPU can be read apart from the benchmark's.
 // With `cluster`, the production topology of `npm run cluster` (src/cluster: PostgreSQL, the Temporal
 // server on it, the namespace and search attributes) replaces the dev server, in the same temp folder.
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { appendFileSync, chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -19,7 +20,7 @@ import { DEV_API_KEY } from '../../packages/emulator/src/config';
 import { PlatformClient } from '../../src/platform-client/client';
 import { DEFAULT_PATHS } from '../../src/platform/paths';
 import { startEmulatorProcess } from './emulator-process';
-import { ProcSampler } from './proc-stats';
+import { ProcSampler, readTreeCpuMs } from './proc-stats';
 import { bundleBenchWorkflows, WORKFLOW_BUNDLE_ENV } from './worker-main';
 import { startWorkerProcess, type WorkerProcess } from './worker-process';
 
@@ -46,6 +47,8 @@ export interface BenchServer {
   restart(): Promise<void>;
   /** Which server: the dev server (SQLite), or the production topology's (PostgreSQL, `cluster`). */
   kind: 'dev-server' | 'cluster';
+  /** The cluster's PostgreSQL: CPU of all its processes so far, and its data directory's size on disk. */
+  database?: { cpuMs(): number; sizeBytes(): number };
 }
 
 export interface BenchStackOptions {
@@ -288,6 +291,7 @@ async function startClusterServer(
     namespace: cluster.namespace,
     metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
     sampler: new ProcSampler(cluster.server().pid, 1_000).start(),
+    database: postgresFigures(path.join(dataDir, 'postgresql', 'data')),
     restart: async () => {
       bench.sampler.stop();
       await cluster.restartServer();
@@ -300,5 +304,14 @@ async function startClusterServer(
       bench.sampler.stop();
       await cluster.stop();
     },
+  };
+}
+
+/** PostgreSQL's figures from its data directory: its postmaster's pid file, and the directory's size. */
+function postgresFigures(pgData: string): NonNullable<BenchServer['database']> {
+  const postmaster = () => Number(readFileSync(path.join(pgData, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  return {
+    cpuMs: () => readTreeCpuMs(postmaster()),
+    sizeBytes: () => Number(execFileSync('du', ['-sb', pgData], { encoding: 'utf8' }).split('\t')[0]),
   };
 }
