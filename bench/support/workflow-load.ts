@@ -3,6 +3,7 @@
 // request a second, never a result long-poll per workflow, which would be server load of the
 // benchmark's own making - then describes each (history length, start and close times) and fetches
 // the result of the completed ones.
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { Client, WorkflowExecutionDescription, WorkflowHandle } from '@temporalio/client';
 import { optionalTsToMs } from '@temporalio/common/lib/time';
 import { mapBounded } from '../../src/shared/lanes';
@@ -69,6 +70,26 @@ async function failureOf(handle: WorkflowHandle): Promise<string> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Start attempts per workflow: a start the server was too busy to answer in time is made again. */
+const START_ATTEMPTS = 5;
+
+/**
+ * Starts one workflow as a backend would: again after a failed call (its id makes that safe), and a
+ * workflow already started under that id is this start, answered late.
+ */
+async function startOnce(o: LoadOptions, workflowId: string, args: unknown[]): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await o.client.workflow.start(o.workflowType, { taskQueue: o.taskQueue, workflowId, args });
+      return;
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError && attempt > 1) return;
+      if (attempt >= START_ATTEMPTS) throw err;
+      await sleep(1_000 * attempt);
+    }
+  }
+}
+
 export async function runWorkflowLoad(o: LoadOptions): Promise<LoadRun> {
   const firstStartAt = Date.now();
   const starts: Array<Promise<LoadedWorkflow>> = [];
@@ -78,7 +99,7 @@ export async function runWorkflowLoad(o: LoadOptions): Promise<LoadRun> {
     const workflowId = `${o.idPrefix}-${i}`;
     const startedAt = Date.now();
     starts.push(
-      o.client.workflow.start(o.workflowType, { taskQueue: o.taskQueue, workflowId, args: o.args(i) }).then(
+      startOnce(o, workflowId, o.args(i)).then(
         () => ({ workflowId, index: i, startedAt, startAcceptedAt: Date.now() }),
         (err: unknown) => ({
           workflowId,
