@@ -158,6 +158,28 @@ function closingOf(e: HistoryEvent): string | undefined {
   return attrs?.scheduledEventId?.toString();
 }
 
+/** What a paid call's attempt records as its heartbeat right before it sends (`sendingAt`, epoch ms). */
+export interface SendingMark {
+  sendingAt: number;
+}
+
+/** How long the server may take to record the mark; past it, nothing is sent. */
+const MARK_TIMEOUT_MS = 10_000;
+
+/**
+ * Records, and waits until the server holds, that this attempt is about to send its paid request. A timed-out
+ * attempt without the mark never sent anything: the server may record an attempt as started that no worker
+ * ever received (a task handed out while the server was overloaded, its answer to the worker lost), and it
+ * then times out like a lost worker. The server refuses the mark once the attempt timed out or its run
+ * closed, so an attempt that is late never sends. Throws when the mark was not recorded: nothing was sent.
+ */
+export async function markSending(temporal: Client, ctx: Context): Promise<void> {
+  const mark: SendingMark = { sendingAt: Date.now() };
+  await temporal.connection.withDeadline(Date.now() + MARK_TIMEOUT_MS, () =>
+    temporal.activity.heartbeat(ctx.info.taskToken, mark),
+  );
+}
+
 /**
  * Ends a paid call's attempt with its answer. It completes itself through the client, so that when
  * its run was closed by a reset meanwhile (the server no longer knows the activity) it can report the

@@ -20,6 +20,8 @@ export const FailureType = {
   RateLimited: 'RateLimited',
   /** 5xx, timeouts, resets, garbled bodies: retried with backoff. */
   PlatformUnavailable: 'PlatformUnavailable',
+  /** The Temporal server did not record a paid call's attempt as sending; nothing was sent. Retried. */
+  TemporalUnavailable: 'TemporalUnavailable',
   /** A wait ran past its deadline. */
   DeadlineExceeded: 'DeadlineExceeded',
   /** A submit may have reached the platform but returned no task id; resubmitting could pay twice. */

@@ -15,7 +15,7 @@ import type { ImageToVideoRequest, TextToVideoRequest } from '../../platform/sch
 import type { CallbackUrls } from '../../webhooks/token';
 import { priorityClassOf, type Resumed } from '../../api/contract';
 import { recordSubmitWait } from '../../metrics';
-import { answerPaidCall, earlierPaidCall, resumedFrom, type AfterReset } from '../earlier-runs';
+import { answerPaidCall, earlierPaidCall, markSending, resumedFrom, type AfterReset } from '../earlier-runs';
 import { toApplicationFailure } from '../retries';
 import { createOutputActivities } from '../outputs';
 import { createMediaPollActivities, firstLook, type CallbackFallback } from './poll';
@@ -164,6 +164,17 @@ export function createActivities({ platform, pacing, callbacks, artifacts, fetch
         );
       }
       const { request, url } = withCallback(input, callbacks, workflowId);
+      try {
+        await markSending(temporal, ctx);
+      } catch (err) {
+        // Nothing sent: the workflow sends again after its backoff (or this attempt is no longer wanted).
+        const details: SubmitFailureDetails = { outcome: 'refused', at: Date.now() };
+        throw ApplicationFailure.retryable(
+          `${input.operation} not sent: the server did not record that the attempt was sending (${String(err)})`,
+          FailureType.TemporalUnavailable,
+          details,
+        );
+      }
       let taskId: string;
       try {
         ({ task_id: taskId } = await submit(input, request, signal));

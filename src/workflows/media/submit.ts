@@ -22,6 +22,7 @@ import type { Activities, SubmitFailureDetails, SubmitMediaTaskInput } from '../
 import type { SubmitMediaTaskResult } from '../../activities/media/activities';
 import { MODEL_REGISTRY, type ResolvedModel } from '../../platform/models';
 import { isoTime } from '../../shared/time';
+import type { SendingMark } from '../../activities/earlier-runs';
 import { SUBMIT_ONCE } from '../retry-policies';
 import { paidCall } from '../activity-summary';
 
@@ -30,6 +31,17 @@ import { paidCall } from '../activity-summary';
  * sent again one class up; runs started before waited at their class until the deadline.
  */
 const SUBMIT_AGING = 'submit-priority-aging';
+
+/**
+ * 1.1: a submit attempt that timed out without its sending mark (src/activities/earlier-runs.ts, markSending)
+ * was never sent, and is sent again; runs started before took every timed-out attempt as ambiguous.
+ */
+const SUBMIT_LOST_UNSENT = 'submit-lost-unsent';
+
+/** Whether a timed-out attempt's last heartbeat holds its sending mark: it may then have sent. */
+function markedSending(lastHeartbeatDetails: unknown): boolean {
+  return typeof (lastHeartbeatDetails as Partial<SendingMark> | undefined)?.sendingAt === 'number';
+}
 
 /**
  * Costs money. Retried while the first attempt may still be in flight? Never by the server (one
@@ -93,6 +105,11 @@ function describeFailure(err: unknown) {
     };
   }
   if (cause instanceof TimeoutFailure) {
+    if (!markedSending(cause.lastHeartbeatDetails) && patched(SUBMIT_LOST_UNSENT)) {
+      // No worker got as far as sending (one may never have received the attempt): nothing was sent.
+      const message = 'the submit attempt timed out before it was sent';
+      return { outcome: 'refused' as const, type: 'ActivityTimeout', message, cause };
+    }
     // The worker running the attempt was lost: it may have sent the request before it went.
     return { outcome: 'ambiguous' as const, type: 'ActivityTimeout', message: 'the submit attempt timed out', cause };
   }
