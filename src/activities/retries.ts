@@ -123,6 +123,20 @@ const MAX_ERROR_BACKOFF_MS = 5 * 60_000;
  */
 export const RETRY_TIMER_LEAD_MS = 1_000;
 
+/**
+ * The longest wait an attempt makes itself, instead of ending and asking for a retry: a retry costs the server
+ * two requests and the worker an activity task, a wait this short holds a slot for little.
+ */
+export const IN_ATTEMPT_WAIT_MS = 3_000;
+
+/** Whether a wait of `waitMs` and then one read of at most `readMs` end well within this attempt's time. */
+export function fitsInAttempt(ctx: Context, waitMs: number, readMs: number): boolean {
+  if (waitMs > IN_ATTEMPT_WAIT_MS) return false;
+  const startedAt = ctx.info.currentAttemptScheduledTimestampMs;
+  const endsAt = startedAt + (ctx.info.startToCloseTimeoutMs ?? Infinity);
+  return Date.now() + waitMs + readMs + RETRY_TIMER_LEAD_MS <= endsAt;
+}
+
 /** The nextRetryDelay that makes the next attempt's poll due `waitMs` from now. */
 export function retryDelayFor(waitMs: number): number {
   return Math.max(1, Math.round(waitMs - RETRY_TIMER_LEAD_MS));

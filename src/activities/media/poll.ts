@@ -6,7 +6,7 @@ import { FailureType } from '../../api/failures';
 import type { ParsedPollingOptions, TaskObservation, TaskOutputRef } from '../../workflows/media/contract';
 import type { PlatformClient } from '../../platform-client/client';
 import { isTerminalTaskStatus, type TaskResult } from '../../platform/schemas/media';
-import { awaitPollTurn, errorBackoffMs, pollAgainIn, pollRead, pollTimeoutMs } from '../retries';
+import { awaitPollTurn, errorBackoffMs, fitsInAttempt, pollAgainIn, pollRead, pollTimeoutMs } from '../retries';
 
 export interface PollTaskInput {
   taskId: string;
@@ -85,42 +85,57 @@ export function createMediaPollActivities(platform: PlatformClient) {
     async pollTaskResult(input: PollTaskInput): Promise<TaskCheckpoint> {
       const ctx = Context.current();
       const { attempt } = ctx.info;
-      const { since, deadlineAt, polling, taskId } = input;
+      const { deadlineAt, polling, taskId } = input;
+      let since = input.since;
       const planned = since ?? (input.fallback && { nextPollAt: input.fallback.firstPollAt });
-      const polls = (since?.polls ?? 0) + (await awaitPollTurn(ctx, taskId, planned, deadlineAt));
-      const now = Date.now();
-      if (now >= deadlineAt) throw taskDeadlineExceeded(input, since);
-      const untilDeadline = (ms: number) => Math.max(1, Math.min(ms, deadlineAt - now));
+      let polls = (since?.polls ?? 0) + (await awaitPollTurn(ctx, taskId, planned, deadlineAt));
+      for (let reads = 1; ; reads++) {
+        const now = Date.now();
+        if (now >= deadlineAt) throw taskDeadlineExceeded(input, since);
+        const untilDeadline = (ms: number) => Math.max(1, Math.min(ms, deadlineAt - now));
 
-      const result = await pollRead(
-        ctx,
-        platform,
-        (opts) => platform.getTaskResult(taskId, opts),
-        (err) => untilDeadline(errorBackoffMs(err, attempt, polling.minIntervalMs)),
-      );
-      const observation = observe(result.task, taskId, polls, since);
-      const { status } = observation;
-      if (isTerminalTaskStatus(status)) {
-        return {
-          observation,
-          terminal: true,
-          outputs: status === 'TASK_STATUS_SUCCEED' ? outputsOf(result) : [],
-          nsfwDetection: result.extra?.enable_nsfw_detection === true,
-        };
+        const result = await pollRead(
+          ctx,
+          platform,
+          (opts) => platform.getTaskResult(taskId, opts),
+          (err) => untilDeadline(errorBackoffMs(err, attempt, polling.minIntervalMs)),
+        );
+        const observation = observe(result.task, taskId, polls, since);
+        const { status } = observation;
+        if (isTerminalTaskStatus(status)) {
+          return {
+            observation,
+            terminal: true,
+            outputs: status === 'TASK_STATUS_SUCCEED' ? outputsOf(result) : [],
+            nsfwDetection: result.extra?.enable_nsfw_detection === true,
+          };
+        }
+
+        const hinted = hintedDelayMs(polling, observation, since, attempt);
+        const delay = untilDeadline(Math.max(hinted, input.fallback?.pollIntervalMs ?? 0));
+        const next: TaskObservation = { ...observation, nextPollAt: observation.observedAt + delay };
+        // Checkpoints on status changes only: nearly every eta-aware poll crosses a progress step. In between,
+        // the pending poll's last failure holds the observation the starter reads (src/workflows/media/starter.ts).
+        const checkpoint = { observation: next, terminal: false, outputs: [], nsfwDetection: false };
+        if (status !== since?.status) return checkpoint;
+        // Retries count the polls by attempt: after a second read here, the workflow is told the count.
+        if (reads > 1) return checkpoint;
+        const remaining = estimateRemainingMs(observation, since);
+        if (remaining !== undefined && remaining <= delay && fitsInAttempt(ctx, delay, pollTimeoutMs(platform))) {
+          // Just short of its predicted end: one more read, soon, is cheaper made here than as a retry. One
+          // only, so a cancelled wait makes at most one more read and a late task does not hold the slot.
+          await ctx.sleep(delay);
+          since = next;
+          polls++;
+          continue;
+        }
+        throw pollAgainIn(
+          delay,
+          `${taskId} is ${status} at ${observation.progressPercent ?? '?'}%, eta ${observation.eta ?? '?'} s: ` +
+            `next poll in ${delay} ms`,
+          next,
+        );
       }
-
-      const hinted = hintedDelayMs(polling, observation, since, attempt);
-      const delay = untilDeadline(Math.max(hinted, input.fallback?.pollIntervalMs ?? 0));
-      const next: TaskObservation = { ...observation, nextPollAt: observation.observedAt + delay };
-      // Checkpoints on status changes only: nearly every eta-aware poll crosses a progress step. In between,
-      // the pending poll's last failure holds the observation the starter reads (src/workflows/media/starter.ts).
-      if (status !== since?.status) return { observation: next, terminal: false, outputs: [], nsfwDetection: false };
-      throw pollAgainIn(
-        delay,
-        `${taskId} is ${status} at ${observation.progressPercent ?? '?'}%, eta ${observation.eta ?? '?'} s: ` +
-          `next poll in ${delay} ms`,
-        next,
-      );
     },
   };
 }
