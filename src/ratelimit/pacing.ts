@@ -91,6 +91,8 @@ export interface QuotaLimit {
   tier?: string;
   /** Why there is no limit, or what was ignored. */
   note?: string;
+  /** The quota list answered without this quota: the platform states no limit, nothing is wrong. */
+  unlisted?: boolean;
 }
 
 /**
@@ -117,7 +119,10 @@ export function resolveLimits(
     if (choice.perMinute !== undefined) return { ...base, perWindow: choice.perMinute, source: 'configuration' };
     if (!quotas) return { ...base, source: 'none', note: 'the quota list could not be read' };
     const quota = quotas.find((q) => q.quotaObject === quotaObject && q.quotaType === quotaType);
-    if (!quota) return { ...base, source: 'none', note: `no ${quotaType} quota for ${quotaObject} in the quota list` };
+    if (!quota) {
+      const note = `no ${quotaType} quota for ${quotaObject} in the quota list`;
+      return { ...base, source: 'none', note, unlisted: true };
+    }
     if (quota.currentQuota < 1 || quota.currentQuota > MAX_QUOTA) {
       return { ...base, source: 'none', note: `currentQuota ${quota.currentQuota} is not between 1 and ${MAX_QUOTA}` };
     }

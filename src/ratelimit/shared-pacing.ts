@@ -118,6 +118,7 @@ export class SharedPacing implements SubmitPacing {
   private apiMissing = false;
   /** Queues this worker has given FAIRNESS_WEIGHTS (once each: the server keeps them). */
   private readonly weighted = new Set<string>();
+  private readonly saidNoPace = new Set<string>();
 
   constructor(private readonly deps: SharedPacingDeps) {
     // A quiet quota window is what makes a 429 lone.
@@ -196,9 +197,7 @@ export class SharedPacing implements SubmitPacing {
       const partitions = settings.RATE_LIMIT_QUEUE_PARTITIONS ?? (await this.readPartitions(taskQueue));
       const targetRps =
         limit.perWindow === undefined ? undefined : AdaptivePacing.targetRps(limit.perWindow, windowMs, partitions);
-      // The registry's async models are paced only when configured: no pace there is the default, not a fault.
-      const expected = limit.operation === 'async' && settings.RATE_LIMIT_QUOTAS.async === undefined;
-      if (limit.note) log(expected ? 'info' : 'warn', `No pace for ${limit.operation}: ${limit.note}`);
+      if (limit.note) this.sayNoPace(limit.operation, limit.note, limit.unlisted === true);
       this.paces.set(limit.operation, {
         operation: limit.operation,
         taskQueue,
@@ -208,6 +207,22 @@ export class SharedPacing implements SubmitPacing {
         state: previous?.state ?? FULL_PACE,
         serverRps: previous?.serverRps,
       });
+    }
+  }
+
+  /**
+   * Why an operation has no pace, once per reason in a process. No quota in the list is the platform's own
+   * answer (and the registry's async models are paced only when configured): said as INFO. A quota list
+   * that could not be read, or a quota out of range, is a WARN that names what to do.
+   */
+  private sayNoPace(operation: string, note: string, expected: boolean): void {
+    const key = `${operation}: ${note}`;
+    if (this.saidNoPace.has(key)) return;
+    this.saidNoPace.add(key);
+    if (expected) {
+      log('info', `No pace for ${key}: submits are sent as they come, and a 429 slows them`);
+    } else {
+      log('warn', `No pace for ${key}: set RATE_LIMIT_QUOTAS to pace it (docs/rate-limits.md)`);
     }
   }
 

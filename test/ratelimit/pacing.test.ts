@@ -140,6 +140,7 @@ describe('limits from the quota list', () => {
         quotaType: 'RPM',
         source: 'none',
         note: 'no RPM quota for async models in the quota list',
+        unlisted: true,
       },
     ]);
   });
@@ -150,8 +151,10 @@ describe('limits from the quota list', () => {
       {},
       DEFAULT_PATHS,
     );
-    expect(missing).toMatchObject({ source: 'none', note: expect.stringContaining('no RPM quota') });
+    // A quota the list does not name is the platform stating no limit; one out of range is a fault.
+    expect(missing).toMatchObject({ source: 'none', note: expect.stringContaining('no RPM quota'), unlisted: true });
     expect(bad).toMatchObject({ source: 'none', note: expect.stringContaining('currentQuota -1') });
+    expect(bad.unlisted).toBeUndefined();
     expect(resolveLimits(undefined, {}, DEFAULT_PATHS)[0]).toMatchObject({
       source: 'none',
       note: 'the quota list could not be read',
