@@ -192,6 +192,8 @@ export function installRuntime(settings: WorkerSettings): void {
         })}\n`,
       );
     }),
+    // The SDK's defaults, and SIGHUP: closing a terminal stops a worker (and `npm start`'s stack) as Ctrl-C does.
+    shutdownSignals: ['SIGINT', 'SIGTERM', 'SIGQUIT', 'SIGUSR2', 'SIGHUP'],
     telemetryOptions: {
       logging: { forward: {}, filter: { core: 'WARN', other: 'ERROR' } },
       ...(settings.METRICS_PORT

@@ -10,6 +10,7 @@ import { LocalArtifactStore } from '../artifacts';
 import type { FetchPolicy } from '../fetching/policy';
 import { HttpUrl } from '../platform/schemas/common';
 import { parseConfig } from '../platform-client/config';
+import { findProjectRoot } from '../devserver/find-temporal-cli';
 import { MEDIA_OPERATIONS } from '../workflows/media/contract';
 
 /** Reads one group of settings; `what` names the group in the error. */
@@ -45,7 +46,17 @@ export const loadWorkerSettings = loader(WorkerEnv, 'Worker configuration');
 
 // ── The local dev server of `npm start` ────────────────────────────────────
 const Port = z.coerce.number().int().min(1).max(65_535);
-const DevServerEnv = z.object({ TEMPORAL_DEV_PORT: Port.default(7233), TEMPORAL_DEV_UI_PORT: Port.default(8233) });
+const DevServerEnv = z.object({
+  TEMPORAL_DEV_PORT: Port.default(7233),
+  TEMPORAL_DEV_UI_PORT: Port.default(8233),
+  // Its SQLite file: workflows survive a restart of `npm start`.
+  TEMPORAL_DEV_DATA_DIR: z
+    .string()
+    .trim()
+    .min(1)
+    .optional()
+    .transform((dir) => path.resolve(dir ?? path.join(findProjectRoot(), '.data'))),
+});
 export const loadDevServerPorts = loader(DevServerEnv, 'Dev server configuration');
 
 // ── Artifacts ─────────────────────────────────────────────────────────────

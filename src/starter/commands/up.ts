@@ -4,7 +4,7 @@ import path from 'node:path';
 import { SEARCH_ATTRIBUTE_DEFINITIONS, SearchAttributes } from '../../api/contract';
 import { loadDevServerPorts, loadTemporalSettings, loadWorkerSettings } from '../../config/settings';
 import { SERVER_DEFAULT_PARTITIONS, startDevServer, taskQueuePartitions } from '../../devserver/dev-server';
-import { findOrBuildTemporalCli, findProjectRoot, TemporalCliNotFoundError } from '../../devserver/find-temporal-cli';
+import { findOrBuildTemporalCli, TemporalCliNotFoundError } from '../../devserver/find-temporal-cli';
 import { installRuntime, runWorker } from '../../worker';
 import { DEV_API_KEY, loadEmulatorConfig } from '../../../packages/emulator/src/config';
 import { startEmulator } from '../../../packages/emulator/src/server';
@@ -29,9 +29,8 @@ export function partitionsForData(dbFile: string, out: Out): Record<string, numb
 }
 
 async function startLocalTemporal(out: Out) {
-  const { TEMPORAL_DEV_PORT: port, TEMPORAL_DEV_UI_PORT: uiPort } = loadDevServerPorts();
-  // SQLite under .data/: workflows survive a restart of `npm start`.
-  const dbFile = path.join(findProjectRoot(), '.data', 'temporal.sqlite');
+  const { TEMPORAL_DEV_PORT: port, TEMPORAL_DEV_UI_PORT: uiPort, TEMPORAL_DEV_DATA_DIR: dataDir } = loadDevServerPorts();
+  const dbFile = path.join(dataDir, 'temporal.sqlite');
   try {
     const cliPath = await findOrBuildTemporalCli({ log: (m) => out(`[temporal-cli] ${m}`) });
     out(`Starting the Temporal dev server on 127.0.0.1:${port} (Web UI ${uiPort}, data ${dbFile})…`);
@@ -78,6 +77,8 @@ export async function startLocalPlatform(out: Out): Promise<Stop> {
 
 export async function upCommand(out: Out): Promise<void> {
   const stops: Stop[] = [];
+  // A closed terminal leaves the output nowhere to go (EIO, EPIPE): that must not stop the shutdown below.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
   try {
     // Before the fallback dev server below, which would instantiate the SDK's default Runtime.
     installRuntime(loadWorkerSettings());

@@ -1,0 +1,59 @@
+// Closing the terminal that runs `npm start` stops the whole stack, as Ctrl-C does. The stack runs under a
+// real pseudo-terminal (util-linux `script`); killing `script` closes the terminal's master side, and the
+// kernel sends SIGHUP to the session, as when a terminal window is closed. Then every port is free.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { getFreePort } from '../../src/devserver/processes';
+import { cleanEnv, libEntry, waitFor } from '../helpers/processes';
+import { testEnv } from '../setup/shared';
+
+/** Whether something listens on 127.0.0.1:port. */
+const listening = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+
+it('stops the dev server, the emulator and the worker when its terminal is closed (SIGHUP)', async () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'up-hangup-'));
+  const [port, uiPort, emulatorPort] = [await getFreePort(), await getFreePort(), await getFreePort()];
+  const env = cleanEnv({
+    TEMPORAL_CLI_PATH: testEnv('temporalCli'),
+    TEMPORAL_DEV_PORT: String(port),
+    TEMPORAL_DEV_UI_PORT: String(uiPort),
+    TEMPORAL_DEV_DATA_DIR: dataDir,
+    EMULATOR_PORT: String(emulatorPort),
+    ARTIFACT_DIR: path.join(dataDir, 'artifacts'),
+  });
+  // exec: node itself leads the terminal's session, as a shell's foreground job would get the hangup.
+  const term = spawn('script', ['-qfec', `exec ${process.execPath} ${libEntry('starter.js')} up`, '/dev/null'], {
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let output = '';
+  term.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  try {
+    await waitFor(() => output.includes('The local stack is up.'), 90_000, `the banner; so far:\n${output}`);
+    expect(await listening(port)).toBe(true);
+    expect(await listening(emulatorPort)).toBe(true);
+
+    term.kill('SIGKILL');
+    await waitFor(
+      async () => !(await listening(port)) && !(await listening(uiPort)) && !(await listening(emulatorPort)),
+      45_000,
+      'every port of the stack to be free',
+    );
+  } finally {
+    term.kill('SIGKILL');
+    // Should the stack outlive its terminal (the fault this test looks for), its dev server is found by its data.
+    spawnSync('pkill', ['-f', dataDir]);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}, 180_000);
