@@ -29,7 +29,11 @@ export function partitionsForData(dbFile: string, out: Out): Record<string, numb
 }
 
 async function startLocalTemporal(out: Out) {
-  const { TEMPORAL_DEV_PORT: port, TEMPORAL_DEV_UI_PORT: uiPort, TEMPORAL_DEV_DATA_DIR: dataDir } = loadDevServerPorts();
+  const {
+    TEMPORAL_DEV_PORT: port,
+    TEMPORAL_DEV_UI_PORT: uiPort,
+    TEMPORAL_DEV_DATA_DIR: dataDir,
+  } = loadDevServerPorts();
   const dbFile = path.join(dataDir, 'temporal.sqlite');
   try {
     const cliPath = await findOrBuildTemporalCli({ log: (m) => out(`[temporal-cli] ${m}`) });
