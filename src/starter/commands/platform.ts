@@ -1,4 +1,5 @@
-// `models`: the model registry (src/platform/model-registry.json). `quotas`: docs/rate-limits.md#seeing-it.
+// `models`: the model registry (src/platform/model-registry.json). `products` and `templates`: what an instance
+// can be created from, every page. `quotas`: docs/rate-limits.md#seeing-it.
 import type { Command } from 'commander';
 import type { Client } from '@temporalio/client';
 import { priorityClassOf, quotaTaskQueue, SearchAttributes } from '../../api/contract';
@@ -14,6 +15,26 @@ export function addPlatformCommands(program: Command, out: Out): void {
     .command('models')
     .description("the model registry: what mediaGeneration's --model takes")
     .action(() => printModels(out));
+  program
+    .command('products')
+    .description('the GPU and CPU products one can create an instance of (createInstance --product-id), every page')
+    .option('--type <gpu|cpu>', "product type (the platform's default: gpu)")
+    .option('--category <serverless|instance>', 'what the product is for')
+    .option('--billing <postpaid|prepaid|spot>', 'billing method')
+    .option('--regions <ids>', 'region ids, comma-separated')
+    .option('--cpu-cores <n>', 'CPU core tier')
+    .option('--memory-gb <n>', 'memory tier, GB')
+    .option('--rootfs-gb <n>', 'root disk size, GB')
+    .action((o: Record<string, string | undefined>) => printProducts(out, o));
+  program
+    .command('templates')
+    .description('the instance templates (createInstance --template-id), every page')
+    .option('--name <text>', 'search by template name')
+    .option('--type <type>', 'template type')
+    .option('--visibilities <list>', 'visibilities, comma-separated')
+    .option('--member-ids <list>', 'creator member ids, comma-separated')
+    .option('--mine', "only the user's community templates")
+    .action((o: Record<string, string | boolean | undefined>) => printTemplates(out, o));
   program
     .command('quotas')
     .description("the platform's quotas of paid submits and the pace all workers share for each (docs/rate-limits.md)")
@@ -39,6 +60,74 @@ function printModels(out: Out): void {
       : 'Other models are refused (the registry allows no pass-through).',
   );
   out('Prices are in 1/10000 USD per task; entries marked (example) stand for models the spec names without a body.');
+}
+
+/** The most items a list command shows: a bound on what one command reads, whatever the platform answers. */
+const MAX_ITEMS = 1_000;
+
+/** A whole number option, or undefined; the request's own check names the rule when it is not one. */
+const count = (value: string | undefined) => (value === undefined ? undefined : Number(value));
+
+/** Prints a table of at most MAX_ITEMS rows, read page by page. */
+async function printPages<T>(out: Out, items: AsyncIterable<T>, header: string[], row: (item: T) => string[]) {
+  const rows: string[][] = [];
+  for await (const item of items) {
+    if (rows.length >= MAX_ITEMS) {
+      out(`(only the first ${MAX_ITEMS} are shown)`);
+      break;
+    }
+    rows.push(row(item).map((cell) => cell.replace(/\s+/g, ' ').slice(0, 60)));
+  }
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  for (const line of [header, ...rows]) out(tableRow(widths, line, '  ').trimEnd());
+  out(plural(rows.length, 'item'));
+}
+
+const text = (v: unknown): string => (typeof v === 'string' || typeof v === 'number' ? String(v) : '-');
+
+async function printProducts(out: Out, o: Record<string, string | undefined>): Promise<void> {
+  const platform = PlatformClient.fromEnv(process.env);
+  const filters = {
+    productType: o.type as 'gpu' | 'cpu' | undefined,
+    category: o.category as 'serverless' | 'instance' | undefined,
+    billingMethod: o.billing as 'postpaid' | 'prepaid' | 'spot' | undefined,
+    regionIds: o.regions,
+    cpuCores: count(o.cpuCores),
+    memoryGb: count(o.memoryGb),
+    rootfsGb: count(o.rootfsGb),
+  };
+  await printPages(out, platform.iterateProducts(filters), PRODUCT_HEADER, (p) => {
+    const spec = (p.resource_spec ?? {}) as { gpu?: { name?: unknown; available?: unknown }; cpu?: unknown };
+    return [
+      p.id,
+      text(p.name),
+      text(p.type),
+      text(p.category),
+      spec.gpu ? `${text(spec.gpu.name)} (${text(spec.gpu.available)} available)` : `${text(spec.cpu)} CPU`,
+      (p.billing_methods ?? []).join(',') || '-',
+      (p.region_ids ?? []).join(',') || '-',
+    ];
+  });
+}
+const PRODUCT_HEADER = ['id', 'name', 'type', 'category', 'resources', 'billing', 'regions'];
+
+async function printTemplates(out: Out, o: Record<string, string | boolean | undefined>): Promise<void> {
+  const platform = PlatformClient.fromEnv(process.env);
+  const filters = {
+    name: o.name as string | undefined,
+    type: o.type as string | undefined,
+    visibilities: o.visibilities as string | undefined,
+    member_ids: o.memberIds as string | undefined,
+    ...(o.mine ? { is_my_community: true } : {}),
+  };
+  const header = ['id', 'name', 'type', 'visibility', 'image'];
+  await printPages(out, platform.iterateTemplates(filters), header, (t) => [
+    t.id,
+    text(t.name),
+    text(t.type),
+    text(t.visibility),
+    text(t.image),
+  ]);
 }
 
 function quotaLine(limit: QuotaLimit): string {
