@@ -50,9 +50,7 @@ function printModels(out: Out): void {
     m.pricePerTask === undefined ? '-' : String(m.pricePerTask),
     m.quota ?? '-',
   ]);
-  const header = ['model', 'path (/v3/async/…)', 'outputs', 'body check', 'price/task', 'quota'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  for (const row of [header, ...rows]) out(tableRow(widths, row, '  ').trimEnd());
+  printTable(out, ['model', 'path (/v3/async/…)', 'outputs', 'body check', 'price/task', 'quota'], rows);
   const prefixes = MODEL_REGISTRY.passThroughPrefixes;
   out(
     prefixes.length > 0
@@ -60,6 +58,12 @@ function printModels(out: Out): void {
       : 'Other models are refused (the registry allows no pass-through).',
   );
   out('Prices are in 1/10000 USD per task; entries marked (example) stand for models the spec names without a body.');
+}
+
+/** A header and rows, each column as wide as its widest cell. */
+function printTable(out: Out, header: string[], rows: string[][]): void {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  for (const row of [header, ...rows]) out(tableRow(widths, row, '  ').trimEnd());
 }
 
 /** The most items a list command shows: a bound on what one command reads, whatever the platform answers. */
@@ -78,8 +82,7 @@ async function printPages<T>(out: Out, items: AsyncIterable<T>, header: string[]
     }
     rows.push(row(item).map((cell) => cell.replace(/\s+/g, ' ').slice(0, 60)));
   }
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  for (const line of [header, ...rows]) out(tableRow(widths, line, '  ').trimEnd());
+  printTable(out, header, rows);
   out(plural(rows.length, 'item'));
 }
 
@@ -96,7 +99,8 @@ async function printProducts(out: Out, o: Record<string, string | undefined>): P
     memoryGb: count(o.memoryGb),
     rootfsGb: count(o.rootfsGb),
   };
-  await printPages(out, platform.iterateProducts(filters), PRODUCT_HEADER, (p) => {
+  const header = ['id', 'name', 'type', 'category', 'resources', 'billing', 'regions'];
+  await printPages(out, platform.iterateProducts(filters), header, (p) => {
     const spec = (p.resource_spec ?? {}) as { gpu?: { name?: unknown; available?: unknown }; cpu?: unknown };
     return [
       p.id,
@@ -109,7 +113,6 @@ async function printProducts(out: Out, o: Record<string, string | undefined>): P
     ];
   });
 }
-const PRODUCT_HEADER = ['id', 'name', 'type', 'category', 'resources', 'billing', 'regions'];
 
 async function printTemplates(out: Out, o: Record<string, string | boolean | undefined>): Promise<void> {
   const platform = PlatformClient.fromEnv(process.env);
