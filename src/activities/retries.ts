@@ -132,8 +132,8 @@ export const IN_ATTEMPT_WAIT_MS = 3_000;
 /** Whether a wait of `waitMs` and then one read of at most `readMs` end well within this attempt's time. */
 export function fitsInAttempt(ctx: Context, waitMs: number, readMs: number): boolean {
   if (waitMs > IN_ATTEMPT_WAIT_MS) return false;
-  const startedAt = ctx.info.currentAttemptScheduledTimestampMs;
-  const endsAt = startedAt + (ctx.info.startToCloseTimeoutMs ?? Infinity);
+  // Counted from when the attempt was due, not when it started: never later than the server's own bound.
+  const endsAt = ctx.info.currentAttemptScheduledTimestampMs + (ctx.info.startToCloseTimeoutMs ?? Infinity);
   return Date.now() + waitMs + readMs + RETRY_TIMER_LEAD_MS <= endsAt;
 }
 
