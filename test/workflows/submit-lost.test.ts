@@ -37,7 +37,7 @@ it('sends again, once, a submit attempt the server recorded as started that no w
 
   // The attempt's task goes to a poll whose answer nobody reads: to the server it started, no worker has it.
   // Only the workflow's own queue is polled meanwhile, by a worker with the workflows and no activities.
-  const { handle, started } = await withClient(async (client) => {
+  const started = await withClient(async (client) => {
     const lost = client.connection.withDeadline(Date.now() + 60_000, () =>
       client.workflowService.pollActivityTaskQueue({
         namespace,
@@ -62,7 +62,7 @@ it('sends again, once, a submit attempt the server recorded as started that no w
         });
         const task = await lost;
         expect(task.activityType?.name).toBe('submitMediaTask');
-        return { handle: workflowId, started: at };
+        return at;
       });
     } finally {
       await connection.close();
@@ -74,7 +74,7 @@ it('sends again, once, a submit attempt the server recorded as started that no w
   await withWorker(
     'submit-lost',
     async ({ client }) => {
-      const result = await client.workflow.getHandle<typeof mediaGeneration>(handle).result();
+      const result = await client.workflow.getHandle<typeof mediaGeneration>(workflowId).result();
       expect(Date.now() - started).toBeGreaterThanOrEqual(120_000);
       expect(result.submissions.map((s) => s.outcome)).toEqual(['refused', 'accepted']);
       expect(result.submissions[0].error?.message).toBe('the submit attempt timed out before it was sent');
