@@ -29,6 +29,7 @@ describe('loadDevServerPorts', () => {
     ['TEMPORAL_DEV_PORT', '0'],
     ['TEMPORAL_DEV_UI_PORT', '70000'],
     ['TEMPORAL_DEV_UI_PORT', '80.5'],
+    ['TEMPORAL_DEV_DATA_DIR', '   '],
   ])('refuses %s=%s, naming it', (name, value) => {
     expect(() => loadDevServerPorts({ [name]: value })).toThrow(ConfigError);
     expect(() => loadDevServerPorts({ [name]: value })).toThrow(name);
