@@ -1,9 +1,13 @@
-// Finds a working Temporal CLI, else builds it. Pinned Go programs (the CLI, the cluster's server, SQL tool and
-// Web UI) are built once with `go install` into a project cache folder, under a lock against parallel builds.
-import { existsSync, promises as fs } from 'fs';
+// Finds a working Temporal CLI, the fastest way first (docs/starter.md#the-temporal-cli): named, on PATH, cached,
+// downloaded, else built. Pinned Go programs (the CLI, the cluster's server, SQL tool and Web UI) are built once with
+// `go install` into a project cache folder, under a lock against parallel builds.
+import { createWriteStream, existsSync, promises as fs } from 'fs';
 import { hostname } from 'os';
 import * as path from 'path';
-import { exec, findOnPath, isExecutableFile, sleep, startManagedProcess } from './processes';
+import { Readable, Transform } from 'stream';
+import { pipeline } from 'stream/promises';
+import { extract } from 'tar';
+import { exec, findOnPath, isAlive, isExecutableFile, sleep, startManagedProcess } from './processes';
 
 /** The Temporal CLI release we build from source (and expect elsewhere). */
 export const TEMPORAL_CLI_VERSION = '1.5.1';
@@ -20,11 +24,16 @@ export class TemporalCliNotFoundError extends Error {
   override readonly name = 'TemporalCliNotFoundError';
 }
 
-/** A working `temporal` binary: TEMPORAL_CLI_PATH, PATH, a build cached in `cacheDir`, else a fresh one there. */
+/**
+ * A working `temporal` binary: TEMPORAL_CLI_PATH, PATH, one cached in `cacheDir`, else one downloaded there (the
+ * release the SDK's dev server download serves, with bounded waits), else one built there with Go.
+ */
 export async function findOrBuildTemporalCli(
   opts: { log?: (msg: string) => void; cacheDir?: string } = {},
 ): Promise<string> {
+  const began = Date.now();
   const log = opts.log ?? (() => undefined);
+  const use = (bin: string, source: string): Promise<string> => verify(bin, source, log, began);
   const cacheDir = path.resolve(opts.cacheDir ?? path.join(findProjectRoot(), '.temporal'));
   const binDir = path.join(cacheDir, 'bin');
   const cached = path.join(binDir, EXE);
@@ -35,13 +44,25 @@ export async function findOrBuildTemporalCli(
     if (!(await isExecutableFile(resolved))) {
       throw new Error(`TEMPORAL_CLI_PATH is set to ${resolved}, but that is not an executable file.`);
     }
-    return verify(resolved, 'TEMPORAL_CLI_PATH', log);
+    return use(resolved, 'TEMPORAL_CLI_PATH');
   }
 
   const onPath = await findOnPath(EXE);
-  if (onPath) return verify(onPath, 'PATH', log);
+  if (onPath) return use(onPath, 'PATH');
 
-  if (await isExecutableFile(cached)) return verify(cached, 'cached build', log);
+  if (await isExecutableFile(cached)) return use(cached, 'the cache');
+
+  const url = downloadUrl();
+  if (url) {
+    const downloaded = await download(url, cached, log).then(
+      () => true,
+      (err: Error) => {
+        log(`No download of the Temporal CLI (${secondsSince(began)}): ${err.message}`);
+        return false;
+      },
+    );
+    if (downloaded) return use(cached, 'a download');
+  }
 
   await goInstallWithLock({
     label: `the Temporal CLI v${TEMPORAL_CLI_VERSION}`,
@@ -55,10 +76,89 @@ export async function findOrBuildTemporalCli(
       new TemporalCliNotFoundError(
         `The Temporal CLI was not found. Either set TEMPORAL_CLI_PATH to a temporal binary, ` +
           `put \`temporal\` on PATH (see https://docs.temporal.io/cli#install), ` +
-          `place a build at ${cached}, or install Go 1.25+ so that v${TEMPORAL_CLI_VERSION} can be built there from source.`,
+          `place a build at ${cached}, let it be downloaded (see the message above), or install Go 1.25+ so that ` +
+          `v${TEMPORAL_CLI_VERSION} can be built there from source.`,
       ),
   });
-  return verify(cached, 'fresh build', log);
+  return use(cached, 'a fresh build');
+}
+
+const secondsSince = (t: number): string => `${((Date.now() - t) / 1000).toFixed(1)} s`;
+
+// ── download ─────────────────────────────────────────────────────────────────
+// A machine with no route out fails over to Go within CONNECT_TIMEOUT_MS; a download that stops moving is given up.
+const CONNECT_TIMEOUT_MS = 10_000;
+const STALL_TIMEOUT_MS = 15_000;
+const MAX_ARCHIVE_BYTES = 200 << 20;
+
+/** TEMPORAL_CLI_DOWNLOAD_URL's (empty: no download), else temporal.download's archive of our release. */
+export function downloadUrl(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const configured = env.TEMPORAL_CLI_DOWNLOAD_URL;
+  if (configured !== undefined) return configured.trim() === '' ? undefined : configured;
+  const platform = { linux: 'linux', darwin: 'darwin' }[process.platform as string];
+  const arch = { x64: 'amd64', arm64: 'arm64' }[process.arch as string];
+  // The Windows archive is a zip; the others are .tar.gz.
+  if (!platform || !arch) return undefined;
+  return `https://temporal.download/cli/archive/v${TEMPORAL_CLI_VERSION}?platform=${platform}&arch=${arch}`;
+}
+
+/** Fetches the .tar.gz at `url` and puts its `temporal` at `target`, whole or not at all. */
+async function download(url: string, target: string, log: (msg: string) => void): Promise<void> {
+  const shown = url.replace(/\?.*$/, '');
+  log(`Downloading the Temporal CLI v${TEMPORAL_CLI_VERSION} from ${shown}…`);
+  const abort = new AbortController();
+  let stalled = setTimeout(
+    () => abort.abort(new Error(`no answer within ${CONNECT_TIMEOUT_MS / 1000} s`)),
+    CONNECT_TIMEOUT_MS,
+  );
+  const work = `${target}.download-${process.pid}`;
+  await fs.rm(work, { recursive: true, force: true });
+  try {
+    const res = await fetch(url, { signal: abort.signal, redirect: 'follow' }).catch((err: Error) => {
+      throw new Error(abort.signal.aborted ? String((abort.signal.reason as Error).message) : describeFetchError(err));
+    });
+    if (!res.ok || !res.body) throw new Error(`${shown} answered HTTP ${res.status}`);
+    let bytes = 0;
+    const watch = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        bytes += chunk.length;
+        clearTimeout(stalled);
+        stalled = setTimeout(
+          () => abort.abort(new Error(`stalled for ${STALL_TIMEOUT_MS / 1000} s`)),
+          STALL_TIMEOUT_MS,
+        );
+        done(bytes > MAX_ARCHIVE_BYTES ? new Error(`larger than ${MAX_ARCHIVE_BYTES >> 20} MB`) : null, chunk);
+      },
+    });
+    await fs.mkdir(work, { recursive: true });
+    const archive = path.join(work, 'cli.tar.gz');
+    await pipeline(Readable.fromWeb(res.body as never), watch, createWriteStream(archive)).catch((err: Error) => {
+      throw abort.signal.aborted ? (abort.signal.reason as Error) : err;
+    });
+    clearTimeout(stalled);
+    // The release archive has the binary at its top; a mirror's may have it in a folder.
+    await extract({ file: archive, cwd: work, strict: true, filter: (p) => path.basename(p) === EXE }).catch(
+      (err: Error) => {
+        throw new Error(`the archive from ${shown} could not be read: ${err.message}`);
+      },
+    );
+    const found = (await fs.readdir(work, { recursive: true })).find((p) => path.basename(p) === EXE);
+    const binary = found && path.join(work, found);
+    if (!binary || !(await isExecutableFile(binary))) throw new Error(`the archive from ${shown} holds no ${EXE}`);
+    await fs.mkdir(path.dirname(target), { recursive: true });
+    // A rename within one folder: another process sees the old binary or the new one, never half of one.
+    await fs.rename(binary, target);
+    log(`Downloaded the Temporal CLI (${(bytes / 1e6).toFixed(1)} MB) into ${path.dirname(target)}`);
+  } finally {
+    clearTimeout(stalled);
+    await fs.rm(work, { recursive: true, force: true });
+  }
+}
+
+/** undici's "fetch failed" hides the reason in its cause: ENOTFOUND, ECONNREFUSED… */
+function describeFetchError(err: Error): string {
+  const cause = err.cause as { code?: string; message?: string } | undefined;
+  return cause?.code ?? cause?.message ?? err.message;
 }
 
 /** The folder holding package.json, from `src/devserver` and from `lib/src/devserver` alike. */
@@ -69,7 +169,7 @@ export function findProjectRoot(start: string = __dirname): string {
   }
 }
 
-async function verify(bin: string, source: string, log: (msg: string) => void): Promise<string> {
+async function verify(bin: string, source: string, log: (msg: string) => void, began: number): Promise<string> {
   const version = (
     await exec(bin, ['--version'], { timeoutMs: VERSION_TIMEOUT_MS }).catch((err: Error) => {
       throw new Error(`Temporal CLI at ${bin} (from ${source}): ${err.message}`);
@@ -81,7 +181,7 @@ async function verify(bin: string, source: string, log: (msg: string) => void): 
     : version.includes('0.0.0-DEV')
       ? ' (a source build without a version stamp)'
       : ` (this project expects ${TEMPORAL_CLI_VERSION})`;
-  log(`Using Temporal CLI ${bin} (from ${source}): ${version}${note}`);
+  log(`Using Temporal CLI ${bin} (from ${source}, ${secondsSince(began)}): ${version}${note}`);
   return bin;
 }
 
@@ -189,15 +289,6 @@ async function removeIfStale(lockFile: string, log: (msg: string) => void): Prom
   }
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: the process exists but belongs to someone else.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 async function goInstall(go: string, spec: GoInstallSpec): Promise<void> {
   const { log } = spec;
