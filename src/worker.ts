@@ -6,15 +6,8 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { WorkerDeploymentVersion } from '@temporalio/common';
 import { Command } from 'commander';
-import {
-  DefaultLogger,
-  NativeConnection,
-  Runtime,
-  Worker,
-  type LogEntry,
-  type WorkerOptions,
-} from '@temporalio/worker';
-import { isQuotaTaskQueue } from './api/contract';
+import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
+import { createLogger, logFormatOf, settleLogs } from './logging';
 import { OPERATIONS } from './workflows/operations';
 import { createActivities } from './activities';
 import type { ArtifactStore } from './artifacts';
@@ -164,34 +157,20 @@ export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise
   }
 }
 
-/** Quota workers have no workflows by design: the SDK's warning of it (@temporalio/worker 1.24) is said at INFO. */
-function logLevelOf({ level, message, meta }: LogEntry): LogEntry['level'] {
-  const quotaWorker = typeof meta?.taskQueue === 'string' && isQuotaTaskQueue(meta.taskQueue);
-  return quotaWorker && level === 'WARN' && message === 'No workflows registered, not polling for workflow tasks'
-    ? 'INFO'
-    : level;
-}
-
 let runtimeInstalled = false;
 
+/** Whether this process installed the Temporal Runtime, whose native threads and timers keep it alive until it exits. */
+export const isRuntimeInstalled = (): boolean => runtimeInstalled;
+
 /**
- * JSON logs through the Temporal Runtime logger, and Prometheus metrics when asked. Once a process: `up` installs
+ * Logs through the Temporal Runtime logger (src/logging.ts), and Prometheus metrics when asked. Once a process: `up` installs
  * it before its fallback dev server would instantiate the SDK's default one.
  */
 export function installRuntime(settings: WorkerSettings): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   Runtime.install({
-    logger: new DefaultLogger(settings.LOG_LEVEL, (entry) => {
-      process.stdout.write(
-        `${JSON.stringify({
-          time: new Date(Number(entry.timestampNanos / 1_000_000n)).toISOString(),
-          level: logLevelOf(entry),
-          message: entry.message,
-          ...entry.meta,
-        })}\n`,
-      );
-    }),
+    logger: createLogger(settings.LOG_LEVEL, logFormatOf(settings.LOG_FORMAT)),
     // The SDK's defaults, and SIGHUP: closing a terminal stops a worker (and `npm start`'s stack) as Ctrl-C does.
     shutdownSignals: ['SIGINT', 'SIGTERM', 'SIGQUIT', 'SIGUSR2', 'SIGHUP'],
     telemetryOptions: {
@@ -268,6 +247,7 @@ export async function runWorker(
     });
     opts.onRunning?.();
     Runtime.instance().logger.info('Worker started', {
+      component: 'worker',
       taskQueue: temporal.taskQueue,
       namespace: temporal.namespace,
       address: temporal.connectionOptions.address,
@@ -297,10 +277,10 @@ export async function runWorker(
 /** A program's entry: ends the process, with `what` and the error's message on stderr and status 1 if it fails. */
 export function runMain(what: string, main: () => Promise<unknown>): void {
   main().then(
-    () => process.exit(0),
+    () => settleLogs().then(() => process.exit(0)),
     (err: unknown) => {
       console.error(`${what}: ${err instanceof Error ? err.message : String(err)}`);
-      process.exit(1);
+      void settleLogs().then(() => process.exit(1));
     },
   );
 }

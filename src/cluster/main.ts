@@ -1,13 +1,12 @@
 // `npm run cluster`: the production topology on this machine, with no Docker (docs/cluster.md). Ctrl-C drains the
 // workers, then stops the rest.
-import { loadTemporalSettings } from '../config/settings';
-import { printBanner, startLocalPlatform } from '../starter/commands/up';
+import { loadTemporalSettings, loadWorkerSettings } from '../config/settings';
+import { createLogger, logFormatOf } from '../logging';
+import { announce, startLocalPlatform } from '../starter/commands/up';
 import { startCluster } from './cluster';
 import { DEFAULT_SERVER_PORTS, loadClusterSettings } from './server-config';
 import { startWorkerPool } from './workers';
 import { runMain } from '../worker';
-
-const out = (line: string): void => void process.stdout.write(`${line}\n`);
 
 /**
  * Resolves at the first SIGINT or SIGTERM once `isUp()`; before that (a long first build, say), and at
@@ -28,6 +27,12 @@ function stopRequested(isUp: () => boolean): Promise<NodeJS.Signals> {
 }
 
 async function main(): Promise<void> {
+  const { LOG_LEVEL, LOG_FORMAT } = loadWorkerSettings();
+  const format = logFormatOf(LOG_FORMAT);
+  const logger = createLogger(LOG_LEVEL, format);
+  const out = (line: string): void => {
+    logger.info(line, { component: 'cluster' });
+  };
   const settings = loadClusterSettings();
   let up = false;
   const stop = stopRequested(() => up);
@@ -52,13 +57,21 @@ async function main(): Promise<void> {
     const workers = await startWorkerPool({
       count: settings.CLUSTER_WORKERS,
       // Their build becomes current, as with `npm start`; docs/versioning.md rolls one beside it.
-      env: { WORKER_MAKE_CURRENT: 'always', ...env, TEMPORAL_ADDRESS: cluster.address, TEMPORAL_NAMESPACE: namespace },
+      // JSON logs into their files, whatever this terminal gets.
+      env: {
+        WORKER_MAKE_CURRENT: 'always',
+        ...env,
+        LOG_FORMAT: 'json',
+        TEMPORAL_ADDRESS: cluster.address,
+        TEMPORAL_NAMESPACE: namespace,
+      },
       logDir: cluster.logDir,
       log: out,
     });
     stops.push(() => workers.stop());
 
-    printBanner(out, {
+    announce(logger, format, {
+      component: 'cluster',
       heading: 'The cluster is up (Temporal on PostgreSQL, several workers).',
       uiUrl: cluster.uiUrl,
       address: cluster.address,

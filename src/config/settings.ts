@@ -31,6 +31,8 @@ const WorkerEnv = z.object({
   WORKER_MAX_HEARTBEAT_THROTTLE_SECONDS: z.coerce.number().min(0.1).max(60).default(3),
   METRICS_PORT: z.coerce.number().int().min(1).max(65_535).optional(),
   LOG_LEVEL: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
+  // Unset: readable lines in a terminal, JSON lines otherwise (src/logging.ts logFormatOf).
+  LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
   // Unset: yes for a server on this machine (src/namespace/search-attributes.ts isLocalAddress).
   WORKER_REGISTER_SEARCH_ATTRIBUTES: z
     .enum(['true', 'false'])

@@ -1,6 +1,7 @@
 // Closing the terminal that runs `npm start` stops the whole stack, as Ctrl-C does. The stack runs under a
 // real pseudo-terminal (util-linux `script`); killing `script` closes the terminal's master side, and the
-// kernel sends SIGHUP to the session, as when a terminal window is closed. Then every port is free.
+// kernel sends SIGHUP to the session, as when a terminal window is closed. Then every port is free. In the
+// terminal, the lines are readable ones, not JSON.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -43,6 +44,12 @@ it('stops the dev server, the emulator and the worker when its terminal is close
     await waitFor(() => output.includes('The local stack is up.'), 90_000, `the banner; so far:\n${output}`);
     expect(await listening(port)).toBe(true);
     expect(await listening(emulatorPort)).toBe(true);
+    // In a terminal: readable lines (time, level, who, message), no JSON.
+    // eslint-disable-next-line no-control-regex
+    const plain = output.replace(/\u001b\[[0-9;]*m/g, '').replace(/\r/g, '');
+    expect(plain).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: up Starting the Temporal dev server on /m);
+    expect(plain).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: worker Workflow bundle built \{.*"buildMs":\d+/m);
+    expect(plain).not.toMatch(/^\{"time"/m);
 
     term.kill('SIGKILL');
     await waitFor(
