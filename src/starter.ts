@@ -12,6 +12,7 @@ import { addScheduleCommands } from './starter/commands/schedule';
 import { addStartCommands } from './starter/commands/start';
 import { upCommand } from './starter/commands/up';
 import { ExitCode, toCliError } from './starter/cli';
+import { isRuntimeInstalled } from './worker';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -24,7 +25,7 @@ export function buildProgram(): Command {
     program.command('up').description('run the local stack: Temporal dev server + Web UI, emulator, worker'),
     (env) => {
       Object.assign(process.env, env);
-      return upCommand(out);
+      return upCommand();
     },
   );
   addEmulatorCommand(program, out);
@@ -61,5 +62,7 @@ if (require.main === module) {
   });
   void main(process.argv).then((code) => {
     process.exitCode = code;
+    // `up` installs the Temporal Runtime: once it has stopped (or failed to start), nothing else ends the process.
+    if (isRuntimeInstalled()) process.exit(code);
   });
 }

@@ -202,3 +202,66 @@ export const tryListen = (host: string, port: number): Promise<NodeJS.ErrnoExcep
 
 /** A port that was free a moment ago (the OS picks it); another process may still grab it before we use it. */
 export const getFreePort = (): Promise<number> => listenOnce('127.0.0.1', 0);
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: the process exists but belongs to someone else.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export interface ProcessInfo {
+  pid: number;
+  ppid: number;
+  /** Its command line, arguments joined by spaces. */
+  args: string;
+}
+
+/** This machine's processes: from /proc on Linux, else from `ps`; empty where neither answers. */
+export async function listProcesses(): Promise<ProcessInfo[]> {
+  if (process.platform === 'linux') {
+    const pids = (await fs.readdir('/proc')).filter((name) => /^\d+$/.test(name));
+    const found = await Promise.all(
+      pids.map(async (pid): Promise<ProcessInfo | undefined> => {
+        try {
+          const [cmdline, stat] = await Promise.all([
+            fs.readFile(`/proc/${pid}/cmdline`, 'utf8'),
+            fs.readFile(`/proc/${pid}/stat`, 'utf8'),
+          ]);
+          // stat: "pid (comm) state ppid …", where comm may hold spaces and parentheses.
+          const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+          return { pid: Number(pid), ppid, args: cmdline.split('\0').join(' ').trim() };
+        } catch {
+          return undefined; // ended meanwhile, or not ours to read
+        }
+      }),
+    );
+    return found.filter((p): p is ProcessInfo => p !== undefined);
+  }
+  const table = await exec('ps', ['-axo', 'pid=,ppid=,args=']).catch(() => '');
+  return table.split('\n').flatMap((line) => {
+    const m = /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line);
+    return m ? [{ pid: Number(m[1]), ppid: Number(m[2]), args: m[3] ?? '' }] : [];
+  });
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`; resolves once `pid` is gone. For a process that is not our child. */
+export async function stopPid(pid: number, graceMs: number): Promise<void> {
+  const kill = (signal: NodeJS.Signals): void => {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // Gone already.
+    }
+  };
+  kill('SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (isAlive(pid) && Date.now() < deadline) await sleep(100);
+  if (!isAlive(pid)) return;
+  kill('SIGKILL');
+  const killed = Date.now() + 5_000;
+  while (isAlive(pid) && Date.now() < killed) await sleep(50);
+}

@@ -1,10 +1,13 @@
 // `npm start`: the whole local stack from one command (docs/starter.md#up-the-local-stack).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { SEARCH_ATTRIBUTE_DEFINITIONS, SearchAttributes } from '../../api/contract';
+import { Runtime, type Logger } from '@temporalio/worker';
+import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../api/contract';
 import { loadDevServerPorts, loadTemporalSettings, loadWorkerSettings } from '../../config/settings';
 import { SERVER_DEFAULT_PARTITIONS, startDevServer, taskQueuePartitions } from '../../devserver/dev-server';
-import { findOrBuildTemporalCli, TemporalCliNotFoundError } from '../../devserver/find-temporal-cli';
+import { findOrBuildTemporalCli } from '../../devserver/find-temporal-cli';
+import { listProcesses, stopPid, tryListen } from '../../devserver/processes';
+import { logFormatOf, settleLogs, type LogFormat } from '../../logging';
 import { installRuntime, runWorker } from '../../worker';
 import { DEV_API_KEY, loadEmulatorConfig } from '../../../packages/emulator/src/config';
 import { startEmulator } from '../../../packages/emulator/src/server';
@@ -28,42 +31,59 @@ export function partitionsForData(dbFile: string, out: Out): Record<string, numb
   return taskQueuePartitions(SERVER_DEFAULT_PARTITIONS);
 }
 
-async function startLocalTemporal(out: Out) {
+// The one `up` whose dev server holds a data file: a server whose parent is gone was left behind by it.
+const UP_PROCESS = /starter\.js up\b/;
+const STOP_LEFT_BEHIND_MS = 15_000;
+
+/**
+ * Dev servers on `dbFile` (their command line names it): one left behind by an earlier `up` of this checkout is
+ * stopped; one that a running `up` still uses is reported. Any other process holding the port is left alone.
+ */
+async function clearLeftBehind(dbFile: string, port: number, out: Out): Promise<void> {
+  const processes = await listProcesses();
+  const byPid = new Map(processes.map((p) => [p.pid, p]));
+  const onOurData = processes.filter(
+    (p) => p.pid !== process.pid && / start-dev /.test(p.args) && p.args.includes(` --db-filename ${dbFile}`),
+  );
+  for (const server of onOurData) {
+    const parent = byPid.get(server.ppid);
+    if (parent && UP_PROCESS.test(parent.args)) {
+      throw new Error(
+        `Another \`npm start\` of this checkout (pid ${parent.pid}) is running, with its dev server on ${dbFile}. ` +
+          'Use that one, or stop it first (Ctrl-C in its terminal).',
+      );
+    }
+    out(`Stopping the Temporal dev server an earlier start left running (pid ${server.pid}, data ${dbFile})…`);
+    await stopPid(server.pid, STOP_LEFT_BEHIND_MS);
+  }
+  if ((await tryListen('127.0.0.1', port))?.code === 'EADDRINUSE') {
+    throw new Error(
+      `Port ${port} is in use, and not by a dev server of this checkout (none runs on ${dbFile}), so it is left ` +
+        'alone. Stop whatever holds it, set TEMPORAL_DEV_PORT to use another port, or TEMPORAL_ADDRESS to use ' +
+        'a Temporal server that is already running.',
+    );
+  }
+}
+
+async function startLocalTemporal(out: Out, log: Out) {
   const {
     TEMPORAL_DEV_PORT: port,
     TEMPORAL_DEV_UI_PORT: uiPort,
     TEMPORAL_DEV_DATA_DIR: dataDir,
   } = loadDevServerPorts();
-  const dbFile = path.join(dataDir, 'temporal.sqlite');
-  try {
-    const cliPath = await findOrBuildTemporalCli({ log: (m) => out(`[temporal-cli] ${m}`) });
-    out(`Starting the Temporal dev server on 127.0.0.1:${port} (Web UI ${uiPort}, data ${dbFile})…`);
-    const server = await startDevServer({
-      cliPath,
-      port,
-      uiPort,
-      dbFile,
-      searchAttributes: SEARCH_ATTRIBUTE_DEFINITIONS,
-      dynamicConfig: partitionsForData(dbFile, out),
-    });
-    return { address: server.address, uiUrl: server.uiUrl, stop: () => server.stop() };
-  } catch (err) {
-    if (!(err instanceof TemporalCliNotFoundError)) throw err;
-    // No CLI and no Go: on a machine with internet, the SDK can download a dev server.
-    out(`${err.message}\nFalling back to the Temporal SDK's own download of the dev server…`);
-    const { TestWorkflowEnvironment } = await import('@temporalio/testing');
-    const env = await TestWorkflowEnvironment.createLocal({
-      server: {
-        ip: '127.0.0.1',
-        port,
-        ui: true,
-        uiPort,
-        dbFilename: dbFile,
-        searchAttributes: Object.values(SearchAttributes),
-      },
-    });
-    return { address: `127.0.0.1:${port}`, uiUrl: `http://127.0.0.1:${uiPort}`, stop: () => env.teardown() };
-  }
+  const dbFile = path.resolve(dataDir, 'temporal.sqlite');
+  const cliPath = await findOrBuildTemporalCli({ log });
+  await clearLeftBehind(dbFile, port, out);
+  out(`Starting the Temporal dev server on 127.0.0.1:${port} (Web UI ${uiPort}, data ${dbFile})…`);
+  const server = await startDevServer({
+    cliPath,
+    port,
+    uiPort,
+    dbFile,
+    searchAttributes: SEARCH_ATTRIBUTE_DEFINITIONS,
+    dynamicConfig: partitionsForData(dbFile, out),
+  });
+  return { address: server.address, uiUrl: server.uiUrl, stop: () => server.stop() };
 }
 
 /** The platform of `npm start`'s and `npm run cluster`'s worker: PLATFORM_BASE_URL's, else the emulator in-process. */
@@ -79,47 +99,72 @@ export async function startLocalPlatform(out: Out): Promise<Stop> {
   return () => emulator.close();
 }
 
-export async function upCommand(out: Out): Promise<void> {
+/** Every line it prints is a log line, readable or JSON (src/logging.ts): a machine reading it gets one JSON object a line. */
+export async function upCommand(): Promise<void> {
   const stops: Stop[] = [];
   // A closed terminal leaves the output nowhere to go (EIO, EPIPE): that must not stop the shutdown below.
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
+  const settings = loadWorkerSettings();
+  installRuntime(settings);
+  const { logger } = Runtime.instance();
+  const say: Out = (line) => {
+    logger.info(line, { component: 'up' });
+  };
+  const cliLog: Out = (line) => {
+    logger.info(line, { component: 'temporal-cli' });
+  };
+  const format = logFormatOf(settings.LOG_FORMAT);
   try {
-    // Before the fallback dev server below, which would instantiate the SDK's default Runtime.
-    installRuntime(loadWorkerSettings());
     let uiUrl: string | undefined;
     if (!loadTemporalSettings().addressConfigured) {
-      const local = await startLocalTemporal(out);
+      const local = await startLocalTemporal(say, cliLog);
       stops.push(local.stop);
       process.env.TEMPORAL_ADDRESS = local.address;
       uiUrl = local.uiUrl;
     }
     const { address, taskQueue } = loadTemporalSettings();
-    stops.push(await startLocalPlatform(out));
+    stops.push(await startLocalPlatform(say));
     // Its build becomes current: the stack runs the code checked out, whatever ran before it.
     await runWorker(
       { WORKER_MAKE_CURRENT: 'always', ...process.env },
-      { onRunning: () => printBanner(out, { uiUrl, address, taskQueue }) },
+      {
+        onRunning: () =>
+          announce(logger, format, { component: 'up', heading: 'The local stack is up.', uiUrl, address, taskQueue }),
+      },
     );
-    out('Worker stopped; shutting down the rest…');
+    say('Worker stopped; shutting down the rest…');
   } finally {
-    for (const stop of stops.reverse()) await stop().catch((err: unknown) => out(`while stopping: ${String(err)}`));
+    for (const stop of stops.reverse()) await stop().catch((err: unknown) => say(`while stopping: ${String(err)}`));
+    await settleLogs();
   }
 }
 
-/** What is running and what to try: `npm start`'s and `npm run cluster`'s banner, `more` lines under the addresses. */
-export function printBanner(
-  out: Out,
-  s: { uiUrl?: string; address: string; taskQueue: string; heading?: string; more?: string[] },
+/**
+ * What is running and what to try: `npm start`'s and `npm run cluster`'s banner, `more` lines under the addresses.
+ * In a terminal it is one log entry of several lines (so it keeps its place among the others); for a machine, the
+ * heading with the addresses as fields.
+ */
+export function announce(
+  logger: Logger,
+  format: LogFormat,
+  s: { component: string; heading: string; uiUrl?: string; address: string; taskQueue: string; more?: string[] },
 ): void {
-  out('');
-  out(s.heading ?? 'The local stack is up.');
-  if (s.uiUrl) out(`  Temporal Web UI:  ${s.uiUrl}`);
-  out(`  Temporal:         ${s.address}  (task queue ${s.taskQueue})`);
-  for (const line of s.more ?? []) out(`  ${line}`);
-  out('');
-  out('Try, in another terminal:');
-  for (const example of starterExamples()) out(`  npm run starter -- ${example}`);
-  out('  npm run starter -- list');
-  out('');
-  out('Ctrl-C stops everything.');
+  const fields = { component: s.component, webUi: s.uiUrl, address: s.address, taskQueue: s.taskQueue };
+  if (format === 'json') {
+    logger.info(s.heading, fields);
+    return;
+  }
+  const lines = [
+    s.heading,
+    ...(s.uiUrl ? [`  Temporal Web UI:  ${s.uiUrl}`] : []),
+    `  Temporal:         ${s.address}  (task queue ${s.taskQueue})`,
+    ...(s.more ?? []).map((line) => `  ${line}`),
+    '',
+    'Try, in another terminal:',
+    ...starterExamples().map((example) => `  npm run starter -- ${example}`),
+    '  npm run starter -- list',
+    '',
+    'Ctrl-C stops everything.',
+  ];
+  logger.info(`${lines.join('\n')}\n`, { component: s.component });
 }
