@@ -199,7 +199,12 @@ export async function answerPaidCall<R>(temporal: Client, ctx: Context, result: 
       .getHandle(workflowId)
       .signal(PAID_CALL_ANSWERED, answer)
       .catch((e: unknown) => {
-        log.warn('A paid call answered after its workflow closed', { workflowId, error: String(e) });
+        // Paid for, and no run holds the answer: someone has to decide whether it is wanted.
+        log.warn(
+          'A paid call answered after its workflow closed, so no run holds what it bought: if the run was closed ' +
+            'by mistake, follow the task with `npm run starter -- attach task|batch <id>` (docs/starter.md)',
+          { workflowId, activityId, result: JSON.stringify(result).slice(0, 300), error: String(e) },
+        );
       });
   }
   throw new CompleteAsyncError();

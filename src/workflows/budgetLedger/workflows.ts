@@ -218,14 +218,15 @@ export async function budgetLedger(rawInput: BudgetLedgerInput): Promise<BudgetL
           new Set(await summarized(findEndedHolders, `find which of ${holders.length} holders ended`)({ holders })),
         );
         for (const r of stale) {
-          log.warn('Reclaimed a reservation whose job ended without releasing it', { ...r, memberId });
+          // A terminated or reset job: the ledger heals itself, and nobody has to act.
+          log.info('Reclaimed a reservation whose job ended without releasing it', { ...r, memberId });
         }
         if (stale.length > 0) {
           changed();
           notifyWaiting();
         }
       } catch (err) {
-        log.warn('Could not check the holders of reservations; trying again later', { error: String(err) });
+        log.info('Could not check the holders of reservations; trying again later', { error: String(err) });
       } finally {
         inFlight--;
       }
