@@ -2,6 +2,7 @@
 // (its 25 templates come in pages), the spec's filters reach the platform, and a bad filter is refused
 // naming its field before anything is sent.
 import { DEV_API_KEY } from '../../packages/emulator/src/config';
+import { getFreePort } from '../../src/devserver/processes';
 import { cleanEnv, runNode } from '../helpers/processes';
 import { testEnv } from '../setup/shared';
 
@@ -46,5 +47,19 @@ describe('catalog commands', () => {
     const run = await starter(['products', '--type', 'tpu']);
     expect(run.code).not.toBe(0);
     expect(run.stderr).toMatch(/productType/);
+  });
+
+  it('with no PLATFORM_* set, uses the emulator `npm start` runs, and says so; with none there, says what to set', async () => {
+    const port = new URL(testEnv('emulatorUrl')).port;
+    const local = await runNode('starter.js', ['templates', '--mine'], cleanEnv({ EMULATOR_PORT: port }));
+    expect(local.code).toBe(0);
+    expect(local.stderr).toBe(`Platform: the emulator at http://127.0.0.1:${port} (PLATFORM_BASE_URL is not set).\n`);
+    expect(ids(local.stdout, 'tpl-')).toEqual(['tpl-023', 'tpl-024']);
+
+    const none = await runNode('starter.js', ['quotas'], cleanEnv({ EMULATOR_PORT: String(await getFreePort()) }));
+    expect(none.code).toBe(3);
+    expect(none.stderr).toMatch(
+      /PLATFORM_BASE_URL and PLATFORM_API_KEY are not set, and no emulator answers at .*npm start/,
+    );
   });
 });

@@ -8,7 +8,36 @@ import { MODEL_REGISTRY } from '../../platform/models';
 import { PlatformClient } from '../../platform-client/client';
 import { AdaptivePacing, resolveLimits, type QuotaLimit } from '../../ratelimit/pacing';
 import { describeQuotaQueue, queuePartitions, type ServerPace } from '../../ratelimit/shared-pacing';
-import { plural, tableRow, withStarter, type Out } from '../cli';
+import { CliError, ExitCode, plural, tableRow, withStarter, type Out } from '../cli';
+import { DEV_API_KEY, loadEmulatorConfig } from '../../../packages/emulator/src/config';
+import { HEALTH_PATH } from '../../../packages/emulator/src/routes';
+
+/**
+ * PLATFORM_BASE_URL's and PLATFORM_API_KEY's platform; with neither set, the emulator that `npm start` runs on this
+ * machine (EMULATOR_PORT, its first key, which is no secret), said on stderr so the figures are not taken for live.
+ */
+export async function platformOf(env: NodeJS.ProcessEnv): Promise<PlatformClient> {
+  if (env.PLATFORM_BASE_URL !== undefined || env.PLATFORM_API_KEY !== undefined) return PlatformClient.fromEnv(env);
+  const emulator = loadEmulatorConfig(env);
+  const url = `http://127.0.0.1:${emulator.port}`;
+  const answers = await fetch(`${url}${HEALTH_PATH}`, { signal: AbortSignal.timeout(2_000) }).then(
+    (r) => r.ok,
+    () => false,
+  );
+  if (!answers) {
+    throw new CliError(
+      `PLATFORM_BASE_URL and PLATFORM_API_KEY are not set, and no emulator answers at ${url}: set them to your ` +
+        'platform, or run `npm start` (it runs the emulator there).',
+      ExitCode.Unavailable,
+    );
+  }
+  process.stderr.write(`Platform: the emulator at ${url} (PLATFORM_BASE_URL is not set).\n`);
+  return PlatformClient.fromEnv({
+    ...env,
+    PLATFORM_BASE_URL: url,
+    PLATFORM_API_KEY: emulator.apiKeys[0] ?? DEV_API_KEY,
+  });
+}
 
 export function addPlatformCommands(program: Command, out: Out): void {
   program
@@ -89,7 +118,7 @@ async function printPages<T>(out: Out, items: AsyncIterable<T>, header: string[]
 const text = (v: unknown): string => (typeof v === 'string' || typeof v === 'number' ? String(v) : '-');
 
 async function printProducts(out: Out, o: Record<string, string | undefined>): Promise<void> {
-  const platform = PlatformClient.fromEnv(process.env);
+  const platform = await platformOf(process.env);
   const filters = {
     productType: o.type as 'gpu' | 'cpu' | undefined,
     category: o.category as 'serverless' | 'instance' | undefined,
@@ -115,7 +144,7 @@ async function printProducts(out: Out, o: Record<string, string | undefined>): P
 }
 
 async function printTemplates(out: Out, o: Record<string, string | boolean | undefined>): Promise<void> {
-  const platform = PlatformClient.fromEnv(process.env);
+  const platform = await platformOf(process.env);
   const filters = {
     name: o.name as string | undefined,
     type: o.type as string | undefined,
@@ -178,7 +207,7 @@ async function submittingByFairnessKey(client: Client, taskQueue: string): Promi
 async function printQuotas(out: Out, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   // The same settings and quota list the workers read, so the figures match theirs.
   const settings = loadRateLimitSettings(env);
-  const platform = PlatformClient.fromEnv(env);
+  const platform = await platformOf(env);
   const quotas = await platform.listQuotas({}).then(
     (r) => r.data,
     (err: unknown) => {
