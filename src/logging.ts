@@ -8,7 +8,10 @@ import { isQuotaTaskQueue } from './api/contract';
 export type LogFormat = 'pretty' | 'json';
 
 /** LOG_FORMAT's, else readable lines when stdout is a terminal and JSON lines when it is not. */
-export function logFormatOf(configured: LogFormat | undefined, stream: { isTTY?: boolean } = process.stdout): LogFormat {
+export function logFormatOf(
+  configured: LogFormat | undefined,
+  stream: { isTTY?: boolean } = process.stdout,
+): LogFormat {
   return configured ?? (stream.isTTY ? 'pretty' : 'json');
 }
 

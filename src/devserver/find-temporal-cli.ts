@@ -289,7 +289,6 @@ async function removeIfStale(lockFile: string, log: (msg: string) => void): Prom
   }
 }
 
-
 async function goInstall(go: string, spec: GoInstallSpec): Promise<void> {
   const { log } = spec;
   log(`Building ${spec.label} from source with Go; the first build takes several minutes…`);
