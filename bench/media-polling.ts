@@ -10,10 +10,12 @@
 // Pass/fail is the targets table of issue 10.
 //
 //   npm run bench -- --only=media-polling [--tasks=200] [--duration=10000]
+import { randomBytes } from 'node:crypto';
+import { getFreePort } from '../src/devserver/processes';
 import { etaAwareRun, fixedIntervalRun, type TaskRun } from './media/plain-runs';
 import { mediaTaskRuns, submitPhases, textToVideoLoad } from './media/temporal-run';
-import { formatPhases, type PhaseFigures } from './support/history-phases';
-import { atMost, formatChecks, isTrue, type Check } from './support/checks';
+import type { PhaseFigures } from './support/history-phases';
+import { atMost, isTrue, type Check } from './support/checks';
 import {
   ratioToFloor,
   readIdle,
@@ -32,6 +34,8 @@ export interface MediaBenchOptions {
   tasks: number;
   /** Mean emulated (= real, at clock speed 1) processing time; each task's is within ±20 % of it. */
   durationMs: number;
+  /** The workflows' worker takes the platform's callbacks (its receiver, the default safety-net polls). */
+  webhooks?: boolean;
 }
 
 export interface ModeFigures {
@@ -129,7 +133,11 @@ async function timed(n: number, run: (i: number) => Promise<TaskRun>): Promise<{
 }
 
 export async function runMediaPollingBench(opts: Partial<MediaBenchOptions> = {}): Promise<MediaBenchResult> {
-  const o: MediaBenchOptions = { tasks: opts.tasks ?? 200, durationMs: opts.durationMs ?? 10_000 };
+  const o: MediaBenchOptions = {
+    tasks: opts.tasks ?? 200,
+    durationMs: opts.durationMs ?? 10_000,
+    webhooks: opts.webhooks ?? false,
+  };
   const log = (msg: string) => process.stderr.write(`[media-polling] ${msg}\n`);
   // Durations spread over ±20 % (the same for every mode): a duration that is a whole number of
   // seconds would let the one-second loop land exactly on every end, which real tasks never do.
@@ -146,6 +154,15 @@ export async function runMediaPollingBench(opts: Partial<MediaBenchOptions> = {}
 
     log(`${o.tasks} mediaGeneration workflows, ${o.durationMs} ms each, in a worker process of their own…`);
     await emu.admin('POST', '/counters/reset');
+    const webhookPort = o.webhooks ? await getFreePort() : undefined;
+    // As a user sets them: the receiver in the worker, every other webhook setting its default.
+    const webhookEnv: Record<string, string> = webhookPort
+      ? {
+          WEBHOOK_LISTEN: `127.0.0.1:${webhookPort}`,
+          WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${webhookPort}`,
+          WEBHOOK_SECRET: randomBytes(32).toString('base64url'),
+        }
+      : {};
     const media = await worker.runUntil(async (proc) => {
       const idle = await readIdle(proc);
       const load = await textToVideoLoad({
@@ -159,10 +176,15 @@ export async function runMediaPollingBench(opts: Partial<MediaBenchOptions> = {}
         prompt: (i) => prompt('wf', i),
       });
       return { load, worker: workerFigures('mediaGeneration', proc, idle, load) };
-    });
+    }, webhookEnv);
     const mediaRuns = mediaTaskRuns(media.load);
     const phases = await submitPhases(client, media.load);
-    const ours = await figures(emu, 'workflows, eta-aware polling', mediaRuns, media.worker.makespanS * 1000);
+    const ours = await figures(
+      emu,
+      o.webhooks ? 'workflows, webhooks first' : 'workflows, eta-aware polling',
+      mediaRuns,
+      media.worker.makespanS * 1000,
+    );
     modes.push(ours.figures);
     const mediaServer = serverRequestFigures(
       recorder,
@@ -240,120 +262,4 @@ export async function runMediaPollingBench(opts: Partial<MediaBenchOptions> = {}
       passed: checks.every((c) => c.ok),
     };
   });
-}
-
-/** A table: left-aligned first column, the rest right-aligned. */
-export function formatTable(head: string[], rows: string[][]): string {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-  const line = (cells: string[]) =>
-    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
-}
-
-/** The worker figures of a workflow type per row; `ratio` adds a row of mediaGeneration / floor. */
-export function formatWorkerTable(rows: WorkerFigures[], ratio?: ReturnType<typeof ratioToFloor>): string {
-  const head = [
-    'worker process',
-    'workflows',
-    'completed',
-    'peak open',
-    'starts/s',
-    'RSS idle MB',
-    'RSS peak MB',
-    'RSS KB/open wf',
-    'CPU s',
-    'idle CPU ms/s',
-    'CPU ms/start',
-    'history events/task',
-    'makespan s',
-  ];
-  const body = rows.map((w) => [
-    w.workflowType,
-    String(w.workflows),
-    String(w.completed),
-    String(w.peakOpen),
-    String(w.startsPerSecond),
-    String(w.rssIdleMb),
-    String(w.rssPeakMb),
-    String(w.rssPerOpenWorkflowKb),
-    String(w.cpuS),
-    String(w.idleCpuMsPerS),
-    String(w.cpuMsPerStart),
-    `${w.historyEventsPerTask} (max ${w.historyEventsMax})`,
-    String(w.makespanS),
-  ]);
-  if (ratio) {
-    const r = (n: number | null) => (n === null ? 'n/a' : `${n}x`);
-    body.push([
-      'ratio to the floor',
-      '',
-      '',
-      '',
-      '',
-      '',
-      '',
-      r(ratio.rssPerOpenWorkflow),
-      '',
-      '',
-      r(ratio.cpuMsPerStart),
-      '',
-      '',
-    ]);
-  }
-  return formatTable(head, body);
-}
-
-export function formatServerFigures(name: string, s: ServerRequestFigures): string {
-  const ops = (top: Array<{ operation: string; requests: number }>) =>
-    top.map((t) => `${t.operation} ${t.requests}`).join(', ') || 'none';
-  const window =
-    'none' in s.window
-      ? `not measured: ${s.window.none}`
-      : `${s.perWaitingTaskPerMinute} per waiting task per minute (${s.requestsInWindow} requests in ${s.window.seconds} s ` +
-        `with all ${s.window.waitingTasks} waiting; top: ${ops(s.topInWindow)})`;
-  return (
-    `server requests, ${name}: ${window}\n` +
-    `  whole run: ${s.perTaskWholeRun} per task, ${s.perWaitingTaskMinuteWholeRun ?? 'n/a'} per task-minute of waiting ` +
-    `(top: ${ops(s.topWholeRun)}); not counted: ${s.excluded.join(', ')} (the benchmark's own)`
-  );
-}
-
-export function formatMediaTable(r: MediaBenchResult): string {
-  const head = [
-    'mode',
-    'tasks',
-    'polls/task',
-    'total polls',
-    'detect p50 ms',
-    'detect p95 ms',
-    'submit lag p95 ms',
-    'result lag p95 ms',
-    'makespan s',
-  ];
-  const rows = r.modes.map((m) => [
-    m.mode,
-    String(m.tasks),
-    String(m.pollsPerTask),
-    String(m.totalPolls),
-    String(m.detectionP50Ms),
-    String(m.detectionP95Ms),
-    String(m.submitLagP95Ms),
-    String(m.resultLagP95Ms),
-    String(m.makespanS),
-  ]);
-  return [
-    formatTable(head, rows),
-    `makespan ratio, workflows / plain eta-aware script: ${r.makespanRatio}`,
-    "where the workflows' submit lag goes:",
-    formatPhases(r.submitPhases),
-    "the SDK's floor, until its first command (its timer):",
-    formatPhases(r.floorStartPhases),
-    '',
-    formatWorkerTable([r.worker.mediaGeneration, r.worker.sdkFloor], r.worker.ratio),
-    '',
-    formatServerFigures('mediaGeneration', r.server.mediaGeneration),
-    formatServerFigures('SDK floor', r.server.sdkFloor),
-    '',
-    formatChecks(r.checks),
-  ].join('\n');
 }

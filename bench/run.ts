@@ -9,7 +9,8 @@ import { runEmulatorThroughputBench } from './emulator-throughput';
 import { formatFairnessSummary, runFairnessBench } from './fairness';
 import { numberArg, stringArg } from './support/args';
 import { formatChecks } from './support/checks';
-import { formatMediaTable, runMediaPollingBench } from './media-polling';
+import { formatMediaTable } from './media/tables';
+import { runMediaPollingBench } from './media-polling';
 import { formatRateLimitSummary, runRateLimitBench } from './rate-limit';
 import { formatWebhookTable, runWebhookBench } from './webhooks';
 import {
@@ -33,10 +34,13 @@ const benches: Bench[] = [
     name: 'media-polling',
     what:
       'mediaGeneration polling against a fixed 1 s loop and a plain script, its worker and server costs beside ' +
-      "the SDK's floor (defaults: --tasks=200, --duration=10000 ms)",
+      "the SDK's floor (defaults: --tasks=200, --duration=10000 ms; --webhooks: the workflows' worker takes " +
+      'callbacks, into media-polling-webhooks.json)',
     run: async () => {
-      const r = await runMediaPollingBench({ tasks: numberArg('tasks'), durationMs: numberArg('duration') });
-      return { passed: r.passed, figures: r, summary: `\n${formatMediaTable(r)}` };
+      const webhooks = process.argv.includes('--webhooks');
+      const r = await runMediaPollingBench({ tasks: numberArg('tasks'), durationMs: numberArg('duration'), webhooks });
+      const file = webhooks ? 'media-polling-webhooks.json' : undefined;
+      return { passed: r.passed, figures: r, summary: `\n${formatMediaTable(r)}`, file };
     },
   },
   {

@@ -13,7 +13,7 @@
 import { WorkflowType } from '../src/workflows/operations';
 import type { MediaGenerationInput } from '../src/workflows/media/contract';
 import { mediaLoad, mediaTaskRuns } from './media/temporal-run';
-import { formatServerFigures, formatTable, formatWorkerTable } from './media-polling';
+import { formatServerFigures, formatTable, formatWorkerTable } from './media/tables';
 import { atMost, formatChecks, isTrue, type Check } from './support/checks';
 import {
   readIdle,

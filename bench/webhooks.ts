@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { getFreePort } from '../src/devserver/processes';
 import { mediaTaskRuns, textToVideoLoad } from './media/temporal-run';
-import { formatTable } from './media-polling';
+import { formatTable } from './media/tables';
 import { atMost, formatChecks, isTrue, type Check } from './support/checks';
 import { withBenchStack, type BenchStack } from './support/stack';
 import type { LoadRun } from './support/workflow-load';
