@@ -82,6 +82,8 @@ const ROUTINE = new Set([
   'Workflow bundle created', // the one-line summary below gives its size
 ]);
 
+const ORPHAN_COMPLETION = 'Activity not found on completion.';
+
 type Said = { level: LogLevel; message: string; meta?: LogMetadata };
 
 /**
@@ -96,6 +98,12 @@ export function reshape(level: LogLevel, message: string, meta?: LogMetadata): S
       { level: 'INFO', message: 'Workflow bundle built', meta: { ...meta, size: stats[1], buildMs: Number(stats[2]) } },
       { level: 'DEBUG', message, meta },
     ];
+  }
+  // A run that ended while an activity attempt was in flight (a callback ended it during a safety-net poll, say):
+  // the attempt's answer has nobody to go to. Paid calls never complete through Core (src/activities/earlier-runs.ts
+  // answerPaidCall completes them through the client, and warns when their run is gone), so this is never money.
+  if (message.startsWith(ORPHAN_COMPLETION) && /workflow execution already completed/.test(String(meta?.details))) {
+    return [{ level: 'INFO', message, meta }];
   }
   const quotaWorker = typeof meta?.taskQueue === 'string' && isQuotaTaskQueue(meta.taskQueue);
   const routine =

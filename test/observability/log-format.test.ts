@@ -82,6 +82,18 @@ describe('reshape', () => {
     expect(reshape('ERROR', 'Worker state changed', quota)[0]?.level).toBe('ERROR');
     expect(reshape('INFO', 'asset workflow-bundle-1.js 1 MiB but no end', main)).toHaveLength(1);
   });
+
+  it("says at INFO an attempt's answer to a run that has ended, and nothing else Core says of a lost activity", () => {
+    const message =
+      'Activity not found on completion. This may happen if the activity has already been cancelled but completed anyway.';
+    const ended = {
+      sdkComponent: 'core',
+      details: 'Status { code: NotFound, message: "workflow execution already completed" }',
+    };
+    const other = { sdkComponent: 'core', details: 'Status { code: NotFound, message: "activity not found" }' };
+    expect(reshape('WARN', message, ended)[0]?.level).toBe('INFO');
+    expect(reshape('WARN', message, other)[0]?.level).toBe('WARN');
+  });
 });
 
 describe('createLogger', () => {
