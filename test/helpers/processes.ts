@@ -1,6 +1,7 @@
 // Runs the project's compiled entry points (lib/, built by `npm test` before jest) as real processes.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { connect } from 'node:net';
 import path from 'node:path';
 import { DEV_API_KEY } from '../../packages/emulator/src/config';
 import { testEnv } from '../setup/shared';
@@ -51,6 +52,17 @@ export function startNode(
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
   return { child, output: () => output };
 }
+
+/** Whether something accepts connections on 127.0.0.1:port. */
+export const listening = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 
 export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -4,23 +4,11 @@
 // terminal, the lines are readable ones, not JSON.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { getFreePort } from '../../src/devserver/processes';
-import { cleanEnv, libEntry, waitFor } from '../helpers/processes';
+import { cleanEnv, libEntry, listening, waitFor } from '../helpers/processes';
 import { testEnv } from '../setup/shared';
-
-/** Whether something listens on 127.0.0.1:port. */
-const listening = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 
 it('stops the dev server, the emulator and the worker when its terminal is closed (SIGHUP)', async () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'up-hangup-'));

@@ -3,22 +3,12 @@
 // server of this checkout, are left alone with a message saying what to do. Piped, `up` logs JSON lines.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect, createServer, type Server } from 'node:net';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { getFreePort, isAlive } from '../../src/devserver/processes';
-import { cleanEnv, runNode, startNode, waitFor } from '../helpers/processes';
+import { cleanEnv, listening, runNode, startNode, waitFor } from '../helpers/processes';
 import { testEnv } from '../setup/shared';
-
-const listening = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 
 const exited = (child: ChildProcess) =>
   new Promise<number | null>((resolve) =>
