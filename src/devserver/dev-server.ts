@@ -27,6 +27,8 @@ export interface DevServerOptions {
   sqlitePragmas?: Record<string, string>;
   /** `--dynamic-config-value KEY=<JSON>` values, on top of DEV_SERVER_DYNAMIC_CONFIG. */
   dynamicConfig?: Record<string, unknown>;
+  /** The error when the frontend port is taken, for a caller that knows more about who holds it. */
+  busyPortMessage?: (port: number) => string;
 }
 
 export type DevServerHandle = Awaited<ReturnType<typeof startDevServer>>;
@@ -75,17 +77,15 @@ export async function startDevServer(opts: DevServerOptions) {
   const metricsUrl = opts.metricsPort === undefined ? undefined : `http://${HOST}:${opts.metricsPort}/metrics`;
 
   // The CLI would also refuse a busy port, but with an error that does not hint at the usual cause.
-  const assertFree = async (p: number, what: string, variable: string): Promise<void> => {
+  const assertFree = async (p: number, busy: (p: number) => string): Promise<void> => {
     const err = await tryListen(HOST, p);
-    if (err?.code === 'EADDRINUSE') {
-      throw new Error(
-        `Port ${p}${what} is already in use: is another Temporal server running? Stop it, or set ${variable} to use another port.`,
-      );
-    }
+    if (err?.code === 'EADDRINUSE') throw new Error(busy(p));
     if (err) throw err;
   };
-  await assertFree(port, '', 'TEMPORAL_DEV_PORT');
-  if (!opts.headless) await assertFree(uiPort, ' (Temporal Web UI)', 'TEMPORAL_DEV_UI_PORT');
+  const busy = (what: string, variable: string) => (p: number) =>
+    `Port ${p}${what} is already in use: is another Temporal server running? Stop it, or set ${variable} to use another port.`;
+  await assertFree(port, opts.busyPortMessage ?? busy('', 'TEMPORAL_DEV_PORT'));
+  if (!opts.headless) await assertFree(uiPort, busy(' (Temporal Web UI)', 'TEMPORAL_DEV_UI_PORT'));
 
   const args = ['server', 'start-dev', '--ip', HOST, '--port', String(port), '--log-level', 'warn'];
   args.push(...(opts.headless ? ['--headless'] : ['--ui-port', String(uiPort)]));

@@ -6,7 +6,7 @@ import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../api/contract';
 import { loadDevServerPorts, loadTemporalSettings, loadWorkerSettings } from '../../config/settings';
 import { SERVER_DEFAULT_PARTITIONS, startDevServer, taskQueuePartitions } from '../../devserver/dev-server';
 import { findOrBuildTemporalCli } from '../../devserver/find-temporal-cli';
-import { listProcesses, stopPid, tryListen } from '../../devserver/processes';
+import { listProcesses, stopPid } from '../../devserver/processes';
 import { logFormatOf, settleLogs, type LogFormat } from '../../logging';
 import { installRuntime, runWorker } from '../../worker';
 import { DEV_API_KEY, loadEmulatorConfig } from '../../../packages/emulator/src/config';
@@ -37,9 +37,10 @@ const STOP_LEFT_BEHIND_MS = 15_000;
 
 /**
  * Dev servers on `dbFile` (their command line names it): one left behind by an earlier `up` of this checkout is
- * stopped; one that a running `up` still uses is reported. Any other process holding the port is left alone.
+ * stopped; one that a running `up` still uses is reported. Any other process holding the port is left alone
+ * (startDevServer refuses it with busyPortMessage below).
  */
-async function clearLeftBehind(dbFile: string, port: number, out: Out): Promise<void> {
+async function clearLeftBehind(dbFile: string, out: Out): Promise<void> {
   const processes = await listProcesses();
   const byPid = new Map(processes.map((p) => [p.pid, p]));
   const onOurData = processes.filter(
@@ -56,14 +57,12 @@ async function clearLeftBehind(dbFile: string, port: number, out: Out): Promise<
     out(`Stopping the Temporal dev server an earlier start left running (pid ${server.pid}, data ${dbFile})…`);
     await stopPid(server.pid, STOP_LEFT_BEHIND_MS);
   }
-  if ((await tryListen('127.0.0.1', port))?.code === 'EADDRINUSE') {
-    throw new Error(
-      `Port ${port} is in use, and not by a dev server of this checkout (none runs on ${dbFile}), so it is left ` +
-        'alone. Stop whatever holds it, set TEMPORAL_DEV_PORT to use another port, or TEMPORAL_ADDRESS to use ' +
-        'a Temporal server that is already running.',
-    );
-  }
 }
+
+const busyPortMessage = (dbFile: string) => (port: number) =>
+  `Port ${port} is in use, and not by a dev server of this checkout (none runs on ${dbFile}), so it is left alone. ` +
+  'Stop whatever holds it, set TEMPORAL_DEV_PORT to use another port, or TEMPORAL_ADDRESS to use a Temporal ' +
+  'server that is already running.';
 
 async function startLocalTemporal(out: Out, log: Out) {
   const {
@@ -73,7 +72,7 @@ async function startLocalTemporal(out: Out, log: Out) {
   } = loadDevServerPorts();
   const dbFile = path.resolve(dataDir, 'temporal.sqlite');
   const cliPath = await findOrBuildTemporalCli({ log });
-  await clearLeftBehind(dbFile, port, out);
+  await clearLeftBehind(dbFile, out);
   out(`Starting the Temporal dev server on 127.0.0.1:${port} (Web UI ${uiPort}, data ${dbFile})…`);
   const server = await startDevServer({
     cliPath,
@@ -82,6 +81,7 @@ async function startLocalTemporal(out: Out, log: Out) {
     dbFile,
     searchAttributes: SEARCH_ATTRIBUTE_DEFINITIONS,
     dynamicConfig: partitionsForData(dbFile, out),
+    busyPortMessage: busyPortMessage(dbFile),
   });
   return { address: server.address, uiUrl: server.uiUrl, stop: () => server.stop() };
 }
