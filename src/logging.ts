@@ -135,6 +135,13 @@ export function createLogger(
   };
 }
 
+/** An `out` for plain progress lines: each an INFO entry said by `component`. */
+export const linesOf =
+  (logger: Logger, component: string) =>
+  (line: string): void => {
+    logger.info(line, { component });
+  };
+
 /**
  * Resolves once the Runtime's log collector (@temporalio/worker's NativeLogCollector) has let out what it holds: it
  * keeps each entry 100 ms to put the SDK's and Core's lines in order. Before a process exits, so its last lines show.

@@ -163,8 +163,8 @@ let runtimeInstalled = false;
 export const isRuntimeInstalled = (): boolean => runtimeInstalled;
 
 /**
- * Logs through the Temporal Runtime logger (src/logging.ts), and Prometheus metrics when asked. Once a process: `up` installs
- * it before its fallback dev server would instantiate the SDK's default one.
+ * Logs through the Temporal Runtime logger (src/logging.ts), and Prometheus metrics when asked. Once a process: `up`
+ * installs it first, so that its own lines, before the worker starts, go through the same logger.
  */
 export function installRuntime(settings: WorkerSettings): void {
   if (runtimeInstalled) return;

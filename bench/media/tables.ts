@@ -3,6 +3,7 @@ import type { MediaBenchResult } from '../media-polling';
 import { formatChecks } from '../support/checks';
 import { formatPhases } from '../support/history-phases';
 import type { ratioToFloor, ServerRequestFigures, WorkerFigures } from '../support/load-figures';
+
 /** A table: left-aligned first column, the rest right-aligned. */
 export function formatTable(head: string[], rows: string[][]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));

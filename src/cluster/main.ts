@@ -1,7 +1,7 @@
 // `npm run cluster`: the production topology on this machine, with no Docker (docs/cluster.md). Ctrl-C drains the
 // workers, then stops the rest.
 import { loadTemporalSettings, loadWorkerSettings } from '../config/settings';
-import { createLogger, logFormatOf } from '../logging';
+import { createLogger, linesOf, logFormatOf } from '../logging';
 import { announce, startLocalPlatform } from '../starter/commands/up';
 import { startCluster } from './cluster';
 import { DEFAULT_SERVER_PORTS, loadClusterSettings } from './server-config';
@@ -30,9 +30,7 @@ async function main(): Promise<void> {
   const { LOG_LEVEL, LOG_FORMAT } = loadWorkerSettings();
   const format = logFormatOf(LOG_FORMAT);
   const logger = createLogger(LOG_LEVEL, format);
-  const out = (line: string): void => {
-    logger.info(line, { component: 'cluster' });
-  };
+  const out = linesOf(logger, 'cluster');
   const settings = loadClusterSettings();
   let up = false;
   const stop = stopRequested(() => up);

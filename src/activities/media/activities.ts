@@ -189,18 +189,13 @@ export function createActivities({ platform, pacing, callbacks, artifacts, fetch
         }
         const outcome = classifySubmitFailure(err);
         // Retried and ambiguous attempts are the failure model at work; a refusal ends the run, and its failure says why.
+        const fields = { ...where, outcome, error: err.message };
         if (outcome === 'rejected') {
-          log.warn('The platform refused the submit: the run fails; its failure says why (input, balance or key)', {
-            ...where,
-            outcome,
-            error: err.message,
-          });
-        } else
-          log.info('Submit attempt failed; the workflow decides whether to send again', {
-            ...where,
-            outcome,
-            error: err.message,
-          });
+          log.warn(
+            'The platform refused the submit: the run fails; its failure says why (input, balance or key)',
+            fields,
+          );
+        } else log.info('Submit attempt failed; the workflow decides whether to send again', fields);
         throw submitFailure(err, outcome);
       }
       const submittedAt = Date.now();

@@ -7,7 +7,7 @@ import { loadDevServerPorts, loadTemporalSettings, loadWorkerSettings } from '..
 import { SERVER_DEFAULT_PARTITIONS, startDevServer, taskQueuePartitions } from '../../devserver/dev-server';
 import { findOrBuildTemporalCli } from '../../devserver/find-temporal-cli';
 import { listProcesses, stopPid } from '../../devserver/processes';
-import { logFormatOf, settleLogs, type LogFormat } from '../../logging';
+import { linesOf, logFormatOf, settleLogs, type LogFormat } from '../../logging';
 import { installRuntime, runWorker } from '../../worker';
 import { DEV_API_KEY, loadEmulatorConfig } from '../../../packages/emulator/src/config';
 import { startEmulator } from '../../../packages/emulator/src/server';
@@ -107,17 +107,12 @@ export async function upCommand(): Promise<void> {
   const settings = loadWorkerSettings();
   installRuntime(settings);
   const { logger } = Runtime.instance();
-  const say: Out = (line) => {
-    logger.info(line, { component: 'up' });
-  };
-  const cliLog: Out = (line) => {
-    logger.info(line, { component: 'temporal-cli' });
-  };
+  const say = linesOf(logger, 'up');
   const format = logFormatOf(settings.LOG_FORMAT);
   try {
     let uiUrl: string | undefined;
     if (!loadTemporalSettings().addressConfigured) {
-      const local = await startLocalTemporal(say, cliLog);
+      const local = await startLocalTemporal(say, linesOf(logger, 'temporal-cli'));
       stops.push(local.stop);
       process.env.TEMPORAL_ADDRESS = local.address;
       uiUrl = local.uiUrl;
