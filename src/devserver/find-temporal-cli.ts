@@ -94,7 +94,17 @@ const MAX_ARCHIVE_BYTES = 200 << 20;
 /** TEMPORAL_CLI_DOWNLOAD_URL's (empty: no download), else temporal.download's archive of our release. */
 export function downloadUrl(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const configured = env.TEMPORAL_CLI_DOWNLOAD_URL;
-  if (configured !== undefined) return configured.trim() === '' ? undefined : configured;
+  if (configured !== undefined) {
+    if (configured.trim() === '') return undefined;
+    // Refused here, naming the variable: a bad value would otherwise only show as a failed download.
+    const protocol = URL.canParse(configured) ? new URL(configured).protocol : undefined;
+    if (protocol !== 'http:' && protocol !== 'https:') {
+      throw new Error(
+        `TEMPORAL_CLI_DOWNLOAD_URL must be an http(s) URL (or empty, for no download), not "${configured}"`,
+      );
+    }
+    return configured;
+  }
   const platform = { linux: 'linux', darwin: 'darwin' }[process.platform as string];
   const arch = { x64: 'amd64', arm64: 'arm64' }[process.arch as string];
   // The Windows archive is a zip; the others are .tar.gz.

@@ -193,6 +193,17 @@ describe('findOrBuildTemporalCli download', () => {
     expect(logs.join('\n')).toMatch(/No download of the Temporal CLI \(10\.\d s\): no answer within 10 s/);
   }, 20_000);
 
+  it('refuses a TEMPORAL_CLI_DOWNLOAD_URL that is not an http(s) URL, naming it, before any download', async () => {
+    for (const bad of ['temporal.download/cli', 'ftp://mirror.example/cli.tar.gz']) {
+      const logs: string[] = [];
+      const { err } = await resolveWith(bad, path.join(tmp, 'cache-bad-url'), logs);
+      expect(err?.message).toBe(
+        `TEMPORAL_CLI_DOWNLOAD_URL must be an http(s) URL (or empty, for no download), not "${bad}"`,
+      );
+      expect(logs.join('\n')).not.toContain('Downloading');
+    }
+  });
+
   it('refuses an error page or a broken archive, leaving nothing in the cache', async () => {
     const cacheDir = path.join(tmp, 'cache-broken');
     for (const [status, body, reason] of [

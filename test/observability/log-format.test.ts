@@ -1,6 +1,7 @@
 // Unit test of src/logging.ts: no server and no mocks; log entries go in, the lines a person or a machine reads
 // come out.
 import type { LogLevel, LogMetadata } from '@temporalio/worker';
+import { loadWorkerSettings } from '../../src/config/settings';
 import { createLogger, logFormatOf, prettyFormatter, reshape } from '../../src/logging';
 
 const at = (level: LogLevel, message: string, meta?: LogMetadata) => ({
@@ -25,6 +26,14 @@ describe('logFormatOf', () => {
     expect(logFormatOf(undefined, {})).toBe('json');
     expect(logFormatOf('json', { isTTY: true })).toBe('json');
     expect(logFormatOf('pretty', { isTTY: false })).toBe('pretty');
+  });
+});
+
+describe('LOG_FORMAT', () => {
+  it('is pretty or json, and anything else is refused naming it', () => {
+    expect(loadWorkerSettings({ LOG_FORMAT: 'json' }).LOG_FORMAT).toBe('json');
+    expect(loadWorkerSettings({}).LOG_FORMAT).toBeUndefined();
+    expect(() => loadWorkerSettings({ LOG_FORMAT: 'xml' })).toThrow('LOG_FORMAT: must be one of "pretty", "json"');
   });
 });
 
