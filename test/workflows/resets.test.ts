@@ -224,8 +224,9 @@ describe('a reset pays the platform once', () => {
     withWorker(
       'reset-queued',
       async (ctx) => {
-        // An operator's limit holds the quota queue (the workers leave it alone): two generations take
-        // whatever turns its burst gives, and the third's submit waits until the limit is lifted.
+        // An operator's limit holds the quota queue (the workers leave it alone). Its burst lets a few submits
+        // through first, how many depends on the state of the server's token bucket: generations are started one at
+        // a time until one's submit stays scheduled in the queue, unsent.
         const limit = (requestsPerSecond: number) =>
           ctx.client.workflowService.updateTaskQueueConfig({
             namespace: ctx.client.options.namespace,
@@ -235,18 +236,27 @@ describe('a reset pays the platform once', () => {
             updateQueueRateLimit: { rateLimit: { requestsPerSecond }, reason: 'resets test: hold the queue' },
           });
         await limit(0.0001);
-        const fillers = [await media.start(ctx, uniqueId('paid')), await media.start(ctx, uniqueId('paid'))];
-        const marker = uniqueId('paid');
-        const handle = await media.start(ctx, marker);
-        const waiting = async () =>
-          (await handle.describe()).raw.pendingActivities?.some(
-            (a) =>
-              a.activityType?.name === 'submitMediaTask' &&
-              a.state === temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_SCHEDULED,
-          );
-        for (let i = 0; !(await waiting()); i++) {
-          if (i > 100) throw new Error('the submit never waited in its queue: the limit let it through');
-          await new Promise((r) => setTimeout(r, 50));
+        type Handle = Awaited<ReturnType<typeof media.start>>;
+        const SCHEDULED = temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_SCHEDULED;
+        const submitState = async (h: Handle) =>
+          (await h.describe()).raw.pendingActivities?.find((a) => a.activityType?.name === 'submitMediaTask')?.state;
+        /** Its submit is scheduled, and still scheduled and unsent a while later: the limit holds it. */
+        const heldInQueue = async (h: Handle, id: string): Promise<boolean> => {
+          for (let i = 0; (await submitState(h)) !== SCHEDULED; i++) {
+            if (i > 100 || (await paidCalls('submitTextToVideo', id)) > 0) return false;
+            await new Promise((r) => setTimeout(r, 50));
+          }
+          await new Promise((r) => setTimeout(r, 2_000));
+          return (await submitState(h)) === SCHEDULED && (await paidCalls('submitTextToVideo', id)) === 0;
+        };
+        const fillers: Handle[] = [];
+        let marker = uniqueId('paid');
+        let handle = await media.start(ctx, marker);
+        while (!(await heldInQueue(handle, marker))) {
+          if (fillers.length >= 6) throw new Error('the submit never waited in its queue: the limit let it through');
+          fillers.push(handle);
+          marker = uniqueId('paid');
+          handle = await media.start(ctx, marker);
         }
         const again = await reset(ctx.client, handle, resetPoint(await events(handle), 'first task', ''));
         await limit(100);
