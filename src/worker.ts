@@ -10,6 +10,7 @@ import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporal
 import { createLogger, logFormatOf, settleLogs } from './logging';
 import { OPERATIONS } from './workflows/operations';
 import { createActivities } from './activities';
+import { limitInAttemptWaits } from './activities/retries';
 import type { ArtifactStore } from './artifacts';
 import {
   clientConnectionOptions,
@@ -108,6 +109,7 @@ export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise
     pacing,
     callbacks: opts.callbacks,
   });
+  limitInAttemptWaits(s.WORKER_IN_ATTEMPT_WAITS);
   const common: Omit<WorkerOptions, 'taskQueue'> = {
     ...(opts.tracing ? tracingWorkerOptions(opts.tracing) : {}),
     connection: opts.connection,

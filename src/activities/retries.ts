@@ -105,9 +105,11 @@ export async function findAfterEarlierAttempts<T>(
 }
 
 // Retry-as-poll: an attempt makes one poll and, while the operation runs, fails as StillRunning with a
-// nextRetryDelay, so a wait holds no slot and sends no heartbeats (a heartbeating activity per wait would
-// cost about 3,300 requests/s for 10,000 waits). Its facts travel in the failure's details, read by the
-// starter's live progress and the Web UI (docs/workflows/mediaGeneration.md).
+// nextRetryDelay, so a long wait holds no slot and sends no heartbeats (a heartbeating activity per wait would
+// cost about 3,300 requests/s for 10,000 waits). A wait that fits the attempt's own time is made in the
+// attempt instead, while a waiting place is free (waitInAttempt): a retry costs the server two requests and the
+// worker an activity task. Its facts travel in the failure's details, read by the starter's live progress and
+// the Web UI (docs/workflows/mediaGeneration.md).
 
 /** Bounds a poll, and with it an attempt, so the poll activities' start-to-close timeout can be short. */
 export const POLL_TIMEOUT_MS = 10_000;
@@ -123,18 +125,52 @@ const MAX_ERROR_BACKOFF_MS = 5 * 60_000;
  */
 export const RETRY_TIMER_LEAD_MS = 1_000;
 
+/** The longest wait an attempt makes itself, whatever its start-to-close timeout allows. */
+export const MAX_IN_ATTEMPT_WAIT_MS = 2 * 60_000;
+
 /**
- * The longest wait an attempt makes itself, instead of ending and asking for a retry: a retry costs the server
- * two requests and the worker an activity task, a wait this short holds a slot for little.
+ * Waits made in attempts at once, across the worker process: each holds an activity slot, which the other
+ * activities need too (src/config/settings.ts WORKER_IN_ATTEMPT_WAITS sets it).
  */
-export const IN_ATTEMPT_WAIT_MS = 3_000;
+const inAttemptWaits = { held: 0, limit: 1_000 };
+
+export function limitInAttemptWaits(limit: number): void {
+  inAttemptWaits.limit = limit;
+}
 
 /** Whether a wait of `waitMs` and then one read of at most `readMs` end well within this attempt's time. */
-export function fitsInAttempt(ctx: Context, waitMs: number, readMs: number): boolean {
-  if (waitMs > IN_ATTEMPT_WAIT_MS) return false;
+function fitsInAttempt(ctx: Context, waitMs: number, readMs: number): boolean {
+  if (waitMs > MAX_IN_ATTEMPT_WAIT_MS) return false;
   // Counted from when the attempt was due, not when it started: never later than the server's own bound.
   const endsAt = ctx.info.currentAttemptScheduledTimestampMs + (ctx.info.startToCloseTimeoutMs ?? Infinity);
   return Date.now() + waitMs + readMs + RETRY_TIMER_LEAD_MS <= endsAt;
+}
+
+/**
+ * Waits `waitMs` in this attempt when that fits its time and a waiting place is free; false (nothing waited)
+ * otherwise. A worker shutting down ends the wait as `stillRunning` with the time left, so another worker's
+ * retry polls on time. Without heartbeats no cancel reaches the wait: a cancelled run's attempt makes its
+ * read, and the server drops the answer.
+ */
+export async function waitInAttempt(
+  ctx: Context,
+  waitMs: number,
+  readMs: number,
+  stillRunning: (leftMs: number) => ApplicationFailure,
+): Promise<boolean> {
+  if (waitMs <= 0) return true;
+  if (!fitsInAttempt(ctx, waitMs, readMs) || inAttemptWaits.held >= inAttemptWaits.limit) return false;
+  const until = Date.now() + waitMs;
+  inAttemptWaits.held++;
+  try {
+    await ctx.sleep(waitMs);
+    return true;
+  } catch (err) {
+    if (ctx.cancellationDetails?.workerShutdown) throw stillRunning(until - Date.now());
+    throw err;
+  } finally {
+    inAttemptWaits.held--;
+  }
 }
 
 /** The nextRetryDelay that makes the next attempt's poll due `waitMs` from now. */
@@ -154,28 +190,66 @@ export function pollAgainIn(waitMs: number, message: string, details: unknown): 
   });
 }
 
+/** The polls since the checkpoint made through an attempt, recorded when a retry could not count them itself. */
+interface PollCount {
+  polls: number;
+  attempt: number;
+}
+
+/** Whether a first attempt planned at `since` was due later than its start (it waits, or asks to run then). */
+const firstPollLater = (ctx: Context, since: { nextPollAt?: number } | undefined) =>
+  since?.nextPollAt !== undefined && since.nextPollAt - ctx.info.scheduledTimestampMs > RETRY_TIMER_LEAD_MS;
+
+/**
+ * The polls since the checkpoint that the attempts before attempt `n` made, as attempt `n` counts them: one
+ * each, but none for a first attempt that only asked to run later, unless an attempt recorded its own count
+ * (recordPollCount; the record an attempt starts with is the latest).
+ */
+function pollsBefore(ctx: Context, since: { nextPollAt?: number } | undefined, n: number): number {
+  const recorded = ctx.info.heartbeatDetails as Partial<PollCount> | undefined;
+  if (typeof recorded?.polls === 'number' && typeof recorded.attempt === 'number' && recorded.attempt < n) {
+    return recorded.polls + (n - 1 - recorded.attempt);
+  }
+  return n - 1 - (n > 1 && firstPollLater(ctx, since) ? 1 : 0);
+}
+
+/**
+ * Before an attempt ends in a failure that the next attempt retries: records `polls` (since the checkpoint, this
+ * attempt's included) when the next attempt would count otherwise (this one waited for its first poll, or made
+ * two reads). Most attempts make one read and record nothing: a heartbeat is a request.
+ */
+export function recordPollCount(ctx: Context, since: { nextPollAt?: number } | undefined, polls: number): void {
+  const { attempt } = ctx.info;
+  if (polls !== pollsBefore(ctx, since, attempt + 1)) ctx.heartbeat({ polls, attempt } satisfies PollCount);
+}
+
 /**
  * Starts every retry-as-poll attempt. A first attempt whose poll (planned at the checkpoint `since`) is not due
- * soon asks to run again then; any other waits until its poll is due, never past `deadlineAt`. Returns which
- * poll since the checkpoint this is (1 for the first): failed requests count too.
+ * soon asks to run again then, or, given `inAttemptReadMs` (the caller records its count on failure,
+ * recordPollCount), waits for it in the attempt when it can (waitInAttempt); any other waits until its poll is
+ * due, never past `deadlineAt`. Returns which poll since the checkpoint this is (1 for the first): failed
+ * requests count too.
  */
 export async function awaitPollTurn(
   ctx: Context,
   what: string,
   since: { nextPollAt?: number } | undefined,
   deadlineAt = Infinity,
+  inAttemptReadMs?: number,
 ): Promise<number> {
-  const { attempt, scheduledTimestampMs, currentAttemptScheduledTimestampMs } = ctx.info;
-  const firstAttemptWaits =
-    since?.nextPollAt !== undefined && since.nextPollAt - scheduledTimestampMs > RETRY_TIMER_LEAD_MS;
+  const { attempt, currentAttemptScheduledTimestampMs } = ctx.info;
   const plannedAt = attempt > 1 ? currentAttemptScheduledTimestampMs + RETRY_TIMER_LEAD_MS : (since?.nextPollAt ?? 0);
   const dueAt = Math.min(plannedAt, deadlineAt);
-  if (attempt === 1 && firstAttemptWaits) {
-    throw pollAgainIn(dueAt - Date.now(), `${what}: next poll due at ${new Date(dueAt).toISOString()}`, since);
+  const askLater = (leftMs: number) =>
+    pollAgainIn(leftMs, `${what}: next poll due at ${new Date(dueAt).toISOString()}`, since);
+  if (attempt === 1 && firstPollLater(ctx, since)) {
+    const waited =
+      inAttemptReadMs !== undefined && (await waitInAttempt(ctx, dueAt - Date.now(), inAttemptReadMs, askLater));
+    if (!waited) throw askLater(dueAt - Date.now());
   }
   const wait = dueAt - Date.now();
   if (wait > 0) await ctx.sleep(wait);
-  return attempt - (firstAttemptWaits ? 1 : 0);
+  return pollsBefore(ctx, since, attempt) + 1;
 }
 
 /**

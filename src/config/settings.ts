@@ -21,8 +21,10 @@ const loader =
 
 // ── Worker tuning ─────────────────────────────────────────────────────────
 const WorkerEnv = z.object({
-  // A waiting generation holds a slot only for each poll (retry-as-poll) and for downloads.
-  WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).max(100_000).default(1000),
+  // A waiting generation holds a slot for each poll (retry-as-poll), for a wait in its attempt, and for downloads.
+  WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).max(100_000).default(2000),
+  // Poll waits made in an attempt at once (src/activities/retries.ts waitInAttempt): each holds a slot.
+  WORKER_IN_ATTEMPT_WAITS: z.coerce.number().int().min(0).max(50_000).default(1000),
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).max(10_000).default(40),
   // 600 keeps a worker holding 10,000 waiting generations under 1 GB (1,017 MB measured; 1,035 MB
   // with 1,000), and cost nothing measurable at 1,000 open (docs/benchmarks.md).
@@ -44,7 +46,13 @@ const WorkerEnv = z.object({
   WORKER_MAKE_CURRENT: z.enum(['always', 'if-none']).default('if-none'),
 });
 export type WorkerSettings = z.output<typeof WorkerEnv>;
-export const loadWorkerSettings = loader(WorkerEnv, 'Worker configuration');
+export const loadWorkerSettings = loader(
+  WorkerEnv.refine((s) => s.WORKER_IN_ATTEMPT_WAITS <= s.WORKER_MAX_CONCURRENT_ACTIVITIES / 2, {
+    path: ['WORKER_IN_ATTEMPT_WAITS'],
+    message: 'must be at most half of WORKER_MAX_CONCURRENT_ACTIVITIES: the other activities need slots too',
+  }),
+  'Worker configuration',
+);
 
 // ── The local dev server of `npm start` ────────────────────────────────────
 const Port = z.coerce.number().int().min(1).max(65_535);

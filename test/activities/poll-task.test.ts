@@ -1,10 +1,12 @@
 // A task's poll attempt (unit test: the platform is a stub answering in turn, the activity runs in the SDK's
-// MockActivityEnvironment). A poll at the predicted end due within IN_ATTEMPT_WAIT_MS is made in the same
-// attempt, counted; any other ends the attempt as StillRunning; after a second read, the workflow gets the count.
-import { ApplicationFailure } from '@temporalio/common';
+// MockActivityEnvironment). A wait that fits the attempt's time is made in the attempt while a waiting place is
+// free: a first poll planned a little off, and one at the predicted end; any other ends the attempt as
+// StillRunning. Counts stay exact: after a second read the workflow gets the count, and an attempt whose retry
+// could not count its reads records them in a heartbeat.
+import { ActivityCancellationDetails, ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createMediaPollActivities, type PollTaskInput, type TaskCheckpoint } from '../../src/activities/media/poll';
-import { IN_ATTEMPT_WAIT_MS, RETRY_TIMER_LEAD_MS } from '../../src/activities/retries';
+import { limitInAttemptWaits, RETRY_TIMER_LEAD_MS } from '../../src/activities/retries';
 import { FailureType } from '../../src/api/failures';
 import type { PlatformClient } from '../../src/platform-client/client';
 
@@ -29,32 +31,79 @@ function platformAnswering(answers: Array<{ status: string; eta?: number }>) {
   return { platform, reads };
 }
 
-/** Attempt 2 of a poll whose checkpoint saw the task PROCESSING after `polls` polls: attempt 1 made one more. */
-async function attempt(platform: PlatformClient, polls = 2, pollingOptions = polling) {
-  const env = new MockActivityEnvironment({
-    attempt: 2,
-    scheduledTimestampMs: Date.now() - 60_000,
-    currentAttemptScheduledTimestampMs: Date.now() - RETRY_TIMER_LEAD_MS,
-    startToCloseTimeoutMs: 15_000,
-  });
-  const input: PollTaskInput = {
-    taskId: 't1',
-    polling: pollingOptions,
-    deadlineAt: Date.now() + 3_600_000,
-    since: { taskId: 't1', status: 'TASK_STATUS_PROCESSING', polls, observedAt: Date.now() - 10_000, eta: 1 },
-  };
+/** The wait at the predicted end in these tests is this short; the next poll further off is not. */
+const SHORT_MS = 3_000;
+
+/** Runs one attempt of a poll whose checkpoint saw the task PROCESSING; heartbeats are collected. */
+async function run(
+  platform: PlatformClient,
+  info: ConstructorParameters<typeof MockActivityEnvironment>[0],
+  since: PollTaskInput['since'],
+  pollingOptions = polling,
+  during?: (env: MockActivityEnvironment) => void,
+) {
+  const env = new MockActivityEnvironment(info);
+  const heartbeats: unknown[] = [];
+  env.on('heartbeat', (d: unknown) => heartbeats.push(d));
+  const input: PollTaskInput = { taskId: 't1', polling: pollingOptions, deadlineAt: Date.now() + 3_600_000, since };
   const activities = createMediaPollActivities(platform);
+  during?.(env);
   try {
     const poll = (i: PollTaskInput): Promise<TaskCheckpoint> => activities.pollTaskResult(i);
-    return { value: await env.run<[PollTaskInput], TaskCheckpoint, typeof poll>(poll, input) };
+    return { value: await env.run<[PollTaskInput], TaskCheckpoint, typeof poll>(poll, input), heartbeats };
   } catch (err) {
-    if (err instanceof ApplicationFailure) return { failure: err };
+    if (err instanceof ApplicationFailure) return { failure: err, heartbeats };
     throw err;
   }
 }
 
+const processing = (polls: number, extra: Partial<NonNullable<PollTaskInput['since']>> = {}) => ({
+  taskId: 't1',
+  status: 'TASK_STATUS_PROCESSING',
+  polls,
+  observedAt: Date.now() - 10_000,
+  eta: 1,
+  ...extra,
+});
+
+/** Attempt 2 of a poll whose checkpoint saw the task PROCESSING after `polls` polls: attempt 1 made one more. */
+const attempt = (platform: PlatformClient, polls = 2, pollingOptions = polling) =>
+  run(
+    platform,
+    {
+      attempt: 2,
+      scheduledTimestampMs: Date.now() - 60_000,
+      currentAttemptScheduledTimestampMs: Date.now() - RETRY_TIMER_LEAD_MS,
+      startToCloseTimeoutMs: 15_000,
+    },
+    processing(polls),
+    pollingOptions,
+  );
+
+/** The first attempt of a poll planned `inMs` from now, with `startToCloseTimeoutMs` to do it in. */
+const firstAttempt = (
+  platform: PlatformClient,
+  inMs: number,
+  startToCloseTimeoutMs: number,
+  during?: (env: MockActivityEnvironment) => void,
+) =>
+  run(
+    platform,
+    {
+      attempt: 1,
+      scheduledTimestampMs: Date.now(),
+      currentAttemptScheduledTimestampMs: Date.now(),
+      startToCloseTimeoutMs,
+    },
+    processing(1, { nextPollAt: Date.now() + inMs, eta: 20 }),
+    polling,
+    during,
+  );
+
 describe('pollTaskResult', () => {
-  it('makes a poll due within IN_ATTEMPT_WAIT_MS in the same attempt, and counts both reads', async () => {
+  afterEach(() => limitInAttemptWaits(1_000));
+
+  it('makes a poll at the predicted end in the same attempt, and counts both reads', async () => {
     // Just past its predicted end the task still runs, with a second to go; the next read sees it done.
     const { platform, reads } = platformAnswering([
       { status: 'TASK_STATUS_PROCESSING', eta: 1 },
@@ -66,7 +115,7 @@ describe('pollTaskResult', () => {
     expect(value!.outputs).toHaveLength(1);
     expect(reads).toHaveLength(2);
     expect(reads[1] - reads[0]).toBeGreaterThanOrEqual(1_000);
-    expect(reads[1] - reads[0]).toBeLessThanOrEqual(IN_ATTEMPT_WAIT_MS);
+    expect(reads[1] - reads[0]).toBeLessThanOrEqual(SHORT_MS);
   });
 
   it('ends the attempt as StillRunning when the next poll is further off, after one read', async () => {
@@ -98,6 +147,66 @@ describe('pollTaskResult', () => {
     expect(failure).toBeUndefined();
     expect(reads).toHaveLength(2);
     expect(value).toMatchObject({ terminal: false, observation: { status: 'TASK_STATUS_PROCESSING', polls: 5 } });
-    expect(value!.observation.nextPollAt! - value!.observation.observedAt).toBeGreaterThan(IN_ATTEMPT_WAIT_MS);
+    expect(value!.observation.nextPollAt! - value!.observation.observedAt).toBeGreaterThan(SHORT_MS);
+  });
+
+  it('waits in the first attempt for a poll planned within its time, and counts one read', async () => {
+    const { platform, reads } = platformAnswering([{ status: 'TASK_STATUS_SUCCEED' }]);
+    const startedAt = Date.now();
+    const { value, failure, heartbeats } = await firstAttempt(platform, 1_500, 30_000);
+    expect(failure).toBeUndefined();
+    expect(reads).toHaveLength(1);
+    expect(reads[0] - startedAt).toBeGreaterThanOrEqual(1_450);
+    expect(value).toMatchObject({ terminal: true, observation: { polls: 2 } });
+    expect(heartbeats).toEqual([]);
+  });
+
+  it('asks for a retry instead when no waiting place is free, or the wait does not fit the attempt', async () => {
+    limitInAttemptWaits(0);
+    const full = platformAnswering([{ status: 'TASK_STATUS_SUCCEED' }]);
+    const noPlace = await firstAttempt(full.platform, 1_500, 30_000);
+    expect(noPlace.failure?.type).toBe(FailureType.StillRunning);
+    expect(full.reads).toHaveLength(0);
+    limitInAttemptWaits(1_000);
+    const short = platformAnswering([{ status: 'TASK_STATUS_SUCCEED' }]);
+    const tooLong = await firstAttempt(short.platform, 20_000, 15_000);
+    expect(tooLong.failure?.type).toBe(FailureType.StillRunning);
+    expect(tooLong.failure?.nextRetryDelay).toBeDefined();
+    expect(short.reads).toHaveLength(0);
+  });
+
+  it('records its count when it waited and the next poll is left to a retry, which counts on from it', async () => {
+    const first = platformAnswering([{ status: 'TASK_STATUS_PROCESSING', eta: 60 }]);
+    const one = await firstAttempt(first.platform, 1_500, 30_000);
+    expect(one.failure?.type).toBe(FailureType.StillRunning);
+    expect(first.reads).toHaveLength(1);
+    expect(one.heartbeats).toEqual([{ polls: 1, attempt: 1 }]);
+    // The retry starts with that record: its read is the second since the checkpoint.
+    const second = platformAnswering([{ status: 'TASK_STATUS_SUCCEED' }]);
+    const two = await run(
+      second.platform,
+      {
+        attempt: 2,
+        scheduledTimestampMs: Date.now() - 30_000,
+        currentAttemptScheduledTimestampMs: Date.now() - RETRY_TIMER_LEAD_MS,
+        startToCloseTimeoutMs: 30_000,
+        heartbeatDetails: one.heartbeats[0],
+      },
+      processing(1, { nextPollAt: Date.now() - 29_000, eta: 20 }),
+    );
+    expect(two.value).toMatchObject({ terminal: true, observation: { polls: 3 } });
+    expect(two.heartbeats).toEqual([]);
+  });
+
+  it('ends a wait as StillRunning with the time left when the worker shuts down, so another polls on time', async () => {
+    const { platform, reads } = platformAnswering([{ status: 'TASK_STATUS_SUCCEED' }]);
+    const { failure } = await firstAttempt(platform, 20_000, 60_000, (env) =>
+      setTimeout(() => env.cancel('WORKER_SHUTDOWN', new ActivityCancellationDetails({ workerShutdown: true })), 300),
+    );
+    expect(failure?.type).toBe(FailureType.StillRunning);
+    expect(reads).toHaveLength(0);
+    // Asked early by RETRY_TIMER_LEAD_MS (the server's timer runs late): about 19.7 s less that.
+    expect(failure!.nextRetryDelay).toBeGreaterThan(17_000);
+    expect(failure!.nextRetryDelay).toBeLessThanOrEqual(19_700);
   });
 });

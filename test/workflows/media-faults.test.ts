@@ -211,6 +211,30 @@ describe('mediaGeneration under faults', () => {
       expect(detectionMs).toBeLessThan(1_500);
     }));
 
+  it('waits for a far poll in the worker: the whole wait is one poll attempt, and the end is still noticed quickly', () =>
+    withWorker('media-in-attempt', async (ctx) => {
+      const handle = await start(ctx, {
+        operation: 'text-to-video',
+        request: { prompt: 'a longer take [emulator:duration=30000]' },
+        keepOutputs: false,
+      });
+      const result = await handle.result();
+      await recordHistory(handle, 'mediaGeneration-poll-waits-in-attempt');
+      const events = (await handle.fetchHistory()).events ?? [];
+      const pollIds = events.flatMap((e) => {
+        const a = e.activityTaskScheduledEventAttributes;
+        return a?.activityType?.name === 'pollTaskResult' ? [String(e.eventId)] : [];
+      });
+      expect(pollIds).toHaveLength(1);
+      // Retries are not in the history: the started event's attempt says how many attempts the wait took.
+      const started = events.find((e) => String(e.activityTaskStartedEventAttributes?.scheduledEventId) === pollIds[0]);
+      expect(started?.activityTaskStartedEventAttributes?.attempt).toBe(1);
+      expect(await pollsOf(result.taskId)).toBe(result.polls);
+      expect(result.polls).toBeLessThanOrEqual(3);
+      const task = await emulator.admin<{ finishedAtReal: number }>('GET', `/tasks/${result.taskId}`);
+      expect(Date.parse(result.timings.doneAt) - task.finishedAtReal).toBeLessThan(1_500);
+    }));
+
   it('stops polling promptly when the workflow is cancelled', () =>
     withWorker('media-cancel', async (ctx) => {
       const handle = await start(ctx, {

@@ -6,7 +6,15 @@ import { FailureType } from '../../api/failures';
 import type { ParsedPollingOptions, TaskObservation, TaskOutputRef } from '../../workflows/media/contract';
 import type { PlatformClient } from '../../platform-client/client';
 import { isTerminalTaskStatus, type TaskResult } from '../../platform/schemas/media';
-import { awaitPollTurn, errorBackoffMs, fitsInAttempt, pollAgainIn, pollRead, pollTimeoutMs } from '../retries';
+import {
+  awaitPollTurn,
+  errorBackoffMs,
+  pollAgainIn,
+  pollRead,
+  pollTimeoutMs,
+  recordPollCount,
+  waitInAttempt,
+} from '../retries';
 
 export interface PollTaskInput {
   taskId: string;
@@ -84,60 +92,78 @@ export function createMediaPollActivities(platform: PlatformClient) {
   return {
     async pollTaskResult(input: PollTaskInput): Promise<TaskCheckpoint> {
       const ctx = Context.current();
-      const { attempt } = ctx.info;
-      const { deadlineAt, polling, taskId } = input;
-      let since = input.since;
-      const planned = since ?? (input.fallback && { nextPollAt: input.fallback.firstPollAt });
-      let polls = (since?.polls ?? 0) + (await awaitPollTurn(ctx, taskId, planned, deadlineAt));
-      for (let reads = 1; ; reads++) {
-        const now = Date.now();
-        if (now >= deadlineAt) throw taskDeadlineExceeded(input, since);
-        const untilDeadline = (ms: number) => Math.max(1, Math.min(ms, deadlineAt - now));
-
-        const result = await pollRead(
-          ctx,
-          platform,
-          (opts) => platform.getTaskResult(taskId, opts),
-          (err) => untilDeadline(errorBackoffMs(err, attempt, polling.minIntervalMs)),
-        );
-        const observation = observe(result.task, taskId, polls, since);
-        const { status } = observation;
-        if (isTerminalTaskStatus(status)) {
-          return {
-            observation,
-            terminal: true,
-            outputs: status === 'TASK_STATUS_SUCCEED' ? outputsOf(result) : [],
-            nsfwDetection: result.extra?.enable_nsfw_detection === true,
-          };
-        }
-
-        const hinted = hintedDelayMs(polling, observation, since, attempt);
-        const delay = untilDeadline(Math.max(hinted, input.fallback?.pollIntervalMs ?? 0));
-        const next: TaskObservation = { ...observation, nextPollAt: observation.observedAt + delay };
-        // Checkpoints on status changes only: nearly every eta-aware poll crosses a progress step. In between,
-        // the pending poll's last failure holds the observation the starter reads (src/workflows/media/starter.ts).
-        const checkpoint = { observation: next, terminal: false, outputs: [], nsfwDetection: false };
-        if (status !== since?.status) return checkpoint;
-        // Retries count the polls by attempt: after a second read here, the workflow is told the count.
-        if (reads > 1) return checkpoint;
-        const remaining = estimateRemainingMs(observation, since);
-        if (remaining !== undefined && remaining <= delay && fitsInAttempt(ctx, delay, pollTimeoutMs(platform))) {
-          // Just short of its predicted end: one more read, soon, is cheaper made here than as a retry. One
-          // only, so a cancelled wait makes at most one more read and a late task does not hold the slot.
-          await ctx.sleep(delay);
-          since = next;
-          polls++;
-          continue;
-        }
-        throw pollAgainIn(
-          delay,
-          `${taskId} is ${status} at ${observation.progressPercent ?? '?'}%, eta ${observation.eta ?? '?'} s: ` +
-            `next poll in ${delay} ms`,
-          next,
-        );
+      const planned = input.since ?? (input.fallback && { nextPollAt: input.fallback.firstPollAt });
+      const before = input.since?.polls ?? 0;
+      const readMs = pollTimeoutMs(platform);
+      // The reads made since the checkpoint, this attempt's own counted as each starts (a failed one counts).
+      let polls = before + (await awaitPollTurn(ctx, input.taskId, planned, input.deadlineAt, readMs)) - 1;
+      try {
+        return await pollUntilCheckpoint(ctx, input, readMs, () => ++polls);
+      } catch (err) {
+        recordPollCount(ctx, planned, polls - before);
+        throw err;
       }
     },
   };
+
+  /** Reads until a checkpoint, or fails as StillRunning when the next poll is better made by a retry. */
+  async function pollUntilCheckpoint(
+    ctx: Context,
+    input: PollTaskInput,
+    readMs: number,
+    /** Counts one more read, returning its count. */
+    nextRead: () => number,
+  ): Promise<TaskCheckpoint> {
+    const { attempt } = ctx.info;
+    const { deadlineAt, polling, taskId } = input;
+    let since = input.since;
+    for (let reads = 1; ; reads++) {
+      const now = Date.now();
+      if (now >= deadlineAt) throw taskDeadlineExceeded(input, since);
+      const untilDeadline = (ms: number) => Math.max(1, Math.min(ms, deadlineAt - now));
+
+      const polls = nextRead();
+      const result = await pollRead(
+        ctx,
+        platform,
+        (opts) => platform.getTaskResult(taskId, opts),
+        (err) => untilDeadline(errorBackoffMs(err, attempt, polling.minIntervalMs)),
+      );
+      const observation = observe(result.task, taskId, polls, since);
+      const { status } = observation;
+      if (isTerminalTaskStatus(status)) {
+        return {
+          observation,
+          terminal: true,
+          outputs: status === 'TASK_STATUS_SUCCEED' ? outputsOf(result) : [],
+          nsfwDetection: result.extra?.enable_nsfw_detection === true,
+        };
+      }
+
+      const hinted = hintedDelayMs(polling, observation, since, attempt);
+      const delay = untilDeadline(Math.max(hinted, input.fallback?.pollIntervalMs ?? 0));
+      const next: TaskObservation = { ...observation, nextPollAt: observation.observedAt + delay };
+      // Checkpoints on status changes only: nearly every eta-aware poll crosses a progress step. In between,
+      // the pending poll's last failure holds the observation the starter reads (src/workflows/media/starter.ts).
+      const checkpoint = { observation: next, terminal: false, outputs: [], nsfwDetection: false };
+      if (status !== since?.status) return checkpoint;
+      // A second read in one attempt tells the workflow the count: a long wait never ends without a checkpoint.
+      if (reads > 1) return checkpoint;
+      const stillRunning = (leftMs: number) =>
+        pollAgainIn(
+          leftMs,
+          `${taskId} is ${status} at ${observation.progressPercent ?? '?'}%, eta ${observation.eta ?? '?'} s: ` +
+            `next poll in ${leftMs} ms`,
+          next,
+        );
+      const remaining = estimateRemainingMs(observation, since);
+      // Just short of its predicted end: one more read is cheaper made here than as a retry. One only, and not
+      // on a callback's safety net (the callback's cancel reaches no wait), so a late task does not hold a slot.
+      if (remaining === undefined || remaining > delay || input.fallback) throw stillRunning(delay);
+      if (!(await waitInAttempt(ctx, delay, readMs, stillRunning))) throw stillRunning(delay);
+      since = next;
+    }
+  }
 }
 
 export function taskDeadlineExceeded(

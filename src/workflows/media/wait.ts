@@ -1,13 +1,26 @@
 // Waiting for a submitted task to end. The poll activity runs again on its own (retry-as-poll,
 // src/activities/media/poll.ts) and comes back only at checkpoints (status change, end), so this loop runs a
 // handful of times per task however many polls are made.
-import { ApplicationFailure, CancellationScope, condition, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  patched,
+  proxyActivities,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { FailureType } from '../../api/failures';
 import { isTerminalTaskStatus } from '../../platform/schemas/media';
 import { TaskCallback, type ParsedPollingOptions, type TaskObservation } from './contract';
 import type { Activities, CallbackFallback, TaskCheckpoint } from '../../activities/media/activities';
 import { pollTimedOut, retryAsPollOptions } from '../retry-policies';
 import { summarized, WAITING } from '../activity-summary';
+
+/**
+ * 1.1: a poll planned far off gives its attempt the time to wait for it in the worker (retryAsPollOptions'
+ * firstPollInMs), sparing a retry; runs started before gave every attempt 15 s.
+ */
+const POLL_WAITS_IN_ATTEMPT = 'poll-waits-in-attempt';
 
 /** Ends kept at most (a run has a few dozen tasks); the oldest is dropped first, its task long past. */
 const MAX_KEPT = 32;
@@ -44,7 +57,14 @@ export async function waitForTaskEnd(
 ): Promise<TaskCheckpoint> {
   let since: TaskObservation | undefined = first;
   for (;;) {
-    const { pollTaskResult } = proxyActivities<Activities>(retryAsPollOptions(deadlineAt - Date.now()));
+    // Not on a callback's safety net: the callback's cancel would not reach a wait in the worker.
+    const firstPollInMs =
+      !callbacks && since?.nextPollAt !== undefined && patched(POLL_WAITS_IN_ATTEMPT)
+        ? since.nextPollAt - Date.now()
+        : undefined;
+    const { pollTaskResult } = proxyActivities<Activities>(
+      retryAsPollOptions(deadlineAt - Date.now(), { firstPollInMs }),
+    );
     const poll = () =>
       summarized(
         pollTaskResult,
