@@ -125,9 +125,6 @@ const MAX_ERROR_BACKOFF_MS = 5 * 60_000;
  */
 export const RETRY_TIMER_LEAD_MS = 1_000;
 
-/** The longest wait an attempt makes itself, whatever its start-to-close timeout allows. */
-export const MAX_IN_ATTEMPT_WAIT_MS = 2 * 60_000;
-
 /**
  * Waits made in attempts at once, across the worker process: each holds an activity slot, which the other
  * activities need too (src/config/settings.ts WORKER_IN_ATTEMPT_WAITS sets it).
@@ -138,9 +135,11 @@ export function limitInAttemptWaits(limit: number): void {
   inAttemptWaits.limit = limit;
 }
 
-/** Whether a wait of `waitMs` and then one read of at most `readMs` end well within this attempt's time. */
+/**
+ * Whether a wait of `waitMs` and then one read of at most `readMs` end well within this attempt's time: the
+ * workflow gives an attempt the time for the waits it may make (src/workflows/retry-policies.ts).
+ */
 function fitsInAttempt(ctx: Context, waitMs: number, readMs: number): boolean {
-  if (waitMs > MAX_IN_ATTEMPT_WAIT_MS) return false;
   // Counted from when the attempt was due, not when it started: never later than the server's own bound.
   const endsAt = ctx.info.currentAttemptScheduledTimestampMs + (ctx.info.startToCloseTimeoutMs ?? Infinity);
   return Date.now() + waitMs + readMs + RETRY_TIMER_LEAD_MS <= endsAt;

@@ -99,25 +99,24 @@ const DEADLINE_GRACE_MS = 60_000;
 
 /** A retry-as-poll attempt's time: a wait of at most a second and one bounded read (POLL_TIMEOUT_MS). */
 const POLL_ATTEMPT_MS = 15_000;
-/** The longest attempt planned for a first poll made in the attempt (MAX_IN_ATTEMPT_WAIT_MS, and its reads). */
-const MAX_POLL_ATTEMPT_MS = 2 * 60_000 + 2 * POLL_ATTEMPT_MS;
+/** The longest wait an attempt is given time for (inAttemptMs): a lost worker is found that much later. */
+export const MAX_IN_ATTEMPT_MS = 2 * 60_000;
 
 /**
  * Options of a retry-as-poll activity (src/activities/retries.ts) that must be done within `waitMs`.
  * Each attempt sets its own next delay, so the retry policy applies only to an attempt that ends
- * without one (a lost worker, a bug); the deadline is the only bound. With `firstPollInMs`, an attempt
- * has the time to wait for its first poll (planned that far off), make it, and make one more at the
- * predicted end, a quarter of that later (the far polls aim at 80 % of the time left): the worker
- * then makes the wait in the attempt when it has a place (waitInAttempt), and a lost worker is found
- * that much later.
+ * without one (a lost worker, a bug); the deadline is the only bound. With `inAttemptMs`, every attempt
+ * has that much more time (at most MAX_IN_ATTEMPT_MS), for the polls it may wait for in the worker
+ * instead of asking for a retry (waitInAttempt): the first one, planned that far off, and the one at the
+ * predicted end.
  */
 export function retryAsPollOptions(
   waitMs: number,
-  opts: { grace?: boolean; firstPollInMs?: number } = {},
+  opts: { grace?: boolean; inAttemptMs?: number } = {},
 ): ActivityOptions {
-  const firstPollInMs = Math.max(0, opts.firstPollInMs ?? 0);
+  const inAttemptMs = Math.min(MAX_IN_ATTEMPT_MS, Math.max(0, Math.round(opts.inAttemptMs ?? 0)));
   return {
-    startToCloseTimeout: Math.min(MAX_POLL_ATTEMPT_MS, POLL_ATTEMPT_MS + Math.round(firstPollInMs * 1.25)),
+    startToCloseTimeout: POLL_ATTEMPT_MS + inAttemptMs,
     scheduleToCloseTimeout: Math.max(1_000, waitMs) + (opts.grace === false ? 0 : DEADLINE_GRACE_MS),
     retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '5m' },
     // Between polls there is nothing to stop; an attempt in flight is a read and may finish.

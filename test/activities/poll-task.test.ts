@@ -1,8 +1,8 @@
 // A task's poll attempt (unit test: the platform is a stub answering in turn, the activity runs in the SDK's
 // MockActivityEnvironment). A wait that fits the attempt's time is made in the attempt while a waiting place is
-// free: a first poll planned a little off, and one at the predicted end; any other ends the attempt as
-// StillRunning. Counts stay exact: after a second read the workflow gets the count, and an attempt whose retry
-// could not count its reads records them in a heartbeat.
+// free: a first poll planned a little off, one at the predicted end, and the hints' long steps; any other ends
+// the attempt as StillRunning. Counts stay exact: an attempt whose retry could not count its reads records them
+// in a heartbeat.
 import { ActivityCancellationDetails, ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createMediaPollActivities, type PollTaskInput, type TaskCheckpoint } from '../../src/activities/media/poll';
@@ -13,7 +13,7 @@ import type { PlatformClient } from '../../src/platform-client/client';
 const polling = { minIntervalMs: 500, maxIntervalMs: 30_000, marginMs: 250 };
 
 /** A platform answering each task-result read with the next of `answers` (the last one again after). */
-function platformAnswering(answers: Array<{ status: string; eta?: number }>) {
+function platformAnswering(answers: Array<{ status: string; eta?: number; progress_percent?: number }>) {
   const reads: number[] = [];
   const platform = {
     config: { timeoutMs: 30_000 },
@@ -136,18 +136,20 @@ describe('pollTaskResult', () => {
     expect(reads).toHaveLength(1);
   });
 
-  it('gives the workflow the exact count when a later read of the same attempt finds the end further off', async () => {
-    // The end slipped: a second to go, then eight. Retries count polls by attempt, so the second read's
-    // count would be lost in a StillRunning failure: the attempt returns a checkpoint instead.
+  it('records the count when a later read of the same attempt finds the end too far off for the attempt', async () => {
+    // The end slipped: a second to go, then eight, past the attempt's 15 s. Retries count polls by attempt, so
+    // the attempt records its two reads before it ends as StillRunning.
     const { platform, reads } = platformAnswering([
       { status: 'TASK_STATUS_PROCESSING', eta: 1 },
       { status: 'TASK_STATUS_PROCESSING', eta: 8 },
     ]);
-    const { value, failure } = await attempt(platform, 2);
-    expect(failure).toBeUndefined();
+    const { failure, heartbeats } = await attempt(platform, 2);
+    expect(failure?.type).toBe(FailureType.StillRunning);
     expect(reads).toHaveLength(2);
-    expect(value).toMatchObject({ terminal: false, observation: { status: 'TASK_STATUS_PROCESSING', polls: 5 } });
-    expect(value!.observation.nextPollAt! - value!.observation.observedAt).toBeGreaterThan(SHORT_MS);
+    // Polls 3 and 4 were attempt 1's and this one's first; the second read is the checkpoint's fifth.
+    expect(heartbeats).toEqual([{ polls: 3, attempt: 2 }]);
+    expect(failure!.details?.[0]).toMatchObject({ status: 'TASK_STATUS_PROCESSING', polls: 5 });
+    expect(failure!.nextRetryDelay).toBeGreaterThan(SHORT_MS);
   });
 
   it('waits in the first attempt for a poll planned within its time, and counts one read', async () => {
@@ -197,6 +199,21 @@ describe('pollTaskResult', () => {
     expect(two.value).toMatchObject({ terminal: true, observation: { polls: 3 } });
     expect(two.heartbeats).toEqual([]);
   });
+
+  it("makes the hints' long steps towards the end in one attempt, and three reads at most", async () => {
+    // Planned 1.5 s off: 12 s to go (the next read half-way, 6 s on), then 6 s (the end), then the end slipped.
+    const { platform, reads } = platformAnswering([
+      { status: 'TASK_STATUS_PROCESSING', eta: 12, progress_percent: 0 },
+      { status: 'TASK_STATUS_PROCESSING', eta: 6, progress_percent: 50 },
+      { status: 'TASK_STATUS_PROCESSING', eta: 1, progress_percent: 95 },
+    ]);
+    const { failure, heartbeats } = await firstAttempt(platform, 1_500, 60_000);
+    expect(reads).toHaveLength(3);
+    expect(reads[1] - reads[0]).toBeGreaterThanOrEqual(5_900);
+    expect(failure?.type).toBe(FailureType.StillRunning);
+    // The retry could not count them: three reads since the checkpoint, all this attempt's.
+    expect(heartbeats).toEqual([{ polls: 3, attempt: 1 }]);
+  }, 30_000);
 
   it('ends a wait as StillRunning with the time left when the worker shuts down, so another polls on time', async () => {
     const { platform, reads } = platformAnswering([{ status: 'TASK_STATUS_SUCCEED' }]);

@@ -147,8 +147,6 @@ export function createMediaPollActivities(platform: PlatformClient) {
       // the pending poll's last failure holds the observation the starter reads (src/workflows/media/starter.ts).
       const checkpoint = { observation: next, terminal: false, outputs: [], nsfwDetection: false };
       if (status !== since?.status) return checkpoint;
-      // A second read in one attempt tells the workflow the count: a long wait never ends without a checkpoint.
-      if (reads > 1) return checkpoint;
       const stillRunning = (leftMs: number) =>
         pollAgainIn(
           leftMs,
@@ -156,11 +154,15 @@ export function createMediaPollActivities(platform: PlatformClient) {
             `next poll in ${leftMs} ms`,
           next,
         );
+      // The next read, made here rather than by a retry when it fits: one at the predicted end (within the
+      // eta's whole second), or a step of the hints at least IN_ATTEMPT_STEP_MS off. Short steps are left to
+      // retries, and an attempt makes at most MAX_READS_PER_ATTEMPT, so a cancel (which reaches no wait) is
+      // followed by few reads. Never on a callback's safety net, whose cancel is the usual end.
       const remaining = estimateRemainingMs(observation, since);
-      // Just short of its predicted end: one more read is cheaper made here than as a retry. One only, and not
-      // on a callback's safety net (the callback's cancel reaches no wait), so a late task does not hold a slot.
-      if (remaining === undefined || remaining > delay || input.fallback) throw stillRunning(delay);
-      if (!(await waitInAttempt(ctx, delay, readMs, stillRunning))) throw stillRunning(delay);
+      const atEnd = remaining !== undefined && remaining <= delay + ETA_STEP_MS;
+      const longStep = remaining !== undefined && delay >= IN_ATTEMPT_STEP_MS;
+      const inAttempt = (atEnd || longStep) && reads < MAX_READS_PER_ATTEMPT && !input.fallback;
+      if (!inAttempt || !(await waitInAttempt(ctx, delay, readMs, stillRunning))) throw stillRunning(delay);
       since = next;
     }
   }
@@ -196,6 +198,12 @@ export function outputsOf(result: TaskResult): TaskOutputRef[] {
 
 export type PollSample = Pick<TaskObservation, 'observedAt' | 'status' | 'eta' | 'progressPercent'>;
 
+/** The eta's step: whole seconds, rounded up. */
+const ETA_STEP_MS = 1_000;
+/** The shortest step short of the end that an attempt waits for itself. */
+const IN_ATTEMPT_STEP_MS = 5_000;
+/** Reads one attempt makes at most. */
+const MAX_READS_PER_ATTEMPT = 3;
 /** Beyond this, aim at a fraction of the remaining time and look again, instead of at the end. */
 const FAR_MS = 20_000;
 const FAR_FRACTION = 0.8;

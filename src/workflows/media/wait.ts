@@ -13,14 +13,28 @@ import { FailureType } from '../../api/failures';
 import { isTerminalTaskStatus } from '../../platform/schemas/media';
 import { TaskCallback, type ParsedPollingOptions, type TaskObservation } from './contract';
 import type { Activities, CallbackFallback, TaskCheckpoint } from '../../activities/media/activities';
-import { pollTimedOut, retryAsPollOptions } from '../retry-policies';
+import { MAX_IN_ATTEMPT_MS, pollTimedOut, retryAsPollOptions } from '../retry-policies';
 import { summarized, WAITING } from '../activity-summary';
 
 /**
- * 1.1: a poll planned far off gives its attempt the time to wait for it in the worker (retryAsPollOptions'
- * firstPollInMs), sparing a retry; runs started before gave every attempt 15 s.
+ * 1.1: a poll planned at most MAX_IN_ATTEMPT_MS off gives its attempts the time to wait for it, and for the
+ * predicted end, in the worker (retryAsPollOptions' inAttemptMs), sparing retries; runs started before gave
+ * every attempt 15 s.
  */
 const POLL_WAITS_IN_ATTEMPT = 'poll-waits-in-attempt';
+
+/**
+ * The time a poll's attempts get for waits in the worker, when the first poll is near enough: up to that
+ * poll, or to the predicted end when it is later (the hints' steps towards it may be made in the attempt).
+ * Not on a callback's safety net: the callback's cancel would not reach a wait in the worker.
+ */
+function inAttemptMs(since: TaskObservation | undefined): number | undefined {
+  const now = Date.now();
+  if (since?.nextPollAt === undefined || since.nextPollAt - now > MAX_IN_ATTEMPT_MS) return undefined;
+  if (!patched(POLL_WAITS_IN_ATTEMPT)) return undefined;
+  const { nextPollAt, observedAt, eta } = since;
+  return Math.max(nextPollAt, eta !== undefined && eta > 0 ? observedAt + eta * 1000 : 0) - now;
+}
 
 /** Ends kept at most (a run has a few dozen tasks); the oldest is dropped first, its task long past. */
 const MAX_KEPT = 32;
@@ -57,13 +71,8 @@ export async function waitForTaskEnd(
 ): Promise<TaskCheckpoint> {
   let since: TaskObservation | undefined = first;
   for (;;) {
-    // Not on a callback's safety net: the callback's cancel would not reach a wait in the worker.
-    const firstPollInMs =
-      !callbacks && since?.nextPollAt !== undefined && patched(POLL_WAITS_IN_ATTEMPT)
-        ? since.nextPollAt - Date.now()
-        : undefined;
     const { pollTaskResult } = proxyActivities<Activities>(
-      retryAsPollOptions(deadlineAt - Date.now(), { firstPollInMs }),
+      retryAsPollOptions(deadlineAt - Date.now(), { inAttemptMs: callbacks ? undefined : inAttemptMs(since) }),
     );
     const poll = () =>
       summarized(
