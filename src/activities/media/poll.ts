@@ -3,7 +3,12 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../../api/failures';
-import type { ParsedPollingOptions, TaskObservation, TaskOutputRef } from '../../workflows/media/contract';
+import {
+  predictedEnd,
+  type ParsedPollingOptions,
+  type TaskObservation,
+  type TaskOutputRef,
+} from '../../workflows/media/contract';
 import type { PlatformClient } from '../../platform-client/client';
 import { isTerminalTaskStatus, type TaskResult } from '../../platform/schemas/media';
 import {
@@ -235,9 +240,6 @@ export function estimateRemainingMs(latest: PollSample, previous?: PollSample): 
   // The earlier wins: polling a little early costs one cheap poll, polling late costs detection time.
   return estimates.length ? Math.min(...estimates) : undefined;
 }
-
-/** The end a sample's eta predicts, in epoch ms; the eta is whole seconds rounded up, so never early. */
-const predictedEnd = (s: PollSample) => (s.eta !== undefined && s.eta > 0 ? s.observedAt + s.eta * 1000 : undefined);
 
 /**
  * Milliseconds left when two samples taken apart predict the same end (a steady task's eta), so stepping

@@ -162,6 +162,10 @@ export const TaskObservation = z.object({
 });
 export type TaskObservation = z.infer<typeof TaskObservation>;
 
+/** The end an observation's eta predicts, in epoch ms; the eta is whole seconds rounded up, so never early. */
+export const predictedEnd = (o: Pick<TaskObservation, 'observedAt' | 'eta'>): number | undefined =>
+  o.eta !== undefined && o.eta > 0 ? o.observedAt + o.eta * 1000 : undefined;
+
 /** An output URL of a finished task, as task-result lists it (TTL in seconds, parsed leniently). */
 export const TaskOutputRef = z.object({
   kind: z.enum(OUTPUT_KINDS),

@@ -11,7 +11,7 @@ import {
 } from '@temporalio/workflow';
 import { FailureType } from '../../api/failures';
 import { isTerminalTaskStatus } from '../../platform/schemas/media';
-import { TaskCallback, type ParsedPollingOptions, type TaskObservation } from './contract';
+import { predictedEnd, TaskCallback, type ParsedPollingOptions, type TaskObservation } from './contract';
 import type { Activities, CallbackFallback, TaskCheckpoint } from '../../activities/media/activities';
 import { MAX_IN_ATTEMPT_MS, pollTimedOut, retryAsPollOptions } from '../retry-policies';
 import { summarized, WAITING } from '../activity-summary';
@@ -32,8 +32,7 @@ function inAttemptMs(since: TaskObservation | undefined): number | undefined {
   const now = Date.now();
   if (since?.nextPollAt === undefined || since.nextPollAt - now > MAX_IN_ATTEMPT_MS) return undefined;
   if (!patched(POLL_WAITS_IN_ATTEMPT)) return undefined;
-  const { nextPollAt, observedAt, eta } = since;
-  return Math.max(nextPollAt, eta !== undefined && eta > 0 ? observedAt + eta * 1000 : 0) - now;
+  return Math.max(since.nextPollAt, predictedEnd(since) ?? 0) - now;
 }
 
 /** Ends kept at most (a run has a few dozen tasks); the oldest is dropped first, its task long past. */
