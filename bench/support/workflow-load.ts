@@ -77,7 +77,11 @@ const START_ATTEMPTS = 5;
  * Starts one workflow as a backend would: again after a failed call (its id makes that safe), and a
  * workflow already started under that id is this start, answered late.
  */
-async function startOnce(o: LoadOptions, workflowId: string, args: unknown[]): Promise<void> {
+export async function startOnce(
+  o: Pick<LoadOptions, 'client' | 'taskQueue' | 'workflowType'>,
+  workflowId: string,
+  args: unknown[],
+): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
       await o.client.workflow.start(o.workflowType, { taskQueue: o.taskQueue, workflowId, args });

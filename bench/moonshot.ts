@@ -1,0 +1,299 @@
+// The moonshot: up to 100,000 mediaGeneration workflows waiting at once on the production topology
+// (`npm run cluster`'s PostgreSQL and Temporal server, two workers), to see how far this machine gets
+// and what stops it. Unlike waiting-at-scale it keeps nothing per workflow: every figure comes from
+// counts (the server's visibility, the emulator's counters) and from /proc, once a minute, into a
+// timeline. With --budget it stops after that long, however far it got; without, it runs until every
+// workflow has closed and checks that all completed.
+//
+//   npm run bench -- --only=moonshot [--tasks=100000] [--duration=10800000] [--starts-per-second=20] [--budget=3600000]
+import { cpus, loadavg } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { WorkflowType } from '../src/workflows/operations';
+import type { MediaGenerationInput } from '../src/workflows/media/contract';
+import { SearchAttributes } from '../src/api/contract';
+import { formatTable } from './media/tables';
+import { atMost, isTrue, type Check } from './support/checks';
+import { mb } from './support/proc-stats';
+import { RequestsRecorder } from './support/server-metrics';
+import { withBenchStack, type BenchStack } from './support/stack';
+import { percentile, round } from './support/stats';
+import { startOnce } from './support/workflow-load';
+import { NO_QUOTAS } from './support/fixtures';
+
+export interface MoonshotOptions {
+  tasks: number;
+  /** Every generation's emulated (= real) time on the platform. */
+  durationMs: number;
+  /** The pace of starts asked for; the server's answers may hold it lower (at most MAX_STARTS_IN_FLIGHT wait). */
+  startsPerSecond: number;
+  /** Stop this long after the first start, however far it got; undefined: until every workflow has closed. */
+  budgetMs?: number;
+  workers: number;
+}
+
+/** One reading, taken every SAMPLE_MS; CPU figures are over the minute before it, in cores (1 = one core busy). */
+export interface MoonshotSample {
+  atS: number;
+  started: number;
+  startFailures: number;
+  startP95Ms: number;
+  /** Open workflows whose generation the platform has taken (their task id is set): the waits. */
+  waiting: number;
+  /** Started, not yet submitted: first workflow tasks and submits in the queues. */
+  notYetSubmitted: number;
+  completed: number;
+  closedNotCompleted: number;
+  workerRssMb: number[];
+  workerCores: number;
+  serverRssMb: number;
+  serverCores: number;
+  postgresCores: number;
+  postgresMb: number;
+  machineCores: number;
+  /** This benchmark's own process (its starts and counts), part of machineCores. */
+  benchCores: number;
+  serverRequestsPerS: number;
+  loadAverage1m: number;
+}
+
+export interface MoonshotResult {
+  options: MoonshotOptions;
+  timeline: MoonshotSample[];
+  startsPerSecondReached: number;
+  peakWaiting: number;
+  /** Submits the platform carried out, and how many of those were a second one for the same generation. */
+  paid: number;
+  paidTwice: number;
+  stoppedBy: 'budget' | 'all closed' | 'worker lost';
+  checks: Check[];
+  passed: boolean;
+}
+
+const SAMPLE_MS = 60_000;
+const MAX_STARTS_IN_FLIGHT = 64;
+
+export function moonshotOptions(o: Partial<MoonshotOptions>): MoonshotOptions {
+  return {
+    tasks: o.tasks ?? 100_000,
+    durationMs: o.durationMs ?? 3 * 3_600_000,
+    startsPerSecond: o.startsPerSecond ?? 20,
+    budgetMs: o.budgetMs,
+    workers: o.workers ?? 2,
+  };
+}
+
+/** Busy and total jiffies of the whole machine (/proc/stat's first line). */
+function machineTicks(): { busy: number; total: number } {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const total = f.reduce((a, b) => a + b, 0);
+  return { busy: total - f[3] - f[4], total };
+}
+
+export async function runMoonshotBench(opts: Partial<MoonshotOptions> = {}): Promise<MoonshotResult> {
+  const o = moonshotOptions(opts);
+  const log = (msg: string) => process.stderr.write(`[moonshot] ${msg}\n`);
+  const fixtures = { ...NO_QUOTAS, members: [{ id: 'member-demo', name: 'Demo', remaining: null }] };
+  const input = (i: number): MediaGenerationInput => ({
+    operation: 'text-to-video',
+    request: { prompt: `moonshot ${i} [emulator:duration=${o.durationMs}]` },
+    keepOutputs: false,
+    polling: { maxIntervalMs: 3_600_000 },
+    deadlineSeconds: Math.min(604_800, Math.ceil((2 * o.durationMs + o.tasks / o.startsPerSecond) / 1000) + 7_200),
+  });
+
+  const run = async ({ admin, client, taskQueue, worker, server }: BenchStack): Promise<MoonshotResult> => {
+    const recorder = await new RequestsRecorder(server.metricsUrl, server.namespace, 15_000).start();
+    await admin('POST', '/counters/reset');
+    const idPrefix = `moonshot-${taskQueue}`;
+    const mine = `WorkflowId STARTS_WITH "${idPrefix}-"`;
+    const count = async (where: string) => (await client.workflow.count(`${mine} AND ${where}`)).count;
+    log(
+      `${o.tasks} generations of ${o.durationMs / 60_000} min, ${o.startsPerSecond} starts a second asked, ` +
+        `${o.workers} workers, ${o.budgetMs ? `a budget of ${o.budgetMs / 60_000} min` : 'until all close'}…`,
+    );
+    return worker.runUntilAll(o.workers, async (procs) => {
+      const firstStartAt = Date.now();
+      const stopAt = o.budgetMs ? firstStartAt + o.budgetMs : Infinity;
+      let started = 0;
+      let lastStartAt = firstStartAt;
+      let startFailures = 0;
+      let latencies: number[] = [];
+      let inFlight = 0;
+      const starting = (async () => {
+        for (let i = 0; i < o.tasks && Date.now() < stopAt && !procs.some((p) => p.lost()); i++) {
+          const due = firstStartAt + (i * 1000) / o.startsPerSecond;
+          while (Date.now() < due || inFlight >= MAX_STARTS_IN_FLIGHT) await sleep(Math.max(5, due - Date.now()));
+          inFlight++;
+          const at = Date.now();
+          void startOnce({ client, taskQueue, workflowType: WorkflowType.mediaGeneration }, `${idPrefix}-${i}`, [
+            input(i),
+          ])
+            .then(
+              () => void (started++, (lastStartAt = Date.now()), latencies.push(lastStartAt - at)),
+              () => void startFailures++,
+            )
+            .finally(() => inFlight--);
+        }
+        while (inFlight > 0) await sleep(100);
+      })();
+
+      const timeline: MoonshotSample[] = [];
+      let last = {
+        at: firstStartAt,
+        workerCpuMs: procs.map((p) => p.sampler.sample()?.cpuMs ?? 0),
+        serverCpuMs: server.sampler.sample()?.cpuMs ?? 0,
+        postgresCpuMs: server.database?.cpuMs() ?? 0,
+        machine: machineTicks(),
+        benchCpuMs: ownCpuMs(),
+      };
+      const reading = async (): Promise<MoonshotSample> => {
+        const now = Date.now();
+        const seconds = (now - last.at) / 1000;
+        const ws = procs.map((p) => p.sampler.sample());
+        const sv = server.sampler.sample();
+        const pgCpuMs = server.database?.cpuMs() ?? 0;
+        const machine = machineTicks();
+        const benchCpuMs = ownCpuMs();
+        await recorder.scrape();
+        const requests = recorder.between(last.at, now);
+        const [waiting, open, completed, closed] = await Promise.all([
+          count(`ExecutionStatus="Running" AND ${SearchAttributes.taskId.name} IS NOT NULL`),
+          count('ExecutionStatus="Running"'),
+          count('ExecutionStatus="Completed"'),
+          count('ExecutionStatus!="Running"'),
+        ]);
+        const workerCpuMs = ws.map((w, i) => w?.cpuMs ?? last.workerCpuMs[i]);
+        const sample: MoonshotSample = {
+          atS: Math.round((now - firstStartAt) / 1000),
+          started,
+          startFailures,
+          startP95Ms: Math.round(percentile(latencies, 95)),
+          waiting,
+          notYetSubmitted: open - waiting,
+          completed,
+          closedNotCompleted: closed - completed,
+          workerRssMb: ws.map((w) => (w ? mb(w.rssBytes) : 0)),
+          workerCores: round(workerCpuMs.reduce((a, c, i) => a + c - last.workerCpuMs[i], 0) / 1000 / seconds),
+          serverRssMb: sv ? mb(sv.rssBytes) : 0,
+          serverCores: round(((sv?.cpuMs ?? last.serverCpuMs) - last.serverCpuMs) / 1000 / seconds),
+          postgresCores: round((pgCpuMs - last.postgresCpuMs) / 1000 / seconds),
+          postgresMb: server.database ? mb(server.database.sizeBytes()) : 0,
+          machineCores: round(
+            ((machine.busy - last.machine.busy) / Math.max(1, machine.total - last.machine.total)) * cpus().length,
+          ),
+          benchCores: round((benchCpuMs - last.benchCpuMs) / 1000 / seconds),
+          serverRequestsPerS: requests ? Math.round(requests.total / ((requests.to - requests.from) / 1000)) : 0,
+          loadAverage1m: round(loadavg()[0]),
+        };
+        last = {
+          at: now,
+          workerCpuMs,
+          serverCpuMs: sv?.cpuMs ?? last.serverCpuMs,
+          postgresCpuMs: pgCpuMs,
+          machine,
+          benchCpuMs,
+        };
+        latencies = [];
+        log(formatSample(sample));
+        return sample;
+      };
+
+      let stoppedBy: MoonshotResult['stoppedBy'] = 'budget';
+      for (;;) {
+        await sleep(Math.max(0, Math.min(SAMPLE_MS, stopAt - Date.now())));
+        const s = await reading();
+        timeline.push(s);
+        if (procs.some((p) => p.lost())) {
+          stoppedBy = 'worker lost';
+          break;
+        }
+        if (Date.now() >= stopAt) break;
+        if (s.started + s.startFailures >= o.tasks && s.completed + s.closedNotCompleted >= s.started) {
+          stoppedBy = 'all closed';
+          break;
+        }
+      }
+      await starting;
+      await recorder.stop();
+      const counters = await admin<{ paid: { total: number; repeatedAt: Record<string, Record<string, number[]>> } }>(
+        'GET',
+        '/counters',
+      );
+      const paidTwice = Object.values(counters.paid.repeatedAt).reduce(
+        (a, bySubject) => a + Object.keys(bySubject).length,
+        0,
+      );
+      const end = timeline[timeline.length - 1];
+      const checks: Check[] = [
+        isTrue('no workflow closed other than completed', end.closedNotCompleted === 0, end.closedNotCompleted, '0'),
+        atMost('generations paid twice', paidTwice, 0),
+        ...(stoppedBy === 'budget'
+          ? []
+          : [isTrue('all complete', end.completed === o.tasks, end.completed, `${o.tasks}`)]),
+      ];
+      return {
+        options: o,
+        timeline,
+        startsPerSecondReached: round(end.started / Math.max(1, (lastStartAt - firstStartAt) / 1000)),
+        peakWaiting: timeline.reduce((a, s) => Math.max(a, s.waiting), 0),
+        paid: counters.paid.total,
+        paidTwice,
+        stoppedBy,
+        checks,
+        passed: checks.every((c) => c.ok),
+      };
+    });
+  };
+  return withBenchStack('moonshot', fixtures, run, { cluster: true });
+}
+
+const ownCpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function formatSample(s: MoonshotSample): string {
+  return (
+    `${s.atS} s: ${s.started} started (p95 ${s.startP95Ms} ms), ${s.waiting} waiting, ${s.notYetSubmitted} not yet ` +
+    `submitted, ${s.completed} completed; cores: workers ${s.workerCores}, server ${s.serverCores}, ` +
+    `PostgreSQL ${s.postgresCores}, this bench ${s.benchCores}, machine ${s.machineCores}; worker RSS ${s.workerRssMb.join(' + ')} MB`
+  );
+}
+
+export function formatMoonshotSummary(r: MoonshotResult): string {
+  const rows = r.timeline.map((s) => [
+    String(s.atS),
+    String(s.started),
+    String(s.waiting),
+    String(s.notYetSubmitted),
+    String(s.completed),
+    String(s.startP95Ms),
+    s.workerRssMb.join(' + '),
+    String(s.serverRssMb),
+    `${s.workerCores} / ${s.serverCores} / ${s.postgresCores} / ${s.benchCores} / ${s.machineCores}`,
+    String(s.postgresMb),
+    String(s.serverRequestsPerS),
+  ]);
+  return [
+    formatTable(
+      [
+        's',
+        'started',
+        'waiting',
+        'not yet submitted',
+        'completed',
+        'start p95 ms',
+        'worker RSS MB',
+        'server RSS MB',
+        'cores: workers / server / PostgreSQL / bench / machine',
+        'PostgreSQL MB',
+        'server req/s',
+      ],
+      rows,
+    ),
+    `stopped by: ${r.stoppedBy}; starts a second reached ${r.startsPerSecondReached} (asked ${r.options.startsPerSecond}); ` +
+      `peak waiting ${r.peakWaiting}; paid ${r.paid}, paid twice ${r.paidTwice}`,
+  ].join('\n');
+}
