@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { WorkflowType } from '../src/workflows/operations';
 import type { MediaGenerationInput } from '../src/workflows/media/contract';
 import { SearchAttributes } from '../src/api/contract';
-import { formatTable } from './media/tables';
+import { formatSample, moonshotLimits, type MoonshotLimits, type MoonshotSample } from './moonshot-timeline';
 import { atMost, isTrue, type Check } from './support/checks';
 import { mb } from './support/proc-stats';
 import { RequestsRecorder } from './support/server-metrics';
@@ -31,31 +31,6 @@ export interface MoonshotOptions {
   workers: number;
 }
 
-/** One reading, taken every SAMPLE_MS; CPU figures are over the minute before it, in cores (1 = one core busy). */
-export interface MoonshotSample {
-  atS: number;
-  started: number;
-  startFailures: number;
-  startP95Ms: number;
-  /** Open workflows whose generation the platform has taken (their task id is set): the waits. */
-  waiting: number;
-  /** Started, not yet submitted: first workflow tasks and submits in the queues. */
-  notYetSubmitted: number;
-  completed: number;
-  closedNotCompleted: number;
-  workerRssMb: number[];
-  workerCores: number;
-  serverRssMb: number;
-  serverCores: number;
-  postgresCores: number;
-  postgresMb: number;
-  machineCores: number;
-  /** This benchmark's own process (its starts and counts), part of machineCores. */
-  benchCores: number;
-  serverRequestsPerS: number;
-  loadAverage1m: number;
-}
-
 export interface MoonshotResult {
   options: MoonshotOptions;
   timeline: MoonshotSample[];
@@ -65,6 +40,7 @@ export interface MoonshotResult {
   paid: number;
   paidTwice: number;
   stoppedBy: 'budget' | 'all closed' | 'worker lost';
+  limits: MoonshotLimits;
   checks: Check[];
   passed: boolean;
 }
@@ -239,6 +215,7 @@ export async function runMoonshotBench(opts: Partial<MoonshotOptions> = {}): Pro
         paid: counters.paid.total,
         paidTwice,
         stoppedBy,
+        limits: moonshotLimits(timeline, cpus().length),
         checks,
         passed: checks.every((c) => c.ok),
       };
@@ -253,47 +230,3 @@ const ownCpuMs = () => {
 };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function formatSample(s: MoonshotSample): string {
-  return (
-    `${s.atS} s: ${s.started} started (p95 ${s.startP95Ms} ms), ${s.waiting} waiting, ${s.notYetSubmitted} not yet ` +
-    `submitted, ${s.completed} completed; cores: workers ${s.workerCores}, server ${s.serverCores}, ` +
-    `PostgreSQL ${s.postgresCores}, this bench ${s.benchCores}, machine ${s.machineCores}; worker RSS ${s.workerRssMb.join(' + ')} MB`
-  );
-}
-
-export function formatMoonshotSummary(r: MoonshotResult): string {
-  const rows = r.timeline.map((s) => [
-    String(s.atS),
-    String(s.started),
-    String(s.waiting),
-    String(s.notYetSubmitted),
-    String(s.completed),
-    String(s.startP95Ms),
-    s.workerRssMb.join(' + '),
-    String(s.serverRssMb),
-    `${s.workerCores} / ${s.serverCores} / ${s.postgresCores} / ${s.benchCores} / ${s.machineCores}`,
-    String(s.postgresMb),
-    String(s.serverRequestsPerS),
-  ]);
-  return [
-    formatTable(
-      [
-        's',
-        'started',
-        'waiting',
-        'not yet submitted',
-        'completed',
-        'start p95 ms',
-        'worker RSS MB',
-        'server RSS MB',
-        'cores: workers / server / PostgreSQL / bench / machine',
-        'PostgreSQL MB',
-        'server req/s',
-      ],
-      rows,
-    ),
-    `stopped by: ${r.stoppedBy}; starts a second reached ${r.startsPerSecondReached} (asked ${r.options.startsPerSecond}); ` +
-      `peak waiting ${r.peakWaiting}; paid ${r.paid}, paid twice ${r.paidTwice}`,
-  ].join('\n');
-}
