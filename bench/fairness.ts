@@ -7,6 +7,7 @@
 // run's p95 (their waits then count up to that moment: at least that long).
 //
 //   npm run bench -- --only=fairness [--quota=120] [--speed=2] [--minutes=10]
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -48,7 +49,6 @@ const MINORITY_AT_MS = 10_000;
 const INTERACTIVE_AT_MS = 30_000;
 /** The FIFO run may stop once B's and C's waits pass this many times the fair run's p95. */
 const FIFO_STOP_FACTOR = 10;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Run {
   member: string;

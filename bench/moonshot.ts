@@ -6,6 +6,7 @@
 // workflow has closed and checks that all completed.
 //
 //   npm run bench -- --only=moonshot [--tasks=100000] [--duration=10800000] [--starts-per-second=20] [--budget=3600000]
+import { setTimeout as sleep } from 'node:timers/promises';
 import { cpus, loadavg } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { WorkflowType } from '../src/workflows/operations';
@@ -19,6 +20,8 @@ import { withBenchStack, type BenchStack } from './support/stack';
 import { percentile, round } from './support/stats';
 import { startOnce } from './support/workflow-load';
 import { NO_QUOTAS } from './support/fixtures';
+import { duplicatePaid } from './chaos/tally';
+import type { CountersView } from '../packages/emulator/src/counters';
 
 export interface MoonshotOptions {
   tasks: number;
@@ -36,7 +39,7 @@ export interface MoonshotResult {
   timeline: MoonshotSample[];
   startsPerSecondReached: number;
   peakWaiting: number;
-  /** Submits the platform carried out, and how many of those were a second one for the same generation. */
+  /** Submits the platform carried out, and the extra ones: calls beyond the first for one generation. */
   paid: number;
   paidTwice: number;
   stoppedBy: 'budget' | 'all closed' | 'worker lost';
@@ -139,6 +142,7 @@ export async function runMoonshotBench(opts: Partial<MoonshotOptions> = {}): Pro
           count('ExecutionStatus!="Running"'),
         ]);
         const workerCpuMs = ws.map((w, i) => w?.cpuMs ?? last.workerCpuMs[i]);
+        const cores = (cpuMs: number) => round(cpuMs / 1000 / seconds);
         const sample: MoonshotSample = {
           atS: Math.round((now - firstStartAt) / 1000),
           started,
@@ -149,15 +153,15 @@ export async function runMoonshotBench(opts: Partial<MoonshotOptions> = {}): Pro
           completed,
           closedNotCompleted: closed - completed,
           workerRssMb: ws.map((w) => (w ? mb(w.rssBytes) : 0)),
-          workerCores: round(workerCpuMs.reduce((a, c, i) => a + c - last.workerCpuMs[i], 0) / 1000 / seconds),
+          workerCores: cores(workerCpuMs.reduce((a, c, i) => a + c - last.workerCpuMs[i], 0)),
           serverRssMb: sv ? mb(sv.rssBytes) : 0,
-          serverCores: round(((sv?.cpuMs ?? last.serverCpuMs) - last.serverCpuMs) / 1000 / seconds),
-          postgresCores: round((pgCpuMs - last.postgresCpuMs) / 1000 / seconds),
+          serverCores: cores((sv?.cpuMs ?? last.serverCpuMs) - last.serverCpuMs),
+          postgresCores: cores(pgCpuMs - last.postgresCpuMs),
           postgresMb: server.database ? mb(server.database.sizeBytes()) : 0,
           machineCores: round(
             ((machine.busy - last.machine.busy) / Math.max(1, machine.total - last.machine.total)) * cpus().length,
           ),
-          benchCores: round((benchCpuMs - last.benchCpuMs) / 1000 / seconds),
+          benchCores: cores(benchCpuMs - last.benchCpuMs),
           serverRequestsPerS: requests ? Math.round(requests.total / ((requests.to - requests.from) / 1000)) : 0,
           loadAverage1m: round(loadavg()[0]),
         };
@@ -191,14 +195,8 @@ export async function runMoonshotBench(opts: Partial<MoonshotOptions> = {}): Pro
       }
       await starting;
       await recorder.stop();
-      const counters = await admin<{ paid: { total: number; repeatedAt: Record<string, Record<string, number[]>> } }>(
-        'GET',
-        '/counters',
-      );
-      const paidTwice = Object.values(counters.paid.repeatedAt).reduce(
-        (a, bySubject) => a + Object.keys(bySubject).length,
-        0,
-      );
+      const counters = await admin<CountersView>('GET', '/counters');
+      const paidTwice = duplicatePaid(counters.paid).total;
       const end = timeline[timeline.length - 1];
       const checks: Check[] = [
         isTrue('no workflow closed other than completed', end.closedNotCompleted === 0, end.closedNotCompleted, '0'),
@@ -228,5 +226,3 @@ const ownCpuMs = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
 };
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

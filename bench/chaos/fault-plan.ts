@@ -6,6 +6,7 @@
 // other fault. Each names the non-retryable failures it can justify: only a call that may have been
 // carried out without the caller hearing back justifies giving up (AmbiguousSubmission); a refusal
 // (503, 429) or a cut download justifies nothing, since trying again later is always safe.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import { temporal } from '@temporalio/proto';
 import { FailureType } from '../../src/api/failures';
@@ -126,7 +127,6 @@ async function resetHalfOfWave(ctx: FaultContext, wave: string, perType: number)
   if (count('reset') < ids.length / 4) throw new Error(`the reset wave reset only ${count('reset')} of ${ids.length}`);
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** How long the reset wave waits for a workflow's first workflow task to have run. */
 const RESET_WAIT_MS = 60_000;
 /** Resets sent at once: an operator's script, not a storm on the server. */
@@ -203,7 +203,7 @@ export function chaosFaults(d: FaultDurations, perType: number): ChaosFault[] {
         MAY_HAVE_BEEN_CARRIED_OUT,
       ),
       afterWaveStarts: async (ctx) => {
-        await new Promise((r) => setTimeout(r, RESET_AFTER_START_MS));
+        await sleep(RESET_AFTER_START_MS);
         await resetHalfOfWave(ctx, 'reset', perType);
       },
     },

@@ -1,10 +1,9 @@
 // What the members' budget ledgers still hold once every workflow has ended: a reservation held then
 // is a leak. Read by the fault suite and by the cluster suite.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { budgetLedgerStateQuery, budgetLedgerWorkflowId } from '../../src/workflows/budgetLedger/contract';
 import type { Reservation } from './tally';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * The reservations the suite's members' ledgers still hold (the chaos member's, whose budget-gated

@@ -1,5 +1,6 @@
 // The two baselines without durability: a plain Node script that submits and polls, either every
 // second (what the platform's own SDK does) or by the same eta-aware schedule as our workflows.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { nextPollDelayMs, type PollSample } from '../../src/activities/media/poll';
 import { PollingOptions } from '../../src/workflows/media/contract';
 import type { PlatformClient } from '../../src/platform-client/client';
@@ -14,8 +15,6 @@ export interface TaskRun {
   resolvedAt: number;
   polls: number;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function fixedIntervalRun(platform: PlatformClient, prompt: string, intervalMs = 1_000): Promise<TaskRun> {
   const startedAt = Date.now();

@@ -3,6 +3,7 @@
 // request a second, never a result long-poll per workflow, which would be server load of the
 // benchmark's own making - then describes each (history length, start and close times) and fetches
 // the result of the completed ones.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { Client, WorkflowExecutionDescription, WorkflowHandle } from '@temporalio/client';
 import { optionalTsToMs } from '@temporalio/common/lib/time';
@@ -67,8 +68,6 @@ async function failureOf(handle: WorkflowHandle): Promise<string> {
     return parts.join(' <- ');
   }
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Start attempts per workflow: a start the server was too busy to answer in time is made again. */
 const START_ATTEMPTS = 5;
