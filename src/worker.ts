@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import type { WorkerDeploymentVersion } from '@temporalio/common';
 import { Command } from 'commander';
 import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
@@ -13,7 +13,6 @@ import { createActivities } from './activities';
 import { limitInAttemptWaits } from './activities/retries';
 import type { ArtifactStore } from './artifacts';
 import {
-  clientConnectionOptions,
   createArtifactStore,
   loadFetchPolicy,
   loadRateLimitSettings,
@@ -204,17 +203,18 @@ export async function runWorker(
   const version = workerVersion(settings.WORKER_BUILD_ID);
   // Before connecting: a refused key stops the worker here, with a message naming no secret.
   const firstCall = await checkFirstCall(platform);
+  // One connection for the worker and its client: the client's calls (a paid call's sending mark and
+  // answer, the shared pacing, ledger Updates) go through the SDK's native gRPC stack too, which costs
+  // the worker's thread less CPU and memory than a second, JavaScript one.
   const connection = await NativeConnection.connect(temporal.connectionOptions);
-  let clientConnection: Connection | undefined;
   let receiver: Awaited<ReturnType<typeof serveCallbacks>>;
   try {
-    clientConnection = await Connection.connect(clientConnectionOptions(temporal));
     // A traced activity's Updates to a budget ledger carry its trace on.
     const interceptors = tracing ? tracingClientInterceptors() : undefined;
-    const client = new Client({ connection: clientConnection, namespace: temporal.namespace, interceptors });
+    const client = new Client({ connection, namespace: temporal.namespace, interceptors });
     // Before any task is polled: a missing attribute leaves every workflow that sets it stuck.
     await ensureSearchAttributes({
-      connection: clientConnection,
+      connection,
       namespace: temporal.namespace,
       address: temporal.address,
       register: settings.WORKER_REGISTER_SEARCH_ATTRIBUTES ?? isLocalAddress(temporal.address),
@@ -269,7 +269,6 @@ export async function runWorker(
     await running;
   } finally {
     await receiver?.close();
-    await clientConnection?.close();
     await connection.close();
     // The spans of the last tasks, before the process ends.
     await tracing?.shutdown();

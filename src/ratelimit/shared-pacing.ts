@@ -141,7 +141,7 @@ export class SharedPacing implements SubmitPacing {
     const { RATE_LIMIT_REFRESH_SECONDS, RATE_LIMIT_SYNC_SECONDS } = this.deps.settings;
     this.timers = [
       setInterval(() => void this.refreshLimits().then(() => this.syncAll()), RATE_LIMIT_REFRESH_SECONDS * 1000),
-      setInterval(() => void this.syncAll(), RATE_LIMIT_SYNC_SECONDS * 1000),
+      setInterval(() => void this.syncAll(true), RATE_LIMIT_SYNC_SECONDS * 1000),
     ];
     for (const t of this.timers) t.unref();
   }
@@ -236,9 +236,16 @@ export class SharedPacing implements SubmitPacing {
     }
   }
 
-  private async syncAll(): Promise<void> {
+  /**
+   * Reads every queue's limit and sets ours where it differs; `pacedOnly`: only the queues with a pace to
+   * share. An operation without a quota has nothing on the server to keep in step between refreshes (its
+   * 429 hold stays in the worker that met it), so reading its queue every few seconds would only cost the
+   * server requests, however quiet the deployment.
+   */
+  private async syncAll(pacedOnly = false): Promise<void> {
+    const paces = [...this.paces.values()].filter((p) => !pacedOnly || p.targetRps !== undefined);
     await Promise.all(
-      [...this.paces.values()].map((pace) =>
+      paces.map((pace) =>
         this.sync(pace).catch((err: unknown) => this.warn('Could not sync the shared pace', err, pace.operation)),
       ),
     );

@@ -79,12 +79,12 @@ export async function withWorker<T>(
   const address = testEnv('temporalAddress');
   const namespace = testEnv('temporalNamespace');
   const taskQueue = opts.taskQueue ?? `${prefix}-${randomUUID().slice(0, 8)}`;
-  const nativeConnection = await NativeConnection.connect({ address });
-  const connection = await Connection.connect({ address });
+  // One native connection for the worker and its client, as src/worker.ts runs them.
+  const connection = await NativeConnection.connect({ address });
   try {
     const client = new Client({ connection, namespace });
     const worker = await createPlatformWorker({
-      connection: nativeConnection,
+      connection,
       client,
       namespace,
       taskQueue,
@@ -101,7 +101,6 @@ export async function withWorker<T>(
     return await worker.runUntil(fn({ client, taskQueue, namespace, address, worker }));
   } finally {
     await connection.close();
-    await nativeConnection.close();
   }
 }
 
