@@ -38,6 +38,34 @@ import { serveCallbacks } from './webhooks/receiver';
 import { callbackUrls, type CallbackUrls } from './webhooks/token';
 import { makeCurrentVersion, workerVersion } from './worker-deployment';
 
+/**
+ * A native connection for a client, whose typed errors say what the server said. The client's calls (a
+ * paid call's sending mark and answer, the shared pacing, ledger Updates) cost the worker's thread less
+ * CPU on the SDK's native gRPC stack than on the JavaScript one. But a native error carries the server's
+ * message in `message` and leaves `details` empty, from which the client builds WorkflowNotFoundError,
+ * ActivityNotFoundError and the like: without this, they reach logs and failures with no message.
+ */
+export function withServerMessages(connection: NativeConnection): NativeConnection {
+  const service = connection.workflowService;
+  const copyMessage = (err: unknown) => {
+    const e = err as { message?: unknown; details?: unknown };
+    if (err instanceof Error && e.details === '' && typeof e.message === 'string') e.details = e.message;
+    throw err;
+  };
+  const workflowService = new Proxy(service, {
+    get(target, key, receiver) {
+      const value: unknown = Reflect.get(target, key, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        const result: unknown = value.apply(target, args);
+        return result instanceof Promise ? result.catch(copyMessage) : result;
+      };
+    },
+  });
+  // Everything else (deadlines, metadata, the operator service) is the connection's own.
+  return Object.create(connection, { workflowService: { value: workflowService } }) as NativeConnection;
+}
+
 export interface PlatformWorkerOptions {
   connection: NativeConnection;
   /** On a connection of its own: on the worker's, many waits on a ledger's Updates could crowd out its polls. */
@@ -203,18 +231,21 @@ export async function runWorker(
   const version = workerVersion(settings.WORKER_BUILD_ID);
   // Before connecting: a refused key stops the worker here, with a message naming no secret.
   const firstCall = await checkFirstCall(platform);
-  // One connection for the worker and its client: the client's calls (a paid call's sending mark and
-  // answer, the shared pacing, ledger Updates) go through the SDK's native gRPC stack too, which costs
-  // the worker's thread less CPU and memory than a second, JavaScript one.
   const connection = await NativeConnection.connect(temporal.connectionOptions);
+  let clientConnection: NativeConnection | undefined;
   let receiver: Awaited<ReturnType<typeof serveCallbacks>>;
   try {
+    clientConnection = await NativeConnection.connect(temporal.connectionOptions);
     // A traced activity's Updates to a budget ledger carry its trace on.
     const interceptors = tracing ? tracingClientInterceptors() : undefined;
-    const client = new Client({ connection, namespace: temporal.namespace, interceptors });
+    const client = new Client({
+      connection: withServerMessages(clientConnection),
+      namespace: temporal.namespace,
+      interceptors,
+    });
     // Before any task is polled: a missing attribute leaves every workflow that sets it stuck.
     await ensureSearchAttributes({
-      connection,
+      connection: clientConnection,
       namespace: temporal.namespace,
       address: temporal.address,
       register: settings.WORKER_REGISTER_SEARCH_ATTRIBUTES ?? isLocalAddress(temporal.address),
@@ -269,6 +300,7 @@ export async function runWorker(
     await running;
   } finally {
     await receiver?.close();
+    await clientConnection?.close();
     await connection.close();
     // The spans of the last tasks, before the process ends.
     await tracing?.shutdown();

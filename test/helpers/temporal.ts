@@ -13,7 +13,7 @@ import { PlatformClient } from '../../src/platform-client/client';
 import type { PlatformConfig } from '../../src/platform-client/config';
 import { DEFAULT_PATHS } from '../../src/platform/paths';
 import { DEV_API_KEY } from '../../packages/emulator/src/config';
-import { createPlatformWorker } from '../../src/worker';
+import { createPlatformWorker, withServerMessages } from '../../src/worker';
 import type { WorkerGroup } from '../../src/ratelimit/worker-group';
 import type { CallbackUrls } from '../../src/webhooks/token';
 import { testEnv } from '../setup/shared';
@@ -79,12 +79,13 @@ export async function withWorker<T>(
   const address = testEnv('temporalAddress');
   const namespace = testEnv('temporalNamespace');
   const taskQueue = opts.taskQueue ?? `${prefix}-${randomUUID().slice(0, 8)}`;
-  // One native connection for the worker and its client, as src/worker.ts runs them.
+  // Native connections for the worker and its client, as src/worker.ts runs them.
+  const nativeConnection = await NativeConnection.connect({ address });
   const connection = await NativeConnection.connect({ address });
   try {
-    const client = new Client({ connection, namespace });
+    const client = new Client({ connection: withServerMessages(connection), namespace });
     const worker = await createPlatformWorker({
-      connection,
+      connection: nativeConnection,
       client,
       namespace,
       taskQueue,
@@ -101,6 +102,7 @@ export async function withWorker<T>(
     return await worker.runUntil(fn({ client, taskQueue, namespace, address, worker }));
   } finally {
     await connection.close();
+    await nativeConnection.close();
   }
 }
 
