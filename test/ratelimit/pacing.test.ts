@@ -1,5 +1,9 @@
-// The adaptive pace of a shared rate limit and the limits a quota list gives: pure, no server.
+// The adaptive pace of a shared rate limit and the limits a quota list gives, and how often the workers
+// read the shared pace: no server.
+import type { Client } from '@temporalio/client';
+import { quotaTaskQueue } from '../../src/api/contract';
 import { loadRateLimitSettings } from '../../src/config/settings';
+import type { PlatformClient } from '../../src/platform-client/client';
 import { DEFAULT_PATHS } from '../../src/platform/paths';
 import {
   AdaptivePacing,
@@ -9,6 +13,8 @@ import {
   resolveLimits,
   SEND_SPREAD_MS,
 } from '../../src/ratelimit/pacing';
+import { SharedPacing } from '../../src/ratelimit/shared-pacing';
+import { quietRuntime } from '../helpers/temporal';
 
 describe('AdaptivePacing', () => {
   const pacing = new AdaptivePacing();
@@ -194,5 +200,48 @@ describe('rate limit configuration', () => {
   ])('refuses %j naming the field', (env, field) => {
     expect(() => loadRateLimitSettings(env)).toThrow(/^Rate limit configuration: /);
     expect(() => loadRateLimitSettings(env)).toThrow(field);
+  });
+});
+
+// Unit: the Temporal client and the platform are stubs that count the calls; no server.
+describe("SharedPacing's reads of the server", () => {
+  beforeAll(() => quietRuntime());
+  afterEach(() => jest.useRealTimers());
+
+  it('reads a queue with a pace every sync, and one without only at start and at each refresh', async () => {
+    jest.useFakeTimers();
+    const reads: Record<string, number> = {};
+    const workflowService = {
+      describeTaskQueue: (req: { taskQueue: { name: string } }) => {
+        reads[req.taskQueue.name] = (reads[req.taskQueue.name] ?? 0) + 1;
+        return Promise.resolve({});
+      },
+      updateTaskQueueConfig: () => Promise.resolve({}),
+    };
+    const platform = { listQuotas: () => Promise.resolve({ data: [], total: 0 }), config: { paths: DEFAULT_PATHS } };
+    const pacing = new SharedPacing({
+      client: { workflowService } as unknown as Client,
+      namespace: 'default',
+      taskQueue: 'q',
+      platform: platform as unknown as PlatformClient,
+      // text-to-video has a quota of its own; the quota list has none for the others.
+      settings: loadRateLimitSettings({
+        RATE_LIMIT_QUOTAS: '{"text-to-video":{"perMinute":60}}',
+        RATE_LIMIT_QUEUE_PARTITIONS: '1',
+        RATE_LIMIT_SYNC_SECONDS: '2',
+        RATE_LIMIT_REFRESH_SECONDS: '60',
+      }),
+    });
+    await pacing.start();
+    await jest.advanceTimersByTimeAsync(20_000);
+    const paced = quotaTaskQueue('q', 'text-to-video');
+    const unpaced = [quotaTaskQueue('q', 'image-to-video'), quotaTaskQueue('q', 'async')];
+    expect(reads[paced]).toBe(11);
+    for (const queue of unpaced) expect(reads[queue]).toBe(1);
+    await jest.advanceTimersByTimeAsync(40_000);
+    // The refresh at 60 s reads them all again.
+    expect(reads[paced]).toBe(32);
+    for (const queue of unpaced) expect(reads[queue]).toBe(2);
+    pacing.stop();
   });
 });
