@@ -239,10 +239,11 @@ export class SharedPacing implements SubmitPacing {
   /**
    * Reads every queue's limit and sets ours where it differs; `pacedOnly`: only the queues with a pace to
    * share. An operation without a quota has nothing on the server to keep in step between refreshes (its
-   * 429 hold stays in the worker that met it), so reading its queue every few seconds would only cost the
-   * server requests, however quiet the deployment.
+   * 429 hold stays in the worker that met it), and with pacing off no queue has: each removes our limit at
+   * start and at each refresh. Reading them every few seconds would only cost the server requests.
    */
   private async syncAll(pacedOnly = false): Promise<void> {
+    if (pacedOnly && !this.enabled) return;
     const paces = [...this.paces.values()].filter((p) => !pacedOnly || p.targetRps !== undefined);
     await Promise.all(
       paces.map((pace) =>

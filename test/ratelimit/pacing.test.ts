@@ -208,40 +208,48 @@ describe("SharedPacing's reads of the server", () => {
   beforeAll(() => quietRuntime());
   afterEach(() => jest.useRealTimers());
 
-  it('reads a queue with a pace every sync, and one without only at start and at each refresh', async () => {
-    jest.useFakeTimers();
-    const reads: Record<string, number> = {};
-    const workflowService = {
-      describeTaskQueue: (req: { taskQueue: { name: string } }) => {
-        reads[req.taskQueue.name] = (reads[req.taskQueue.name] ?? 0) + 1;
-        return Promise.resolve({});
-      },
-      updateTaskQueueConfig: () => Promise.resolve({}),
-    };
-    const platform = { listQuotas: () => Promise.resolve({ data: [], total: 0 }), config: { paths: DEFAULT_PATHS } };
-    const pacing = new SharedPacing({
-      client: { workflowService } as unknown as Client,
-      namespace: 'default',
-      taskQueue: 'q',
-      platform: platform as unknown as PlatformClient,
-      // text-to-video has a quota of its own; the quota list has none for the others.
-      settings: loadRateLimitSettings({
-        RATE_LIMIT_QUOTAS: '{"text-to-video":{"perMinute":60}}',
-        RATE_LIMIT_QUEUE_PARTITIONS: '1',
-        RATE_LIMIT_SYNC_SECONDS: '2',
-        RATE_LIMIT_REFRESH_SECONDS: '60',
-      }),
-    });
-    await pacing.start();
-    await jest.advanceTimersByTimeAsync(20_000);
-    const paced = quotaTaskQueue('q', 'text-to-video');
-    const unpaced = [quotaTaskQueue('q', 'image-to-video'), quotaTaskQueue('q', 'async')];
-    expect(reads[paced]).toBe(11);
-    for (const queue of unpaced) expect(reads[queue]).toBe(1);
-    await jest.advanceTimersByTimeAsync(40_000);
-    // The refresh at 60 s reads them all again.
-    expect(reads[paced]).toBe(32);
-    for (const queue of unpaced) expect(reads[queue]).toBe(2);
-    pacing.stop();
-  });
+  it.each([
+    ['on', 'every sync', 11, 32],
+    // Off: nothing to follow between refreshes, which remove our limit.
+    ['off', 'only at start and at each refresh', 1, 2],
+  ])(
+    'with pacing %s, reads a queue with a pace %s, and one without only at start and at each refresh',
+    async (pacingSetting, _when, pacedIn20s, pacedIn60s) => {
+      jest.useFakeTimers();
+      const reads: Record<string, number> = {};
+      const workflowService = {
+        describeTaskQueue: (req: { taskQueue: { name: string } }) => {
+          reads[req.taskQueue.name] = (reads[req.taskQueue.name] ?? 0) + 1;
+          return Promise.resolve({});
+        },
+        updateTaskQueueConfig: () => Promise.resolve({}),
+      };
+      const platform = { listQuotas: () => Promise.resolve({ data: [], total: 0 }), config: { paths: DEFAULT_PATHS } };
+      const pacing = new SharedPacing({
+        client: { workflowService } as unknown as Client,
+        namespace: 'default',
+        taskQueue: 'q',
+        platform: platform as unknown as PlatformClient,
+        // text-to-video has a quota of its own; the quota list has none for the others.
+        settings: loadRateLimitSettings({
+          RATE_LIMIT_QUOTAS: '{"text-to-video":{"perMinute":60}}',
+          RATE_LIMIT_QUEUE_PARTITIONS: '1',
+          RATE_LIMIT_SYNC_SECONDS: '2',
+          RATE_LIMIT_REFRESH_SECONDS: '60',
+          RATE_LIMIT_PACING: pacingSetting,
+        }),
+      });
+      await pacing.start();
+      await jest.advanceTimersByTimeAsync(20_000);
+      const paced = quotaTaskQueue('q', 'text-to-video');
+      const unpaced = [quotaTaskQueue('q', 'image-to-video'), quotaTaskQueue('q', 'async')];
+      expect(reads[paced]).toBe(pacedIn20s);
+      for (const queue of unpaced) expect(reads[queue]).toBe(1);
+      await jest.advanceTimersByTimeAsync(40_000);
+      // The refresh at 60 s reads them all again.
+      expect(reads[paced]).toBe(pacedIn60s);
+      for (const queue of unpaced) expect(reads[queue]).toBe(2);
+      pacing.stop();
+    },
+  );
 });
