@@ -80,12 +80,13 @@ export async function withWorker<T>(
   const namespace = testEnv('temporalNamespace');
   const taskQueue = opts.taskQueue ?? `${prefix}-${randomUUID().slice(0, 8)}`;
   // Native connections for the worker and its client, as src/worker.ts runs them.
-  const nativeConnection = await NativeConnection.connect({ address });
-  const connection = await NativeConnection.connect({ address });
+  const workerConnection = await NativeConnection.connect({ address });
+  let clientConnection: NativeConnection | undefined;
   try {
-    const client = new Client({ connection: withServerMessages(connection), namespace });
+    clientConnection = await NativeConnection.connect({ address });
+    const client = new Client({ connection: withServerMessages(clientConnection), namespace });
     const worker = await createPlatformWorker({
-      connection: nativeConnection,
+      connection: workerConnection,
       client,
       namespace,
       taskQueue,
@@ -101,8 +102,8 @@ export async function withWorker<T>(
     });
     return await worker.runUntil(fn({ client, taskQueue, namespace, address, worker }));
   } finally {
-    await connection.close();
-    await nativeConnection.close();
+    await clientConnection?.close();
+    await workerConnection.close();
   }
 }
 
