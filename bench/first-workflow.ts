@@ -1,7 +1,7 @@
 // Time to the first workflow, as a newcomer meets it: a fresh clone of this checkout's HEAD, `npm ci`, `npm start`
 // (the build, getting the Temporal CLI, the stack), then the README's first mediaGeneration, --wait. The Go caches
 // are empty folders of its own (--keep-go-cache: the user's), so the CLI comes the slowest way this machine allows.
-// Writes bench-results/first-workflow.json (docs/benchmarks.md#time-to-the-first-workflow-2026-11-26).
+// Writes bench-results/first-workflow.json (docs/generation-cost.md#time-to-the-first-workflow-2026-11-26).
 //
 //   npm run build && node lib/bench/first-workflow.js [--keep-go-cache]
 import { execFileSync, spawn } from 'node:child_process';
