@@ -12,6 +12,7 @@ import { ActivityNotFoundError, type Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import type { Resumed } from '../api/contract';
+import type { SendingMark } from '../api/failures';
 
 /** The signal's name: the workflows need no handler, the reset run's call reads it in the history. */
 export const PAID_CALL_ANSWERED = 'paidCallAnswered';
@@ -43,6 +44,8 @@ export interface EarlierPaidCall<I, R> {
   outcome: 'answered' | 'failed' | 'unanswered';
   result?: R;
   failure?: temporal.api.failure.v1.IFailure;
+  /** How many calls of its type that run made after it: a failed call with later ones must be answered alike. */
+  laterCalls: number;
 }
 
 /** What a call that took an earlier run's answer reports (in its result, and the workflow's). */
@@ -52,15 +55,20 @@ export const resumedFrom = (ctx: Context, earlier: { runId: string }, found: str
   found,
 });
 
-/** Gap between two reads of the histories while an earlier call is still in flight. */
+/** Gap between two looks for a late answer while an earlier call is still in flight. */
 const LOOK_EVERY_MS = 2_000;
+/** Events read per page when looking for a late answer, newest first. */
+const NEWEST_PAGE = 50;
 /** PendingActivityState SCHEDULED: no attempt has started. */
 const PENDING_SCHEDULED: temporal.api.enums.v1.PendingActivityState = 1;
 /** After its attempt timed out, how long an earlier call's late answer may take to arrive. */
 const REPORT_MARGIN_MS = 15_000;
 
-const decode = (payloads?: temporal.api.common.v1.IPayloads | null): unknown =>
-  payloads?.payloads?.[0] ? defaultPayloadConverter.fromPayload(payloads.payloads[0]) : undefined;
+/** The values in a history's payloads (a failure's details, a heartbeat's), decoded. */
+export const decodePayloads = (payloads?: temporal.api.common.v1.IPayloads | null): unknown[] =>
+  (payloads?.payloads ?? []).map((p) => defaultPayloadConverter.fromPayload(p));
+
+const decode = (payloads?: temporal.api.common.v1.IPayloads | null): unknown => decodePayloads(payloads)[0];
 
 const ms = (t?: { seconds?: unknown; nanos?: number | null } | null): number =>
   t ? Number(t.seconds ?? 0) * 1000 + Math.floor((t.nanos ?? 0) / 1e6) : 0;
@@ -75,25 +83,44 @@ function baseRunIds(events: HistoryEvent[]): string[] {
   return [...new Set(bases.reverse())];
 }
 
-/** The scheduled events of one activity type, in order. */
-const scheduledOf = (events: HistoryEvent[], type: string) =>
-  events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === type);
+/** One call of an activity type in a history: its scheduled event and, once it ended, its closing event. */
+interface Call {
+  scheduled: HistoryEvent;
+  closed?: HistoryEvent;
+}
 
-function lateAnswer(events: HistoryEvent[], runId: string, activityId: string): PaidCallAnswer | undefined {
+function closingAttrs(e: HistoryEvent) {
+  return (
+    e.activityTaskCompletedEventAttributes ??
+    e.activityTaskFailedEventAttributes ??
+    e.activityTaskTimedOutEventAttributes ??
+    e.activityTaskCanceledEventAttributes
+  );
+}
+
+/**
+ * The calls of one activity type that may have reached a worker, in the order they were scheduled. A call
+ * that ended without ever starting (it timed out or was cancelled while waiting in its queue: a paced submit
+ * moved up a priority class, say) sent nothing, and a run makes such calls as its own queue decides, so they
+ * are left out on both sides: the n-th call that may have sent in one run is the n-th in the other.
+ */
+function callsOf(events: HistoryEvent[], type: string): Call[] {
+  const closings = new Map<string, HistoryEvent>();
   for (const e of events) {
-    const signal = e.workflowExecutionSignaledEventAttributes;
-    if (signal?.signalName !== PAID_CALL_ANSWERED) continue;
-    const answer = decode(signal.input) as PaidCallAnswer | undefined;
-    if (answer?.runId === runId && answer.activityId === activityId) return answer;
+    const attrs = closingAttrs(e);
+    if (attrs) closings.set(String(attrs.scheduledEventId), e);
   }
-  return undefined;
+  return events
+    .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === type)
+    .map((scheduled) => ({ scheduled, closed: closings.get(String(scheduled.eventId)) }))
+    .filter(({ closed }) => !closed || Number(closingAttrs(closed)?.startedEventId ?? 0) > 0);
 }
 
 /**
  * The call of this activity's type that the runs this run was reset from made in this one's place
- * (the n-th of its type, as this is), newest run first, or undefined when none made it. A call in
- * flight when its run was reset is waited for, reading the histories every few seconds, until its
- * answer arrives or no attempt of it can still send (its start-to-close timeout after its run closed).
+ * (the n-th of its type that may have sent, as this is), newest run first, or undefined when none made
+ * it. A call in flight when its run was reset is waited for until its answer arrives or no attempt of it
+ * can still send (its start-to-close timeout after its run closed).
  */
 export async function earlierPaidCall<I, R>(
   temporal: Client,
@@ -103,16 +130,18 @@ export async function earlierPaidCall<I, R>(
   if (!workflowExecution) return undefined;
   const { workflowId, runId } = workflowExecution;
   const own = await historyOf(temporal, workflowId, runId);
-  const mine = scheduledOf(own, activityType);
-  const nth = mine.findIndex((e) => e.activityTaskScheduledEventAttributes?.activityId === activityId);
+  const nth = callsOf(own, activityType).findIndex(
+    (c) => c.scheduled.activityTaskScheduledEventAttributes?.activityId === activityId,
+  );
   if (nth < 0) return undefined;
   for (const baseRunId of baseRunIds(own)) {
     const events = await historyOf(temporal, workflowId, baseRunId);
-    const scheduled = scheduledOf(events, activityType)[nth];
-    if (!scheduled) continue;
-    const attrs = scheduled.activityTaskScheduledEventAttributes!;
-    const found = { runId: baseRunId, input: decode(attrs.input) as I };
-    const closed = events.find((e) => closingOf(e) === String(scheduled.eventId));
+    const calls = callsOf(events, activityType);
+    const call = calls[nth];
+    if (!call) continue;
+    const attrs = call.scheduled.activityTaskScheduledEventAttributes!;
+    const found = { runId: baseRunId, input: decode(attrs.input) as I, laterCalls: calls.length - nth - 1 };
+    const { closed } = call;
     if (closed?.activityTaskCompletedEventAttributes) {
       return { ...found, outcome: 'answered', result: decode(closed.activityTaskCompletedEventAttributes.result) as R };
     }
@@ -127,16 +156,60 @@ export async function earlierPaidCall<I, R>(
     // In flight when its run closed: its attempt answers, if at all, in a signal to the current run.
     const closedAt = ms(events[events.length - 1]?.eventTime);
     const settledAt = closedAt + ms(attrs.startToCloseTimeout) + REPORT_MARGIN_MS;
-    for (;;) {
-      const late = lateAnswer(await historyOf(temporal, workflowId, runId), baseRunId, attrs.activityId ?? '');
-      if (late) return { ...found, outcome: 'answered', result: late.result as R };
-      const left = settledAt - Date.now();
-      if (left <= 0) return { ...found, outcome: 'unanswered' };
-      ctx.heartbeat();
-      await ctx.sleep(Math.min(LOOK_EVERY_MS, left));
-    }
+    const late = await lateAnswer(temporal, ctx, own, baseRunId, attrs.activityId ?? '', settledAt);
+    return late ? { ...found, outcome: 'answered', result: late.result as R } : { ...found, outcome: 'unanswered' };
   }
   return undefined;
+}
+
+function answerIn(e: HistoryEvent, runId: string, activityId: string): PaidCallAnswer | undefined {
+  const signal = e.workflowExecutionSignaledEventAttributes;
+  if (signal?.signalName !== PAID_CALL_ANSWERED) return undefined;
+  const answer = decode(signal.input) as PaidCallAnswer | undefined;
+  return answer?.runId === runId && answer.activityId === activityId ? answer : undefined;
+}
+
+/**
+ * The answer an earlier run's call reports to this run in a signal, waited for until `settledAt`. Each
+ * look reads this run's history newest first, only as far back as the last look reached, so a look costs
+ * what arrived since the one before, however long the history is.
+ */
+async function lateAnswer(
+  temporal: Client,
+  ctx: Context,
+  own: HistoryEvent[],
+  runId: string,
+  activityId: string,
+  settledAt: number,
+): Promise<PaidCallAnswer | undefined> {
+  const { workflowId, runId: ownRunId } = ctx.info.workflowExecution!;
+  const found = own.map((e) => answerIn(e, runId, activityId)).find(Boolean);
+  if (found) return found;
+  let seen = Number(own[own.length - 1]?.eventId ?? 0);
+  for (;;) {
+    const left = settledAt - Date.now();
+    if (left <= 0) return undefined;
+    ctx.heartbeat();
+    await ctx.sleep(Math.min(LOOK_EVERY_MS, left));
+    let newest = seen;
+    let nextPageToken: Uint8Array | undefined;
+    do {
+      const page = await temporal.workflowService.getWorkflowExecutionHistoryReverse({
+        namespace: temporal.options.namespace,
+        execution: { workflowId, runId: ownRunId },
+        maximumPageSize: NEWEST_PAGE,
+        nextPageToken,
+      });
+      const events = (page.history?.events ?? []).filter((e) => Number(e.eventId) > seen);
+      newest = Math.max(newest, ...events.map((e) => Number(e.eventId)));
+      const answer = events.map((e) => answerIn(e, runId, activityId)).find(Boolean);
+      if (answer) return answer;
+      // A page that reached what the last look saw ends this look.
+      const reachedSeen = events.length < (page.history?.events?.length ?? 0);
+      nextPageToken = reachedSeen || !page.nextPageToken?.length ? undefined : page.nextPageToken;
+    } while (nextPageToken);
+    seen = newest;
+  }
 }
 
 /**
@@ -149,18 +222,21 @@ async function neverBegun(temporal: Client, workflowId: string, runId: string, a
   return pending?.state === PENDING_SCHEDULED && (pending.attempt ?? 1) <= 1;
 }
 
-function closingOf(e: HistoryEvent): string | undefined {
-  const attrs =
-    e.activityTaskCompletedEventAttributes ??
-    e.activityTaskFailedEventAttributes ??
-    e.activityTaskTimedOutEventAttributes ??
-    e.activityTaskCanceledEventAttributes;
-  return attrs?.scheduledEventId?.toString();
-}
-
-/** What a paid call's attempt records as its heartbeat right before it sends (`sendingAt`, epoch ms). */
-export interface SendingMark {
-  sendingAt: number;
+/**
+ * After a reset, what the earlier run's same call made: from its answer, or, when its answer was lost,
+ * found on the platform by `lookUp` with the input that call was given. Undefined when no earlier run
+ * made the call or nothing of it is found: this run makes the call itself.
+ */
+export async function madeByEarlierRun<I, R, M>(
+  temporal: Client,
+  ctx: Context,
+  made: { fromAnswer(result: R): M; lookUp(input: I): Promise<M | undefined> },
+): Promise<{ earlier: EarlierPaidCall<I, R>; made: M } | undefined> {
+  const earlier = await earlierPaidCall<I, R>(temporal, ctx);
+  if (earlier?.outcome === 'answered') return { earlier, made: made.fromAnswer(earlier.result!) };
+  if (earlier?.outcome !== 'unanswered') return undefined;
+  const found = await made.lookUp(earlier.input);
+  return found === undefined ? undefined : { earlier, made: found };
 }
 
 /** How long the server may take to record the mark; past it, nothing is sent. */

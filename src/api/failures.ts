@@ -28,6 +28,8 @@ export const FailureType = {
   AmbiguousSubmission: 'AmbiguousSubmission',
   /** The platform's task ended TASK_STATUS_FAILED and no (further) generation is worth trying. */
   GenerationFailed: 'GenerationFailed',
+  /** A job ended without a result: cancelled, terminated or timed out (a reset run following it says so). */
+  JobStopped: 'JobStopped',
   /** The platform failed the whole batch (its validation, say). */
   BatchFailed: 'BatchFailed',
   /** An output's URL stopped working (its TTL ran out) before it could be copied. */
@@ -36,6 +38,16 @@ export const FailureType = {
   StillRunning: 'StillRunning',
 } as const;
 export type FailureTypeName = (typeof FailureType)[keyof typeof FailureType];
+
+/** What a paid call's attempt records as its heartbeat right before it sends (`sendingAt`, epoch ms). */
+export interface SendingMark {
+  sendingAt: number;
+}
+
+/** Whether a timed-out attempt's last heartbeat holds its sending mark: it may then have sent. */
+export function markedSending(lastHeartbeatDetails: unknown): boolean {
+  return typeof (lastHeartbeatDetails as Partial<SendingMark> | undefined)?.sendingAt === 'number';
+}
 
 export function invalidInput(what: string, issues: ValidationIssue[]): ApplicationFailure {
   return ApplicationFailure.create({

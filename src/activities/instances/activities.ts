@@ -6,7 +6,7 @@ import type { ActivityDeps } from '..';
 import { FailureType } from '../../api/failures';
 import type { CreateInstanceRequest, Instance, ListedInstance } from '../../platform/schemas/gpu';
 import type { Resumed } from '../../api/contract';
-import { answerPaidCall, earlierPaidCall, resumedFrom, type AfterReset } from '../earlier-runs';
+import { answerPaidCall, madeByEarlierRun, resumedFrom, type AfterReset } from '../earlier-runs';
 import { awaitPollTurn, errorBackoffMs, findAfterEarlierAttempts, pollAgainIn, pollRead, sendCostly } from '../retries';
 
 /** The most instances one list returns into a workflow's history (a few hundred bytes each). */
@@ -128,12 +128,17 @@ export function createActivities({ platform, temporal }: ActivityDeps) {
       const ctx = Context.current();
       const { instanceId, endTimeBefore } = input;
       if (input.afterReset) {
-        const earlier = await earlierPaidCall<RenewOnPlatformInput, RenewOnPlatformResult>(temporal, ctx);
-        const before = earlier?.input.endTimeBefore;
-        const moved = async () =>
-          String((await platform.getInstance({ instanceId }, { signal: signal() })).endTime) !== String(before);
-        if (earlier?.outcome === 'answered' || (earlier?.outcome === 'unanswered' && (await moved()))) {
-          const resumed = resumedFrom(ctx, earlier, `the renewal from the expiry ${before}`);
+        // A lost answer is judged by the expiry that run read: moved since, the renewal was applied.
+        const earlier = await madeByEarlierRun(temporal, ctx, {
+          fromAnswer: () => true,
+          lookUp: async (made: RenewOnPlatformInput) => {
+            const now = await platform.getInstance({ instanceId }, { signal: signal() });
+            return String(now.endTime) !== String(made.endTimeBefore) || undefined;
+          },
+        });
+        if (earlier) {
+          const before = earlier.earlier.input.endTimeBefore;
+          const resumed = resumedFrom(ctx, earlier.earlier, `the renewal from the expiry ${before}`);
           return answerPaidCall(temporal, ctx, { alreadyApplied: true, endTimeBefore: before, resumed });
         }
       }
@@ -165,17 +170,14 @@ export function createActivities({ platform, temporal }: ActivityDeps) {
       const ctx = Context.current();
       const { attempt } = ctx.info;
       const earlier = afterReset
-        ? await earlierPaidCall<CreateInstanceRequest, CreateInstanceResult>(temporal, ctx)
+        ? await madeByEarlierRun(temporal, ctx, {
+            fromAnswer: (result: CreateInstanceResult) => result.instanceId,
+            lookUp: async (made: CreateInstanceRequest) => (await findByName(made.name))?.id,
+          })
         : undefined;
-      const made =
-        earlier?.outcome === 'answered'
-          ? earlier.result!.instanceId
-          : earlier?.outcome === 'unanswered'
-            ? (await findByName(earlier.input.name))?.id
-            : undefined;
-      if (earlier && made) {
-        const resumed = resumedFrom(ctx, earlier, `instance ${made}`);
-        return answerPaidCall(temporal, ctx, { instanceId: made, alreadyApplied: true, resumed });
+      if (earlier) {
+        const resumed = resumedFrom(ctx, earlier.earlier, `instance ${earlier.made}`);
+        return answerPaidCall(temporal, ctx, { instanceId: earlier.made, alreadyApplied: true, resumed });
       }
       if (attempt === 1) {
         const taken = await findByName(request.name);

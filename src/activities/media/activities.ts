@@ -7,7 +7,7 @@ import { Context, log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ActivityDeps } from '..';
-import { FailureType } from '../../api/failures';
+import { FailureType, markedSending } from '../../api/failures';
 import type { ParsedPollingOptions, TaskObservation } from '../../workflows/media/contract';
 import { classifySubmitFailure, PlatformError, redact, type SubmitFailureClass } from '../../platform-client/errors';
 import type { AsyncBody } from '../../platform/models';
@@ -15,7 +15,14 @@ import type { ImageToVideoRequest, TextToVideoRequest } from '../../platform/sch
 import type { CallbackUrls } from '../../webhooks/token';
 import { priorityClassOf, type Resumed } from '../../api/contract';
 import { recordSubmitWait } from '../../metrics';
-import { answerPaidCall, earlierPaidCall, markSending, resumedFrom, type AfterReset } from '../earlier-runs';
+import {
+  answerPaidCall,
+  decodePayloads,
+  earlierPaidCall,
+  markSending,
+  resumedFrom,
+  type AfterReset,
+} from '../earlier-runs';
 import { toApplicationFailure } from '../retries';
 import { createOutputActivities } from '../outputs';
 import { createMediaPollActivities, firstLook, type CallbackFallback } from './poll';
@@ -108,24 +115,45 @@ function withoutUrl(err: PlatformError, url: string | undefined): PlatformError 
 }
 
 /**
- * After a reset, the task an earlier run's same submit created (src/activities/earlier-runs.ts); a
- * submit whose answer never came is ambiguous, as after a lost worker (the workflow's policy decides).
+ * After a reset, the task an earlier run's same submit created (src/activities/earlier-runs.ts). A submit
+ * whose answer never came is ambiguous, as after a lost worker (the workflow's policy decides). One that
+ * failed is answered alike when that run submitted again after it, so that this run's next submit meets
+ * that run's next one; with none after it, this run sends it again (a failed submit created nothing).
  */
 async function earlierSubmit(temporal: Client, ctx: Context): Promise<SubmitMediaTaskResult | undefined> {
   const earlier = await earlierPaidCall<SubmitMediaTaskInput, SubmitMediaTaskResult>(temporal, ctx);
-  if (earlier?.outcome === 'answered') {
+  if (!earlier) return undefined;
+  if (earlier.outcome === 'answered') {
     const { resumed: _, ...result } = earlier.result!;
     return { ...result, resumed: resumedFrom(ctx, earlier, `task ${result.taskId}`) };
   }
-  const lost = earlier?.outcome === 'unanswered';
-  const ambiguous = earlier?.failure?.applicationFailureInfo?.type === FailureType.AmbiguousSubmission;
-  if (!lost && !ambiguous) return undefined;
-  const details: SubmitFailureDetails = { outcome: 'ambiguous', at: Date.now() };
-  throw ApplicationFailure.retryable(
-    `the same submit in run ${earlier.runId}, which a reset replaced, may have created a task: its answer was lost`,
-    FailureType.AmbiguousSubmission,
-    details,
-  );
+  const where = `the same submit in run ${earlier.runId}, which a reset replaced,`;
+  const failed = earlier.failure?.applicationFailureInfo;
+  const timedOut = earlier.failure?.timeoutFailureInfo;
+  const ambiguous =
+    earlier.outcome === 'unanswered' ||
+    failed?.type === FailureType.AmbiguousSubmission ||
+    (!!timedOut && markedSending(decodePayloads(timedOut.lastHeartbeatDetails)[0]));
+  if (ambiguous) {
+    const details: SubmitFailureDetails = { outcome: 'ambiguous', at: Date.now() };
+    throw ApplicationFailure.retryable(
+      `${where} may have created a task: its answer was lost`,
+      FailureType.AmbiguousSubmission,
+      details,
+    );
+  }
+  if (earlier.laterCalls === 0) return undefined;
+  if (failed) {
+    const [details] = decodePayloads(failed.details) as [SubmitFailureDetails?];
+    const type = failed.type ?? FailureType.PlatformUnavailable;
+    const message = `${where} failed: ${earlier.failure?.message ?? type}`;
+    throw failed.nonRetryable
+      ? ApplicationFailure.nonRetryable(message, type, details)
+      : ApplicationFailure.retryable(message, type, details);
+  }
+  // Timed out before it was sent, or failed in a way that names no outcome: refused, as it was then.
+  const details: SubmitFailureDetails = { outcome: 'refused', at: Date.now() };
+  throw ApplicationFailure.retryable(`${where} was not sent`, FailureType.PlatformUnavailable, details);
 }
 
 export function createActivities({ platform, pacing, callbacks, artifacts, fetchPolicy, temporal }: ActivityDeps) {

@@ -16,13 +16,12 @@ import {
 } from '@temporalio/workflow';
 import { TimeoutType } from '@temporalio/common';
 import { PRIORITY_CLASSES, priorityClassOf, quotaTaskQueue, SHARED_FAIRNESS_KEY } from '../../api/contract';
-import { FailureType } from '../../api/failures';
+import { FailureType, markedSending } from '../../api/failures';
 import type { ParsedMediaGenerationRequestInput, SubmissionAttempt } from './contract';
 import type { Activities, SubmitFailureDetails, SubmitMediaTaskInput } from '../../activities/media/activities';
 import type { SubmitMediaTaskResult } from '../../activities/media/activities';
 import { MODEL_REGISTRY, type ResolvedModel } from '../../platform/models';
 import { isoTime } from '../../shared/time';
-import type { SendingMark } from '../../activities/earlier-runs';
 import { SUBMIT_ONCE } from '../retry-policies';
 import { paidCall } from '../activity-summary';
 
@@ -37,11 +36,6 @@ const SUBMIT_AGING = 'submit-priority-aging';
  * was never sent, and is sent again; runs started before took every timed-out attempt as ambiguous.
  */
 const SUBMIT_LOST_UNSENT = 'submit-lost-unsent';
-
-/** Whether a timed-out attempt's last heartbeat holds its sending mark: it may then have sent. */
-function markedSending(lastHeartbeatDetails: unknown): boolean {
-  return typeof (lastHeartbeatDetails as Partial<SendingMark> | undefined)?.sendingAt === 'number';
-}
 
 /**
  * Costs money. Retried while the first attempt may still be in flight? Never by the server (one
