@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger, type LogEntry } from '@temporalio/worker';
@@ -62,11 +63,19 @@ async function run<I, T>(fn: (input: I) => Promise<T>, input: I): Promise<Run<T>
   }
 }
 
+/**
+ * The Temporal client the upload answers through, as one that cannot reach the server: the activity then
+ * returns its answer for the worker to deliver, which is what these tests read.
+ */
+const noServer = {
+  activity: { complete: () => Promise.reject(new Error('no Temporal server here')) },
+} as unknown as Client;
+
 const upload = (
   input: UploadBatchInputInput,
   policy: FetchPolicy = testFetchPolicy(),
 ): Promise<Run<UploadBatchInputResult>> => {
-  const activities = createBatchUploadActivities(platform, policy);
+  const activities = createBatchUploadActivities(platform, policy, noServer);
   return run((i: UploadBatchInputInput) => activities.uploadBatchInput(i), input);
 };
 

@@ -6,7 +6,7 @@ import type { BatchObservation, ParsedBatchPollingOptions } from '../../workflow
 import { PlatformError } from '../../platform-client/errors';
 import { isTerminalBatchStatus, type Batch, type BatchEndpoint } from '../../platform/schemas/batches';
 import type { Resumed } from '../../api/contract';
-import { answerPaidCall, earlierPaidCall, resumedFrom, type AfterReset } from '../earlier-runs';
+import { answerPaidCall, madeByEarlierRun, resumedFrom, type AfterReset } from '../earlier-runs';
 import { awaitPollTurn, errorBackoffMs, findAfterEarlierAttempts, pollAgainIn, pollRead, sendCostly } from '../retries';
 import { createBatchOutputActivities } from './outputs';
 import { createBatchUploadActivities } from './upload';
@@ -109,7 +109,7 @@ export function createActivities({ platform, fetchPolicy, artifacts, temporal }:
   }
 
   return {
-    ...createBatchUploadActivities(platform, fetchPolicy),
+    ...createBatchUploadActivities(platform, fetchPolicy, temporal),
 
     /**
      * Creates the batch at most once. The platform takes no idempotency key, so the batch carries the
@@ -124,17 +124,15 @@ export function createActivities({ platform, fetchPolicy, artifacts, temporal }:
       const { attempt } = ctx.info;
       const sentAt = Date.now();
       const earlier = afterReset
-        ? await earlierPaidCall<CreateBatchOnceInput, CreateBatchOnceResult>(temporal, ctx)
+        ? await madeByEarlierRun(temporal, ctx, {
+            fromAnswer: (result: CreateBatchOnceResult) => result.batch,
+            lookUp: (made: CreateBatchOnceInput) => findExisting(made),
+          })
         : undefined;
-      const made =
-        earlier?.outcome === 'answered'
-          ? earlier.result!.batch
-          : earlier?.outcome === 'unanswered'
-            ? await findExisting(earlier.input)
-            : undefined;
-      if (earlier && made) {
-        const windowStartAt = earlier.result?.windowStartAt ?? Math.min(made.createdAtMs, sentAt);
-        const resumed = resumedFrom(ctx, earlier, `batch ${made.id}`);
+      if (earlier) {
+        const { made } = earlier;
+        const windowStartAt = earlier.earlier.result?.windowStartAt ?? Math.min(made.createdAtMs, sentAt);
+        const resumed = resumedFrom(ctx, earlier.earlier, `batch ${made.id}`);
         return answerPaidCall(temporal, ctx, {
           batch: made,
           found: true,

@@ -1,9 +1,11 @@
 // uploadBatchInput: checks every line of a batch's requests (inline, or a file the worker can reach), then uploads
 // them. An upload costs nothing: a retry that uploads again leaves at worst an unused file the platform deletes.
+// After a reset, the file the earlier run uploaded is taken instead (src/activities/earlier-runs.ts).
 import { readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Context } from '@temporalio/activity';
+import type { Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../../api/failures';
 import { download, isTransientStatus } from '../../fetching/guarded-fetch';
@@ -19,6 +21,7 @@ import {
 } from '../../platform/schemas/batches';
 import { utf8Length } from '../../platform/schemas/decision';
 import { formatIssues } from '../../platform/validation';
+import { answerPaidCall, earlierPaidCall, type AfterReset } from '../earlier-runs';
 
 export type UploadBatchInputInput =
   | { endpoint: BatchEndpoint; requests: BatchInputLine[]; filename?: string }
@@ -40,10 +43,17 @@ const invalidInput = (message: string, ...details: unknown[]) =>
 const tooLarge = (where: string, bytes: number) =>
   invalidInput(`inputFileUri: ${where} must be at most 100 MB (is ${(bytes / 2 ** 20).toFixed(1)} MB)`);
 
-export function createBatchUploadActivities(platform: PlatformClient, policy: FetchPolicy) {
+export function createBatchUploadActivities(platform: PlatformClient, policy: FetchPolicy, temporal: Client) {
   return {
-    async uploadBatchInput(input: UploadBatchInputInput): Promise<UploadBatchInputResult> {
+    async uploadBatchInput({
+      afterReset,
+      ...input
+    }: UploadBatchInputInput & AfterReset): Promise<UploadBatchInputResult> {
       const ctx = Context.current();
+      const earlier = afterReset
+        ? await earlierPaidCall<UploadBatchInputInput, UploadBatchInputResult>(temporal, ctx)
+        : undefined;
+      if (earlier?.outcome === 'answered') return answerPaidCall(temporal, ctx, earlier.result!);
       const signal = ctx.cancellationSignal;
       const source = 'requests' in input ? 'requests' : 'inputFileUri';
       const jsonl = 'requests' in input ? toJsonl(input.requests) : await readInputUri(ctx, input.inputFileUri, policy);
@@ -59,11 +69,11 @@ export function createBatchUploadActivities(platform: PlatformClient, policy: Fe
         { content: jsonl, endpoint: input.endpoint, filename: input.filename ?? filenameOf(input) },
         { signal },
       );
-      return {
+      return answerPaidCall(temporal, ctx, {
         fileId: file.id,
         bytes: file.bytes ?? utf8Length(jsonl),
         totalRequests: file.metadata?.total_requests ?? jsonlLines(jsonl).length,
-      };
+      });
     },
   };
 }

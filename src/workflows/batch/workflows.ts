@@ -19,7 +19,14 @@ import { isoTime } from '../../shared/time';
 import { paidCall, summarized, WAITING } from '../activity-summary';
 import { attachedNotFound } from '../attach';
 import { WorkflowType } from '../operations';
-import { DEFAULT_DEADLINE_MS, HOUR_MS, retryAsPollOptions, UNTIL_DONE, untilDeadline } from '../retry-policies';
+import {
+  afterReset,
+  DEFAULT_DEADLINE_MS,
+  HOUR_MS,
+  retryAsPollOptions,
+  UNTIL_DONE,
+  untilDeadline,
+} from '../retry-policies';
 import { trackProgress } from '../status';
 import {
   BATCH_OUTCOMES,
@@ -267,9 +274,11 @@ async function createBatch(
   workflowId: string,
   progress: BatchProgressTracker,
 ): Promise<StartedBatch> {
-  // 1. The input file: given, or uploaded now.
+  // 1. The input file: given, or uploaded now. After a reset, the file an earlier run uploaded is
+  // taken (the mark, as on a paid call, without its shorter attempt: a download may take minutes).
   progress.update({ status: 'UPLOADING' });
   const platform = creating();
+  const { mark } = afterReset();
   const inputFileId =
     input.inputFileId ??
     (
@@ -278,8 +287,8 @@ async function createBatch(
         `upload the batch input for ${input.endpoint}`,
       )(
         input.requests
-          ? { endpoint: input.endpoint, requests: input.requests }
-          : { endpoint: input.endpoint, inputFileUri: input.inputFileUri! },
+          ? { endpoint: input.endpoint, requests: input.requests, ...mark }
+          : { endpoint: input.endpoint, inputFileUri: input.inputFileUri!, ...mark },
       )
     ).fileId;
 
