@@ -1,0 +1,21 @@
+// Which workflow types make paid platform calls, themselves or through the children they start, and what
+// each pays for: a new run of one of them may be charged again. Whatever decides whether to start such a
+// run again (the starter's `incident rerun-failed`) reads this one list; test/api/paid.test.ts checks it
+// against the workflows' paid calls.
+import type { WorkflowTypeName } from '../workflows/operations';
+
+export const PAID_WORKFLOW_TYPES = {
+  mediaGeneration: 'submits a generation',
+  batchJob: 'creates an LLM batch',
+  evaluateDecision: 'asks the decision evaluation',
+  renewInstance: 'renews a GPU instance',
+  createInstance: 'creates a GPU instance',
+  budgetGatedJob: 'runs a paid job as its child, after a paid gate question if it has one',
+  autoRenew: 'renews GPU instances through budget-gated jobs',
+} as const satisfies Partial<Record<WorkflowTypeName, string>>;
+
+export type PaidWorkflowType = keyof typeof PAID_WORKFLOW_TYPES;
+
+/** What a run of `type` pays for, or undefined when it makes no paid call. */
+export const paidFor = (type: string): string | undefined =>
+  Object.hasOwn(PAID_WORKFLOW_TYPES, type) ? PAID_WORKFLOW_TYPES[type as PaidWorkflowType] : undefined;
