@@ -235,8 +235,15 @@ export function createActivities({ temporal, prices }: ActivityDeps) {
       try {
         return { result: await handle.result(), resumed };
       } catch (err) {
-        const cause = err instanceof WorkflowFailedError ? err.cause : undefined;
-        if (!(cause instanceof ApplicationFailure)) throw err;
+        if (!(err instanceof WorkflowFailedError)) throw err;
+        const { cause } = err;
+        // Cancelled, terminated or timed out: it ended, and no wait will bring a result.
+        if (!(cause instanceof ApplicationFailure)) {
+          throw ApplicationFailure.nonRetryable(
+            `job ${workflowId} of an earlier run ended ${status.name.toLowerCase()}, without a result`,
+            FailureType.JobStopped,
+          );
+        }
         const { type, message, details } = cause;
         throw ApplicationFailure.create({
           type: type ?? undefined,

@@ -2,17 +2,12 @@
 // cost (given, or priced from the worker's table) is reserved through the member's ledger before
 // anything that costs money is sent, an optional decision gate judges the content, and the
 // reservation is given back when the job ends, however it ends.
-import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/common';
 import {
   ActivityCancellationType,
-  ActivityFailure,
   ApplicationFailure,
   CancellationScope,
-  ChildWorkflowFailure,
   condition,
-  executeChild,
   isCancellation,
-  ParentClosePolicy,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -34,15 +29,7 @@ import {
   type ReserveBudgetResult,
 } from '../budgetLedger/contract';
 import { WorkflowType } from '../operations';
-import {
-  DEFAULT_DEADLINE_MS,
-  forUpTo,
-  HOUR_MS,
-  retryAsPollOptions,
-  startedByReset,
-  UNTIL_DONE,
-  untilAfterStart,
-} from '../retry-policies';
+import { DEFAULT_DEADLINE_MS, forUpTo, UNTIL_DONE, untilAfterStart } from '../retry-policies';
 import { trackProgress } from '../status';
 import {
   budgetJobProgressQuery,
@@ -54,6 +41,7 @@ import {
   type BudgetJobProgress,
 } from './contract';
 import { prepareGate, runGate } from './gate';
+import { jobInputFor, runJob } from './job';
 
 // Reads the worker's price table: fails only on a job the table cannot price (InvalidInput). A local
 // activity, so it runs in the job's first workflow task and the reservation is asked for in that same
@@ -65,28 +53,8 @@ const { priceBudgetJob } = proxyLocalActivities<Activities>(
 // Giving budget back must not be lost: retried until the ledger has it.
 const { releaseMemberBudget } = proxyActivities<Activities>(UNTIL_DONE);
 
-/** How long a reset run waits for the job an earlier run started: past any job's own deadline. */
-const EARLIER_JOB_WAIT_MS = 8 * 24 * HOUR_MS;
-
-/** Jobs whose input names the paying member and the expected cost (for their own search attributes). */
-const TAKES_MEMBER: readonly string[] = [WorkflowType.mediaGeneration, WorkflowType.batchJob];
-
 /** The job's result until the release of its reservation is known. */
 type ResultBeforeRelease = Omit<BudgetGatedJobResult, 'released'>;
-
-/**
- * The job an earlier run started, which a reset left under the same id: waited for by its status
- * (awaitEarlierJob in src/activities/budget/activities.ts); its failure is this run's, as a child's is.
- */
-async function earlierJob(childId: string): Promise<{ result: unknown; resumed: Resumed }> {
-  const { awaitEarlierJob } = proxyActivities<Activities>(retryAsPollOptions(EARLIER_JOB_WAIT_MS));
-  try {
-    return await summarized(awaitEarlierJob, `wait for job ${childId}, started before a reset`)(childId);
-  } catch (err) {
-    if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) throw err.cause;
-    throw err;
-  }
-}
 
 /** What admission through the ledger came to. */
 interface LedgerAdmission {
@@ -310,33 +278,13 @@ export async function budgetGatedJob(rawInput: BudgetGatedJobInput): Promise<Bud
     // 4. The job, as a child: it shows in the UI under this run, and is cancelled with it.
     const { workflowType } = input.job;
     const childId = `${workflowId}/${workflowType}`;
-    const jobInput = rawInput.job.input as Record<string, unknown>;
-    const childInput = TAKES_MEMBER.includes(workflowType)
-      ? { ...jobInput, memberId, costEstimate: jobInput.costEstimate ?? admission.cost }
-      : jobInput;
     progress.update({ status: 'RUNNING_JOB', childWorkflowId: childId });
-    let job: unknown;
-    let jobResumed: Resumed | undefined;
-    try {
-      job = await executeChild(workflowType, {
-        workflowId: childId,
-        args: [childInput],
-        // A parent that ends any other way (terminated, timed out) asks the job to cancel: a batch job
-        // then cancels its platform batch instead of running on unowned.
-        parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-        // A reset leaves the earlier run's job running (or ended) under this id: never a second one.
-        ...(startedByReset() && { workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE }),
-      });
-    } catch (err) {
-      if (err instanceof WorkflowExecutionAlreadyStartedError && startedByReset()) {
-        ({ result: job, resumed: jobResumed } = await earlierJob(childId));
-      } else {
-        progress.update({ status: 'FAILED' });
-        // The job's own failure, with its type (GenerationFailed, BatchFailed …), is this run's failure.
-        if (err instanceof ChildWorkflowFailure && err.cause instanceof ApplicationFailure) throw err.cause;
-        throw err;
-      }
-    }
+    const { result: job, resumed: jobResumed } = await runJob(
+      childId,
+      workflowType,
+      jobInputFor(workflowType, rawInput.job.input, memberId, admission.cost),
+      () => progress.update({ status: 'FAILED' }),
+    );
     progress.update({ status: 'COMPLETED', outcome: 'Completed' });
     const resumed = [verdict?.resumed, jobResumed].filter((r): r is Resumed => r !== undefined);
     if (resumed.length > 0) progress.update({ resumedFrom: resumed[0].runId });
