@@ -3,10 +3,8 @@
 // task, while the paid call is still in flight, and by query, counted with the emulator's paid calls
 // on an emulator of this file's own (faults are global per route).
 import { randomUUID } from 'node:crypto';
-import Long from 'long';
-import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { quotaTaskQueue } from '../../src/api/contract';
 import { WorkflowType } from '../../src/workflows/operations';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import {
@@ -15,6 +13,17 @@ import {
   withWorker as withSharedWorker,
   type TemporalTestContext,
 } from '../helpers/temporal';
+import {
+  arrived as countArrived,
+  completedOf,
+  events,
+  limitQuotaQueue,
+  paidCalls as countPaid,
+  type Point,
+  reset,
+  resetPoint,
+  waitFor,
+} from '../helpers/resets';
 import { testEnv } from '../setup/shared';
 
 let emulator: TestEmulator;
@@ -27,61 +36,10 @@ afterEach(() => emulator.admin('DELETE', '/faults'));
 const withWorker: typeof withSharedWorker = (prefix, fn, opts = {}) =>
   withSharedWorker(prefix, fn, { ...opts, platform: opts.platform ?? emulatorPlatform(emulator.url) });
 
-type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
-type Point = 'first task' | 'task after the paid call' | 'last task';
-
 const FAST = { minIntervalMs: 100, maxIntervalMs: 400 };
 
-interface Counters {
-  paid: { byRoute: Record<string, Record<string, number>> };
-  requests: Record<string, number>;
-}
-
-/** Requests of `route` that reached the platform (counted on arrival, before any latency). */
-const arrived = async (route: string) => (await emulator.admin<Counters>('GET', '/counters')).requests[route] ?? 0;
-
-/** How many times the platform carried out a paid call of `route` whose subject contains `marker` (since start). */
-async function paidCalls(route: string, marker: string): Promise<number> {
-  const { paid } = await emulator.admin<Counters>('GET', '/counters');
-  return Object.entries(paid.byRoute[route] ?? {})
-    .filter(([subject]) => subject.includes(marker))
-    .reduce((sum, [, n]) => sum + n, 0);
-}
-
-const events = async (handle: WorkflowHandle): Promise<HistoryEvent[]> => (await handle.fetchHistory()).events ?? [];
-
-const scheduled = (all: HistoryEvent[], type: string) =>
-  all.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === type);
-
-/** Waits until the run's history holds an event that `found` picks. */
-async function waitFor(handle: WorkflowHandle, found: (all: HistoryEvent[]) => boolean, what: string) {
-  for (let i = 0; i < 600; i++) {
-    if (found(await events(handle))) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
-function resetPoint(all: HistoryEvent[], point: Point, paidType: string): number {
-  const tasks = all.filter((e) => e.workflowTaskCompletedEventAttributes).map((e) => Number(e.eventId));
-  if (point === 'first task') return tasks[0];
-  if (point === 'last task') return tasks[tasks.length - 1];
-  const sched = Number(scheduled(all, paidType)?.eventId);
-  const closed = all.find((e) => Number(e.activityTaskCompletedEventAttributes?.scheduledEventId) === sched);
-  return tasks.find((t) => t > Number(closed?.eventId))!;
-}
-
-/** Resets the run to the end of workflow task `eventId`, as the Web UI does; returns the new run's handle. */
-async function reset(client: Client, handle: WorkflowHandle, eventId: number): Promise<WorkflowHandle> {
-  const { runId } = await client.workflowService.resetWorkflowExecution({
-    namespace: testEnv('temporalNamespace'),
-    workflowExecution: { workflowId: handle.workflowId, runId: (await handle.describe()).runId },
-    workflowTaskFinishEventId: Long.fromNumber(eventId),
-    reason: 'test: reset',
-    requestId: randomUUID(),
-  });
-  return client.workflow.getHandle(handle.workflowId, runId ?? undefined);
-}
+const paidCalls = (route: string, marker: string) => countPaid(emulator, route, marker);
+const arrived = (route: string) => countArrived(emulator, route);
 
 interface Case {
   type: string;
@@ -228,13 +186,7 @@ describe('a reset pays the platform once', () => {
         // through first, how many depends on the state of the server's token bucket: generations are started one at
         // a time until one's submit stays scheduled in the queue, unsent.
         const limit = (requestsPerSecond: number) =>
-          ctx.client.workflowService.updateTaskQueueConfig({
-            namespace: ctx.client.options.namespace,
-            identity: 'resets test',
-            taskQueue: quotaTaskQueue(ctx.taskQueue, 'text-to-video'),
-            taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
-            updateQueueRateLimit: { rateLimit: { requestsPerSecond }, reason: 'resets test: hold the queue' },
-          });
+          limitQuotaQueue(ctx.client, ctx.taskQueue, 'text-to-video', requestsPerSecond);
         await limit(0.0001);
         type Handle = Awaited<ReturnType<typeof media.start>>;
         const SCHEDULED = temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_SCHEDULED;
@@ -329,8 +281,3 @@ describe('a reset pays the platform once', () => {
       }
     }));
 });
-
-const completedOf = (all: HistoryEvent[], type: string) => {
-  const sched = Number(scheduled(all, type)?.eventId);
-  return all.find((e) => Number(e.activityTaskCompletedEventAttributes?.scheduledEventId) === sched);
-};
