@@ -5,6 +5,7 @@
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
+import { batchProgressQuery } from '../../src/workflows/batch/contract';
 import { budgetLedgerStateQuery, budgetLedgerWorkflowId } from '../../src/workflows/budgetLedger/contract';
 import { WorkflowType } from '../../src/workflows/operations';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
@@ -152,6 +153,35 @@ describe('after a reset', () => {
       const second = (await again.result()) as { resumed?: unknown[] };
       expect((await arrived(emulator, 'uploadBatchInputFile')) - uploadsBefore).toBe(1);
       expect(second).toMatchObject({ resumed: [expect.objectContaining({ runId: handle.firstExecutionRunId })] });
+      expect(await paidCalls(emulator, 'createBatch', marker)).toBe(1);
+    }));
+
+  it('a cancel of a reset batch job cancels the batch the earlier run created', () =>
+    withWorker('reset-cancel-batch', async (ctx) => {
+      const marker = uniqueId('paid');
+      const handle = await ctx.client.workflow.start(WorkflowType.batchJob, {
+        taskQueue: ctx.taskQueue,
+        workflowId: uniqueId('reset-cancel-batch'),
+        args: [
+          {
+            endpoint: '/v1/chat/completions',
+            requests: [
+              { custom_id: 'a', body: { model: 'deepseek/deepseek-v3', messages: [{ role: 'user', content: 'hi' }] } },
+            ],
+            polling: { initialIntervalMs: 100, maxIntervalMs: 500 },
+            // Ten emulated minutes a request: the batch runs on until it is cancelled.
+            metadata: { marker, emulator_per_request_ms: '600000' },
+          },
+        ],
+      });
+      await waitFor(handle, (all) => !!completedOf(all, 'createBatchOnce'), 'the batch');
+      const again = await reset(ctx.client, handle, resetPoint(await events(handle), 'first task', ''));
+      await waitFor(again, (all) => !!completedOf(all, 'createBatchOnce'), 'the reset run to take the batch');
+      await again.cancel();
+      await expect(again.result()).rejects.toBeInstanceOf(WorkflowFailedError);
+      const { batchId } = await again.query(batchProgressQuery);
+      const batch = await emulator.client().getBatch(batchId!);
+      expect(['cancelling', 'cancelled']).toContain(String(batch.status).toLowerCase());
       expect(await paidCalls(emulator, 'createBatch', marker)).toBe(1);
     }));
 
