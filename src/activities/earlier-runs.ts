@@ -12,7 +12,7 @@ import { ActivityNotFoundError, type Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import type { Resumed } from '../api/contract';
-import type { SendingMark } from '../api/failures';
+import { FailureType, type SendingMark } from '../api/failures';
 
 /** The signal's name: the workflows need no handler, the reset run's call reads it in the history. */
 export const PAID_CALL_ANSWERED = 'paidCallAnswered';
@@ -99,10 +99,11 @@ function closingAttrs(e: HistoryEvent) {
 }
 
 /**
- * The calls of one activity type that may have reached a worker, in the order they were scheduled. A call
- * that ended without ever starting (it timed out or was cancelled while waiting in its queue: a paced submit
- * moved up a priority class, say) sent nothing, and a run makes such calls as its own queue decides, so they
- * are left out on both sides: the n-th call that may have sent in one run is the n-th in the other.
+ * The calls of one activity type that may have sent, in the order they were scheduled. A call that ended
+ * without ever starting (it timed out or was cancelled while waiting in its queue: a paced submit moved up a
+ * priority class, say), or a reset run's look-up that found nothing, sent nothing, and a run makes such calls
+ * as its own queue and resets decide, so they are left out on both sides: the n-th call that may have sent in
+ * one run is the n-th in the other.
  */
 function callsOf(events: HistoryEvent[], type: string): Call[] {
   const closings = new Map<string, HistoryEvent>();
@@ -113,7 +114,12 @@ function callsOf(events: HistoryEvent[], type: string): Call[] {
   return events
     .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === type)
     .map((scheduled) => ({ scheduled, closed: closings.get(String(scheduled.eventId)) }))
-    .filter(({ closed }) => !closed || Number(closingAttrs(closed)?.startedEventId ?? 0) > 0);
+    .filter(({ closed }) => !closed || (Number(closingAttrs(closed)?.startedEventId ?? 0) > 0 && !lookUpOnly(closed)));
+}
+
+/** A reset run's look-up that found nothing to take (NothingEarlier): it sent nothing, by its own word. */
+function lookUpOnly(closed: HistoryEvent): boolean {
+  return closed.activityTaskFailedEventAttributes?.failure?.applicationFailureInfo?.type === FailureType.NothingEarlier;
 }
 
 /**

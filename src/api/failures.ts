@@ -34,6 +34,11 @@ export const FailureType = {
   BatchFailed: 'BatchFailed',
   /** An output's URL stopped working (its TTL ran out) before it could be copied. */
   OutputExpired: 'OutputExpired',
+  /**
+   * Not an error: a reset run's look-up on its own queue found no earlier submit to take, and sent nothing;
+   * the submit then takes its turn on its quota. Benign.
+   */
+  NothingEarlier: 'NothingEarlier',
   /** Not an error: a poll asks to run again when the hints say the operation is done (retry-as-poll); benign. */
   StillRunning: 'StillRunning',
 } as const;

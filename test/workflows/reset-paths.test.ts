@@ -1,5 +1,5 @@
-// After a reset, every path that schedules a paid call again answers from the earlier run (a submit sent
-// again one priority class up after waiting in its queue, or after a refusal), a reset batch uploads nothing twice, and a cancel
+// After a reset, a generation takes the earlier run's task without waiting for a turn on its quota, a submit
+// sent again after a refusal answers from the earlier run alike, a reset batch uploads nothing twice, and a cancel
 // of a reset run reaches the job it follows while its reservation is held until that job has ended. On an
 // emulator of this file's own, counted with its paid calls.
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
@@ -43,11 +43,11 @@ const timedOutInQueue = (all: Parameters<typeof scheduled>[0]) =>
   );
 
 describe('after a reset', () => {
-  it('a submit that waited in its queue and is sent again one class up takes the earlier run’s task, paying nothing', () =>
+  it('a generation takes the earlier run’s task without a turn on its quota: the quota’s queue held, it resumes and pays nothing', () =>
     withWorker(
       'reset-requeued',
       async (ctx) => {
-        const start = (marker: string, agingMs?: number) =>
+        const start = (marker: string) =>
           ctx.client.workflow.start(WorkflowType.mediaGeneration, {
             taskQueue: ctx.taskQueue,
             workflowId: uniqueId('reset-requeued'),
@@ -57,13 +57,12 @@ describe('after a reset', () => {
                 request: { prompt: `${marker} [emulator:duration=60000]` },
                 polling: FAST,
                 keepOutputs: false,
-                ...(agingMs && { submission: { priorityAgingMs: agingMs } }),
               },
             ],
           });
         // The generation to reset: its submit is paid, and it waits for its task.
         const marker = uniqueId('paid');
-        const handle = await start(marker, 1_000);
+        const handle = await start(marker);
         await waitFor(handle, (all) => !!completedOf(all, 'submitMediaTask'), 'the submit');
         expect(await paidCalls(emulator, 'submitTextToVideo', marker)).toBe(1);
 
@@ -84,16 +83,15 @@ describe('after a reset', () => {
           }
         }
 
-        // The reset run's submit waits behind the filler, moves up a class after 1 s, and is scheduled again.
+        // The reset run looks for the earlier submit on its own queue: it never waits behind the filler.
         const again = await reset(ctx.client, handle, resetPoint(await events(handle), 'first task', ''));
-        await waitFor(again, timedOutInQueue, 'the reset run’s submit to time out in its queue');
-        await limitQuotaQueue(ctx.client, ctx.taskQueue, 'text-to-video', 100);
-
         const result = (await again.result()) as {
           resumed?: unknown[];
           submissions: Array<{ outcome: string; resumed?: unknown }>;
         };
-        expect(result.submissions.map((s) => s.outcome)).toEqual(['refused', 'accepted']);
+        expect(timedOutInQueue(await events(again))).toBe(false);
+        await limitQuotaQueue(ctx.client, ctx.taskQueue, 'text-to-video', 100);
+        expect(result.submissions.map((s) => s.outcome)).toEqual(['accepted']);
         expect(result.resumed).toEqual([expect.objectContaining({ runId: handle.firstExecutionRunId })]);
         expect(await paidCalls(emulator, 'submitTextToVideo', marker)).toBe(1);
         await Promise.all(fillers.map((f) => f.result()));

@@ -5,7 +5,7 @@
 // workflow in the failure's details, which acts on it.
 import { Context, log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import type { ActivityDeps } from '..';
 import { FailureType, markedSending } from '../../api/failures';
 import type { ParsedPollingOptions, TaskObservation } from '../../workflows/media/contract';
@@ -22,6 +22,7 @@ import {
   markSending,
   resumedFrom,
   type AfterReset,
+  type EarlierPaidCall,
 } from '../earlier-runs';
 import { toApplicationFailure } from '../retries';
 import { createOutputActivities } from '../outputs';
@@ -114,6 +115,12 @@ function withoutUrl(err: PlatformError, url: string | undefined): PlatformError 
   });
 }
 
+/** The task an earlier run's answered submit created, as this submit's answer. */
+function taskOf(ctx: Context, earlier: EarlierPaidCall<SubmitMediaTaskInput, SubmitMediaTaskResult>) {
+  const { resumed: _, ...result } = earlier.result!;
+  return { ...result, resumed: resumedFrom(ctx, earlier, `task ${result.taskId}`) };
+}
+
 /**
  * After a reset, the task an earlier run's same submit created (src/activities/earlier-runs.ts). A submit
  * whose answer never came is ambiguous, as after a lost worker (the workflow's policy decides). One that
@@ -123,10 +130,7 @@ function withoutUrl(err: PlatformError, url: string | undefined): PlatformError 
 async function earlierSubmit(temporal: Client, ctx: Context): Promise<SubmitMediaTaskResult | undefined> {
   const earlier = await earlierPaidCall<SubmitMediaTaskInput, SubmitMediaTaskResult>(temporal, ctx);
   if (!earlier) return undefined;
-  if (earlier.outcome === 'answered') {
-    const { resumed: _, ...result } = earlier.result!;
-    return { ...result, resumed: resumedFrom(ctx, earlier, `task ${result.taskId}`) };
-  }
+  if (earlier.outcome === 'answered') return taskOf(ctx, earlier);
   const where = `the same submit in run ${earlier.runId}, which a reset replaced,`;
   const failed = earlier.failure?.applicationFailureInfo;
   const timedOut = earlier.failure?.timeoutFailureInfo;
@@ -156,6 +160,29 @@ async function earlierSubmit(temporal: Client, ctx: Context): Promise<SubmitMedi
   throw ApplicationFailure.retryable(`${where} was not sent`, FailureType.PlatformUnavailable, details);
 }
 
+/** Set by a reset run's first submit of a generation, sent on the workflow's own queue, unpaced. */
+export interface LookUpOnly {
+  lookUpOnly?: boolean;
+}
+
+/**
+ * A reset run's submit, before it takes a turn on its quota: the task the earlier run's same submit was
+ * answered with, or NothingEarlier, having sent nothing. A bulk reset of generations that all submitted
+ * then resumes them at once, instead of each waiting for a paid turn it does not use; anything else (a
+ * submit in flight that never answered, one that failed) is left to the submit on the quota, which
+ * decides it as any reset run's submit does.
+ */
+async function lookUpEarlierSubmit(temporal: Client, ctx: Context): Promise<SubmitMediaTaskResult> {
+  const earlier = await earlierPaidCall<SubmitMediaTaskInput, SubmitMediaTaskResult>(temporal, ctx);
+  if (earlier?.outcome === 'answered') return answerPaidCall(temporal, ctx, taskOf(ctx, earlier));
+  throw ApplicationFailure.create({
+    type: FailureType.NothingEarlier,
+    message: 'no answered submit of an earlier run to take: nothing was sent, the submit takes its turn on its quota',
+    nonRetryable: true,
+    category: ApplicationFailureCategory.BENIGN,
+  });
+}
+
 export function createActivities({ platform, pacing, callbacks, artifacts, fetchPolicy, temporal }: ActivityDeps) {
   const submit = (input: SubmitMediaTaskInput, request: SubmitMediaTaskInput['request'], signal: AbortSignal) => {
     switch (input.operation) {
@@ -169,9 +196,10 @@ export function createActivities({ platform, pacing, callbacks, artifacts, fetch
   };
 
   return {
-    async submitMediaTask(input: SubmitMediaTaskInput & AfterReset): Promise<SubmitMediaTaskResult> {
+    async submitMediaTask(input: SubmitMediaTaskInput & AfterReset & LookUpOnly): Promise<SubmitMediaTaskResult> {
       const ctx = Context.current();
       const { info, cancellationSignal: signal } = ctx;
+      if (input.lookUpOnly) return lookUpEarlierSubmit(temporal, ctx);
       const earlier = input.afterReset ? await earlierSubmit(temporal, ctx) : undefined;
       if (earlier) return answerPaidCall(temporal, ctx, earlier);
       const workflowId = info.workflowExecution?.workflowId;

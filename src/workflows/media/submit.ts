@@ -22,7 +22,7 @@ import type { Activities, SubmitFailureDetails, SubmitMediaTaskInput } from '../
 import type { SubmitMediaTaskResult } from '../../activities/media/activities';
 import { MODEL_REGISTRY, type ResolvedModel } from '../../platform/models';
 import { isoTime } from '../../shared/time';
-import { SUBMIT_ONCE } from '../retry-policies';
+import { startedByReset, SUBMIT_ONCE } from '../retry-policies';
 import { paidCall } from '../activity-summary';
 
 /**
@@ -36,6 +36,13 @@ const SUBMIT_AGING = 'submit-priority-aging';
  * was never sent, and is sent again; runs started before took every timed-out attempt as ambiguous.
  */
 const SUBMIT_LOST_UNSENT = 'submit-lost-unsent';
+
+/**
+ * 1.2: in a run a reset started, a generation's submit first looks for the earlier run's answered submit on
+ * the workflow's own queue, unpaced, and takes its turn on the quota only when there is none; runs started
+ * before waited for a turn on the quota to take the earlier answer.
+ */
+const SUBMIT_RESET_LOOKS_UP_FIRST = 'submit-reset-looks-up-first';
 
 /**
  * Costs money. Retried while the first attempt may still be in flight? Never by the server (one
@@ -62,6 +69,15 @@ function submitOnQuotaQueue(
       priority.priorityKey > PRIORITY_CLASSES.interactive ? Math.min(untilDeadline, agingMs) : untilDeadline,
   }).submitMediaTask;
 }
+
+/** The reset run's look-up of the earlier run's submit (lookUpEarlierSubmit): the workflow's own queue, no pace. */
+const lookUpOnOwnQueue = () => proxyActivities<Activities>(SUBMIT_ONCE).submitMediaTask;
+
+/** Whether a look-up found no earlier submit to take (it sent nothing). */
+const nothingEarlier = (err: unknown): boolean =>
+  err instanceof ActivityFailure &&
+  err.cause instanceof ApplicationFailure &&
+  err.cause.type === FailureType.NothingEarlier;
 
 /** The "async" form's model, from the bundled registry: the input was checked against it, so it is known. */
 export function resolvedModel(input: ParsedMediaGenerationRequestInput & { operation: 'async' }): ResolvedModel {
@@ -125,6 +141,7 @@ export async function submitGeneration(
   const fairnessKey = startedAs?.fairnessKey || input.memberId || SHARED_FAIRNESS_KEY;
   let mayExistAlready = false;
   let ambiguous = 0;
+  let lookUpFirst = startedByReset() && patched(SUBMIT_RESET_LOOKS_UP_FIRST);
   for (let attempt = 1; ; attempt++) {
     const possibleDuplicate = mayExistAlready || undefined;
     const record = (a: Omit<SubmissionAttempt, 'generation' | 'attempt' | 'possibleDuplicate'>) => {
@@ -135,8 +152,11 @@ export async function submitGeneration(
       // operation and request were parsed together, so they match.
       // After a reset, the task an earlier run's same submit created is taken (src/activities/earlier-runs.ts).
       const res = await paidCall(
-        submitOnQuotaQueue(input.operation, deadlineAt, { priorityKey, fairnessKey }, submission.priorityAgingMs),
-        `submit ${input.operation}${input.memberId ? ` for ${input.memberId}` : ''} (generation ${generation}, ` +
+        lookUpFirst
+          ? lookUpOnOwnQueue()
+          : submitOnQuotaQueue(input.operation, deadlineAt, { priorityKey, fairnessKey }, submission.priorityAgingMs),
+        `${lookUpFirst ? 'take the earlier run’s submit of' : 'submit'} ${input.operation}` +
+          `${input.memberId ? ` for ${input.memberId}` : ''} (generation ${generation}, ` +
           `attempt ${attempt}; ${priorityClassOf(priorityKey)}` +
           `${fairnessKey === input.memberId ? '' : `, share of ${fairnessKey}`})`,
       )({
@@ -145,11 +165,18 @@ export async function submitGeneration(
         attempt,
         // The activity reads the accepted task once: the wait starts from its status and eta.
         polling: input.polling,
+        ...(lookUpFirst && { lookUpOnly: true }),
       } as SubmitMediaTaskInput);
       record({ at: isoTime(res.submittedAt), outcome: 'accepted', taskId: res.taskId, resumed: res.resumed });
       return res;
     } catch (err) {
       if (isCancellation(err)) throw err;
+      if (lookUpFirst && nothingEarlier(err)) {
+        // Nothing to take, nothing sent: the same attempt goes to the quota, unrecorded.
+        lookUpFirst = false;
+        attempt--;
+        continue;
+      }
       const f = describeFailure(err);
       const error = { type: f.type, message: f.message };
       record({ at: f.details ? isoTime(f.details.at) : undefined, outcome: f.outcome, error });
