@@ -24,6 +24,8 @@ export const ExitCode = {
   Unavailable: 3,
   NotFound: 4,
   AlreadyStarted: 5,
+  /** Ctrl-C stopped the starter watching something that goes on without it (a batch operation). */
+  Interrupted: 130,
 } as const;
 
 /** An error meant for a person: printed as its message alone, with its exit code. */

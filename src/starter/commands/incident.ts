@@ -3,6 +3,7 @@
 // is retry-as-poll (src/activities/retries.ts): paused between attempts, it makes no request until it
 // is unpaused, and the workflow waits without failing. The server has no batch operation that pauses
 // activities, so each workflow's pending polls are paused one by one, a few workflows at a time.
+// The group's actions on many runs by query: bulk.ts (reset, cancel) and rerun.ts (rerun-failed), beside this file.
 import { randomUUID } from 'node:crypto';
 import { isGrpcServiceError, type Client } from '@temporalio/client';
 import type { Command } from 'commander';
@@ -10,6 +11,8 @@ import type { Activities as BatchActivities } from '../../activities/batch/activ
 import type { Activities as InstanceActivities } from '../../activities/instances/activities';
 import type { Activities as MediaActivities } from '../../activities/media/activities';
 import { CliError, ExitCode, plural, withStarter, type Out } from '../cli';
+import { addBulkCommands } from './bulk';
+import { addRerunCommand } from './rerun';
 
 /** The retry-as-poll activity types: the waits that make platform reads. */
 export const POLL_ACTIVITY_TYPES = ['pollTaskResult', 'pollBatch', 'pollInstanceStatus'] satisfies (
@@ -81,7 +84,7 @@ async function sweep(client: Client, pause: boolean, opts: IncidentOptions, task
 }
 
 export function addIncidentCommands(program: Command, out: Out): void {
-  const incident = program.command('incident').description('act on every running workflow during an incident');
+  const incident = program.command('incident').description('act on many workflows at once during an incident');
   for (const pause of [true, false]) {
     incident
       .command(pause ? 'pause-polling' : 'resume-polling')
@@ -97,4 +100,6 @@ export function addIncidentCommands(program: Command, out: Out): void {
         withStarter(({ client, settings }) => sweep(client, pause, opts, settings.taskQueue, out)),
       );
   }
+  addBulkCommands(incident, out);
+  addRerunCommand(incident, out);
 }
