@@ -236,8 +236,8 @@ async function runBatch(
   }
   if (end.failed > 0) {
     throw new CliError(
-      `${plural(end.failed, 'run')} of batch operation ${jobId} could not be ${action.done}; the Temporal server's log ` +
-        'names each. Run the same command again for them once the cause is fixed.',
+      `${plural(end.failed, 'run')} of batch operation ${jobId} could not be ${action.done}: the Temporal server logs ` +
+        'each ("Failed to process batch operation task"). Narrow the query to those runs before running it again.',
       ExitCode.WorkflowFailed,
     );
   }
