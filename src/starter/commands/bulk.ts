@@ -26,17 +26,20 @@ const INVALID_ARGUMENT = 3;
 const RESOURCE_EXHAUSTED = 8;
 
 /** The gRPC error under a client error, if there is one (the client wraps some calls' errors). */
-function grpcError(err: unknown) {
+export function grpcError(err: unknown) {
   if (isGrpcServiceError(err)) return err;
   if (err instanceof ServiceError && isGrpcServiceError(err.cause)) return err.cause;
   return undefined;
 }
 
+/** The gRPC status code of a failed call, if it has one. */
+export const grpcCode = (err: unknown): number | undefined => grpcError(err)?.code;
+
 /** A visibility query's refusal as the flag's error; any other error as it is. */
 export function queryRefused(err: unknown, query: string): unknown {
   const grpc = grpcError(err);
-  if ((grpc?.code as number) !== INVALID_ARGUMENT) return err;
-  return new CliError(`--query "${query}" was refused by Temporal: ${grpc!.details}.`, ExitCode.Usage);
+  if (!grpc || grpcCode(grpc) !== INVALID_ARGUMENT) return err;
+  return new CliError(`--query "${query}" was refused by Temporal: ${grpc.details}.`, ExitCode.Usage);
 }
 
 /** `--query`: the flag is required by commander; it must also say something. */
@@ -215,7 +218,7 @@ async function runBatch(
   await client.workflowService
     .startBatchOperation({ namespace, jobId, reason, visibilityQuery: matching, ...action.operation(identity) })
     .catch(async (err: unknown) => {
-      if ((grpcError(err)?.code as number) === RESOURCE_EXHAUSTED) throw await busyError(client);
+      if (grpcCode(err) === RESOURCE_EXHAUSTED) throw await busyError(client);
       throw queryRefused(err, query);
     });
   out(action.intro(plural(count, 'run'), jobId));

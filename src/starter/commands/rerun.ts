@@ -4,7 +4,7 @@
 // nothing more. A type that pays the platform (src/api/paid.ts) is only rerun when the operator says so: its
 // failed run may have been charged already.
 import { randomUUID } from 'node:crypto';
-import { isGrpcServiceError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import type { Command } from 'commander';
@@ -12,7 +12,7 @@ import { IDEMPOTENCY_MEMO } from '../../api/contract';
 import { paidFor } from '../../api/paid';
 import { STARTABLE_WORKFLOW_TYPES } from '../../workflows/operations';
 import { withStarter, type Out } from '../cli';
-import { checkedQuery, queryRefused } from './bulk';
+import { checkedQuery, grpcCode, queryRefused } from './bulk';
 
 type StartedAttributes = temporal.api.history.v1.IWorkflowExecutionStartedEventAttributes;
 const { WorkflowIdReusePolicy, WorkflowIdConflictPolicy, EventType } = temporal.api.enums.v1;
@@ -105,8 +105,6 @@ function rerunRequest(
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
   };
 }
-
-const grpcCode = (err: unknown): number | undefined => (isGrpcServiceError(err) ? err.code : undefined);
 
 /** Whether a workflow of this id exists (for --dry-run, which starts nothing to find out). */
 async function exists(client: Client, workflowId: string): Promise<boolean> {
