@@ -12,7 +12,7 @@ import { ActivityNotFoundError, type Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import type { Resumed } from '../api/contract';
-import { FailureType, type SendingMark } from '../api/failures';
+import { FailureType, markedSending, type SendingMark } from '../api/failures';
 
 /** The signal's name: the workflows need no handler, the reset run's call reads it in the history. */
 export const PAID_CALL_ANSWERED = 'paidCallAnswered';
@@ -131,6 +131,7 @@ function lookUpOnly(closed: HistoryEvent): boolean {
 export async function earlierPaidCall<I, R>(
   temporal: Client,
   ctx: Context,
+  opts: { marksSending?: boolean } = {},
 ): Promise<EarlierPaidCall<I, R> | undefined> {
   const { workflowExecution, activityId, activityType } = ctx.info;
   if (!workflowExecution) return undefined;
@@ -156,9 +157,10 @@ export async function earlierPaidCall<I, R>(
         closed.activityTaskFailedEventAttributes?.failure ?? closed.activityTaskTimedOutEventAttributes?.failure;
       return { ...found, outcome: 'failed', failure: failure ?? undefined };
     }
-    // Never begun when its run closed (still waiting for a worker: a paced submit in its quota's queue):
-    // nothing was sent, and the closed run's task is never handed out, so this run makes the call.
-    if (await neverBegun(temporal, workflowId, baseRunId, attrs.activityId ?? '')) return undefined;
+    // Never begun when its run closed (still waiting for a worker: a paced submit in its quota's queue), or,
+    // for a call that marks its sending, begun without the mark: nothing was sent, and nothing can be (the
+    // closed run's task is never handed out, and the server refuses a mark for it), so this run makes the call.
+    if (await neverSent(temporal, workflowId, baseRunId, attrs.activityId ?? '', opts)) return undefined;
     // In flight when its run closed: its attempt answers, if at all, in a signal to the current run.
     const closedAt = ms(events[events.length - 1]?.eventTime);
     const settledAt = closedAt + ms(attrs.startToCloseTimeout) + REPORT_MARGIN_MS;
@@ -219,13 +221,22 @@ async function lateAnswer(
 }
 
 /**
- * Whether the closed run's activity `activityId` was still waiting for its first attempt to start: a
- * closed run keeps its pending activities' state, so the server can tell scheduled from started.
+ * Whether the closed run's activity `activityId` never sent: its first attempt was still waiting to start,
+ * or, `marksSending`, its attempt holds no sending mark (markSending). A closed run keeps its pending
+ * activities' state and last heartbeat, so the server can tell.
  */
-async function neverBegun(temporal: Client, workflowId: string, runId: string, activityId: string): Promise<boolean> {
+async function neverSent(
+  temporal: Client,
+  workflowId: string,
+  runId: string,
+  activityId: string,
+  { marksSending = false }: { marksSending?: boolean },
+): Promise<boolean> {
   const { raw } = await temporal.workflow.getHandle(workflowId, runId).describe();
   const pending = raw.pendingActivities?.find((a) => a.activityId === activityId);
-  return pending?.state === PENDING_SCHEDULED && (pending.attempt ?? 1) <= 1;
+  if (!pending) return false;
+  if (pending.state === PENDING_SCHEDULED && (pending.attempt ?? 1) <= 1) return true;
+  return marksSending && (pending.attempt ?? 1) <= 1 && !markedSending(decode(pending.heartbeatDetails));
 }
 
 /**

@@ -115,6 +115,9 @@ function withoutUrl(err: PlatformError, url: string | undefined): PlatformError 
   });
 }
 
+/** A submit marks its sending (markSending): an earlier run's attempt without the mark sent nothing. */
+const MARKS_SENDING = { marksSending: true };
+
 /** The task an earlier run's answered submit created, as this submit's answer. */
 function taskOf(ctx: Context, earlier: EarlierPaidCall<SubmitMediaTaskInput, SubmitMediaTaskResult>) {
   const { resumed: _, ...result } = earlier.result!;
@@ -128,7 +131,7 @@ function taskOf(ctx: Context, earlier: EarlierPaidCall<SubmitMediaTaskInput, Sub
  * that run's next one; with none after it, this run sends it again (a failed submit created nothing).
  */
 async function earlierSubmit(temporal: Client, ctx: Context): Promise<SubmitMediaTaskResult | undefined> {
-  const earlier = await earlierPaidCall<SubmitMediaTaskInput, SubmitMediaTaskResult>(temporal, ctx);
+  const earlier = await earlierPaidCall<SubmitMediaTaskInput, SubmitMediaTaskResult>(temporal, ctx, MARKS_SENDING);
   if (!earlier) return undefined;
   if (earlier.outcome === 'answered') return taskOf(ctx, earlier);
   const where = `the same submit in run ${earlier.runId}, which a reset replaced,`;
@@ -173,7 +176,7 @@ export interface LookUpOnly {
  * decides it as any reset run's submit does.
  */
 async function lookUpEarlierSubmit(temporal: Client, ctx: Context): Promise<SubmitMediaTaskResult> {
-  const earlier = await earlierPaidCall<SubmitMediaTaskInput, SubmitMediaTaskResult>(temporal, ctx);
+  const earlier = await earlierPaidCall<SubmitMediaTaskInput, SubmitMediaTaskResult>(temporal, ctx, MARKS_SENDING);
   if (earlier?.outcome === 'answered') return answerPaidCall(temporal, ctx, taskOf(ctx, earlier));
   throw ApplicationFailure.create({
     type: FailureType.NothingEarlier,
