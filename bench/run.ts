@@ -5,9 +5,10 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { formatBudgetSummary, runBudgetAdmissionBench } from './budget-admission';
+import { BULK_ACTIONS, formatBulkSummary, runBulkActionsBench } from './bulk-actions';
 import { runEmulatorThroughputBench } from './emulator-throughput';
 import { formatFairnessSummary, runFairnessBench } from './fairness';
-import { numberArg, stringArg } from './support/args';
+import { listArg, numberArg, stringArg } from './support/args';
 import { formatChecks } from './support/checks';
 import { formatMediaTable } from './media/tables';
 import { runMoonshotBench } from './moonshot';
@@ -34,6 +35,22 @@ const outDir = path.resolve(__dirname, '..', '..', 'bench-results');
 const cluster = process.argv.includes('--cluster');
 
 const benches: Bench[] = [
+  {
+    name: 'bulk-actions',
+    what:
+      "an operator's bulk actions by query, each as the runbook runs it: reset, pause and resume polling, cancel, " +
+      'rerun failed (defaults: --tasks=1000, --actions=reset,pause,cancel,rerun; --cluster: on the production ' +
+      'topology, into bulk-actions-cluster.json); only with --only=bulk-actions',
+    onlyWhenAsked: true,
+    run: async () => {
+      const actions = listArg('actions') as Array<(typeof BULK_ACTIONS)[number]> | undefined;
+      const bad = actions?.find((a) => !(BULK_ACTIONS as readonly string[]).includes(a));
+      if (bad) throw new Error(`--actions: "${bad}" is not one of ${BULK_ACTIONS.join(', ')}`);
+      const r = await runBulkActionsBench({ tasks: numberArg('tasks'), actions, cluster });
+      const file = cluster ? 'bulk-actions-cluster.json' : undefined;
+      return { passed: r.passed, figures: r, summary: `\n${formatBulkSummary(r)}`, file };
+    },
+  },
   {
     name: 'media-polling',
     what:
