@@ -56,6 +56,8 @@ export interface BulkBenchResult {
   passed: boolean;
 }
 
+/** A generation's emulated length: at ×10, five real minutes, so every run is still waiting when the action comes. */
+const WAITING_MS = 3_000_000;
 const MEMBERS = Array.from({ length: 10 }, (_, i) => `member-bulk-${i}`);
 const STARTS_AT_ONCE = 16;
 const STARTER = path.resolve(__dirname, '..', 'src', 'starter.js');
@@ -138,12 +140,13 @@ async function runAction(stack: BenchStack, o: BulkBenchOptions, action: Action)
   const began = Date.now();
   log(`${o.tasks} runs…`);
   if (action === 'reset') {
-    // Five emulated minutes each: all still waiting when the reset comes, half of them still in the quota's queue.
-    await startGenerations(300_000);
+    // 50 emulated minutes each: all still waiting when the reset comes, half of them still in the quota's queue.
+    await startGenerations(WAITING_MS);
     await until('half the submits', async () => (await submitted()) >= o.tasks / 2, 30 * 60_000);
-    command = await starter(stack, ['incident', 'reset', '--query', query, '--to', 'first-task']);
+    const running = `${query} AND ExecutionStatus = "Running"`;
+    command = await starter(stack, ['incident', 'reset', '--query', running, '--to', 'first-task']);
   } else if (action === 'pause') {
-    await startGenerations(600_000);
+    await startGenerations(WAITING_MS);
     await until('every submit', async () => (await submitted()) >= o.tasks, 30 * 60_000);
     command = await starter(stack, ['incident', 'pause-polling', '--query', query]);
     const reads = async () => (await counters()).requests.taskResult ?? 0;
@@ -161,7 +164,7 @@ async function runAction(stack: BenchStack, o: BulkBenchOptions, action: Action)
           {
             memberId: MEMBERS[i % MEMBERS.length],
             cost: 100,
-            job: { workflowType: 'mediaGeneration', input: generation(action, i, 600_000) },
+            job: { workflowType: 'mediaGeneration', input: generation(action, i, WAITING_MS) },
           },
         ],
       }),

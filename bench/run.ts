@@ -1,7 +1,8 @@
 // `npm run bench`: runs every benchmark in turn, prints its figures and writes them to
 // bench-results/<name>.json. `npm run bench -- --only=<name>` runs one.
 // `--only=waiting-at-scale --cluster` runs that one on the production topology, into
-// bench-results/waiting-at-scale-cluster.json, beside the dev server's result file when there is one.
+// bench-results/waiting-at-scale-cluster.json, beside the dev server's result file when there is one;
+// `--only=bulk-actions --cluster` likewise, into bench-results/bulk-actions-cluster.json.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { formatBudgetSummary, runBudgetAdmissionBench } from './budget-admission';
@@ -180,8 +181,10 @@ async function main(): Promise<void> {
   if (selected.length === 0) {
     throw new Error(`--only=${only}: no such benchmark (there are: ${benches.map((b) => b.name).join(', ')})`);
   }
-  if (cluster && only !== 'waiting-at-scale') {
-    throw new Error('--cluster: only with --only=waiting-at-scale (the other benchmarks run on the dev server)');
+  if (cluster && only !== 'waiting-at-scale' && only !== 'bulk-actions') {
+    throw new Error(
+      '--cluster: only with --only=waiting-at-scale or --only=bulk-actions (the other benchmarks run on the dev server)',
+    );
   }
   mkdirSync(outDir, { recursive: true });
   const given = process.argv.slice(2).filter((a) => a.startsWith('--') && !a.startsWith('--only='));
