@@ -148,14 +148,16 @@ function fitsInAttempt(ctx: Context, waitMs: number, readMs: number): boolean {
 /**
  * Waits `waitMs` in this attempt when that fits its time and a waiting place is free; false (nothing waited)
  * otherwise. A worker shutting down ends the wait as `stillRunning` with the time left, so another worker's
- * retry polls on time. Without heartbeats no cancel reaches the wait: a cancelled run's attempt makes its
- * read, and the server drops the answer.
+ * retry polls on time. The wait sends no heartbeats, so no pause or cancel reaches it while it waits:
+ * `stillWanted`, asked once at its end, tells whether the read after it is still wanted (the activity
+ * not paused or cancelled meanwhile); when not, the attempt ends as `stillRunning` without reading.
  */
 export async function waitInAttempt(
   ctx: Context,
   waitMs: number,
   readMs: number,
   stillRunning: (leftMs: number) => ApplicationFailure,
+  stillWanted: () => Promise<boolean> = () => Promise.resolve(true),
 ): Promise<boolean> {
   if (waitMs <= 0) return true;
   if (!fitsInAttempt(ctx, waitMs, readMs) || inAttemptWaits.held >= inAttemptWaits.limit) return false;
@@ -163,6 +165,7 @@ export async function waitInAttempt(
   inAttemptWaits.held++;
   try {
     await ctx.sleep(waitMs);
+    if (!(await stillWanted())) throw stillRunning(RETRY_TIMER_LEAD_MS);
     return true;
   } catch (err) {
     if (ctx.cancellationDetails?.workerShutdown) throw stillRunning(until - Date.now());
@@ -235,6 +238,7 @@ export async function awaitPollTurn(
   since: { nextPollAt?: number } | undefined,
   deadlineAt = Infinity,
   inAttemptReadMs?: number,
+  stillWanted?: () => Promise<boolean>,
 ): Promise<number> {
   const { attempt, currentAttemptScheduledTimestampMs } = ctx.info;
   const plannedAt = attempt > 1 ? currentAttemptScheduledTimestampMs + RETRY_TIMER_LEAD_MS : (since?.nextPollAt ?? 0);
@@ -243,7 +247,8 @@ export async function awaitPollTurn(
     pollAgainIn(leftMs, `${what}: next poll due at ${new Date(dueAt).toISOString()}`, since);
   if (attempt === 1 && firstPollLater(ctx, since)) {
     const waited =
-      inAttemptReadMs !== undefined && (await waitInAttempt(ctx, dueAt - Date.now(), inAttemptReadMs, askLater));
+      inAttemptReadMs !== undefined &&
+      (await waitInAttempt(ctx, dueAt - Date.now(), inAttemptReadMs, askLater, stillWanted));
     if (!waited) throw askLater(dueAt - Date.now());
   }
   const wait = dueAt - Date.now();

@@ -3,6 +3,7 @@
 // free: a first poll planned a little off, one at the predicted end, and the hints' long steps; any other ends
 // the attempt as StillRunning. Counts stay exact: an attempt whose retry could not count its reads records them
 // in a heartbeat.
+import { ActivityCancelledError, ActivityPausedError, type Client } from '@temporalio/client';
 import { ActivityCancellationDetails, ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createMediaPollActivities, type PollTaskInput, type TaskCheckpoint } from '../../src/activities/media/poll';
@@ -41,12 +42,13 @@ async function run(
   since: PollTaskInput['since'],
   pollingOptions = polling,
   during?: (env: MockActivityEnvironment) => void,
+  temporal?: Client,
 ) {
   const env = new MockActivityEnvironment(info);
   const heartbeats: unknown[] = [];
   env.on('heartbeat', (d: unknown) => heartbeats.push(d));
   const input: PollTaskInput = { taskId: 't1', polling: pollingOptions, deadlineAt: Date.now() + 3_600_000, since };
-  const activities = createMediaPollActivities(platform);
+  const activities = createMediaPollActivities(platform, temporal);
   during?.(env);
   try {
     const poll = (i: PollTaskInput): Promise<TaskCheckpoint> => activities.pollTaskResult(i);
@@ -86,6 +88,7 @@ const firstAttempt = (
   inMs: number,
   startToCloseTimeoutMs: number,
   during?: (env: MockActivityEnvironment) => void,
+  temporal?: Client,
 ) =>
   run(
     platform,
@@ -98,7 +101,19 @@ const firstAttempt = (
     processing(1, { nextPollAt: Date.now() + inMs, eta: 20 }),
     polling,
     during,
+    temporal,
   );
+
+/** A stub of the client's one call here, the heartbeat that asks whether the read is still wanted. */
+const heartbeatAnswering = (answer: () => Promise<void>, asked: number[] = []) =>
+  ({
+    activity: {
+      heartbeat: () => {
+        asked.push(Date.now());
+        return answer();
+      },
+    },
+  }) as unknown as Client;
 
 describe('pollTaskResult', () => {
   afterEach(() => limitInAttemptWaits(1_000));
@@ -214,6 +229,36 @@ describe('pollTaskResult', () => {
     // The retry could not count them: three reads since the checkpoint, all this attempt's.
     expect(heartbeats).toEqual([{ polls: 3, attempt: 1 }]);
   }, 30_000);
+
+  it('asks the server once, at the end of a wait, whether the read is still wanted, and makes it', async () => {
+    const { platform, reads } = platformAnswering([{ status: 'TASK_STATUS_SUCCEED' }]);
+    const asked: number[] = [];
+    const temporal = heartbeatAnswering(() => Promise.resolve(), asked);
+    const { value } = await firstAttempt(platform, 2_000, 15_000, undefined, temporal);
+    expect(value).toMatchObject({ terminal: true });
+    expect(asked).toHaveLength(1);
+    expect(reads).toHaveLength(1);
+    expect(reads[0]).toBeGreaterThanOrEqual(asked[0]);
+  });
+
+  it.each([
+    ['paused by an operator', new ActivityPausedError('paused')],
+    ['cancelled', new ActivityCancelledError('cancelled')],
+  ])('ends a wait without reading when its activity was %s meanwhile', async (_, refusal) => {
+    const { platform, reads } = platformAnswering([{ status: 'TASK_STATUS_SUCCEED' }]);
+    const temporal = heartbeatAnswering(() => Promise.reject(refusal));
+    const { failure } = await firstAttempt(platform, 2_000, 15_000, undefined, temporal);
+    expect(failure?.type).toBe(FailureType.StillRunning);
+    expect(reads).toHaveLength(0);
+  });
+
+  it('reads as planned when the server cannot be asked', async () => {
+    const { platform, reads } = platformAnswering([{ status: 'TASK_STATUS_SUCCEED' }]);
+    const temporal = heartbeatAnswering(() => Promise.reject(new Error('connection refused')));
+    const { value } = await firstAttempt(platform, 2_000, 15_000, undefined, temporal);
+    expect(value).toMatchObject({ terminal: true });
+    expect(reads).toHaveLength(1);
+  });
 
   it('ends a wait as StillRunning with the time left when the worker shuts down, so another polls on time', async () => {
     const { platform, reads } = platformAnswering([{ status: 'TASK_STATUS_SUCCEED' }]);

@@ -275,7 +275,7 @@ export function createActivities({ platform, pacing, callbacks, artifacts, fetch
         observation ? { taskId, submittedAt, firstLook: observation } : { taskId, submittedAt, uncountedPolls: reads },
       );
     },
-    ...createMediaPollActivities(platform),
+    ...createMediaPollActivities(platform, temporal),
     ...createOutputActivities(artifacts, fetchPolicy),
   };
 }

@@ -1,6 +1,7 @@
 // Waiting for a task by retry-as-poll (../retries.ts): an attempt returns a checkpoint only on a status change
 // or the end, so the history grows by a few events per task however many polls are made.
 import { Context } from '@temporalio/activity';
+import { ActivityCancelledError, ActivityNotFoundError, ActivityPausedError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../../api/failures';
 import {
@@ -93,7 +94,26 @@ export async function firstLook(
   }
 }
 
-export function createMediaPollActivities(platform: PlatformClient) {
+/**
+ * Whether the attempt's activity is still wanted, asked of the server with one heartbeat: an operator's pause
+ * (`incident pause-polling`) or a cancel of the run says no. A server that cannot be reached says nothing, and
+ * the read goes ahead as without the question.
+ */
+async function stillWanted(temporal: Client | undefined, ctx: Context): Promise<boolean> {
+  if (!temporal) return true;
+  try {
+    await temporal.activity.heartbeat(ctx.info.taskToken);
+    return true;
+  } catch (err) {
+    return !(
+      err instanceof ActivityPausedError ||
+      err instanceof ActivityCancelledError ||
+      err instanceof ActivityNotFoundError
+    );
+  }
+}
+
+export function createMediaPollActivities(platform: PlatformClient, temporal?: Client) {
   return {
     async pollTaskResult(input: PollTaskInput): Promise<TaskCheckpoint> {
       const ctx = Context.current();
@@ -101,9 +121,10 @@ export function createMediaPollActivities(platform: PlatformClient) {
       const before = input.since?.polls ?? 0;
       const readMs = pollTimeoutMs(platform);
       // The reads made since the checkpoint, this attempt's own counted as each starts (a failed one counts).
-      let polls = before + (await awaitPollTurn(ctx, input.taskId, planned, input.deadlineAt, readMs)) - 1;
+      const wanted = () => stillWanted(temporal, ctx);
+      let polls = before + (await awaitPollTurn(ctx, input.taskId, planned, input.deadlineAt, readMs, wanted)) - 1;
       try {
-        return await pollUntilCheckpoint(ctx, input, readMs, () => ++polls);
+        return await pollUntilCheckpoint(ctx, input, readMs, () => ++polls, wanted);
       } catch (err) {
         recordPollCount(ctx, planned, polls - before);
         throw err;
@@ -118,6 +139,7 @@ export function createMediaPollActivities(platform: PlatformClient) {
     readMs: number,
     /** Counts one more read, returning its count. */
     nextRead: () => number,
+    wanted: () => Promise<boolean>,
   ): Promise<TaskCheckpoint> {
     const { attempt } = ctx.info;
     const { deadlineAt, polling, taskId } = input;
@@ -167,7 +189,7 @@ export function createMediaPollActivities(platform: PlatformClient) {
       const atEnd = remaining !== undefined && remaining <= delay + ETA_STEP_MS;
       const longStep = remaining !== undefined && delay >= IN_ATTEMPT_STEP_MS;
       const inAttempt = (atEnd || longStep) && reads < MAX_READS_PER_ATTEMPT && !input.fallback;
-      if (!inAttempt || !(await waitInAttempt(ctx, delay, readMs, stillRunning))) throw stillRunning(delay);
+      if (!inAttempt || !(await waitInAttempt(ctx, delay, readMs, stillRunning, wanted))) throw stillRunning(delay);
       since = next;
     }
   }
