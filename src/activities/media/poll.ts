@@ -94,6 +94,9 @@ export async function firstLook(
   }
 }
 
+/** How long the question may take: a busy server does not hold a planned read back longer. */
+const STILL_WANTED_TIMEOUT_MS = 5_000;
+
 /**
  * Whether the attempt's activity is still wanted, asked of the server with one heartbeat: an operator's pause
  * (`incident pause-polling`) or a cancel of the run says no. A server that cannot be reached says nothing, and
@@ -102,7 +105,9 @@ export async function firstLook(
 async function stillWanted(temporal: Client | undefined, ctx: Context): Promise<boolean> {
   if (!temporal) return true;
   try {
-    await temporal.activity.heartbeat(ctx.info.taskToken);
+    await temporal.connection.withDeadline(Date.now() + STILL_WANTED_TIMEOUT_MS, () =>
+      temporal.activity.heartbeat(ctx.info.taskToken),
+    );
     return true;
   } catch (err) {
     return !(
