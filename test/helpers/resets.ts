@@ -2,9 +2,11 @@
 // the history reads they wait on, and the emulator's count of paid calls per subject.
 import { randomUUID } from 'node:crypto';
 import Long from 'long';
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { quotaTaskQueue } from '../../src/api/contract';
+import { WorkflowType } from '../../src/workflows/operations';
+import { uniqueId, type TemporalTestContext } from './temporal';
 import type { TestEmulator } from './emulator';
 import { testEnv } from '../setup/shared';
 
@@ -86,5 +88,32 @@ export async function limitQuotaQueue(
     taskQueue: quotaTaskQueue(taskQueue, operation),
     taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
     updateQueueRateLimit: { rateLimit: { requestsPerSecond }, reason: 'resets test: hold the queue' },
+  });
+}
+
+/** A budget-gated generation of `memberId` (6,000 reserved), its prompt carrying the paid-call marker. */
+export function startBudgetGatedGeneration(
+  ctx: TemporalTestContext,
+  memberId: string,
+  prompt: string,
+  idPrefix: string,
+): Promise<WorkflowHandleWithFirstExecutionRunId> {
+  return ctx.client.workflow.start(WorkflowType.budgetGatedJob, {
+    taskQueue: ctx.taskQueue,
+    workflowId: uniqueId(idPrefix),
+    args: [
+      {
+        memberId,
+        cost: 6_000,
+        job: {
+          workflowType: 'mediaGeneration',
+          input: {
+            operation: 'text-to-video',
+            request: { prompt },
+            polling: { minIntervalMs: 100, maxIntervalMs: 400 },
+          },
+        },
+      },
+    ],
   });
 }

@@ -17,6 +17,7 @@ import {
   paidCalls,
   reset,
   resetPoint,
+  startBudgetGatedGeneration,
   scheduled,
   waitFor,
 } from '../helpers/resets';
@@ -187,25 +188,13 @@ describe('after a reset', () => {
     withWorker('reset-cancel', async (ctx) => {
       const memberId = await emulator.freshMember(100_000);
       const marker = uniqueId('paid');
-      const handle = await ctx.client.workflow.start(WorkflowType.budgetGatedJob, {
-        taskQueue: ctx.taskQueue,
-        workflowId: uniqueId('reset-cancel'),
-        // A job that would run a minute and more: only a cancel ends it within the test.
-        args: [
-          {
-            memberId,
-            cost: 6_000,
-            job: {
-              workflowType: 'mediaGeneration',
-              input: {
-                operation: 'text-to-video',
-                request: { prompt: `${marker} [emulator:duration=900000]` },
-                polling: FAST,
-              },
-            },
-          },
-        ],
-      });
+      // A job that would run a minute and more: only a cancel ends it within the test.
+      const handle = await startBudgetGatedGeneration(
+        ctx,
+        memberId,
+        `${marker} [emulator:duration=900000]`,
+        'reset-cancel',
+      );
       const jobId = `${handle.workflowId}/mediaGeneration`;
       const job = ctx.client.workflow.getHandle(jobId);
       await waitFor(handle, (all) => all.some((e) => e.childWorkflowExecutionStartedEventAttributes), 'the job');

@@ -22,6 +22,7 @@ import {
   type Point,
   reset,
   resetPoint,
+  startBudgetGatedGeneration,
   waitFor,
 } from '../helpers/resets';
 import { testEnv } from '../setup/shared';
@@ -226,24 +227,12 @@ describe('a reset pays the platform once', () => {
     withWorker('reset-budget', async (ctx) => {
       const memberId = await emulator.freshMember(100_000);
       const marker = uniqueId('paid');
-      const handle = await ctx.client.workflow.start(WorkflowType.budgetGatedJob, {
-        taskQueue: ctx.taskQueue,
-        workflowId: uniqueId('reset-budget'),
-        args: [
-          {
-            memberId,
-            cost: 6_000,
-            job: {
-              workflowType: 'mediaGeneration',
-              input: {
-                operation: 'text-to-video',
-                request: { prompt: `${marker} [emulator:duration=20000]` },
-                polling: FAST,
-              },
-            },
-          },
-        ],
-      });
+      const handle = await startBudgetGatedGeneration(
+        ctx,
+        memberId,
+        `${marker} [emulator:duration=20000]`,
+        'reset-budget',
+      );
       await waitFor(handle, (all) => all.some((e) => e.childWorkflowExecutionStartedEventAttributes), 'the job');
       const again = await reset(ctx.client, handle, resetPoint(await events(handle), 'first task', ''));
       const result = (await again.result()) as { outcome: string; resumed?: unknown[]; released: boolean };
