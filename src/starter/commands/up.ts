@@ -4,13 +4,8 @@ import path from 'node:path';
 import { Runtime, type Logger } from '@temporalio/worker';
 import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../api/contract';
 import { loadDevServerPorts, loadTemporalSettings, loadWorkerSettings } from '../../config/settings';
-import { findOrBuildClusterBinaries } from '../../cluster/versions';
-import {
-  isDevServerOf,
-  SERVER_DEFAULT_PARTITIONS,
-  startDevServer,
-  taskQueuePartitions,
-} from '../../devserver/dev-server';
+import { SERVER_DEFAULT_PARTITIONS, startDevServer, taskQueuePartitions } from '../../devserver/dev-server';
+import { findOrBuildTemporalCli } from '../../devserver/find-temporal-cli';
 import { listProcesses, stopPid } from '../../devserver/processes';
 import { linesOf, logFormatOf, settleLogs, type LogFormat } from '../../logging';
 import { installRuntime, runWorker } from '../../worker';
@@ -48,7 +43,9 @@ const STOP_LEFT_BEHIND_MS = 15_000;
 async function clearLeftBehind(dbFile: string, out: Out): Promise<void> {
   const processes = await listProcesses();
   const byPid = new Map(processes.map((p) => [p.pid, p]));
-  const onOurData = processes.filter((p) => p.pid !== process.pid && isDevServerOf(dbFile, p.args));
+  const onOurData = processes.filter(
+    (p) => p.pid !== process.pid && / start-dev /.test(p.args) && p.args.includes(` --db-filename ${dbFile}`),
+  );
   for (const server of onOurData) {
     const parent = byPid.get(server.ppid);
     if (parent && UP_PROCESS.test(parent.args)) {
@@ -74,11 +71,11 @@ async function startLocalTemporal(out: Out, log: Out) {
     TEMPORAL_DEV_DATA_DIR: dataDir,
   } = loadDevServerPorts();
   const dbFile = path.resolve(dataDir, 'temporal.sqlite');
-  const binaries = await findOrBuildClusterBinaries(log);
+  const cliPath = await findOrBuildTemporalCli({ log });
   await clearLeftBehind(dbFile, out);
   out(`Starting the Temporal dev server on 127.0.0.1:${port} (Web UI ${uiPort}, data ${dbFile})…`);
   const server = await startDevServer({
-    binaries,
+    cliPath,
     port,
     uiPort,
     dbFile,
@@ -115,7 +112,7 @@ export async function upCommand(): Promise<void> {
   try {
     let uiUrl: string | undefined;
     if (!loadTemporalSettings().addressConfigured) {
-      const local = await startLocalTemporal(say, linesOf(logger, 'temporal-build'));
+      const local = await startLocalTemporal(say, linesOf(logger, 'temporal-cli'));
       stops.push(local.stop);
       process.env.TEMPORAL_ADDRESS = local.address;
       uiUrl = local.uiUrl;
