@@ -12,6 +12,8 @@ export default tseslint.config(
       'node_modules/**',
       'coverage/**',
       '.temporal/**',
+      // Tests' build caches and scratch copies of the checkout (test/starter/up-hangup.test.ts).
+      '.cache/**',
       'schemas/**',
       '*.js',
       '*.mjs',

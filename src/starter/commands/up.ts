@@ -99,15 +99,51 @@ export async function startLocalPlatform(out: Out): Promise<Stop> {
   return () => emulator.close();
 }
 
+/** Ctrl-C, `kill`, a closed terminal: each stops the stack the same way. */
+const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/**
+ * Holds the stop signals for as long as `up` runs, so that none of them can end it before it has stopped what it
+ * started. The Runtime's own handler (src/worker.ts installRuntime) stops the worker at the first one and then lets
+ * go of them all: the next one would kill the process at once, leaving its dev server (in a session of its own, which
+ * no terminal signal reaches) running. And there is often a next one: a closed terminal sends SIGHUP more than once
+ * (the terminal or the shell signals the foreground job, then the kernel signals it again as the session's leader,
+ * the shell or `npm start` itself, exits), and people press Ctrl-C twice. Later ones find the shutdown under way.
+ */
+function holdStopSignals(say: Out): { received: () => NodeJS.Signals | undefined; release: () => void } {
+  let received: NodeJS.Signals | undefined;
+  let toldAgain = false;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (!received) {
+      received = signal;
+      say(`${signal}: stopping the stack…`);
+    } else if (!toldAgain) {
+      toldAgain = true;
+      say(`${signal}: already stopping the stack…`);
+    }
+  };
+  for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
+  return {
+    received: () => received,
+    release: () => STOP_SIGNALS.forEach((signal) => process.removeListener(signal, onSignal)),
+  };
+}
+
 /** Every line it prints is a log line, readable or JSON (src/logging.ts): a machine reading it gets one JSON object a line. */
 export async function upCommand(): Promise<void> {
   const stops: Stop[] = [];
-  // A closed terminal leaves the output nowhere to go (EIO, EPIPE): that must not stop the shutdown below.
-  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
+  // A closed terminal leaves the output nowhere to go (EIO, EPIPE): that must not stop the shutdown below. The
+  // starter's own handler (src/starter.ts) ends the process there, as it should for a command piped into `head`, so
+  // it makes way: ended then, the stack would be left to the 'exit' handlers and the guard, without its drain.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.removeAllListeners('error');
+    stream.on('error', () => undefined);
+  }
   const settings = loadWorkerSettings();
   installRuntime(settings);
   const { logger } = Runtime.instance();
   const say = linesOf(logger, 'up');
+  const signals = holdStopSignals(say);
   const format = logFormatOf(settings.LOG_FORMAT);
   try {
     let uiUrl: string | undefined;
@@ -118,7 +154,10 @@ export async function upCommand(): Promise<void> {
       uiUrl = local.uiUrl;
     }
     const { address, taskQueue } = loadTemporalSettings();
+    // A signal during the startup: what has started is stopped (below), and the rest is not started.
+    if (signals.received()) return;
     stops.push(await startLocalPlatform(say));
+    if (signals.received()) return;
     // Its build becomes current: the stack runs the code checked out, whatever ran before it.
     await runWorker(
       { WORKER_MAKE_CURRENT: 'always', ...process.env },
@@ -131,6 +170,7 @@ export async function upCommand(): Promise<void> {
   } finally {
     for (const stop of stops.reverse()) await stop().catch((err: unknown) => say(`while stopping: ${String(err)}`));
     await settleLogs();
+    signals.release();
   }
 }
 
