@@ -13,8 +13,8 @@ import { Client, Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/api/contract';
 import { startCluster } from '../../src/cluster/cluster';
 import { DEFAULT_POSTGRES_PASSWORD, freeServerPorts } from '../../src/cluster/server-config';
+import { findOrBuildClusterBinaries } from '../../src/cluster/versions';
 import { startDevServer } from '../../src/devserver/dev-server';
-import { findOrBuildTemporalCli } from '../../src/devserver/find-temporal-cli';
 import { getFreePort } from '../../src/devserver/processes';
 import { DEV_API_KEY } from '../../packages/emulator/src/config';
 import { PlatformClient } from '../../src/platform-client/client';
@@ -230,7 +230,7 @@ async function startDevServerOf(
   log: (msg: string) => void,
 ): Promise<StartedServer> {
   const serverOptions = {
-    cliPath: await findOrBuildTemporalCli({ log }),
+    binaries: await findOrBuildClusterBinaries(log),
     port: await getFreePort(),
     headless: true,
     searchAttributes: SEARCH_ATTRIBUTE_DEFINITIONS,

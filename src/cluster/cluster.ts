@@ -1,14 +1,12 @@
 // The production topology's Temporal side, from nothing: PostgreSQL in the cluster's own folder, the schemas, the
 // Temporal server, the namespace with the service's search attributes, and the Web UI. A second start reuses it.
-import { Connection, isGrpcServiceError } from '@temporalio/client';
-import { msToTs } from '@temporalio/common';
-import { promises as fs } from 'fs';
+import { Connection } from '@temporalio/client';
 import * as path from 'path';
-import { frontendAnswers } from '../devserver/dev-server';
-import { sleep, startManagedProcess, type ManagedProcess } from '../devserver/processes';
+import { type ManagedProcess } from '../devserver/processes';
 import { ensureSearchAttributes } from '../namespace/search-attributes';
 import { findOrInstallPostgres, setUpSchemas, startPostgres } from './postgres';
 import { POSTGRES_USER, serverEnv, type ServerEnvOptions } from './server-config';
+import { onceNamespaceSettles, registerNamespace, startTemporalServer, startUiServer } from './temporal-server';
 import { findOrBuildClusterBinaries } from './versions';
 
 interface ClusterOptions extends ServerEnvOptions {
@@ -23,13 +21,8 @@ interface ClusterOptions extends ServerEnvOptions {
 export type ClusterHandle = Awaited<ReturnType<typeof startCluster>>;
 
 const SERVER_READY_TIMEOUT_MS = 120_000;
-const UI_READY_TIMEOUT_MS = 60_000;
 /** How long closed workflows stay visible. */
 const RETENTION = '3 days';
-const NAMESPACE_SETTLE_TIMEOUT_MS = 60_000;
-// gRPC codes: the namespace exists already; it is not in the server's namespace cache yet.
-const ALREADY_EXISTS = 6;
-const NOT_FOUND = 5;
 
 export async function startCluster(opts: ClusterOptions) {
   const { log } = opts;
@@ -44,21 +37,15 @@ export async function startCluster(opts: ClusterOptions) {
     password: opts.postgresPassword,
     log,
   };
-  const startServer = async (): Promise<ManagedProcess> => {
-    const child = startManagedProcess({
-      name: 'The Temporal server',
-      file: binaries.server,
-      // No config flags: the server then renders its embedded template from the environment.
-      args: ['--allow-no-auth', 'start'],
+  const startServer = (): Promise<ManagedProcess> =>
+    startTemporalServer({
+      binary: binaries.server,
       env: serverEnv(opts),
+      port: opts.ports.frontend,
+      readyTimeoutMs: SERVER_READY_TIMEOUT_MS,
       logFile: path.join(logDir, 'temporal-server.log'),
       log,
-      // SIGTERM: the server leaves its membership ring and closes its shards before exiting.
-      graceMs: 30_000,
     });
-    await child.ready(() => frontendAnswers('127.0.0.1', opts.ports.frontend), SERVER_READY_TIMEOUT_MS);
-    return child;
-  };
 
   const stops: Array<() => Promise<unknown>> = [];
   const stopAll = async (): Promise<void> => {
@@ -78,7 +65,13 @@ export async function startCluster(opts: ClusterOptions) {
 
     let uiUrl: string | undefined;
     if (opts.uiPort !== undefined) {
-      const ui = await startUiServer(binaries.uiServer, opts.uiPort, { ...opts, address });
+      const ui = await startUiServer(binaries.uiServer, {
+        dir: path.join(opts.dataDir, 'ui-server'),
+        port: opts.uiPort,
+        address,
+        namespace: opts.namespace,
+        log,
+      });
       uiUrl = ui.url;
       stops.push(() => ui.process.stop());
     }
@@ -107,68 +100,12 @@ export async function startCluster(opts: ClusterOptions) {
   }
 }
 
-/** The Web UI server, on the cluster's frontend; its `<dir>/config/<env>.yaml` is written anew on each start. */
-async function startUiServer(
-  binary: string,
-  port: number,
-  opts: ClusterOptions & { address: string },
-): Promise<{ url: string; process: ManagedProcess }> {
-  const dir = path.join(opts.dataDir, 'ui-server');
-  const url = `http://127.0.0.1:${port}`;
-  const configDir = path.join(dir, 'config');
-  await fs.mkdir(configDir, { recursive: true });
-  // JSON is YAML: no YAML writer needed for a flat config.
-  const config = {
-    temporalGrpcAddress: opts.address,
-    // Loopback only, like the server it shows: the UI can cancel and terminate workflows.
-    host: '127.0.0.1',
-    port,
-    enableUi: true,
-    defaultNamespace: opts.namespace,
-    notifyOnNewVersion: false,
-    cors: { allowOrigins: [url, `http://localhost:${port}`] },
-  };
-  await fs.writeFile(path.join(configDir, 'development.yaml'), `${JSON.stringify(config, null, 2)}\n`);
-  const child = startManagedProcess({
-    name: 'The Temporal UI server',
-    file: binary,
-    args: ['--root', dir, '--env', 'development', 'start'],
-    logFile: path.join(dir, 'temporal-ui.log'),
-    log: opts.log,
-  });
-  const answers = async (): Promise<void> => {
-    const response = await fetch(url);
-    if (!response.ok) throw new Error(`${url} answered ${response.status}`);
-  };
-  await child.ready(answers, UI_READY_TIMEOUT_MS);
-  return { url, process: child };
-}
-
-/** The namespace and the service's search attributes, once: a new server knows no namespace, unlike the dev server. */
+/** The namespace and the service's search attributes, once: a new server knows no namespace. */
 async function setUpNamespace(address: string, namespace: string, log: (msg: string) => void): Promise<void> {
   const connection = await Connection.connect({ address });
-  const hasCode = (err: unknown, code: number): boolean => isGrpcServiceError(err) && (err.code as number) === code;
   try {
-    try {
-      await connection.workflowService.registerNamespace({
-        namespace,
-        workflowExecutionRetentionPeriod: msToTs(RETENTION),
-      });
-      log(`Registered namespace ${namespace}.`);
-    } catch (err) {
-      if (!hasCode(err, ALREADY_EXISTS)) throw err;
-    }
-    // A namespace just registered reaches the server's cache a moment later: until then it is "not found".
-    const deadline = Date.now() + NAMESPACE_SETTLE_TIMEOUT_MS;
-    for (;;) {
-      try {
-        await ensureSearchAttributes({ connection, namespace, address, register: true, log });
-        return;
-      } catch (err) {
-        if (!hasCode(err, NOT_FOUND) || Date.now() > deadline) throw err;
-        await sleep(500);
-      }
-    }
+    await registerNamespace(connection, namespace, RETENTION, log);
+    await onceNamespaceSettles(() => ensureSearchAttributes({ connection, namespace, address, register: true, log }));
   } finally {
     await connection.close();
   }

@@ -42,11 +42,15 @@ export const DEFAULT_SERVER_PORTS = Object.fromEntries(PORT_NAMES.map((k) => [k,
  */
 export const MAX_SERVER_PORT = 32_767;
 
-/** Every port of the server, each free now and below MAX_SERVER_PORT (the OS's own picks are all above it). */
-export async function freeServerPorts(): Promise<ServerPorts> {
-  const ports = {} as ServerPorts;
-  const taken = new Set<number>();
+/**
+ * Every port of the server, each free now and below MAX_SERVER_PORT (the OS's own picks are all above it), but those
+ * `given`, which are the caller's.
+ */
+export async function freeServerPorts(given: Partial<ServerPorts> = {}): Promise<ServerPorts> {
+  const ports = { ...given } as ServerPorts;
+  const taken = new Set<number>(Object.values(given));
   for (const key of PORT_NAMES) {
+    if (given[key] !== undefined) continue;
     let port: number;
     do port = 20_000 + Math.floor(Math.random() * (MAX_SERVER_PORT - 20_000));
     while (taken.has(port) || (await tryListen('127.0.0.1', port)));
@@ -64,7 +68,29 @@ export interface ServerEnvOptions {
   metricsPort?: number;
 }
 
-/** The whole environment of the server process: nothing inherited, so no TEMPORAL_* of the user's leaks in. */
+/**
+ * What every server this project starts gets, whatever its database (the cluster's PostgreSQL, the dev server's
+ * SQLite): nothing inherited, so no TEMPORAL_* of the user's leaks in; loopback only, the server has no authentication.
+ */
+export function baseServerEnv(opts: {
+  ports: ServerPorts;
+  metricsPort?: number;
+  numHistoryShards: number;
+  dynamicConfigFile: string;
+}): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NUM_HISTORY_SHARDS: String(opts.numHistoryShards),
+    DYNAMIC_CONFIG_FILE_PATH: opts.dynamicConfigFile,
+    BIND_ON_IP: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    ...Object.fromEntries(PORT_NAMES.map((k) => [PORTS[k][0], String(opts.ports[k])])),
+    ...(opts.metricsPort === undefined ? {} : { PROMETHEUS_ENDPOINT: `127.0.0.1:${opts.metricsPort}` }),
+  };
+}
+
+/** The whole environment of the cluster's server process. */
 export function serverEnv(opts: ServerEnvOptions): NodeJS.ProcessEnv {
   const tooHigh = Object.entries(opts.ports).filter(([, port]) => port > MAX_SERVER_PORT);
   if (tooHigh.length > 0) {
@@ -74,20 +100,17 @@ export function serverEnv(opts: ServerEnvOptions): NodeJS.ProcessEnv {
     );
   }
   return {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
+    ...baseServerEnv({
+      ports: opts.ports,
+      metricsPort: opts.metricsPort,
+      numHistoryShards: NUM_HISTORY_SHARDS,
+      dynamicConfigFile: path.join(findProjectRoot(), DYNAMIC_CONFIG_FILE),
+    }),
     DB: DB_PLUGIN,
     DB_PORT: String(opts.postgresPort),
     POSTGRES_SEEDS: '127.0.0.1',
     POSTGRES_USER,
     POSTGRES_PWD: opts.postgresPassword,
-    NUM_HISTORY_SHARDS: String(NUM_HISTORY_SHARDS),
-    DYNAMIC_CONFIG_FILE_PATH: path.join(findProjectRoot(), DYNAMIC_CONFIG_FILE),
-    // Not reachable from the network: the server has no authentication.
-    BIND_ON_IP: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    ...Object.fromEntries(PORT_NAMES.map((k) => [PORTS[k][0], String(opts.ports[k])])),
-    ...(opts.metricsPort === undefined ? {} : { PROMETHEUS_ENDPOINT: `127.0.0.1:${opts.metricsPort}` }),
   };
 }
 

@@ -19,10 +19,19 @@ const GO_PACKAGES = {
   uiServer: `github.com/temporalio/ui-server/v2/cmd/server@v${TEMPORAL_UI_VERSION}`,
 } as const;
 
+/** The cluster's programs, which the dev server (src/devserver/dev-server.ts) runs too. */
+export interface ClusterBinaries {
+  server: string;
+  sqlTool: string;
+  uiServer: string;
+}
+
+/** The programs of `cacheDir`, built there first when missing (minutes; `log` says so while it works). */
 export async function findOrBuildClusterBinaries(
   log: (msg: string) => void,
   cacheDir = path.join(findProjectRoot(), '.temporal'),
-): Promise<{ server: string; sqlTool: string; uiServer: string }> {
+): Promise<ClusterBinaries> {
+  const began = Date.now();
   const serverDir = path.join(cacheDir, `server-v${TEMPORAL_SERVER_VERSION}`, 'bin');
   const uiDir = path.join(cacheDir, `ui-server-v${TEMPORAL_UI_VERSION}`, 'bin');
   const binaries = {
@@ -52,5 +61,9 @@ export async function findOrBuildClusterBinaries(
     [binaries.server, binaries.sqlTool],
   );
   await build(`the Temporal UI server v${TEMPORAL_UI_VERSION}`, [GO_PACKAGES.uiServer], uiDir, [binaries.uiServer]);
+  const seconds = ((Date.now() - began) / 1000).toFixed(1);
+  log(
+    `Using the Temporal server v${TEMPORAL_SERVER_VERSION} and UI server v${TEMPORAL_UI_VERSION} in ${cacheDir} (${seconds} s)`,
+  );
   return binaries;
 }

@@ -262,11 +262,11 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Runs a program to its end; rejects with its stderr (else stdout) when it fails. */
+/** Runs a program to its end (its stdout, and its stderr after it with `stderr`); rejects with its stderr (else stdout) when it fails. */
 export function exec(
   file: string,
   args: string[],
-  opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+  opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number; stderr?: boolean } = {},
 ): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(
@@ -274,7 +274,7 @@ export function exec(
       args,
       { env: opts.env, timeout: opts.timeoutMs ?? 120_000, maxBuffer: 16 << 20 },
       (err, stdout, stderr) => {
-        if (!err) return resolve(stdout);
+        if (!err) return resolve(opts.stderr ? stdout + stderr : stdout);
         reject(new Error(`${path.basename(file)} ${args.join(' ')} failed: ${stderr.trim() || stdout || err.message}`));
       },
     );

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/api/contract';
+import { findOrBuildClusterBinaries } from '../../src/cluster/versions';
 import { startDevServer } from '../../src/devserver/dev-server';
 import { findOrBuildTemporalCli } from '../../src/devserver/find-temporal-cli';
 import { getFreePort } from '../../src/devserver/processes';
@@ -18,11 +19,13 @@ const log = (msg: string) => process.stderr.write(`[test setup] ${msg}\n`);
 
 export default async function globalSetup(): Promise<void> {
   const started = Date.now();
+  // The CLI is the operator's client in the tests (runbook, resets, JSON input); the server is the cluster's build.
   const cliPath = await findOrBuildTemporalCli({ log });
+  const binaries = await findOrBuildClusterBinaries(log);
   const [server, emulator, bundle] = await Promise.all([
     // With its Web UI, for the test that looks at a run as an operator does (test/ui/).
     Promise.all([getFreePort(), getFreePort()]).then(([port, uiPort]) =>
-      startDevServer({ cliPath, port, uiPort, searchAttributes: SEARCH_ATTRIBUTE_DEFINITIONS, log: () => {} }),
+      startDevServer({ binaries, port, uiPort, searchAttributes: SEARCH_ATTRIBUTE_DEFINITIONS, log: () => {} }),
     ),
     // Sped up: restarts and media tasks finish in test time; tests that need another pace start their own.
     startEmulator({ port: 0, host: '127.0.0.1', clockSpeed: 10, fixtures: { instances: testInstances() } }),

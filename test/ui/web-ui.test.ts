@@ -55,12 +55,18 @@ describe('Web UI', () => {
           try {
             // Its "User Metadata" tab: the summary, and the current details the worker answers.
             await page.getByText('User Metadata').first().click({ timeout: 30_000 });
-            // The UI renders each markdown block in a sandboxed iframe of its own: look in every frame.
+            // The UI renders each markdown block in a sandboxed iframe of its own: look in every frame. The UI
+            // 2.55 renders a running workflow's blocks anew as it refreshes: a frame may be gone while looked in.
             const shown = (text: string, exact = false) =>
               waitFor(
                 async () => {
                   for (const frame of page.frames()) {
-                    if (await frame.getByText(text, { exact }).filter({ visible: true }).count()) return true;
+                    const count = await frame
+                      .getByText(text, { exact })
+                      .filter({ visible: true })
+                      .count()
+                      .catch((err: Error) => (/detached/i.test(err.message) ? 0 : Promise.reject(err)));
+                    if (count) return true;
                   }
                   return false;
                 },

@@ -4,8 +4,13 @@ import path from 'node:path';
 import { Runtime, type Logger } from '@temporalio/worker';
 import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../api/contract';
 import { loadDevServerPorts, loadTemporalSettings, loadWorkerSettings } from '../../config/settings';
-import { SERVER_DEFAULT_PARTITIONS, startDevServer, taskQueuePartitions } from '../../devserver/dev-server';
-import { findOrBuildTemporalCli } from '../../devserver/find-temporal-cli';
+import { findOrBuildClusterBinaries } from '../../cluster/versions';
+import {
+  isDevServerOf,
+  SERVER_DEFAULT_PARTITIONS,
+  startDevServer,
+  taskQueuePartitions,
+} from '../../devserver/dev-server';
 import { listProcesses, stopPid } from '../../devserver/processes';
 import { linesOf, logFormatOf, settleLogs, type LogFormat } from '../../logging';
 import { installRuntime, runWorker } from '../../worker';
@@ -43,9 +48,7 @@ const STOP_LEFT_BEHIND_MS = 15_000;
 async function clearLeftBehind(dbFile: string, out: Out): Promise<void> {
   const processes = await listProcesses();
   const byPid = new Map(processes.map((p) => [p.pid, p]));
-  const onOurData = processes.filter(
-    (p) => p.pid !== process.pid && / start-dev /.test(p.args) && p.args.includes(` --db-filename ${dbFile}`),
-  );
+  const onOurData = processes.filter((p) => p.pid !== process.pid && isDevServerOf(dbFile, p.args));
   for (const server of onOurData) {
     const parent = byPid.get(server.ppid);
     if (parent && UP_PROCESS.test(parent.args)) {
@@ -71,11 +74,11 @@ async function startLocalTemporal(out: Out, log: Out) {
     TEMPORAL_DEV_DATA_DIR: dataDir,
   } = loadDevServerPorts();
   const dbFile = path.resolve(dataDir, 'temporal.sqlite');
-  const cliPath = await findOrBuildTemporalCli({ log });
+  const binaries = await findOrBuildClusterBinaries(log);
   await clearLeftBehind(dbFile, out);
   out(`Starting the Temporal dev server on 127.0.0.1:${port} (Web UI ${uiPort}, data ${dbFile})…`);
   const server = await startDevServer({
-    cliPath,
+    binaries,
     port,
     uiPort,
     dbFile,
@@ -148,7 +151,7 @@ export async function upCommand(): Promise<void> {
   try {
     let uiUrl: string | undefined;
     if (!loadTemporalSettings().addressConfigured) {
-      const local = await startLocalTemporal(say, linesOf(logger, 'temporal-cli'));
+      const local = await startLocalTemporal(say, linesOf(logger, 'temporal-build'));
       stops.push(local.stop);
       process.env.TEMPORAL_ADDRESS = local.address;
       uiUrl = local.uiUrl;
