@@ -58,6 +58,8 @@ export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, unknown>> = {
   'matching.PollerHistoryTTL': '2m',
   // Priority and fair shares on the quota queues, as on the cluster (docs/fairness.md).
   'matching.enableFairness': true,
+  // One batch operation's pace, as on the cluster (deploy/dynamicconfig/cluster.yaml, "Batch operations").
+  'worker.batcherRPS': 10,
   ...taskQueuePartitions(1),
 };
 
