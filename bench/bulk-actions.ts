@@ -56,8 +56,13 @@ export interface BulkBenchResult {
   passed: boolean;
 }
 
-/** A generation's emulated length: at ×10, five real minutes, so every run is still waiting when the action comes. */
+/** A generation's emulated length: at ×10, five real minutes, so every run is still waiting when the reset comes. */
 const WAITING_MS = 3_000_000;
+/**
+ * Ten real minutes at ×10, for the pause and the cancel: at 1,000 runs their submits take 100 s on the quota and
+ * a sweep up to 300 s on two cores, and no run may end before its action reaches it.
+ */
+const LONG_WAITING_MS = 6_000_000;
 const MEMBERS = Array.from({ length: 10 }, (_, i) => `member-bulk-${i}`);
 const STARTS_AT_ONCE = 16;
 const STARTER = path.resolve(__dirname, '..', 'src', 'starter.js');
@@ -146,7 +151,7 @@ async function runAction(stack: BenchStack, o: BulkBenchOptions, action: Action)
     const running = `${query} AND ExecutionStatus = "Running"`;
     command = await starter(stack, ['incident', 'reset', '--query', running, '--to', 'first-task']);
   } else if (action === 'pause') {
-    await startGenerations(WAITING_MS);
+    await startGenerations(LONG_WAITING_MS);
     await until('every submit', async () => (await submitted()) >= o.tasks, 30 * 60_000);
     command = await starter(stack, ['incident', 'pause-polling', '--query', query]);
     const reads = async () => (await counters()).requests.taskResult ?? 0;
@@ -164,7 +169,7 @@ async function runAction(stack: BenchStack, o: BulkBenchOptions, action: Action)
           {
             memberId: MEMBERS[i % MEMBERS.length],
             cost: 100,
-            job: { workflowType: 'mediaGeneration', input: generation(action, i, WAITING_MS) },
+            job: { workflowType: 'mediaGeneration', input: generation(action, i, LONG_WAITING_MS) },
           },
         ],
       }),

@@ -1,16 +1,16 @@
 // The faults the suite applies in turn, each to a fresh wave of workflows of every type. An event (the
 // worker killed, the server restarted) strikes a wave already at work; a state (an outage, a 429 storm,
 // slow paid calls, cut downloads) is set first and the wave starts into it, so every workflow of the
-// wave meets it. A reset wave resets half of every type at work to its first workflow task, as an
-// operator's reset script would, and the tally counts a paid call made twice as it does for every
+// wave meets it. A reset wave resets half of every type at work to its first workflow task by one
+// batch operation, as an operator's reset by query does, and the tally counts a paid call made twice as it does for every
 // other fault. Each names the non-retryable failures it can justify: only a call that may have been
 // carried out without the caller hearing back justifies giving up (AmbiguousSubmission); a refusal
 // (503, 429) or a cut download justifies nothing, since trying again later is always safe.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { randomUUID } from 'node:crypto';
 import { temporal } from '@temporalio/proto';
 import { FailureType } from '../../src/api/failures';
 import { mapBounded } from '../../src/shared/lanes';
+import { resetByQuery } from '../../src/starter/commands/bulk';
 import { CHAOS_TYPES } from './workload';
 import type { BenchStack } from '../support/stack';
 import type { WorkerProcess } from '../support/worker-process';
@@ -75,62 +75,63 @@ const stateFault = (
 });
 
 /**
- * Resets half of every type of the wave (the even ones) that is still running to its first workflow
- * task, as an operator's `temporal workflow reset --type FirstWorkflowTask` does, RESETS_AT_ONCE at a
- * time; a workflow that closes meanwhile is left as it is.
+ * Resets half of every type of the wave (the even ones) to its first workflow task as an operator does after a bad
+ * deploy: one batch operation by visibility query, as `incident reset --query … --to first-task` starts it, once each
+ * of them has run its first workflow task (before that there is nothing to reset to). A run that closes meanwhile
+ * is left as it is.
  */
 async function resetHalfOfWave(ctx: FaultContext, wave: string, perType: number): Promise<void> {
   const { client } = ctx.stack;
-  const { namespace } = ctx.stack.server;
   const ids = CHAOS_TYPES.flatMap((type) =>
     Array.from({ length: Math.ceil(perType / 2) }, (_, k) => `chaos-${wave}-${type}-${2 * k}`),
   );
   const until = Date.now() + RESET_WAIT_MS;
-  const resetOne = async (workflowId: string): Promise<string> => {
-    try {
-      const { workflowExecutionInfo: info } = await client.workflow
-        .getHandle(workflowId)
-        .describe()
-        .then((d) => d.raw);
-      if (info?.status !== temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {
-        return 'closed';
-      }
-      const runId = info.execution?.runId ?? undefined;
-      const { history } = await client.workflowService.getWorkflowExecutionHistory({
-        namespace,
-        execution: { workflowId, runId },
-        maximumPageSize: 20,
-      });
-      const firstTask = history?.events?.find((e) => e.workflowTaskCompletedEventAttributes)?.eventId;
-      // Its first workflow task has not run yet (a wave's starts queue up): nothing to reset to yet.
-      if (!firstTask) return Date.now() < until ? (await sleep(500), resetOne(workflowId)) : 'not begun';
-      await client.workflowService.resetWorkflowExecution({
-        namespace,
-        workflowExecution: { workflowId, runId },
-        workflowTaskFinishEventId: firstTask,
-        reason: 'chaos: reset half of the wave',
-        requestId: randomUUID(),
-      });
-      return 'reset';
-    } catch (err) {
-      ctx.log(`reset of ${workflowId} refused: ${(err as Error).message}`);
-      return 'refused';
-    }
-  };
-  const outcomes = await mapBounded(ids, RESETS_AT_ONCE, resetOne);
-  const count = (what: string) => outcomes.filter((o) => o === what).length;
+  const begun = await mapBounded(ids, LOOKS_AT_ONCE, (workflowId) => hasBegun(ctx, workflowId, until));
+  const ready = ids.filter((_, i) => begun[i] === 'begun');
+  const count = (what: string) => begun.filter((b) => b === what).length;
   ctx.log(
-    `reset ${count('reset')} workflows (${count('closed')} had closed, ${count('not begun')} had not begun ` +
-      `within ${RESET_WAIT_MS / 1000} s, ${count('refused')} refused)`,
+    `resetting ${ready.length} workflows by query (${count('closed')} had closed, ${count('not begun')} had not ` +
+      `begun within ${RESET_WAIT_MS / 1000} s)`,
   );
+  const query = `WorkflowId IN (${ready.map((id) => `'${id}'`).join(', ')}) AND ExecutionStatus = 'Running'`;
+  const batch =
+    ready.length > 0
+      ? await resetByQuery(client, { query, to: 'first-task', reason: 'chaos: reset half of the wave' }, ctx.log)
+      : undefined;
+  const reset = batch?.end?.completed ?? 0;
+  ctx.log(`the batch reset ${reset} workflows, ${batch?.end?.failed ?? 0} could not be reset`);
   // A wave that reset too few tests nothing: fail the suite rather than pass it unproven.
-  if (count('reset') < ids.length / 4) throw new Error(`the reset wave reset only ${count('reset')} of ${ids.length}`);
+  if (reset < ids.length / 4) throw new Error(`the reset wave reset only ${reset} of ${ids.length}`);
+}
+
+/** Whether the run is still running with its first workflow task done, waiting for that until `until`. */
+async function hasBegun(
+  ctx: FaultContext,
+  workflowId: string,
+  until: number,
+): Promise<'begun' | 'closed' | 'not begun'> {
+  const { client } = ctx.stack;
+  for (;;) {
+    const { raw } = await client.workflow.getHandle(workflowId).describe();
+    const info = raw.workflowExecutionInfo;
+    if (info?.status !== temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {
+      return 'closed';
+    }
+    const { history } = await client.workflowService.getWorkflowExecutionHistory({
+      namespace: ctx.stack.server.namespace,
+      execution: { workflowId, runId: info.execution?.runId },
+      maximumPageSize: 20,
+    });
+    if (history?.events?.some((e) => e.workflowTaskCompletedEventAttributes)) return 'begun';
+    if (Date.now() >= until) return 'not begun';
+    await sleep(500);
+  }
 }
 
 /** How long the reset wave waits for a workflow's first workflow task to have run. */
 const RESET_WAIT_MS = 60_000;
-/** Resets sent at once: an operator's script, not a storm on the server. */
-const RESETS_AT_ONCE = 8;
+/** Runs looked at at once while waiting for the first workflow tasks. */
+const LOOKS_AT_ONCE = 8;
 /**
  * The reset wave's paid calls take this long (half the client's 30 s timeout), so the workflows that
  * pay are still at work, most with a paid call in flight, when the resets reach them after the wave's

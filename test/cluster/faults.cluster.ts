@@ -1,20 +1,23 @@
 // Faults survived on the production topology (npm run test:cluster, not part of npm test): the
 // cluster comes up from nothing, and with 204 workflows in flight each time (17 of each type), it loses
-// a worker (SIGKILL), has its Temporal server restarted, loses PostgreSQL for 30 s, has both
-// workers restarted one after the other, and has a new build rolled out beside the running one (the
-// deploy run below). Every time: every workflow completes, nothing paid is submitted twice, no budget
-// reservation is left held. The figures are printed as a table and written to
-// bench-results/cluster-faults.json.
+// a worker (SIGKILL), has its Temporal server restarted, loses PostgreSQL for 30 s, has both workers
+// restarted one after the other, has every run reset by one batch operation by query, and has a new
+// build rolled out beside the running one (the deploy run below). Every time: every workflow
+// completes, nothing paid is submitted twice, no budget reservation is left held. The figures are
+// printed as a table and written to bench-results/cluster-faults.json.
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { Client, Connection } from '@temporalio/client';
 import path from 'node:path';
 import { startClusterStack, type ClusterStack } from './stack';
 import { DEPLOY_RUN, deployRun, type DeployFigures } from './deploy';
 import { PER_TYPE, runWithFault, type RunFigures } from './workload';
+import { resetByQuery } from '../../src/starter/commands/bulk';
 
 const POSTGRES_DOWN_MS = 30_000;
 // Let the workflows get going (submitted, polling, reserved) before the fault.
 const IN_FLIGHT_MS = 4_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const log = (msg: string) => process.stderr.write(`[cluster suite] ${msg}\n`);
 
 const RUNS: Array<[string, (stack: ClusterStack) => Promise<void>]> = [
   [
@@ -46,6 +49,24 @@ const RUNS: Array<[string, (stack: ClusterStack) => Promise<void>]> = [
       await sleep(IN_FLIGHT_MS);
       await workers.restart(0, 'drain');
       await workers.restart(1, 'drain');
+    },
+  ],
+  [
+    'bulk-reset',
+    async ({ cluster }) => {
+      await sleep(IN_FLIGHT_MS);
+      // Every run of the wave still at work, reset to its first workflow task by one batch operation by query,
+      // as an operator does after a bad deploy (`incident reset --query … --to first-task`).
+      const connection = await Connection.connect({ address: cluster.address });
+      try {
+        const client = new Client({ connection, namespace: 'default' });
+        const query = "WorkflowId STARTS_WITH 'bulk-reset-' AND ExecutionStatus = 'Running'";
+        const batch = await resetByQuery(client, { query, to: 'first-task', reason: 'cluster suite: bulk reset' }, log);
+        // A batch that reset few runs tests little: fail rather than pass unproven.
+        if ((batch?.end?.completed ?? 0) < PER_TYPE * 6) throw new Error(`the bulk reset: ${JSON.stringify(batch)}`);
+      } finally {
+        await connection.close();
+      }
     },
   ],
 ];

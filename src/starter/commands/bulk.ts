@@ -13,7 +13,7 @@ const { BatchOperationState } = temporal.api.enums.v1;
 
 /** The reset points `--to` names, as the server's ResetOptions calls them. */
 const RESET_POINTS = { 'last-task': 'lastWorkflowTask', 'first-task': 'firstWorkflowTask' } as const;
-type ResetPoint = keyof typeof RESET_POINTS;
+export type ResetPoint = keyof typeof RESET_POINTS;
 
 /** The server updates a batch's counts in its heartbeat, every 2.5 s: a describe a few seconds apart sees each. */
 const WATCH_EVERY_MS = 3_000;
@@ -112,7 +112,7 @@ async function busyError(client: Client): Promise<CliError> {
   );
 }
 
-interface BatchCounts {
+export interface BatchCounts {
   state: temporal.api.enums.v1.BatchOperationState;
   total: number;
   completed: number;
@@ -190,13 +190,32 @@ interface BatchOptions {
   to?: string;
 }
 
-async function runBatch(
+/**
+ * Resets every run `query` matches to `to`, as `incident reset` does, and follows the batch to its end. For the
+ * fault suites, which reset by query as an operator does and judge the outcome themselves.
+ */
+export async function resetByQuery(
+  client: Client,
+  { query, to, reason }: { query: string; to: ResetPoint; reason: string },
+  out: Out,
+): Promise<Batch | undefined> {
+  return startAndWatch(client, 'reset', resetAction(to), { query: checkedQuery(query), reason }, out);
+}
+
+/** A batch operation started, and its last counts (none when Ctrl-C stopped the watch first). */
+export interface Batch {
+  jobId: string;
+  end: BatchCounts | undefined;
+}
+
+/** Starts the batch and follows it to its end; undefined when no run matches, so nothing started. */
+async function startAndWatch(
   client: Client,
   name: string,
   action: BatchAction,
   { query, reason }: BatchOptions,
   out: Out,
-): Promise<void> {
+): Promise<Batch | undefined> {
   const { namespace } = client.options;
   const matching = action.matching(query);
   const { count } = await client.workflow.count(matching).catch((err: unknown) => {
@@ -204,7 +223,7 @@ async function runBatch(
   });
   if (count === 0) {
     out(`No run matches: ${matching}. Nothing ${action.done}; no batch operation started.`);
-    return;
+    return undefined;
   }
   // The server refuses a batch while its slots are taken, and the client retries that refusal for about half a
   // minute before giving up: say what it waits for.
@@ -224,13 +243,26 @@ async function runBatch(
   out(action.intro(plural(count, 'run'), jobId));
   out('Ctrl-C stops watching; the batch goes on in the server. Its counts move a page of 1,000 runs at a time.');
   const end = await watchBatch(client, jobId, { done: action.done, counted: count }, out);
+  if (end) out(`${countsLine(jobId, end, action.done)}.`);
+  return { jobId, end };
+}
+
+async function runBatch(
+  client: Client,
+  name: string,
+  action: BatchAction,
+  opts: BatchOptions,
+  out: Out,
+): Promise<void> {
+  const batch = await startAndWatch(client, name, action, opts, out);
+  if (!batch) return;
+  const { jobId, end } = batch;
   if (!end) {
     throw new CliError(
       `Stopped watching batch operation ${jobId}; it goes on in the server: temporal batch describe --job-id ${jobId}`,
       ExitCode.Interrupted,
     );
   }
-  out(`${countsLine(jobId, end, action.done)}.`);
   if (end.state !== BatchOperationState.BATCH_OPERATION_STATE_COMPLETED) {
     throw new CliError(
       `Batch operation ${jobId} did not complete: temporal workflow show --workflow-id ${jobId} says why.`,
