@@ -64,14 +64,18 @@ export async function runWithFault(
     const outcomes = await Promise.all(
       handles.map((h) =>
         Promise.race([
-          h.result().then(
-            () => 'completed' as const,
-            (err: unknown) => {
-              const key = `${h.workflowId.slice(run.length + 1).split('-')[0]}: ${failureTypeOf(err)}`;
-              failedBy[key] = (failedBy[key] ?? 0) + 1;
-              return 'failed' as const;
-            },
-          ),
+          // The id's latest run: after a reset by query, the run that carries on (a reset terminates the one started).
+          client.workflow
+            .getHandle(h.workflowId)
+            .result()
+            .then(
+              () => 'completed' as const,
+              (err: unknown) => {
+                const key = `${h.workflowId.slice(run.length + 1).split('-')[0]}: ${failureTypeOf(err)}`;
+                failedBy[key] = (failedBy[key] ?? 0) + 1;
+                return 'failed' as const;
+              },
+            ),
           deadline,
         ]),
       ),
