@@ -4,10 +4,10 @@ module.exports = {
   roots: ['<rootDir>/test', '<rootDir>/packages'],
   testMatch: ['**/*.test.ts'],
   transform: {
-    // ky is ESM-only: let ts-jest transpile it to CommonJS along with our TypeScript.
+    // ky and jose are ESM-only: let ts-jest transpile them to CommonJS along with our TypeScript.
     '^.+\\.[tj]s$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }],
   },
-  transformIgnorePatterns: ['/node_modules/(?!ky/)'],
+  transformIgnorePatterns: ['/node_modules/(?!ky/|jose/)'],
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
   testTimeout: 60_000,

@@ -7,7 +7,7 @@
 //   npm run bench -- --only=budget-admission [--jobs=100] [--covered=40]
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import { defaultPayloadConverter } from '@temporalio/common';
+import { decodeArrayFromPayloads } from '@temporalio/common/lib/internal-non-workflow';
 import { temporal } from '@temporalio/proto';
 import { budgetLedgerStateQuery, budgetLedgerWorkflowId } from '../src/workflows/budgetLedger/contract';
 import { WorkflowType } from '../src/workflows/operations';
@@ -181,10 +181,12 @@ export function formatBudgetSummary(r: BudgetBenchResult): string {
 // task → its reserve activity starts (after pricing, when the price table prices it) → the ledger
 // accepts the Update carrying its request → the ledger answers it → the reserve activity ends.
 
-const firstArg = <T>(payloads: temporal.api.common.v1.IPayloads | null | undefined): T | undefined => {
-  const payload = payloads?.payloads?.[0];
-  return payload ? defaultPayloadConverter.fromPayload<T>(payload) : undefined;
-};
+/** The first argument of an Update in a history, decoded as the stack's client decodes (encrypted, src/codec). */
+const firstArg = async <T>(
+  client: Client,
+  payloads: temporal.api.common.v1.IPayloads | null | undefined,
+): Promise<T | undefined> =>
+  (await decodeArrayFromPayloads(client.options.loadedDataConverter, payloads?.payloads))[0] as T;
 
 /** Every run of a workflow, oldest first (the ledger continues as new). */
 async function allRuns(client: Client, workflowId: string): Promise<HistoryEvent[]> {
@@ -214,10 +216,11 @@ async function ledgerTimes(
     // One request per reserveBudget Update, several per reserveBudgetBatch.
     const ids =
       input?.name === 'reserveBudget'
-        ? [firstArg<{ reservationId: string }>(input.args)?.reservationId]
+        ? [(await firstArg<{ reservationId: string }>(client, input.args))?.reservationId]
         : input?.name === 'reserveBudgetBatch'
-          ? (firstArg<{ requests: { reservationId: string }[] }>(input.args)?.requests.map((r) => r.reservationId) ??
-            [])
+          ? ((await firstArg<{ requests: { reservationId: string }[] }>(client, input.args))?.requests.map(
+              (r) => r.reservationId,
+            ) ?? [])
           : [];
     for (const id of ids) if (id) times.set(id, { accepted: eventMs(accepted), answered: eventMs(e) });
   }

@@ -8,6 +8,7 @@ import type { WorkerDeploymentVersion } from '@temporalio/common';
 import { Command } from 'commander';
 import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createLogger, logFormatOf, settleLogs } from './logging';
+import { loadDataConverter } from './codec/payload-codec';
 import { OPERATIONS } from './workflows/operations';
 import { createActivities } from './activities';
 import { limitInAttemptWaits } from './activities/retries';
@@ -20,6 +21,7 @@ import {
   loadWebhookSettings,
   loadWorkerSettings,
   type WorkerSettings,
+  localKeyFile,
 } from './config/settings';
 import type { FetchPolicy } from './fetching/policy';
 import { loadPriceTable } from './activities/budget/price';
@@ -141,6 +143,8 @@ export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise
     ...(opts.tracing ? tracingWorkerOptions(opts.tracing) : {}),
     connection: opts.connection,
     namespace: opts.namespace,
+    // The client's: what the worker writes, its activities' client and its callers read alike (src/codec).
+    dataConverter: opts.client.options.dataConverter,
     // Only when given: an explicit undefined fails the SDK's option check.
     ...(opts.identity ? { identity: opts.identity } : {}),
     activities,
@@ -230,6 +234,8 @@ export async function runWorker(
   const webhooks = loadWebhookSettings(env);
   const version = workerVersion(settings.WORKER_BUILD_ID);
   // Before connecting: a refused key stops the worker here, with a message naming no secret.
+  // Before connecting too: a key that cannot be used stops the worker here, naming the setting, never the key.
+  const dataConverter = loadDataConverter(env, { localKeyFile: localKeyFile(env) });
   const firstCall = await checkFirstCall(platform);
   const connection = await NativeConnection.connect(temporal.connectionOptions);
   let clientConnection: NativeConnection | undefined;
@@ -242,6 +248,7 @@ export async function runWorker(
       connection: withServerMessages(clientConnection),
       namespace: temporal.namespace,
       interceptors,
+      dataConverter,
     });
     // Before any task is polled: a missing attribute leaves every workflow that sets it stuck.
     await ensureSearchAttributes({
@@ -291,6 +298,7 @@ export async function runWorker(
       inputFileDir: fetchPolicy.inputFileDir,
       metricsPort: settings.METRICS_PORT,
       tracing: tracing ? 'on' : 'off',
+      payloadEncryption: dataConverter.payloadCodecs ? 'on' : 'off',
       platformModels: firstCall.models,
       availableBalance: firstCall.availableBalance,
       webhookReceiver: receiver?.url,

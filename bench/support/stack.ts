@@ -5,7 +5,7 @@
 // With `cluster`, the production topology of `npm run cluster` (src/cluster: PostgreSQL, the Temporal
 // server on it, the namespace and search attributes) replaces the dev server, in the same temp folder.
 import { execFileSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { appendFileSync, chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -23,6 +23,7 @@ import { startEmulatorProcess } from './emulator-process';
 import { ProcSampler, readTreeCpuMs } from './proc-stats';
 import { bundleBenchWorkflows, WORKFLOW_BUNDLE_ENV } from './worker-main';
 import { startWorkerProcess, type WorkerProcess } from './worker-process';
+import { loadDataConverter } from '../../src/codec/payload-codec';
 
 export interface BenchWorker {
   /**
@@ -119,6 +120,11 @@ export async function withBenchStack<T>(
 ): Promise<T> {
   const log = (msg: string) => process.stderr.write(`[${name}] ${msg}\n`);
   const apiKey = options.apiKey ?? DEV_API_KEY;
+  // Payloads encrypted as by default (src/codec), with a key of the run's own unless the caller's environment
+  // gives one or turns encryption off; the worker processes and starter commands inherit it.
+  if ((process.env.PAYLOAD_ENCRYPTION ?? 'on') === 'on' && !process.env.PAYLOAD_KEYS && !process.env.PAYLOAD_KEY_FILE) {
+    process.env.PAYLOAD_KEYS = `bench-${randomUUID().slice(0, 8)}:${randomBytes(32).toString('base64')}`;
+  }
   const logFile = (file: string) => (options.logDir ? path.join(options.logDir, file) : undefined);
   const emulator = await startEmulatorProcess(
     undefined,
@@ -156,7 +162,7 @@ export async function withBenchStack<T>(
     stops.unshift(() => server.stop());
     const connection = await Connection.connect({ address: server.bench.address });
     stops.unshift(() => connection.close());
-    const client = new Client({ connection, namespace: server.bench.namespace });
+    const client = new Client({ connection, namespace: server.bench.namespace, dataConverter: loadDataConverter() });
     const taskQueue = `bench-${name}-${randomUUID().slice(0, 8)}`;
     // The settings a deployed worker reads (src/worker.ts's runWorker), pointed at this stack; the
     // worker's own tuning (WORKER_*) keeps its defaults unless the caller's environment sets it.

@@ -7,6 +7,7 @@
 // It tells its parent (over IPC) once it polls, and drains and exits on SIGTERM or SIGINT.
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { runWorker, WORKFLOW_BUNDLER_OPTIONS, workflowsEntry } from '../../src/worker';
+import { FAILURE_CONVERTER_PATH } from '../../src/codec/payload-codec';
 
 export const WORKFLOW_BUNDLE_ENV = 'BENCH_WORKFLOW_BUNDLE';
 
@@ -16,6 +17,8 @@ export async function bundleBenchWorkflows(): Promise<string> {
     workflowsPath: workflowsEntry([require.resolve('./workflows')]),
     logger: { log: () => {}, trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
     ...WORKFLOW_BUNDLER_OPTIONS,
+    // Failures' messages into their encoded attributes, as the worker's own bundle has it (src/codec).
+    failureConverterPath: FAILURE_CONVERTER_PATH,
   });
   return code;
 }

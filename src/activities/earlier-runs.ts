@@ -9,7 +9,7 @@
 // its answer to the workflow's current run in a signal, where the reset run's call finds it.
 import { CompleteAsyncError, log, type Context } from '@temporalio/activity';
 import { ActivityNotFoundError, type Client } from '@temporalio/client';
-import { defaultPayloadConverter } from '@temporalio/common';
+import { decodeArrayFromPayloads, decodeFailure } from '@temporalio/common/lib/internal-non-workflow';
 import type { temporal } from '@temporalio/proto';
 import type { Resumed } from '../api/contract';
 import { FailureType, markedSending, type SendingMark } from '../api/failures';
@@ -64,11 +64,27 @@ const PENDING_SCHEDULED: temporal.api.enums.v1.PendingActivityState = 1;
 /** After its attempt timed out, how long an earlier call's late answer may take to arrive. */
 const REPORT_MARGIN_MS = 15_000;
 
-/** The values in a history's payloads (a failure's details, a heartbeat's), decoded. */
-export const decodePayloads = (payloads?: temporal.api.common.v1.IPayloads | null): unknown[] =>
-  (payloads?.payloads ?? []).map((p) => defaultPayloadConverter.fromPayload(p));
+/** The values in a history's payloads (a failure's details, a heartbeat's), decoded as the client decodes (src/codec). */
+export const decodePayloads = (
+  temporal: Client,
+  payloads?: temporal.api.common.v1.IPayloads | null,
+): Promise<unknown[]> => decodeArrayFromPayloads(temporal.options.loadedDataConverter, payloads?.payloads);
 
-const decode = (payloads?: temporal.api.common.v1.IPayloads | null): unknown => decodePayloads(payloads)[0];
+const decodeFirst = async (temporal: Client, payloads?: temporal.api.common.v1.IPayloads | null): Promise<unknown> =>
+  (await decodePayloads(temporal, payloads))[0];
+
+/** A failure as stored, with its details decoded and its message back where the codec put it (encoded attributes). */
+async function readableFailure(
+  temporal: Client,
+  failure: temporal.api.failure.v1.IFailure,
+): Promise<temporal.api.failure.v1.IFailure> {
+  const { payloadCodecs, payloadConverter } = temporal.options.loadedDataConverter;
+  const decoded = await decodeFailure(payloadCodecs, failure);
+  const attributes = decoded.encodedAttributes
+    ? payloadConverter.fromPayload<{ message?: unknown } | undefined>(decoded.encodedAttributes)
+    : undefined;
+  return typeof attributes?.message === 'string' ? { ...decoded, message: attributes.message } : decoded;
+}
 
 const ms = (t?: { seconds?: unknown; nanos?: number | null } | null): number =>
   t ? Number(t.seconds ?? 0) * 1000 + Math.floor((t.nanos ?? 0) / 1e6) : 0;
@@ -147,15 +163,17 @@ export async function earlierPaidCall<I, R>(
     const call = calls[nth];
     if (!call) continue;
     const attrs = call.scheduled.activityTaskScheduledEventAttributes!;
-    const found = { runId: baseRunId, input: decode(attrs.input) as I, laterCalls: calls.length - nth - 1 };
+    const input = (await decodeFirst(temporal, attrs.input)) as I;
+    const found = { runId: baseRunId, input, laterCalls: calls.length - nth - 1 };
     const { closed } = call;
     if (closed?.activityTaskCompletedEventAttributes) {
-      return { ...found, outcome: 'answered', result: decode(closed.activityTaskCompletedEventAttributes.result) as R };
+      const result = (await decodeFirst(temporal, closed.activityTaskCompletedEventAttributes.result)) as R;
+      return { ...found, outcome: 'answered', result };
     }
     if (closed) {
       const failure =
         closed.activityTaskFailedEventAttributes?.failure ?? closed.activityTaskTimedOutEventAttributes?.failure;
-      return { ...found, outcome: 'failed', failure: failure ?? undefined };
+      return { ...found, outcome: 'failed', failure: failure ? await readableFailure(temporal, failure) : undefined };
     }
     // Never begun when its run closed (still waiting for a worker: a paced submit in its quota's queue), or,
     // for a call that marks its sending, begun without the mark: nothing was sent, and nothing can be (the
@@ -170,11 +188,19 @@ export async function earlierPaidCall<I, R>(
   return undefined;
 }
 
-function answerIn(e: HistoryEvent, runId: string, activityId: string): PaidCallAnswer | undefined {
-  const signal = e.workflowExecutionSignaledEventAttributes;
-  if (signal?.signalName !== PAID_CALL_ANSWERED) return undefined;
-  const answer = decode(signal.input) as PaidCallAnswer | undefined;
-  return answer?.runId === runId && answer.activityId === activityId ? answer : undefined;
+async function answerIn(
+  temporal: Client,
+  events: HistoryEvent[],
+  runId: string,
+  activityId: string,
+): Promise<PaidCallAnswer | undefined> {
+  for (const e of events) {
+    const signal = e.workflowExecutionSignaledEventAttributes;
+    if (signal?.signalName !== PAID_CALL_ANSWERED) continue;
+    const answer = (await decodeFirst(temporal, signal.input)) as PaidCallAnswer | undefined;
+    if (answer?.runId === runId && answer.activityId === activityId) return answer;
+  }
+  return undefined;
 }
 
 /**
@@ -191,7 +217,7 @@ async function lateAnswer(
   settledAt: number,
 ): Promise<PaidCallAnswer | undefined> {
   const { workflowId, runId: ownRunId } = ctx.info.workflowExecution!;
-  const found = own.map((e) => answerIn(e, runId, activityId)).find(Boolean);
+  const found = await answerIn(temporal, own, runId, activityId);
   if (found) return found;
   let seen = Number(own[own.length - 1]?.eventId ?? 0);
   for (;;) {
@@ -210,7 +236,7 @@ async function lateAnswer(
       });
       const events = (page.history?.events ?? []).filter((e) => Number(e.eventId) > seen);
       newest = Math.max(newest, ...events.map((e) => Number(e.eventId)));
-      const answer = events.map((e) => answerIn(e, runId, activityId)).find(Boolean);
+      const answer = await answerIn(temporal, events, runId, activityId);
       if (answer) return answer;
       // A page that reached what the last look saw ends this look.
       const reachedSeen = events.length < (page.history?.events?.length ?? 0);
@@ -236,7 +262,8 @@ async function neverSent(
   const pending = raw.pendingActivities?.find((a) => a.activityId === activityId);
   if (!pending) return false;
   if (pending.state === PENDING_SCHEDULED && (pending.attempt ?? 1) <= 1) return true;
-  return marksSending && (pending.attempt ?? 1) <= 1 && !markedSending(decode(pending.heartbeatDetails));
+  if (!marksSending || (pending.attempt ?? 1) > 1) return false;
+  return !markedSending(await decodeFirst(temporal, pending.heartbeatDetails));
 }
 
 /**

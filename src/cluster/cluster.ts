@@ -14,6 +14,8 @@ interface ClusterOptions extends ServerEnvOptions {
   dataDir: string;
   /** The Web UI's port; none when undefined. */
   uiPort?: number;
+  /** The codec server its Web UI decrypts payloads with (src/codec/server.ts). */
+  codecEndpoint?: string;
   namespace: string;
   log: (msg: string) => void;
 }
@@ -71,6 +73,7 @@ export async function startCluster(opts: ClusterOptions) {
         address,
         namespace: opts.namespace,
         log,
+        codecEndpoint: opts.codecEndpoint,
       });
       uiUrl = ui.url;
       stops.push(() => ui.process.stop());

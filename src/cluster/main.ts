@@ -2,7 +2,7 @@
 // workers, then stops the rest.
 import { loadTemporalSettings, loadWorkerSettings } from '../config/settings';
 import { createLogger, linesOf, logFormatOf } from '../logging';
-import { announce, startLocalPlatform } from '../starter/commands/up';
+import { announce, makeLocalKey, startLocalCodecServer, startLocalPlatform } from '../starter/commands/up';
 import { startCluster } from './cluster';
 import { DEFAULT_SERVER_PORTS, loadClusterSettings } from './server-config';
 import { startWorkerPool } from './workers';
@@ -38,12 +38,16 @@ async function main(): Promise<void> {
   const { namespace, taskQueue } = loadTemporalSettings({ ...process.env, TEMPORAL_ADDRESS: undefined });
   const stops: Array<() => Promise<void>> = [];
   try {
+    makeLocalKey(out);
+    const codec = await startLocalCodecServer(settings.CLUSTER_UI_PORT);
+    if (codec) stops.push(() => codec.close());
     const cluster = await startCluster({
       dataDir: settings.CLUSTER_DATA_DIR,
       postgresPort: settings.CLUSTER_POSTGRES_PORT,
       postgresPassword: settings.POSTGRES_PASSWORD,
       ports: { ...DEFAULT_SERVER_PORTS, frontend: settings.CLUSTER_FRONTEND_PORT },
       uiPort: settings.CLUSTER_UI_PORT,
+      codecEndpoint: codec?.url,
       namespace,
       log: out,
     });

@@ -81,6 +81,8 @@ interface UiServerOptions {
   namespace: string;
   log: (msg: string) => void;
   exitSignal?: NodeJS.Signals;
+  /** The codec server the UI asks to decode the service's encrypted payloads (src/codec/server.ts). */
+  codecEndpoint?: string;
 }
 
 /** The Web UI server, once it serves its page. */
@@ -102,6 +104,8 @@ export async function startUiServer(
     defaultNamespace: opts.namespace,
     notifyOnNewVersion: false,
     cors: { allowOrigins: [url, `http://localhost:${port}`] },
+    // The browser calls it; the UI's own server never sees a decrypted payload.
+    ...(opts.codecEndpoint ? { codec: { endpoint: opts.codecEndpoint } } : {}),
   };
   await fs.writeFile(path.join(configDir, 'development.yaml'), `${JSON.stringify(config, null, 2)}\n`);
   const child = startManagedProcess({

@@ -69,6 +69,10 @@ const DevServerEnv = z.object({
 });
 export const loadDevServerPorts = loader(DevServerEnv, 'Dev server configuration');
 
+/** The local stack's payload key file (src/codec), beside its data: what a process with no key setting falls back to. */
+export const localKeyFile = (env: NodeJS.ProcessEnv = process.env): string =>
+  path.join(loadDevServerPorts(env).TEMPORAL_DEV_DATA_DIR, 'payload-keys.json');
+
 // ── Artifacts ─────────────────────────────────────────────────────────────
 const ArtifactEnv = z.object({
   // Resolved when the worker starts, so logs show one absolute place.

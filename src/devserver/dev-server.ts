@@ -42,6 +42,8 @@ export interface DevServerOptions {
   dynamicConfig?: Record<string, unknown>;
   /** The error when the frontend port is taken, for a caller that knows more about who holds it. */
   busyPortMessage?: (port: number) => string;
+  /** The codec server the Web UI decodes payloads with (src/codec/server.ts). */
+  codecEndpoint?: string;
 }
 
 export type DevServerHandle = Awaited<ReturnType<typeof startDevServer>>;
@@ -201,6 +203,7 @@ export async function startDevServer(opts: DevServerOptions) {
         namespace,
         log,
         exitSignal: 'SIGTERM',
+        codecEndpoint: opts.codecEndpoint,
       });
       stops.push(() => ui.process.stop());
       uiUrl = ui.url;

@@ -1,4 +1,6 @@
 // What the starter's commands share: a client configured like the worker's, exit codes, and errors as sentences.
+import type { DataConverter } from '@temporalio/common';
+import { KeyringError, loadDataConverter } from '../codec/payload-codec';
 import {
   Client,
   Connection,
@@ -13,7 +15,7 @@ import {
 } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure, TerminatedFailure, TimeoutFailure } from '@temporalio/common';
 import { IdempotencyKeyReusedError } from '../../packages/client/src';
-import { clientConnectionOptions, loadTemporalSettings, type TemporalSettings } from '../config/settings';
+import { clientConnectionOptions, loadTemporalSettings, localKeyFile, type TemporalSettings } from '../config/settings';
 import { startTracing, tracingClientInterceptors } from '../tracing';
 
 /** The exit status, for scripts to act on (docs/starter.md#exit-codes). */
@@ -129,6 +131,14 @@ export async function withStarter<T>(
   fn: (starter: { client: Client; settings: TemporalSettings }) => Promise<T>,
 ): Promise<T> {
   const settings = loadTemporalSettings();
+  // What the starter writes is encrypted, and what it reads decrypted, as the worker's (src/codec).
+  let dataConverter: DataConverter;
+  try {
+    dataConverter = loadDataConverter(process.env, { localKeyFile: localKeyFile() });
+  } catch (err) {
+    if (err instanceof KeyringError) throw new CliError(err.message, ExitCode.Usage);
+    throw err;
+  }
   const connection = await Connection.connect({ ...clientConnectionOptions(settings), connectTimeout: '5s' }).catch(
     (err: unknown) => {
       throw new CliError(
@@ -142,7 +152,8 @@ export async function withStarter<T>(
   const tracing = startTracing(process.env, 'platform-ops-starter');
   const interceptors = tracing ? tracingClientInterceptors() : undefined;
   try {
-    return await fn({ client: new Client({ connection, namespace: settings.namespace, interceptors }), settings });
+    const client = new Client({ connection, namespace: settings.namespace, interceptors, dataConverter });
+    return await fn({ client, settings });
   } finally {
     await connection.close();
     await tracing?.shutdown();

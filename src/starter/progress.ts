@@ -1,6 +1,7 @@
 // `--wait`: the workflow's progress on stderr while waiting, so that stdout keeps only the result (pipeable JSON).
 import type { WorkflowExecutionDescription } from '@temporalio/client';
-import { defaultPayloadConverter, type QueryDefinition } from '@temporalio/common';
+import { defaultPayloadConverter, type PayloadCodec, type QueryDefinition } from '@temporalio/common';
+import { decode } from '@temporalio/common/lib/internal-non-workflow';
 import type { temporal } from '@temporalio/proto';
 import { isoTime } from '../shared/time';
 
@@ -81,18 +82,34 @@ export function withLastPoll<P, O extends { observedAt: number; nextPollAt?: num
   return { ...progress, ...laid, observedAt: isoTime(o.observedAt), nextPollAt: isoTime(o.nextPollAt) };
 }
 
+/** Pending activities with their last failure's details decoded (a describe gives them as stored, encrypted). */
+async function decodedPending(
+  pending: readonly PendingActivity[] | null | undefined,
+  codecs: readonly PayloadCodec[],
+): Promise<PendingActivity[]> {
+  return Promise.all(
+    (pending ?? []).map(async (a) => {
+      const info = a.lastFailure?.applicationFailureInfo;
+      if (!info?.details?.payloads?.length || codecs.length === 0) return a;
+      const payloads = await decode([...codecs], info.details.payloads);
+      return { ...a, lastFailure: { ...a.lastFailure, applicationFailureInfo: { ...info, details: { payloads } } } };
+    }),
+  );
+}
+
 /** As `workflow.result()`, redrawing every `intervalMs`: countdowns move on every tick even when a query is slow. */
 export async function waitWithProgress<P>(
   workflow: WatchedWorkflow<P>,
   view: ProgressView<P>,
-  opts: { stream?: ProgressStream; intervalMs?: number; now?: () => number } = {},
+  opts: { stream?: ProgressStream; intervalMs?: number; now?: () => number; codecs?: readonly PayloadCodec[] } = {},
 ): Promise<unknown> {
-  const { stream = process.stderr, intervalMs = 1000, now = () => Date.now() } = opts;
+  const { stream = process.stderr, intervalMs = 1000, now = () => Date.now(), codecs = [] } = opts;
   const progress = async (): Promise<P> => {
     const queried = await workflow.query(view.query);
     if (!view.poll) return queried;
     const described = await workflow.describe?.().catch(() => undefined);
-    return withLastPoll(queried, described?.raw.pendingActivities, view.poll);
+    const pending = await decodedPending(described?.raw.pendingActivities, codecs).catch(() => undefined);
+    return withLastPoll(queried, pending, view.poll);
   };
   let latest: P | undefined;
   let querying = false;

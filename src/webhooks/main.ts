@@ -7,9 +7,11 @@ import {
   loadTemporalSettings,
   loadWebhookSettings,
   loadWorkerSettings,
+  localKeyFile,
 } from '../config/settings';
 import { installRuntime, runMain } from '../worker';
 import { serveCallbacks } from './receiver';
+import { loadDataConverter } from '../codec/payload-codec';
 
 export async function runReceiver(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const settings = loadWebhookSettings(env);
@@ -17,10 +19,11 @@ export async function runReceiver(env: NodeJS.ProcessEnv = process.env): Promise
     throw new Error('Webhook configuration: WEBHOOK_LISTEN: is required to run the receiver');
   installRuntime(loadWorkerSettings(env));
   const temporal = loadTemporalSettings(env);
+  const dataConverter = loadDataConverter(env, { localKeyFile: localKeyFile(env) });
   const connection = await Connection.connect(clientConnectionOptions(temporal));
   const receiver = await serveCallbacks(
     settings,
-    new Client({ connection, namespace: temporal.namespace }),
+    new Client({ connection, namespace: temporal.namespace, dataConverter }),
     temporal.namespace,
   );
   Runtime.instance().logger.info('Webhook receiver started', { url: receiver?.url, namespace: temporal.namespace });

@@ -1,6 +1,8 @@
 // Unit: which call of an earlier run a reset run's paid call meets (earlierPaidCall), on histories built here
-// and served by a stub of the Temporal client's history read; no server. The integration tests are
+// and served by a stub of the Temporal client's history read, their payloads encrypted as the service writes them
+// (src/codec); no server. The integration tests are
 // test/workflows/resets.test.ts and test/workflows/reset-paths.test.ts.
+import { randomBytes } from 'node:crypto';
 import Long from 'long';
 import type { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
@@ -8,11 +10,13 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { earlierPaidCall } from '../../src/activities/earlier-runs';
 import { FailureType } from '../../src/api/failures';
+import { Keyring, PayloadEncryption } from '../../src/codec/payload-codec';
 
 type Event = temporal.api.history.v1.IHistoryEvent;
 const TYPE = 'submitMediaTask';
 const n = (value: number) => Long.fromNumber(value);
-const payloads = (value: unknown) => ({ payloads: [defaultPayloadConverter.toPayload(value)] });
+const codec = new PayloadEncryption(Keyring.of('test', [['k', randomBytes(32).toString('base64')]]));
+const payloads = (value: unknown) => ({ payloads: [codec.encodeOne(defaultPayloadConverter.toPayload(value))] });
 
 const reset = (id: number, baseRunId: string): Event => ({
   eventId: n(id),
@@ -56,6 +60,7 @@ const timedOutInQueue = (id: number, scheduledEventId: number): Event => ({
 /** A client whose only call here is a run's history, from `histories` by run id. */
 function serving(histories: Record<string, Event[]>): Client {
   return {
+    options: { loadedDataConverter: { payloadConverter: defaultPayloadConverter, payloadCodecs: [codec] } },
     workflow: {
       getHandle: (_id: string, runId: string) => ({
         fetchHistory: () => Promise.resolve({ events: histories[runId] }),

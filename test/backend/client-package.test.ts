@@ -1,13 +1,15 @@
 // The client package as a backend gets it: packed (`npm pack`, which builds it), installed alone into
 // an empty project from the registry, loaded in Node and compiled against by TypeScript. It stays
 // light: its dependencies are @temporalio/client, @temporalio/common and zod, it never loads the
-// worker, and its installed node_modules stay under 60 MB.
+// worker, and its installed node_modules stay under 60 MB. From there, a backend's run is encrypted as the service's.
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { tscAsConsumer } from '../helpers/consumer-tsc';
+import { withWorker } from '../helpers/temporal';
 
 const run = promisify(execFile);
 const packageDir = path.resolve(__dirname, '../../packages/client');
@@ -77,6 +79,38 @@ describe('@platform-ops/client, packed and installed alone', () => {
       worker: false,
     });
   });
+
+  it(
+    'starts an encrypted run from the outside project and reads its result decrypted',
+    () =>
+      withWorker('packed-encrypted', async ({ client, taskQueue, namespace, address }) => {
+        const state = `a state no one else reads ${randomUUID()}`;
+        // The backend's own code: its client with the same keys (PAYLOAD_KEYS, inherited here) as the worker's.
+        const script = `
+        const { Client, Connection } = require('@temporalio/client');
+        const c = require('@platform-ops/client');
+        (async () => {
+          const connection = await Connection.connect({ address: ${JSON.stringify(address)} });
+          const client = new Client({ connection, namespace: ${JSON.stringify(namespace)}, dataConverter: c.loadDataConverter() });
+          const { handle } = await c.startWorkflow(client, 'evaluateDecision', {
+            state: ${JSON.stringify(state)},
+            questions: [{ kind: 'yes_no', question: 'Is it a greeting?' }],
+          }, { taskQueue: ${JSON.stringify(taskQueue)} });
+          const result = await handle.result();
+          console.log(JSON.stringify({ workflowId: handle.workflowId, question: result.answers[0].question }));
+          await connection.close();
+        })().catch((err) => { console.error(err); process.exit(1); });`;
+        const { stdout } = await run(process.execPath, ['-e', script], { cwd: dir });
+        const { workflowId, question } = JSON.parse(stdout) as { workflowId: string; question: string };
+        expect(question).toBe('Is it a greeting?');
+        // What the server holds is ciphertext: the start's input names its key, and the state is nowhere in it.
+        const { events } = await client.workflow.getHandle(workflowId).fetchHistory();
+        const [input] = events![0].workflowExecutionStartedEventAttributes!.input!.payloads!;
+        expect(Buffer.from(input.metadata!.encoding).toString()).toBe('binary/encrypted');
+        expect(Buffer.from(input.data!).includes(Buffer.from(state))).toBe(false);
+      }),
+    60_000,
+  );
 
   it('type-checks a consumer with node16 resolution, and refuses a wrong one', async () => {
     const good = path.join(dir, 'good.ts');

@@ -7,6 +7,7 @@ import { DEV_API_KEY } from '../../packages/emulator/src/config';
 import { getFreePort } from '../../src/devserver/processes';
 import { cleanEnv, runNode, startNode, waitFor, workerProcessEnv } from '../helpers/processes';
 import { testEnv } from '../setup/shared';
+import { loadDataConverter } from '../../src/codec/payload-codec';
 
 describe('worker process', () => {
   it('logs JSON, serves metrics, runs workflows and drains on SIGTERM', async () => {
@@ -23,7 +24,11 @@ describe('worker process', () => {
 
       const connection = await Connection.connect({ address: testEnv('temporalAddress') });
       try {
-        const client = new Client({ connection, namespace: testEnv('temporalNamespace') });
+        const client = new Client({
+          connection,
+          namespace: testEnv('temporalNamespace'),
+          dataConverter: loadDataConverter(),
+        });
         const result = await client.workflow.execute(WorkflowType.evaluateDecision, {
           taskQueue,
           workflowId: `worker-process-${randomUUID().slice(0, 8)}`,

@@ -36,6 +36,7 @@ import { HEALTH_PATH } from '../../packages/emulator/src/routes';
 import { PlatformClient } from '../../src/platform-client/client';
 import { pathEnvName } from '../../src/platform-client/config';
 import { DEFAULT_PATHS, type PlatformPaths } from '../../src/platform/paths';
+import { loadKeyring } from '../../src/codec/payload-codec';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const COMPOSE_FILE = path.join(ROOT, 'docker-compose.yml');
@@ -159,6 +160,7 @@ const WORKER_LOADERS: Record<string, EnvLoader> = {
   'PlatformClient.fromEnv': (env) => PlatformClient.fromEnv(env).config,
   loadArtifactSettings,
   loadPriceTable,
+  loadKeyring: (env) => loadKeyring(env)?.ids,
 };
 /** What the emulator process reads at start. */
 const EMULATOR_LOADERS: Record<string, EnvLoader> = { loadEmulatorConfig };

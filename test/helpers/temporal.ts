@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { LocalArtifactStore, type ArtifactStore } from '../../src/artifacts';
@@ -17,6 +18,7 @@ import { createPlatformWorker, withServerMessages } from '../../src/worker';
 import type { WorkerGroup } from '../../src/ratelimit/worker-group';
 import type { CallbackUrls } from '../../src/webhooks/token';
 import { testEnv } from '../setup/shared';
+import { loadDataConverter } from '../../src/codec/payload-codec';
 
 const execFileAsync = promisify(execFile);
 
@@ -73,18 +75,26 @@ export async function withWorker<T>(
     /** The task queue to poll (several workers on one queue); default a fresh one of `prefix`. */
     taskQueue?: string;
     callbacks?: CallbackUrls;
+    /** Another server than the shared one (a test's own), in its default namespace. */
+    address?: string;
+    /** What the client and worker encode with; by default as the environment says (PAYLOAD_*, src/codec). */
+    dataConverter?: DataConverter;
   } = {},
 ): Promise<T> {
   quietRuntime();
-  const address = testEnv('temporalAddress');
-  const namespace = testEnv('temporalNamespace');
+  const address = opts.address ?? testEnv('temporalAddress');
+  const namespace = opts.address ? 'default' : testEnv('temporalNamespace');
   const taskQueue = opts.taskQueue ?? `${prefix}-${randomUUID().slice(0, 8)}`;
   // Native connections for the worker and its client, as src/worker.ts runs them.
   const workerConnection = await NativeConnection.connect({ address });
   let clientConnection: NativeConnection | undefined;
   try {
     clientConnection = await NativeConnection.connect({ address });
-    const client = new Client({ connection: withServerMessages(clientConnection), namespace });
+    const client = new Client({
+      connection: withServerMessages(clientConnection),
+      namespace,
+      dataConverter: opts.dataConverter ?? loadDataConverter(),
+    });
     const worker = await createPlatformWorker({
       connection: workerConnection,
       client,
@@ -111,7 +121,9 @@ export async function withWorker<T>(
 export async function withClient<T>(fn: (client: Client) => Promise<T>): Promise<T> {
   const connection = await Connection.connect({ address: testEnv('temporalAddress') });
   try {
-    return await fn(new Client({ connection, namespace: testEnv('temporalNamespace') }));
+    return await fn(
+      new Client({ connection, namespace: testEnv('temporalNamespace'), dataConverter: loadDataConverter() }),
+    );
   } finally {
     await connection.close();
   }

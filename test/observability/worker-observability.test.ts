@@ -16,6 +16,7 @@ import { startTracing, tracesExporterName, tracingClientInterceptors, type Traci
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { startNode, waitFor, workerEnv } from '../helpers/processes';
 import { testEnv } from '../setup/shared';
+import { loadDataConverter } from '../../src/codec/payload-codec';
 
 interface ExportedSpan {
   traceId: string;
@@ -147,6 +148,7 @@ describe('the worker process with tracing and metrics', () => {
         connection,
         namespace: testEnv('temporalNamespace'),
         interceptors: tracingClientInterceptors(),
+        dataConverter: loadDataConverter(),
       });
       const input: BudgetGatedJobInput = {
         memberId,

@@ -2,7 +2,7 @@
 // failed run's type, input, task queue, memo and search attributes; nothing more when run again; a paid type
 // only with --allow-paid. The runs fail on their input, so nothing is paid and every rerun fails too.
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { defaultPayloadConverter } from '@temporalio/common';
+import { decodeMapFromPayloads } from '@temporalio/common/lib/internal-non-workflow';
 import { SearchAttributes } from '../../src/api/contract';
 import { WorkflowType } from '../../src/workflows/operations';
 import { runStarter, waitFor } from '../helpers/processes';
@@ -73,8 +73,9 @@ describe('runbook: rerun failed runs', () => {
         expect(rerun.workflowType?.name).toBe('restartInstance');
         expect(rerun.taskQueue?.name).toBe(taskQueue);
         expect(Buffer.from(rerun.input!.payloads![0].data!)).toEqual(Buffer.from(was.input!.payloads![0].data!));
-        expect(defaultPayloadConverter.fromPayload(rerun.memo!.fields!.note)).toBe('kept');
-        expect(defaultPayloadConverter.fromPayload(rerun.memo!.fields!.rerunOf)).toEqual({
+        const memo = await decodeMapFromPayloads(client.options.loadedDataConverter, rerun.memo!.fields);
+        expect(memo!.note).toBe('kept');
+        expect(memo!.rerunOf).toEqual({
           workflowId: h.workflowId,
           runId: h.firstExecutionRunId,
         });

@@ -1,5 +1,7 @@
 // One Temporal dev server, one emulator and one workflow bundle for the whole test run. Test files
-// find them through environment variables (workers inherit the env of the process that runs this).
+// find them through environment variables (workers inherit the env of the process that runs this), the payload
+// key too.
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,6 +9,8 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/api/contract';
 import { findOrBuildClusterBinaries } from '../../src/cluster/versions';
 import { startDevServer } from '../../src/devserver/dev-server';
+import { FAILURE_CONVERTER_PATH, loadKeyring } from '../../src/codec/payload-codec';
+import { loadCodecServerSettings, startCodecServer } from '../../src/codec/server';
 import { findOrBuildTemporalCli } from '../../src/devserver/find-temporal-cli';
 import { getFreePort } from '../../src/devserver/processes';
 import { DEV_API_KEY } from '../../packages/emulator/src/config';
@@ -20,13 +24,30 @@ const log = (msg: string) => process.stderr.write(`[test setup] ${msg}\n`);
 export default async function globalSetup(): Promise<void> {
   const started = Date.now();
   // The CLI is the operator's client in the tests (runbook, resets, JSON input); the server is the cluster's build.
+  // Every payload of the run encrypted, as by default (src/codec): a key of the run's own, which the tests' clients,
+  // workers, child processes and the codec server all inherit.
+  process.env.PAYLOAD_ENCRYPTION = 'on';
+  process.env.PAYLOAD_KEYS = `test-${randomUUID().slice(0, 8)}:${randomBytes(32).toString('base64')}`;
   const cliPath = await findOrBuildTemporalCli({ log });
   const binaries = await findOrBuildClusterBinaries(log);
   const [server, emulator, bundle] = await Promise.all([
-    // With its Web UI, for the test that looks at a run as an operator does (test/ui/).
-    Promise.all([getFreePort(), getFreePort()]).then(([port, uiPort]) =>
-      startDevServer({ binaries, port, uiPort, searchAttributes: SEARCH_ATTRIBUTE_DEFINITIONS, log: () => {} }),
-    ),
+    // With its Web UI, for the test that looks at a run as an operator does (test/ui/), and the codec server the
+    // UI decrypts the run's payloads with, as `npm start` has it.
+    Promise.all([getFreePort(), getFreePort()]).then(async ([port, uiPort]) => {
+      const codec = await startCodecServer({
+        ...loadCodecServerSettings({ CODEC_PORT: '0', CODEC_CORS_ORIGINS: `http://127.0.0.1:${uiPort}` }),
+        keyring: loadKeyring()!,
+      });
+      const dev = await startDevServer({
+        binaries,
+        port,
+        uiPort,
+        searchAttributes: SEARCH_ATTRIBUTE_DEFINITIONS,
+        log: () => {},
+        codecEndpoint: codec.url,
+      });
+      return { ...dev, stop: () => dev.stop().finally(() => codec.close()) };
+    }),
     // Sped up: restarts and media tasks finish in test time; tests that need another pace start their own.
     startEmulator({ port: 0, host: '127.0.0.1', clockSpeed: 10, fixtures: { instances: testInstances() } }),
     // Bundled as the worker bundles it.
@@ -34,6 +55,8 @@ export default async function globalSetup(): Promise<void> {
       workflowsPath: workflowsEntry(),
       logger: quietLogger,
       ...WORKFLOW_BUNDLER_OPTIONS,
+      // Failures' messages into their encoded attributes, as the worker's own bundle has it (src/codec).
+      failureConverterPath: FAILURE_CONVERTER_PATH,
     }),
   ]);
   const dir = mkdtempSync(path.join(tmpdir(), 'platform-ops-test-'));

@@ -12,6 +12,7 @@ import type { mediaGeneration } from '../../src/workflows/media/workflows';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { quietRuntime, recordHistory, uniqueId, withWorker, type TemporalTestContext } from '../helpers/temporal';
 import { testEnv } from '../setup/shared';
+import { loadDataConverter } from '../../src/codec/payload-codec';
 
 const SECRET = 'test-webhook-secret-of-at-least-32-characters';
 const FAST = { minIntervalMs: 100, maxIntervalMs: 400 };
@@ -26,7 +27,11 @@ beforeAll(async () => {
   connection = await Connection.connect({ address: testEnv('temporalAddress') });
   const namespace = testEnv('temporalNamespace');
   const settings = loadWebhookSettings({ WEBHOOK_LISTEN: '127.0.0.1:0', WEBHOOK_SECRET: SECRET });
-  receiver = (await serveCallbacks(settings, new Client({ connection, namespace }), namespace))!;
+  receiver = (await serveCallbacks(
+    settings,
+    new Client({ connection, namespace, dataConverter: loadDataConverter() }),
+    namespace,
+  ))!;
 });
 
 afterAll(async () => {

@@ -9,6 +9,7 @@ import { getFreePort } from '../../src/devserver/processes';
 import type { mediaGeneration } from '../../src/workflows/media/workflows';
 import { startNode, waitFor, workerProcessEnv } from '../helpers/processes';
 import { testEnv } from '../setup/shared';
+import { loadDataConverter } from '../../src/codec/payload-codec';
 
 const SECRET = 'worker-metrics-test-secret-of-32-characters';
 
@@ -29,7 +30,11 @@ describe('worker process with webhooks', () => {
       await waitFor(() => output().includes('Worker started'), 60_000, 'the worker to start');
       const connection = await Connection.connect({ address: testEnv('temporalAddress') });
       try {
-        const client = new Client({ connection, namespace: testEnv('temporalNamespace') });
+        const client = new Client({
+          connection,
+          namespace: testEnv('temporalNamespace'),
+          dataConverter: loadDataConverter(),
+        });
         const result = await client.workflow.execute<typeof mediaGeneration>(WorkflowType.mediaGeneration, {
           taskQueue,
           workflowId: `webhook-metrics-${randomUUID().slice(0, 8)}`,

@@ -1,6 +1,6 @@
 // Every activity a workflow schedules carries a one-line summary for the Web UI saying what the call
 // is for, read back from the real history: ids and names only, never the request (its prompt).
-import { defaultPayloadConverter } from '@temporalio/common';
+import { decodeOptionalSinglePayload } from '@temporalio/common/lib/internal-non-workflow';
 import { startWorkflow } from '../../packages/client/src';
 import { activitySummary, MAX_ACTIVITY_SUMMARY_CHARS, WAITING } from '../../src/workflows/activity-summary';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
@@ -33,8 +33,13 @@ describe('activity summaries', () => {
         const scheduled = ((await handle.fetchHistory()).events ?? []).filter(
           (e) => e.activityTaskScheduledEventAttributes,
         );
-        const summaries = scheduled.map((e) =>
-          e.userMetadata?.summary ? defaultPayloadConverter.fromPayload<string>(e.userMetadata.summary) : undefined,
+        // Summaries are payloads, encrypted as every other (src/codec): decoded as the client decodes.
+        const summaries = await Promise.all(
+          scheduled.map(async (e) =>
+            e.userMetadata?.summary
+              ? decodeOptionalSinglePayload<string>(client.options.loadedDataConverter, e.userMetadata.summary)
+              : undefined,
+          ),
         );
         expect(summaries.length).toBeGreaterThanOrEqual(2);
         expect(summaries).not.toContain(undefined);

@@ -10,6 +10,7 @@ import type { batchJob } from '../../src/workflows/batch/workflows';
 import { waitFor } from '../helpers/processes';
 import { quietRuntime } from '../helpers/temporal';
 import { testEnv } from '../setup/shared';
+import { loadDataConverter } from '../../src/codec/payload-codec';
 
 describe('cancelBatch Update validator (mocked activities)', () => {
   it('refuses to cancel a batch that has finished, and cancels nothing', async () => {
@@ -76,7 +77,11 @@ describe('cancelBatch Update validator (mocked activities)', () => {
         workflowBundle: { codePath: testEnv('workflowBundle') },
         activities,
       });
-      const client = new Client({ connection, namespace: testEnv('temporalNamespace') });
+      const client = new Client({
+        connection,
+        namespace: testEnv('temporalNamespace'),
+        dataConverter: loadDataConverter(),
+      });
       await worker.runUntil(async () => {
         const handle = await client.workflow.start<typeof batchJob>(WorkflowType.batchJob, {
           taskQueue,

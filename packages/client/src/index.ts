@@ -35,6 +35,15 @@ export * from '../../../src/workflows/budgetLedger/contract';
 export * from '../../../src/workflows/decision/contract';
 export * from '../../../src/workflows/instances/contract';
 export * from '../../../src/workflows/media/contract';
+// The payload encryption every process of the service uses: a backend's client needs the same keys (docs/encryption.md).
+export {
+  dataConverterOf,
+  Keyring,
+  KeyringError,
+  loadDataConverter,
+  loadKeyring,
+  PayloadEncryption,
+} from '../../../src/codec/payload-codec';
 
 /** A run of workflow type `T`, typed: `result()` resolves to the workflow's result. */
 export type Handle<T extends WorkflowTypeName> = WorkflowHandle<(input: InputOf<T>) => Promise<ResultOf<T>>>;

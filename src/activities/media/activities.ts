@@ -140,7 +140,7 @@ async function earlierSubmit(temporal: Client, ctx: Context): Promise<SubmitMedi
   const ambiguous =
     earlier.outcome === 'unanswered' ||
     failed?.type === FailureType.AmbiguousSubmission ||
-    (!!timedOut && markedSending(decodePayloads(timedOut.lastHeartbeatDetails)[0]));
+    (!!timedOut && markedSending((await decodePayloads(temporal, timedOut.lastHeartbeatDetails))[0]));
   if (ambiguous) {
     const details: SubmitFailureDetails = { outcome: 'ambiguous', at: Date.now() };
     throw ApplicationFailure.retryable(
@@ -151,7 +151,7 @@ async function earlierSubmit(temporal: Client, ctx: Context): Promise<SubmitMedi
   }
   if (earlier.laterCalls === 0) return undefined;
   if (failed) {
-    const [details] = decodePayloads(failed.details) as [SubmitFailureDetails?];
+    const [details] = (await decodePayloads(temporal, failed.details)) as [SubmitFailureDetails?];
     const type = failed.type ?? FailureType.PlatformUnavailable;
     const message = `${where} failed: ${earlier.failure?.message ?? type}`;
     throw failed.nonRetryable

@@ -5,7 +5,7 @@
 // failed run may have been charged already.
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import { defaultPayloadConverter } from '@temporalio/common';
+import { encodeToPayload } from '@temporalio/common/lib/internal-non-workflow';
 import { temporal } from '@temporalio/proto';
 import type { Command } from 'commander';
 import { IDEMPOTENCY_MEMO } from '../../api/contract';
@@ -70,16 +70,22 @@ function neverRerun(attrs: StartedAttributes, type: string): string | undefined 
   return undefined;
 }
 
-/** The start request of the rerun: the failed run's own start, its input passed through unchanged. */
-function rerunRequest(
+/**
+ * The start request of the rerun: the failed run's own start, its input passed through unchanged (still encrypted,
+ * under the key it was written with: the keyring keeps older keys for decoding, src/codec).
+ */
+async function rerunRequest(
   client: Client,
   run: FailedRun,
   { attrs, userMetadata }: Awaited<ReturnType<typeof startedEvent>>,
-): temporal.api.workflowservice.v1.IStartWorkflowExecutionRequest {
+): Promise<temporal.api.workflowservice.v1.IStartWorkflowExecutionRequest> {
   const memo = { ...attrs.memo?.fields };
   // The idempotency memo names the call that started the failed run, which did not start this one.
   delete memo[IDEMPOTENCY_MEMO];
-  memo[RERUN_MEMO] = defaultPayloadConverter.toPayload({ workflowId: run.workflowId, runId: run.runId });
+  memo[RERUN_MEMO] = await encodeToPayload(client.options.loadedDataConverter, {
+    workflowId: run.workflowId,
+    runId: run.runId,
+  });
   // The server's own attributes (a schedule's TemporalScheduledById …) would say the rerun came from there.
   const searchAttributes = Object.fromEntries(
     Object.entries(attrs.searchAttributes?.indexedFields ?? {}).filter(([name]) => !name.startsWith('Temporal')),
@@ -129,7 +135,7 @@ async function rerunOne(client: Client, run: FailedRun, opts: RerunOptions): Pro
   if (paid && !opts.allowPaid) {
     return ['refused', `Refused ${failed}: ${type} ${paid}, and may be charged again; --allow-paid reruns it`];
   }
-  const request = rerunRequest(client, run, started);
+  const request = await rerunRequest(client, run, started);
   const id = request.workflowId!;
   if (opts.dryRun) {
     if (await exists(client, id)) return ['already rerun', `Already rerun ${failed}: ${id}`];

@@ -108,7 +108,12 @@ async function waitAndPrint(
   out: Out,
 ): Promise<void> {
   const view = watchOf(workflowType);
-  const result: unknown = await orCliError(view ? waitWithProgress(handle, view) : handle.result(), workflowId);
+  const result: unknown = await orCliError(
+    view
+      ? waitWithProgress(handle, view, { codecs: handle.client.options.loadedDataConverter.payloadCodecs })
+      : handle.result(),
+    workflowId,
+  );
   out(JSON.stringify(result, null, 2));
   for (const line of view?.summary?.(result) ?? []) out(line);
 }

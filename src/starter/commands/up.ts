@@ -3,7 +3,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Runtime, type Logger } from '@temporalio/worker';
 import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../api/contract';
-import { loadDevServerPorts, loadTemporalSettings, loadWorkerSettings } from '../../config/settings';
+import { loadDevServerPorts, loadTemporalSettings, loadWorkerSettings, localKeyFile } from '../../config/settings';
+import { ensureLocalKeyFile, loadKeyring } from '../../codec/payload-codec';
+import { loadCodecServerSettings, startCodecServer } from '../../codec/server';
 import { findOrBuildClusterBinaries } from '../../cluster/versions';
 import {
   isDevServerOf,
@@ -76,6 +78,7 @@ async function startLocalTemporal(out: Out, log: Out) {
   const dbFile = path.resolve(dataDir, 'temporal.sqlite');
   const binaries = await findOrBuildClusterBinaries(log);
   await clearLeftBehind(dbFile, out);
+  const codec = await startLocalCodecServer(uiPort);
   out(`Starting the Temporal dev server on 127.0.0.1:${port} (Web UI ${uiPort}, data ${dbFile})…`);
   const server = await startDevServer({
     binaries,
@@ -85,8 +88,32 @@ async function startLocalTemporal(out: Out, log: Out) {
     searchAttributes: SEARCH_ATTRIBUTE_DEFINITIONS,
     dynamicConfig: partitionsForData(dbFile, out),
     busyPortMessage: busyPortMessage(dbFile),
+    codecEndpoint: codec?.url,
+  }).catch(async (err: unknown) => {
+    await codec?.close();
+    throw err;
   });
-  return { address: server.address, uiUrl: server.uiUrl, stop: () => server.stop() };
+  const stop = async () => {
+    await server.stop();
+    await codec?.close();
+  };
+  return { address: server.address, uiUrl: server.uiUrl, stop };
+}
+
+/**
+ * The codec server the local Web UI decrypts payloads with, on a free port of 127.0.0.1 (CODEC_PORT to choose),
+ * open to the UI's origins only; none when encryption is off.
+ */
+export async function startLocalCodecServer(uiPort: number) {
+  const env = process.env;
+  const keyring = loadKeyring(env, { localKeyFile: localKeyFile(env) });
+  if (!keyring) return undefined;
+  const settings = loadCodecServerSettings({
+    CODEC_PORT: '0',
+    CODEC_CORS_ORIGINS: `http://127.0.0.1:${uiPort},http://localhost:${uiPort}`,
+    ...env,
+  });
+  return startCodecServer({ ...settings, keyring });
 }
 
 /** The platform of `npm start`'s and `npm run cluster`'s worker: PLATFORM_BASE_URL's, else the emulator in-process. */
@@ -150,6 +177,7 @@ export async function upCommand(): Promise<void> {
   const format = logFormatOf(settings.LOG_FORMAT);
   try {
     let uiUrl: string | undefined;
+    makeLocalKey(say);
     if (!loadTemporalSettings().addressConfigured) {
       const local = await startLocalTemporal(say, linesOf(logger, 'temporal-build'));
       stops.push(local.stop);
@@ -174,6 +202,22 @@ export async function upCommand(): Promise<void> {
     for (const stop of stops.reverse()) await stop().catch((err: unknown) => say(`while stopping: ${String(err)}`));
     await settleLogs();
     signals.release();
+  }
+}
+
+/**
+ * Payloads are encrypted by default (src/codec): with no key setting, the local stack (and `npm run cluster`) makes
+ * its own key the first time, which its workers and the starter then find by themselves.
+ */
+export function makeLocalKey(say: Out): void {
+  const env = process.env;
+  if (env.PAYLOAD_ENCRYPTION?.trim() === 'off' || env.PAYLOAD_KEYS || env.PAYLOAD_KEY_FILE) return;
+  const file = localKeyFile(env);
+  if (ensureLocalKeyFile(file)) {
+    say(
+      `Made a payload encryption key for the local stack in ${file}: keep it, the runs it encrypts cannot be read ` +
+        'without it (docs/encryption.md).',
+    );
   }
 }
 

@@ -1,0 +1,167 @@
+// Customers' content never reaches Temporal's store in the clear: runs with unique markers in a generation's prompt,
+// a refused prompt, a decision's state and a batch's request lines, on a dev server of this test's own with its
+// SQLite file, then the file searched byte for byte. A run written with encryption off finds its marker in the same
+// file, so the search can fail. And a key rotation: a run begun under key A completes on workers moved to key B.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { WorkflowFailedError } from '@temporalio/client';
+import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/api/contract';
+import { findOrBuildClusterBinaries } from '../../src/cluster/versions';
+import { dataConverterOf, Keyring } from '../../src/codec/payload-codec';
+import { startDevServer, type DevServerHandle } from '../../src/devserver/dev-server';
+import { getFreePort } from '../../src/devserver/processes';
+import { WorkflowType } from '../../src/workflows/operations';
+import { uniqueId, withWorker, type TemporalTestContext } from '../helpers/temporal';
+
+const key = () => randomBytes(32).toString('base64');
+const marker = (what: string) => `mk${randomUUID().replace(/-/g, '')}-${what}`;
+const FAST_POLLING = { minIntervalMs: 100, maxIntervalMs: 400 };
+
+const generation = (prompt: string) => ({
+  operation: 'text-to-video' as const,
+  request: { prompt, duration: 5 },
+  polling: FAST_POLLING,
+  regeneration: { maxRegenerations: 0 },
+});
+
+const start = (ctx: TemporalTestContext, type: string, input: unknown) =>
+  ctx.client.workflow.start(type, { taskQueue: ctx.taskQueue, workflowId: uniqueId('encrypted'), args: [input] });
+
+/** How many times `text` occurs in the server's SQLite file and its journals. */
+function occurrences(dbFile: string, text: string): number {
+  const needle = Buffer.from(text);
+  let count = 0;
+  const dir = path.dirname(dbFile);
+  const files = readdirSync(dir).filter(
+    (f) => f.startsWith(path.basename(dbFile)) && statSync(path.join(dir, f)).isFile(),
+  );
+  expect(files).toContain(path.basename(dbFile));
+  for (const name of files) {
+    const bytes = readFileSync(path.join(dir, name));
+    for (let at = bytes.indexOf(needle); at >= 0; at = bytes.indexOf(needle, at + 1)) count++;
+  }
+  return count;
+}
+
+describe('payload encryption on a real server', () => {
+  let server: DevServerHandle;
+  let dbFile: string;
+
+  beforeAll(async () => {
+    dbFile = path.join(mkdtempSync(path.join(tmpdir(), 'encrypted-store-')), 'temporal.sqlite');
+    server = await startDevServer({
+      binaries: await findOrBuildClusterBinaries(() => {}),
+      port: await getFreePort(),
+      dbFile,
+      headless: true,
+      searchAttributes: SEARCH_ATTRIBUTE_DEFINITIONS,
+    });
+  }, 120_000);
+
+  afterAll(() => server?.stop());
+
+  it('leaves no prompt, refused prompt, decision state or batch line readable in the store; one written in the clear is', async () => {
+    const markers = {
+      prompt: marker('prompt'),
+      refused: marker('refused'),
+      state: marker('state'),
+      batchLine: marker('batch-line'),
+    };
+    const clear = marker('clear');
+    await withWorker(
+      'encrypted',
+      async (ctx) => {
+        const done = await start(ctx, WorkflowType.mediaGeneration, generation(`a fox ${markers.prompt}`));
+        const refused = await start(
+          ctx,
+          WorkflowType.mediaGeneration,
+          generation(`${markers.refused} [emulator:fail=ILLEGAL_PROMPT]`),
+        );
+        const decision = await start(ctx, WorkflowType.evaluateDecision, {
+          state: `the state ${markers.state}`,
+          questions: [{ kind: 'yes_no', question: 'Is it a greeting?' }],
+        });
+        const batch = await start(ctx, WorkflowType.batchJob, {
+          endpoint: '/v1/chat/completions',
+          requests: [
+            {
+              custom_id: 'a',
+              body: { model: 'deepseek/deepseek-v3', messages: [{ role: 'user', content: markers.batchLine }] },
+            },
+          ],
+          polling: { initialIntervalMs: 100, maxIntervalMs: 500 },
+          metadata: { emulator_validating_ms: '100', emulator_per_request_ms: '100', emulator_finalizing_ms: '100' },
+        });
+        // What the caller reads back is decoded.
+        expect(await done.result()).toMatchObject({ taskId: expect.any(String) });
+        await expect(refused.result()).rejects.toBeInstanceOf(WorkflowFailedError);
+        // A failure's message is in its encrypted attributes, not in the clear.
+        const { events } = await refused.fetchHistory();
+        const failed = events!.find((e) => e.workflowExecutionFailedEventAttributes)!;
+        expect(failed.workflowExecutionFailedEventAttributes!.failure!.message).toBe('Encoded failure');
+        expect(await decision.result()).toMatchObject({
+          answers: [expect.objectContaining({ question: 'Is it a greeting?' })],
+        });
+        expect(await batch.result()).toMatchObject({ outcome: 'Completed' });
+      },
+      { address: server.address },
+    );
+    // The control: the same kind of run, written with encryption off, is found where the others are not.
+    await withWorker(
+      'clear',
+      async (ctx) => {
+        const run = await start(ctx, WorkflowType.mediaGeneration, generation(clear));
+        expect(await run.result()).toMatchObject({ taskId: expect.any(String) });
+      },
+      { address: server.address, dataConverter: dataConverterOf(undefined) },
+    );
+    await server.stop();
+    expect(occurrences(dbFile, clear)).toBeGreaterThan(0);
+    expect(
+      Object.fromEntries(Object.entries(markers).map(([what, text]) => [what, occurrences(dbFile, text)])),
+    ).toEqual({ prompt: 0, refused: 0, state: 0, batchLine: 0 });
+  }, 180_000);
+
+  it('rotates keys: a run begun under key A completes on workers moved to B, A kept for decoding', async () => {
+    const a = Keyring.of('test', [['rotation-a', key()]]);
+    const [aId, aKey] = ['rotation-a', a.key('rotation-a')!.toString('base64')];
+    const b = Keyring.of('test', [
+      ['rotation-b', key()],
+      [aId, aKey],
+    ]);
+    const taskQueue = `rotation-${randomUUID().slice(0, 8)}`;
+    // Long enough (30 s emulated, 3 s here) that the worker of A stops with the task still running.
+    const prompt = `${marker('rotation')} [emulator:duration=30000]`;
+    const workflowId = await withWorker(
+      'rotation-a',
+      async (ctx) => {
+        const handle = await start(ctx, WorkflowType.mediaGeneration, generation(prompt));
+        return handle.workflowId;
+      },
+      { taskQueue, dataConverter: dataConverterOf(a) },
+    );
+    await withWorker(
+      'rotation-b',
+      async ({ client }) => {
+        const result = await client.workflow.getHandle(workflowId).result();
+        expect(result).toMatchObject({ taskId: expect.any(String) });
+        // What B's workers wrote is under B; what A wrote before still reads.
+        const { events } = await client.workflow.getHandle(workflowId).fetchHistory();
+        const keyIds = new Set(
+          (events ?? []).flatMap((e) =>
+            [
+              e.workflowExecutionStartedEventAttributes?.input,
+              e.workflowExecutionCompletedEventAttributes?.result,
+            ].flatMap((p) =>
+              (p?.payloads ?? []).map((x) => Buffer.from(x.metadata?.['encryption-key-id'] ?? []).toString()),
+            ),
+          ),
+        );
+        expect([...keyIds].sort()).toEqual(['rotation-a', 'rotation-b']);
+      },
+      { taskQueue, dataConverter: dataConverterOf(b) },
+    );
+  }, 120_000);
+});
