@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { tscAsConsumer } from '../helpers/consumer-tsc';
-import { withWorker } from '../helpers/temporal';
+import { encryptingConverter, withWorker } from '../helpers/temporal';
 
 const run = promisify(execFile);
 const packageDir = path.resolve(__dirname, '../../packages/client');
@@ -83,10 +83,12 @@ describe('@platform-ops/client, packed and installed alone', () => {
   it(
     'starts an encrypted run from the outside project and reads its result decrypted',
     () =>
-      withWorker('packed-encrypted', async ({ client, taskQueue, namespace, address }) => {
-        const state = `a state no one else reads ${randomUUID()}`;
-        // The backend's own code: its client with the same keys (PAYLOAD_KEYS, inherited here) as the worker's.
-        const script = `
+      withWorker(
+        'packed-encrypted',
+        async ({ client, taskQueue, namespace, address }) => {
+          const state = `a state no one else reads ${randomUUID()}`;
+          // The backend's own code: its client with the same keys (PAYLOAD_KEYS, inherited here) as the worker's.
+          const script = `
         const { Client, Connection } = require('@temporalio/client');
         const c = require('@platform-ops/client');
         (async () => {
@@ -100,15 +102,18 @@ describe('@platform-ops/client, packed and installed alone', () => {
           console.log(JSON.stringify({ workflowId: handle.workflowId, question: result.answers[0].question }));
           await connection.close();
         })().catch((err) => { console.error(err); process.exit(1); });`;
-        const { stdout } = await run(process.execPath, ['-e', script], { cwd: dir });
-        const { workflowId, question } = JSON.parse(stdout) as { workflowId: string; question: string };
-        expect(question).toBe('Is it a greeting?');
-        // What the server holds is ciphertext: the start's input names its key, and the state is nowhere in it.
-        const { events } = await client.workflow.getHandle(workflowId).fetchHistory();
-        const [input] = events![0].workflowExecutionStartedEventAttributes!.input!.payloads!;
-        expect(Buffer.from(input.metadata!.encoding).toString()).toBe('binary/encrypted');
-        expect(Buffer.from(input.data!).includes(Buffer.from(state))).toBe(false);
-      }),
+          const env = { ...process.env, PAYLOAD_ENCRYPTION: 'on' };
+          const { stdout } = await run(process.execPath, ['-e', script], { cwd: dir, env });
+          const { workflowId, question } = JSON.parse(stdout) as { workflowId: string; question: string };
+          expect(question).toBe('Is it a greeting?');
+          // What the server holds is ciphertext: the start's input names its key, and the state is nowhere in it.
+          const { events } = await client.workflow.getHandle(workflowId).fetchHistory();
+          const [input] = events![0].workflowExecutionStartedEventAttributes!.input!.payloads!;
+          expect(Buffer.from(input.metadata!.encoding).toString()).toBe('binary/encrypted');
+          expect(Buffer.from(input.data!).includes(Buffer.from(state))).toBe(false);
+        },
+        { dataConverter: encryptingConverter() },
+      ),
     60_000,
   );
 

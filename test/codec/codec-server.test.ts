@@ -8,7 +8,7 @@ import { exportJWK, generateKeyPair, SignJWT, type CryptoKey as JoseKey } from '
 import { loadKeyring } from '../../src/codec/payload-codec';
 import { CODEC_LIMITS, loadCodecServerSettings, startCodecServer, type CodecServer } from '../../src/codec/server';
 import { WorkflowType } from '../../src/workflows/operations';
-import { uniqueId, withWorker } from '../helpers/temporal';
+import { encryptingConverter, uniqueId, withWorker } from '../helpers/temporal';
 
 const UI = 'http://127.0.0.1:8233';
 const ISSUER = 'https://issuer.test/';
@@ -16,20 +16,24 @@ const b64 = (bytes?: Uint8Array | null) => Buffer.from(bytes ?? []).toString('ba
 
 /** A payload of a real run's history, as the Web UI sends it: the start's input, encrypted. */
 async function payloadFromHistory() {
-  return withWorker('codec-server', async ({ client, taskQueue }) => {
-    const handle = await client.workflow.start(WorkflowType.evaluateDecision, {
-      taskQueue,
-      workflowId: uniqueId('codec-server'),
-      args: [{ state: 'the state', questions: [{ kind: 'yes_no', question: 'Is it a greeting?' }] }],
-    });
-    await handle.result();
-    const { events } = await handle.fetchHistory();
-    const [p] = events![0].workflowExecutionStartedEventAttributes!.input!.payloads!;
-    return {
-      metadata: Object.fromEntries(Object.entries(p.metadata!).map(([k, v]) => [k, b64(v)])),
-      data: b64(p.data),
-    };
-  });
+  return withWorker(
+    'codec-server',
+    async ({ client, taskQueue }) => {
+      const handle = await client.workflow.start(WorkflowType.evaluateDecision, {
+        taskQueue,
+        workflowId: uniqueId('codec-server'),
+        args: [{ state: 'the state', questions: [{ kind: 'yes_no', question: 'Is it a greeting?' }] }],
+      });
+      await handle.result();
+      const { events } = await handle.fetchHistory();
+      const [p] = events![0].workflowExecutionStartedEventAttributes!.input!.payloads!;
+      return {
+        metadata: Object.fromEntries(Object.entries(p.metadata!).map(([k, v]) => [k, b64(v)])),
+        data: b64(p.data),
+      };
+    },
+    { dataConverter: encryptingConverter() },
+  );
 }
 
 describe('codec server', () => {
@@ -48,7 +52,7 @@ describe('codec server', () => {
     jwks = createServer((_req, res) => res.end(JSON.stringify({ keys: [publicJwk] })));
     await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
     const jwksUrl = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks.json`;
-    const keyring = loadKeyring()!;
+    const keyring = loadKeyring({ PAYLOAD_KEYS: process.env.PAYLOAD_KEYS })!;
     local = await startCodecServer({
       ...loadCodecServerSettings({ CODEC_PORT: '0', CODEC_CORS_ORIGINS: UI }),
       keyring,

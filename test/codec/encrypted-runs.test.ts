@@ -13,7 +13,7 @@ import { dataConverterOf, Keyring } from '../../src/codec/payload-codec';
 import { startDevServer, type DevServerHandle } from '../../src/devserver/dev-server';
 import { getFreePort } from '../../src/devserver/processes';
 import { WorkflowType } from '../../src/workflows/operations';
-import { uniqueId, withWorker, type TemporalTestContext } from '../helpers/temporal';
+import { encryptingConverter, uniqueId, withWorker, type TemporalTestContext } from '../helpers/temporal';
 
 const key = () => randomBytes(32).toString('base64');
 const marker = (what: string) => `mk${randomUUID().replace(/-/g, '')}-${what}`;
@@ -106,7 +106,7 @@ describe('payload encryption on a real server', () => {
         });
         expect(await batch.result()).toMatchObject({ outcome: 'Completed' });
       },
-      { address: server.address },
+      { address: server.address, dataConverter: encryptingConverter() },
     );
     // The control: the same kind of run, written with encryption off, is found where the others are not.
     await withWorker(

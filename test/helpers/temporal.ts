@@ -18,7 +18,7 @@ import { createPlatformWorker, withServerMessages } from '../../src/worker';
 import type { WorkerGroup } from '../../src/ratelimit/worker-group';
 import type { CallbackUrls } from '../../src/webhooks/token';
 import { testEnv } from '../setup/shared';
-import { loadDataConverter } from '../../src/codec/payload-codec';
+import { dataConverterOf, loadDataConverter, loadKeyring } from '../../src/codec/payload-codec';
 
 const execFileAsync = promisify(execFile);
 
@@ -192,3 +192,9 @@ export const temporalCli = (args: string[]) =>
   ]);
 
 export const uniqueId = (prefix: string): string => `${prefix}-${randomUUID().slice(0, 8)}`;
+
+/**
+ * The run's key (test/setup/global-setup.ts), encrypting whatever PAYLOAD_ENCRYPTION says: for the tests of the
+ * encryption itself, which hold also in a run that records histories in the clear.
+ */
+export const encryptingConverter = () => dataConverterOf(loadKeyring({ PAYLOAD_KEYS: process.env.PAYLOAD_KEYS }));

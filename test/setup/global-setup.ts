@@ -26,7 +26,8 @@ export default async function globalSetup(): Promise<void> {
   // The CLI is the operator's client in the tests (runbook, resets, JSON input); the server is the cluster's build.
   // Every payload of the run encrypted, as by default (src/codec): a key of the run's own, which the tests' clients,
   // workers, child processes and the codec server all inherit.
-  process.env.PAYLOAD_ENCRYPTION = 'on';
+  // A run that records histories for the replay tests writes them in the clear: a replay, then, needs no key.
+  process.env.PAYLOAD_ENCRYPTION = process.env.RECORD_HISTORIES === '1' ? 'off' : 'on';
   process.env.PAYLOAD_KEYS = `test-${randomUUID().slice(0, 8)}:${randomBytes(32).toString('base64')}`;
   const cliPath = await findOrBuildTemporalCli({ log });
   const binaries = await findOrBuildClusterBinaries(log);
@@ -36,7 +37,8 @@ export default async function globalSetup(): Promise<void> {
     Promise.all([getFreePort(), getFreePort()]).then(async ([port, uiPort]) => {
       const codec = await startCodecServer({
         ...loadCodecServerSettings({ CODEC_PORT: '0', CODEC_CORS_ORIGINS: `http://127.0.0.1:${uiPort}` }),
-        keyring: loadKeyring()!,
+        // With encryption off, it holds the run's key all the same: the UI shows payloads in the clear as they are.
+        keyring: loadKeyring({ PAYLOAD_KEYS: process.env.PAYLOAD_KEYS })!,
       });
       const dev = await startDevServer({
         binaries,
