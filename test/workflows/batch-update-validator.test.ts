@@ -76,6 +76,7 @@ describe('cancelBatch Update validator (mocked activities)', () => {
         taskQueue,
         workflowBundle: { codePath: testEnv('workflowBundle') },
         activities,
+        dataConverter: loadDataConverter(),
       });
       const client = new Client({
         connection,

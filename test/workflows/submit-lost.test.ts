@@ -4,6 +4,7 @@
 // The attempt's start-to-close timeout is 2 minutes (PLATFORM_ATTEMPT_MS): this test waits it out.
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { quotaTaskQueue } from '../../src/api/contract';
+import { loadDataConverter } from '../../src/codec/payload-codec';
 import { WorkflowType } from '../../src/workflows/operations';
 import type { MediaGenerationInput } from '../../src/workflows/media/contract';
 import type { mediaGeneration } from '../../src/workflows/media/workflows';
@@ -52,6 +53,7 @@ it('sends again, once, a submit attempt the server recorded as started that no w
         namespace,
         taskQueue,
         workflowBundle: { codePath: testEnv('workflowBundle') },
+        dataConverter: loadDataConverter(),
       });
       return await workflowsOnly.runUntil(async () => {
         const at = Date.now();
