@@ -7,10 +7,10 @@
 //   npm run bench -- --only=budget-admission [--jobs=100] [--covered=40]
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import { decodeArrayFromPayloads } from '@temporalio/common/lib/internal-non-workflow';
 import { temporal } from '@temporalio/proto';
 import { budgetLedgerStateQuery, budgetLedgerWorkflowId } from '../src/workflows/budgetLedger/contract';
 import { WorkflowType } from '../src/workflows/operations';
+import { decodePayloads } from '../src/activities/earlier-runs';
 import { DEV_API_KEY } from '../packages/emulator/src/config';
 import type { budgetGatedJob } from '../src/workflows/budget/workflows';
 import { atMost, formatChecks, isTrue, type Check } from './support/checks';
@@ -185,8 +185,7 @@ export function formatBudgetSummary(r: BudgetBenchResult): string {
 const firstArg = async <T>(
   client: Client,
   payloads: temporal.api.common.v1.IPayloads | null | undefined,
-): Promise<T | undefined> =>
-  (await decodeArrayFromPayloads(client.options.loadedDataConverter, payloads?.payloads))[0] as T;
+): Promise<T | undefined> => (await decodePayloads(client, payloads))[0] as T | undefined;
 
 /** Every run of a workflow, oldest first (the ledger continues as new). */
 async function allRuns(client: Client, workflowId: string): Promise<HistoryEvent[]> {

@@ -2,8 +2,8 @@
 // worker killed, the server restarted) strikes a wave already at work; a state (an outage, a 429 storm,
 // slow paid calls, cut downloads) is set first and the wave starts into it, so every workflow of the
 // wave meets it. A reset wave resets half of every type at work to its first workflow task by one
-// batch operation, as an operator's reset by query does, and the tally counts a paid call made twice as it does for every
-// other fault. Each names the non-retryable failures it can justify: only a call that may have been
+// batch operation, as an operator's reset by query does, and the tally counts a paid call made twice
+// as it does for every other fault. Each names the non-retryable failures it can justify: only a call that may have been
 // carried out without the caller hearing back justifies giving up (AmbiguousSubmission); a refusal
 // (503, 429) or a cut download justifies nothing, since trying again later is always safe.
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -5,7 +5,7 @@
 // With `cluster`, the production topology of `npm run cluster` (src/cluster: PostgreSQL, the Temporal
 // server on it, the namespace and search attributes) replaces the dev server, in the same temp folder.
 import { execFileSync } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { appendFileSync, chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -23,7 +23,7 @@ import { startEmulatorProcess } from './emulator-process';
 import { ProcSampler, readTreeCpuMs } from './proc-stats';
 import { bundleBenchWorkflows, WORKFLOW_BUNDLE_ENV } from './worker-main';
 import { startWorkerProcess, type WorkerProcess } from './worker-process';
-import { loadDataConverter } from '../../src/codec/payload-codec';
+import { loadDataConverter, newKey } from '../../src/codec/payload-codec';
 
 export interface BenchWorker {
   /**
@@ -123,7 +123,7 @@ export async function withBenchStack<T>(
   // Payloads encrypted as by default (src/codec), with a key of the run's own unless the caller's environment
   // gives one or turns encryption off; the worker processes and starter commands inherit it.
   if ((process.env.PAYLOAD_ENCRYPTION ?? 'on') === 'on' && !process.env.PAYLOAD_KEYS && !process.env.PAYLOAD_KEY_FILE) {
-    process.env.PAYLOAD_KEYS = `bench-${randomUUID().slice(0, 8)}:${randomBytes(32).toString('base64')}`;
+    process.env.PAYLOAD_KEYS = `bench-${randomUUID().slice(0, 8)}:${newKey()}`;
   }
   const logFile = (file: string) => (options.logDir ? path.join(options.logDir, file) : undefined);
   const emulator = await startEmulatorProcess(

@@ -2,8 +2,8 @@
 // payload the service and its callers write goes through this codec, AES-256-GCM from Node's own crypto, a fresh
 // nonce per payload and the key's id in the payload's metadata, so older keys still decode what they wrote
 // (docs/encryption.md). The format is that of Temporal's encryption samples in every language (nonce, ciphertext,
-// tag; no associated data), so a backend in another language decodes with its sample's codec and the same keys. The settings are read here, once, for the worker, the starter, the codec server and the
-// client package alike.
+// tag; no associated data), so a backend in another language decodes with its sample's codec and the same keys.
+// The worker, the starter, the codec server and the client package all read their keys with loadKeyring.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -67,12 +67,6 @@ export class Keyring {
     return new Keyring(keys[0][0], map);
   }
 
-  /** A new keyring of one random key: the local stack's first key. */
-  static generate(id: string): { keyring: Keyring; file: KeyFile } {
-    const file: KeyFile = { current: id, keys: { [id]: randomBytes(KEY_BYTES).toString('base64') } };
-    return { keyring: Keyring.fromFile('a new key', file), file };
-  }
-
   /** A key file's contents (`{ "current": id, "keys": { id: base64, … } }`); `setting` names it in errors. */
   static fromFile(setting: string, contents: unknown): Keyring {
     const file = contents as Partial<KeyFile> | null;
@@ -113,6 +107,9 @@ export interface KeyFile {
   keys: Record<string, string>;
 }
 
+/** A new random key, in base64: what `openssl rand -base64 32` makes. */
+export const newKey = (): string => randomBytes(KEY_BYTES).toString('base64');
+
 /**
  * Encrypts each payload whole (its metadata and data, as one serialized Payload), so that even its encoding is
  * hidden; decodes what it encrypted and passes every other payload through unchanged, so a history written before
@@ -148,14 +145,17 @@ export class PayloadEncryption implements PayloadCodec {
     const idBytes = payload.metadata?.[KEY_ID_METADATA];
     const id = idBytes ? utf8Decode(idBytes) : '';
     const key = this.keyring.key(id);
+    // The id comes with the payload: quoted short.
+    const shown = id.slice(0, 70);
     if (!key) {
       throw new ValueError(
-        `An encrypted payload names key "${id.slice(0, 70)}", which this process's keyring does not hold ` +
+        `An encrypted payload names key "${shown}", which this process's keyring does not hold ` +
           `(it holds ${this.keyring.ids.join(', ')}): keep the old key in PAYLOAD_KEY_FILE or PAYLOAD_KEYS to decode it.`,
       );
     }
     const data = Buffer.from(payload.data ?? new Uint8Array());
-    if (data.length < NONCE_BYTES + TAG_BYTES) throw new ValueError(`An encrypted payload (key "${id}") is truncated.`);
+    if (data.length < NONCE_BYTES + TAG_BYTES)
+      throw new ValueError(`An encrypted payload (key "${shown}") is truncated.`);
     const decipher = createDecipheriv(CIPHER, key, data.subarray(0, NONCE_BYTES), { authTagLength: TAG_BYTES });
     decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
     let plain: Buffer;
@@ -163,7 +163,7 @@ export class PayloadEncryption implements PayloadCodec {
       plain = Buffer.concat([decipher.update(data.subarray(NONCE_BYTES, data.length - TAG_BYTES)), decipher.final()]);
     } catch {
       throw new ValueError(
-        `An encrypted payload does not decrypt with key "${id}": it was altered, or that key changed.`,
+        `An encrypted payload does not decrypt with key "${shown}": it was altered, or that key changed.`,
       );
     }
     return temporal.api.common.v1.Payload.decode(plain);
@@ -181,9 +181,9 @@ export function loadKeyring(
   const mode = (env.PAYLOAD_ENCRYPTION ?? 'on').trim();
   if (mode !== 'on' && mode !== 'off')
     throw new KeyringError(`PAYLOAD_ENCRYPTION: must be on or off (got "${mode.slice(0, 20)}").`);
+  if (mode === 'off') return undefined;
   const file = env.PAYLOAD_KEY_FILE?.trim();
   const inline = env.PAYLOAD_KEYS?.trim();
-  if (mode === 'off') return undefined;
   if (file && inline) throw new KeyringError('PAYLOAD_KEY_FILE and PAYLOAD_KEYS: set one of them, not both.');
   if (inline) {
     return Keyring.of(
@@ -195,31 +195,30 @@ export function loadKeyring(
       }),
     );
   }
-  if (file) return Keyring.fromFile(`PAYLOAD_KEY_FILE (${file})`, readKeyFile(file));
-  if (localKeyFile && existsSync(localKeyFile)) {
-    return Keyring.fromFile(`the local stack's key file (${localKeyFile})`, readKeyFile(localKeyFile));
-  }
+  if (file) return keyringInFile('PAYLOAD_KEY_FILE', file);
+  if (localKeyFile && existsSync(localKeyFile)) return keyringInFile("the local stack's key file", localKeyFile);
   throw new KeyringError(
     'PAYLOAD_KEY_FILE or PAYLOAD_KEYS: one is required while PAYLOAD_ENCRYPTION is on, its default ' +
       '(docs/encryption.md); `npm start` makes a local key by itself.',
   );
 }
 
-function readKeyFile(file: string): unknown {
+/** The keyring in `file`; `setting` names where it came from in errors. */
+function keyringInFile(setting: string, file: string): Keyring {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new KeyringError(
-      `PAYLOAD_KEY_FILE: ${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}).`,
-    );
+    throw new KeyringError(`${setting}: ${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}).`);
   }
-  if (text.length > MAX_KEY_FILE_BYTES) throw new KeyringError(`PAYLOAD_KEY_FILE: ${file} is larger than a key file.`);
+  if (text.length > MAX_KEY_FILE_BYTES) throw new KeyringError(`${setting}: ${file} is larger than a key file.`);
+  let contents: unknown;
   try {
-    return JSON.parse(text);
+    contents = JSON.parse(text);
   } catch {
-    throw new KeyringError(`PAYLOAD_KEY_FILE: ${file} is not JSON.`);
+    throw new KeyringError(`${setting}: ${file} is not JSON.`);
   }
+  return Keyring.fromFile(`${setting} (${file})`, contents);
 }
 
 /**
@@ -229,7 +228,8 @@ function readKeyFile(file: string): unknown {
 export function ensureLocalKeyFile(file: string): boolean {
   if (existsSync(file)) return false;
   mkdirSync(path.dirname(file), { recursive: true });
-  const { file: contents } = Keyring.generate(`local-${new Date().toISOString().slice(0, 10)}`);
+  const id = `local-${new Date().toISOString().slice(0, 10)}`;
+  const contents: KeyFile = { current: id, keys: { [id]: newKey() } };
   // `wx`: two starts at once never overwrite each other's key.
   try {
     writeFileSync(file, `${JSON.stringify(contents, null, 2)}\n`, { mode: 0o600, flag: 'wx' });

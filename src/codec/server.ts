@@ -1,5 +1,5 @@
 // The codec server: the Temporal Web UI and CLI send it the payloads they show (`POST /decode`) or write
-// (`POST /encode`) and get them back decrypted or encrypted with the service's keys (docs/encryption.md#the-web-ui).
+// (`POST /encode`) and get them back decrypted or encrypted with the service's keys (docs/encryption.md, "The Web UI and the CLI").
 // Who may ask: a bearer JWT verified against the configured issuer's JWKS (what the UI forwards under OIDC with
 // `passAccessToken`, and what Temporal Cloud forwards), or, bound to a loopback address only, anyone on this machine.
 import type { AddressInfo } from 'node:net';
@@ -145,6 +145,10 @@ const List = z
       .map((s) => s.trim())
       .filter(Boolean),
   );
+/** CODEC_AUTH, or by default local on a loopback address and tokens anywhere else. */
+const authModeOf = (s: { CODEC_AUTH?: 'local' | 'jwt'; CODEC_HOST: string }): 'local' | 'jwt' =>
+  s.CODEC_AUTH ?? (LOOPBACK.has(s.CODEC_HOST) ? 'local' : 'jwt');
+
 const CodecEnv = z
   .object({
     CODEC_HOST: z.string().trim().min(1).max(255).default('127.0.0.1'),
@@ -162,7 +166,7 @@ const CodecEnv = z
     CODEC_NAMESPACES: List.pipe(z.array(z.string().max(1000)).max(100)),
   })
   .superRefine((s, ctx) => {
-    const mode = s.CODEC_AUTH ?? (LOOPBACK.has(s.CODEC_HOST) ? 'local' : 'jwt');
+    const mode = authModeOf(s);
     if (mode === 'jwt' && !s.CODEC_JWT_ISSUER) {
       ctx.addIssue({ code: 'custom', path: ['CODEC_JWT_ISSUER'], message: 'is required with CODEC_AUTH=jwt' });
     }
@@ -174,10 +178,10 @@ const CodecEnv = z
     }
   });
 
-/** The codec server's settings (docs/encryption.md#the-web-ui), but its keys (loadKeyring). */
+/** The codec server's settings (docs/encryption.md, "The Web UI and the CLI"), but its keys (loadKeyring). */
 export function loadCodecServerSettings(env: NodeJS.ProcessEnv = process.env): Omit<CodecServerOptions, 'keyring'> {
   const s = parseConfig(CodecEnv, env, 'Codec server configuration');
-  const mode = s.CODEC_AUTH ?? (LOOPBACK.has(s.CODEC_HOST) ? 'local' : 'jwt');
+  const mode = authModeOf(s);
   return {
     host: s.CODEC_HOST,
     port: s.CODEC_PORT,

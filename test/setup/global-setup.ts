@@ -1,7 +1,7 @@
 // One Temporal dev server, one emulator and one workflow bundle for the whole test run. Test files
 // find them through environment variables (workers inherit the env of the process that runs this), the payload
 // key too.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,7 +9,7 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/api/contract';
 import { findOrBuildClusterBinaries } from '../../src/cluster/versions';
 import { startDevServer } from '../../src/devserver/dev-server';
-import { FAILURE_CONVERTER_PATH, loadKeyring } from '../../src/codec/payload-codec';
+import { FAILURE_CONVERTER_PATH, loadKeyring, newKey } from '../../src/codec/payload-codec';
 import { loadCodecServerSettings, startCodecServer } from '../../src/codec/server';
 import { findOrBuildTemporalCli } from '../../src/devserver/find-temporal-cli';
 import { getFreePort } from '../../src/devserver/processes';
@@ -28,7 +28,7 @@ export default async function globalSetup(): Promise<void> {
   // workers, child processes and the codec server all inherit.
   // A run that records histories for the replay tests writes them in the clear: a replay, then, needs no key.
   process.env.PAYLOAD_ENCRYPTION = process.env.RECORD_HISTORIES === '1' ? 'off' : 'on';
-  process.env.PAYLOAD_KEYS = `test-${randomUUID().slice(0, 8)}:${randomBytes(32).toString('base64')}`;
+  process.env.PAYLOAD_KEYS = `test-${randomUUID().slice(0, 8)}:${newKey()}`;
   const cliPath = await findOrBuildTemporalCli({ log });
   const binaries = await findOrBuildClusterBinaries(log);
   const [server, emulator, bundle] = await Promise.all([
