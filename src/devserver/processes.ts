@@ -6,7 +6,7 @@ import { constants as fsConstants, createWriteStream, mkdirSync, promises as fs 
 import * as net from 'net';
 import * as path from 'path';
 import { createInterface } from 'readline';
-import type { Writable } from 'stream';
+import { guardChild } from './guard';
 
 interface ManagedProcessOptions {
   name: string;
@@ -26,7 +26,7 @@ interface ManagedProcessOptions {
   exitSignal?: NodeJS.Signals;
   /**
    * Listed with this process's guard (the default), which stops the child should this process die without stopping
-   * it: a kill -9, a crash, a second signal. See guardChild below.
+   * it: a kill -9, a crash, a second signal. See ./guard.ts.
    */
   guard?: boolean;
   /** How stop() stops it by default: the signal of a clean shutdown, and how long that may take. */
@@ -153,105 +153,6 @@ export function startManagedProcess(opts: ManagedProcessOptions) {
       } finally {
         starting = false;
       }
-    },
-  };
-}
-
-// ── the guard: no child outlives this process ───────────────────────────────
-// A child in a process group of its own (detached, the default) gets no signal from the terminal, and a process that
-// is killed outright (kill -9, a crash, a signal it no longer handles) runs no 'exit' handler: its children would run
-// on, holding their ports. So each child is listed with the guard, a small process in a session of its own that holds
-// a pipe from this one. When that pipe closes (this process has ended, however it ended) with children still listed,
-// the guard stops them as stop() does: their stop signal, then SIGKILL after their grace time, to their whole process
-// group when they lead one (whatever they started and left behind goes with them). Not on Windows.
-
-// Plain JavaScript, run with `node -e`: the same from src/ (ts-jest) and lib/. Lines: `+ pid signal graceMs group`
-// (listed), `= pid` (already sent its signal: this process's 'exit' did), `- pid` (exited: forget it).
-const GUARD_SOURCE = `'use strict';
-const kids = new Map();
-let buffered = '';
-const send = (pid, signal) => { try { process.kill(pid, signal); } catch {} };
-const alive = (pid) => {
-  try { process.kill(pid, 0); } catch (err) { return err.code === 'EPERM'; }
-  try {
-    const stat = require('fs').readFileSync('/proc/' + pid + '/stat', 'utf8');
-    return stat[stat.lastIndexOf(')') + 2] !== 'Z';
-  } catch { return true; }
-};
-process.stdin.setEncoding('utf8');
-process.stdin.on('data', (chunk) => {
-  buffered += chunk;
-  for (let i; (i = buffered.indexOf('\\n')) >= 0; buffered = buffered.slice(i + 1)) {
-    const [op, pid, signal, graceMs, group] = buffered.slice(0, i).split(' ');
-    if (op === '+') kids.set(Number(pid), { signal, graceMs: Number(graceMs), group: group === '1', sent: false });
-    else if (op === '=' && kids.has(Number(pid))) kids.get(Number(pid)).sent = true;
-    else if (op === '-') kids.delete(Number(pid));
-  }
-});
-let stopping = false;
-const stopAll = () => {
-  if (stopping) return;
-  stopping = true;
-  const since = Date.now();
-  for (const [pid, kid] of kids) if (!kid.sent) send(pid, kid.signal);
-  const check = () => {
-    for (const [pid, kid] of kids) {
-      const gone = !alive(pid);
-      if (gone || Date.now() - since > kid.graceMs) send(kid.group ? -pid : pid, 'SIGKILL');
-      if (gone) kids.delete(pid);
-    }
-    if (kids.size === 0) process.exit(0);
-    setTimeout(check, 100);
-  };
-  check();
-};
-process.stdin.on('end', stopAll);
-process.stdin.on('close', stopAll);
-process.stdin.on('error', stopAll);
-`;
-
-let guardPipe: Writable | undefined;
-let noGuard = process.platform === 'win32';
-
-/** The guard's pipe, started on first use; undefined where there is none (Windows, or it could not start). */
-function theGuard(): Writable | undefined {
-  if (guardPipe || noGuard) return guardPipe;
-  // Its command line names whose guard it is: `ps` shows it, and a test finds it.
-  const guard = spawn(process.execPath, ['-e', GUARD_SOURCE, 'platform-ops-guard', String(process.pid)], {
-    stdio: ['pipe', 'ignore', 'ignore'],
-    detached: true,
-    cwd: path.parse(process.cwd()).root,
-    env: {},
-  });
-  const pipe = guard.stdin as Writable & { unref?: () => void };
-  const lost = (): void => {
-    noGuard = true;
-    guardPipe = undefined;
-  };
-  guard.once('error', lost);
-  guard.once('exit', lost);
-  pipe.on('error', lost);
-  // Neither keeps this process alive: the guard is there for when it has ended.
-  guard.unref();
-  pipe.unref?.();
-  guardPipe = pipe;
-  return pipe;
-}
-
-function guardChild(
-  pid: number | undefined,
-  how: { signal: NodeJS.Signals; graceMs: number; group: boolean },
-): { signalled: () => void; unguard: () => void } {
-  const tell = (line: string): void => void theGuard()?.write(line);
-  if (pid === undefined || !theGuard()) return { signalled: () => undefined, unguard: () => undefined };
-  tell(`+ ${pid} ${how.signal} ${how.graceMs} ${how.group ? 1 : 0}\n`);
-  let listed = true;
-  return {
-    signalled: () => listed && tell(`= ${pid}\n`),
-    unguard: () => {
-      if (!listed) return;
-      listed = false;
-      tell(`- ${pid}\n`);
     },
   };
 }
