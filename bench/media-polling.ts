@@ -6,11 +6,13 @@
 // It reports polls per task, the p50/p95 delay between a task ending on the emulator and its runner
 // noticing, submit lag and the makespan of the whole batch; for the workflows also the worker's memory
 // and CPU per workflow, history events per task and server requests per waiting task per minute, set
-// beside the same figures of the SDK's floor (N workflows that only sleep as long, on the same worker).
+// beside the same figures of the SDK's floor (N workflows that only sleep as long, on the same worker)
+// and of the same generations with payload encryption off (the codec's price).
 // Pass/fail is the targets table of issue 10.
 //
 //   npm run bench -- --only=media-polling [--tasks=200] [--duration=10000]
 import { randomBytes } from 'node:crypto';
+import { Client } from '@temporalio/client';
 import { getFreePort } from '../src/devserver/processes';
 import { etaAwareRun, fixedIntervalRun, type TaskRun } from './media/plain-runs';
 import { mediaTaskRuns, submitPhases, textToVideoLoad } from './media/temporal-run';
@@ -60,7 +62,15 @@ export interface MediaBenchResult {
   submitPhases: PhaseFigures;
   /** The same for the SDK's floor, up to its first command (its timer): the least any workflow waits to act. */
   floorStartPhases: PhaseFigures;
-  worker: { mediaGeneration: WorkerFigures; sdkFloor: WorkerFigures; ratio: ReturnType<typeof ratioToFloor> };
+  worker: {
+    mediaGeneration: WorkerFigures;
+    /** The same generations with payload encryption off (worker and client). */
+    mediaGenerationEncryptionOff: WorkerFigures;
+    sdkFloor: WorkerFigures;
+    ratio: ReturnType<typeof ratioToFloor>;
+  };
+  /** Worker CPU per generation with the payload codec on over off. */
+  codecCpuRatio: number;
   server: { mediaGeneration: ServerRequestFigures; sdkFloor: ServerRequestFigures };
   checks: Check[];
   passed: boolean;
@@ -71,6 +81,8 @@ export const MEDIA_TARGETS = {
   makespanRatio: (o: MediaBenchOptions) => (o.tasks > 200 || o.durationMs > 10_000 ? 1.25 : 1.15),
   detectionP95Ms: 1_500,
   submitLagP95Ms: 5_000,
+  /** What the payload codec may cost: worker CPU per generation, on over off. */
+  codecCpuRatio: 1.1,
   /** Set for 1,000 open workflows. */
   workerRssPeakMb: 600,
 };
@@ -193,6 +205,28 @@ export async function runMediaPollingBench(opts: Partial<MediaBenchOptions> = {}
       { startMs: 1_000 },
     );
 
+    // The payload codec's price (src/codec): the same generations with encryption off, worker and client alike.
+    log(`${o.tasks} mediaGeneration workflows again, payload encryption off, on a fresh worker process…`);
+    const plainClient = new Client({ connection: client.connection, namespace: client.options.namespace });
+    const codecOff = await worker.runUntil(
+      async (proc) => {
+        const idle = await readIdle(proc);
+        const load = await textToVideoLoad({
+          client: plainClient,
+          taskQueue,
+          idPrefix: `bench-${taskQueue}-media-clear`,
+          count: o.tasks,
+          closeTimeoutMs,
+          log,
+          lost: () => proc.lost(),
+          prompt: (i) => prompt('clear', i),
+        });
+        return { load, worker: workerFigures('mediaGeneration, encryption off', proc, idle, load) };
+      },
+      { ...webhookEnv, PAYLOAD_ENCRYPTION: 'off' },
+    );
+    const codecCpuRatio = round(media.worker.cpuMsPerStart / codecOff.worker.cpuMsPerStart);
+
     log(`the SDK's floor: ${o.tasks} workflows that only sleep as long, on a fresh worker process…`);
     const floor = await worker.runUntil(async (proc) => {
       const idle = await readIdle(proc);
@@ -239,6 +273,13 @@ export async function runMediaPollingBench(opts: Partial<MediaBenchOptions> = {}
       atMost('submit lag p95', wf.submitLagP95Ms, MEDIA_TARGETS.submitLagP95Ms, ' ms'),
       atMost('detection p95', wf.detectionP95Ms, MEDIA_TARGETS.detectionP95Ms, ' ms'),
       atMost('detection p95 vs the fixed 1 s loop', wf.detectionP95Ms, fixedLoop.detectionP95Ms, ' ms'),
+      isTrue(
+        'workflows completed, encryption off',
+        codecOff.worker.completed === o.tasks,
+        codecOff.worker.completed,
+        `${o.tasks}`,
+      ),
+      atMost('worker CPU per generation, encryption on / off', codecCpuRatio, MEDIA_TARGETS.codecCpuRatio),
       atMost(
         `worker RSS peak (target set for 1,000 open; ${media.worker.peakOpen} open here)`,
         media.worker.rssPeakMb,
@@ -254,10 +295,12 @@ export async function runMediaPollingBench(opts: Partial<MediaBenchOptions> = {}
       floorStartPhases: floorRuns.startPhases,
       worker: {
         mediaGeneration: media.worker,
+        mediaGenerationEncryptionOff: codecOff.worker,
         sdkFloor: floor.worker,
         ratio: ratioToFloor(media.worker, floor.worker),
       },
       server: { mediaGeneration: mediaServer, sdkFloor: floorServer },
+      codecCpuRatio,
       checks,
       passed: checks.every((c) => c.ok),
     };

@@ -111,7 +111,11 @@ export function formatMediaTable(r: MediaBenchResult): string {
     "the SDK's floor, until its first command (its timer):",
     formatPhases(r.floorStartPhases),
     '',
-    formatWorkerTable([r.worker.mediaGeneration, r.worker.sdkFloor], r.worker.ratio),
+    formatWorkerTable(
+      [r.worker.mediaGeneration, r.worker.mediaGenerationEncryptionOff, r.worker.sdkFloor],
+      r.worker.ratio,
+    ),
+    `worker CPU per generation, payload encryption on / off: ${r.codecCpuRatio}x`,
     '',
     formatServerFigures('mediaGeneration', r.server.mediaGeneration),
     formatServerFigures('SDK floor', r.server.sdkFloor),
