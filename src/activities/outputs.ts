@@ -68,16 +68,18 @@ function outputJob(input: KeepTaskOutputsInput, index: number) {
   const ref = input.outputs[index];
   const url = URL.canParse(ref.url) ? new URL(ref.url) : undefined;
   if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
-    const shown = ref.url.split(/[?#]/)[0].slice(0, 200);
+    const scheme = url ? JSON.stringify(url.protocol.slice(0, 20)) : 'none that parses';
     throw ApplicationFailure.nonRetryable(
-      `${ref.kind} output ${index + 1} of task ${input.taskId} has no usable URL (${JSON.stringify(shown)} is not an http(s) URL)`,
+      `${ref.kind} output ${index + 1} of task ${input.taskId} has no usable URL (its scheme is ${scheme}, not http(s))`,
       FailureType.InvalidInput,
     );
   }
   const { taskId, seenDoneAt } = input;
   const ttl = ref.ttlSeconds;
   const expiresAtMs = ttl !== undefined && Number.isFinite(ttl) ? seenDoneAt + ttl * 1000 : undefined;
-  const where = `${url.origin}${url.pathname}`;
+  // The host only: an output's path and query are the customer's media (and often its access token), which
+  // live only inside encoded payloads; messages and details reach the worker's log when an attempt fails.
+  const where = url.origin;
   const key = `media/${safeSegment(input.workflowId)}/${safeSegment(taskId)}/${index}-${ref.kind}.${extensionOf(ref, url)}`;
   return {
     ref,
@@ -87,7 +89,7 @@ function outputJob(input: KeepTaskOutputsInput, index: number) {
     expiresAtMs,
     expiresAt: expiresAtMs === undefined ? undefined : isoTime(expiresAtMs),
     subject: `${ref.kind} output ${index + 1} of task ${taskId} (${where})`,
-    details: { taskId, index, kind: ref.kind, url: where, key },
+    details: { taskId, index, kind: ref.kind, origin: where, key },
   };
 }
 type OutputJob = ReturnType<typeof outputJob>;

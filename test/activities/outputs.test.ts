@@ -127,6 +127,8 @@ describe('keepTaskOutputs against the emulator', () => {
         expect.objectContaining({ bytes: k.kept.bytes, sha256: k.kept.sha256, key: expect.stringMatching(/^media\//) }),
       ),
     );
+    // The output's URL is the customer's media: only its host is logged.
+    expect(lines.map((l) => Object.keys(l.meta ?? {}).filter((k) => /url/i.test(k)))).toEqual(kept.map(() => []));
 
     // A retried copy overwrites the same keys with the same bytes.
     const again = await keep(store, { workflowId, taskId, outputs, seenDoneAt });
@@ -145,7 +147,7 @@ describe('keepTaskOutputs against the emulator', () => {
     expect(failure.type).toBe(FailureType.OutputExpired);
     expect(failure.nonRetryable).toBe(true);
     expect(failure.message).toMatch(
-      new RegExp(`^video output 1 of task ${taskId} \\(http://[^?]+\\.mp4\\) could not be copied`),
+      new RegExp(`^video output 1 of task ${taskId} \\(http://[^/?]+\\) could not be copied`),
     );
     expect(failure.message).toMatch(/answered HTTP 410 at .*TTL of 1 s/);
     expect(filesUnder(root)).toEqual([]);
@@ -191,10 +193,8 @@ describe('keepTaskOutputs against other servers', () => {
     const failure = failureOf(run);
     expect(failure.type).toBe(FailureType.PlatformUnavailable);
     expect(failure.nonRetryable).toBe(false);
-    expect(failure.message).toContain(
-      `image output 1 of task task-1 (${base}/status/503/img.png) could not be copied yet`,
-    );
-    expect(JSON.stringify([failure.message, failure.details])).not.toContain('SECRET123');
+    expect(failure.message).toContain(`image output 1 of task task-1 (${base}) could not be copied yet`);
+    expect(JSON.stringify([failure.message, failure.details])).not.toMatch(/SECRET123|img\.png/);
     const request = seen.find((s) => s.url.includes('SECRET123'))!;
     expect(request.headers.authorization).toBeUndefined();
     expect(Object.keys(request.headers).filter((h) => /auth|key|token|cookie/i.test(h))).toEqual([]);
@@ -207,9 +207,13 @@ describe('keepTaskOutputs against other servers', () => {
     );
     expect(other).toMatchObject({ type: FailureType.PlatformRejected, nonRetryable: true });
     expect(other.message).toBe(
-      `image output 1 of task task-1 (${base}/x.png) was not copied: host ${new URL(base).host} is not in FETCH_ALLOWED_HOSTS`,
+      `image output 1 of task task-1 (${base}) was not copied: host ${new URL(base).host} is not in FETCH_ALLOWED_HOSTS`,
     );
     expect(seen.length).toBe(before);
+    // A URL that is not http(s) is named by its scheme alone: its path is the customer's media.
+    const ftp = failureOf(await keep(store, input('ftp://files.example.com/private/x.png')));
+    expect(ftp).toMatchObject({ type: FailureType.InvalidInput, nonRetryable: true });
+    expect(ftp.message).toBe('image output 1 of task task-1 has no usable URL (its scheme is "ftp:", not http(s))');
 
     const redirected = failureOf(await keep(store, input(`${base}/to-metadata`)));
     expect(redirected).toMatchObject({ type: FailureType.PlatformRejected, nonRetryable: true });

@@ -6,14 +6,15 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { WorkflowFailedError } from '@temporalio/client';
+import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/api/contract';
 import { findOrBuildClusterBinaries } from '../../src/cluster/versions';
 import { dataConverterOf, Keyring } from '../../src/codec/payload-codec';
-import { startDevServer, type DevServerHandle } from '../../src/devserver/dev-server';
+import { devServerDir, startDevServer, type DevServerHandle } from '../../src/devserver/dev-server';
 import { getFreePort } from '../../src/devserver/processes';
 import { WorkflowType } from '../../src/workflows/operations';
-import { encryptingConverter, uniqueId, withWorker, type TemporalTestContext } from '../helpers/temporal';
+import { startNode, waitFor, workerProcessEnv } from '../helpers/processes';
+import { encryptingConverter, uniqueId, withWorker } from '../helpers/temporal';
 
 const key = () => randomBytes(32).toString('base64');
 const marker = (what: string) => `mk${randomUUID().replace(/-/g, '')}-${what}`;
@@ -26,7 +27,7 @@ const generation = (prompt: string) => ({
   regeneration: { maxRegenerations: 0 },
 });
 
-const start = (ctx: TemporalTestContext, type: string, input: unknown) =>
+const start = (ctx: { client: Client; taskQueue: string }, type: string, input: unknown) =>
   ctx.client.workflow.start(type, { taskQueue: ctx.taskQueue, workflowId: uniqueId('encrypted'), args: [input] });
 
 /** How many times `text` occurs in the server's SQLite file and its journals. */
@@ -62,7 +63,7 @@ describe('payload encryption on a real server', () => {
 
   afterAll(() => server?.stop());
 
-  it('leaves no prompt, refused prompt, decision state or batch line readable in the store; one written in the clear is', async () => {
+  it('leaves no prompt, refused prompt, decision state, batch line or output URL readable in the store, the logs or the metrics; one written in the clear is', async () => {
     const markers = {
       prompt: marker('prompt'),
       refused: marker('refused'),
@@ -70,44 +71,64 @@ describe('payload encryption on a real server', () => {
       batchLine: marker('batch-line'),
     };
     const clear = marker('clear');
-    await withWorker(
-      'encrypted',
-      async (ctx) => {
-        const done = await start(ctx, WorkflowType.mediaGeneration, generation(`a fox ${markers.prompt}`));
-        const refused = await start(
-          ctx,
-          WorkflowType.mediaGeneration,
-          generation(`${markers.refused} [emulator:fail=ILLEGAL_PROMPT]`),
-        );
-        const decision = await start(ctx, WorkflowType.evaluateDecision, {
-          state: `the state ${markers.state}`,
-          questions: [{ kind: 'yes_no', question: 'Is it a greeting?' }],
-        });
-        const batch = await start(ctx, WorkflowType.batchJob, {
-          endpoint: '/v1/chat/completions',
-          requests: [
-            {
-              custom_id: 'a',
-              body: { model: 'deepseek/deepseek-v3', messages: [{ role: 'user', content: markers.batchLine }] },
-            },
-          ],
-          polling: { initialIntervalMs: 100, maxIntervalMs: 500 },
-          metadata: { emulator_validating_ms: '100', emulator_per_request_ms: '100', emulator_finalizing_ms: '100' },
-        });
-        // What the caller reads back is decoded.
-        expect(await done.result()).toMatchObject({ taskId: expect.any(String) });
-        await expect(refused.result()).rejects.toBeInstanceOf(WorkflowFailedError);
-        // A failure's message is in its encrypted attributes, not in the clear.
-        const { events } = await refused.fetchHistory();
-        const failed = events!.find((e) => e.workflowExecutionFailedEventAttributes)!;
-        expect(failed.workflowExecutionFailedEventAttributes!.failure!.message).toBe('Encoded failure');
-        expect(await decision.result()).toMatchObject({
-          answers: [expect.objectContaining({ question: 'Is it a greeting?' })],
-        });
-        expect(await batch.result()).toMatchObject({ outcome: 'Completed' });
-      },
-      { address: server.address, dataConverter: encryptingConverter() },
+    // The encrypted runs on a worker process as deployed, logging at its most verbose, its metrics on.
+    const taskQueue = uniqueId('encrypted');
+    const metricsPort = await getFreePort();
+    const worker = startNode(
+      'worker.js',
+      workerProcessEnv(taskQueue, metricsPort, {
+        TEMPORAL_ADDRESS: server.address,
+        TEMPORAL_NAMESPACE: 'default',
+        LOG_LEVEL: 'DEBUG',
+        PAYLOAD_KEYS: process.env.PAYLOAD_KEYS!,
+        ARTIFACT_DIR: mkdtempSync(path.join(tmpdir(), 'encrypted-artifacts-')),
+      }),
     );
+    let metrics = '';
+    let outputUrls: string[] = [];
+    const connection = await Connection.connect({ address: server.address });
+    try {
+      await waitFor(() => worker.output().includes('Worker started'), 60_000, 'the worker');
+      const ctx = { client: new Client({ connection, dataConverter: encryptingConverter() }), taskQueue };
+      const done = await start(ctx, WorkflowType.mediaGeneration, { ...generation(`a fox ${markers.prompt}`) });
+      const refused = await start(
+        ctx,
+        WorkflowType.mediaGeneration,
+        generation(`${markers.refused} [emulator:fail=ILLEGAL_PROMPT]`),
+      );
+      const decision = await start(ctx, WorkflowType.evaluateDecision, {
+        state: `the state ${markers.state}`,
+        questions: [{ kind: 'yes_no', question: 'Is it a greeting?' }],
+      });
+      const batch = await start(ctx, WorkflowType.batchJob, {
+        endpoint: '/v1/chat/completions',
+        requests: [
+          {
+            custom_id: 'a',
+            body: { model: 'deepseek/deepseek-v3', messages: [{ role: 'user', content: markers.batchLine }] },
+          },
+        ],
+        polling: { initialIntervalMs: 100, maxIntervalMs: 500 },
+        metadata: { emulator_validating_ms: '100', emulator_per_request_ms: '100', emulator_finalizing_ms: '100' },
+      });
+      // What the caller reads back is decoded; the generation kept its output, whose URL is the customer's media.
+      const generated = (await done.result()) as { outputs: Array<{ originalUrl: string }> };
+      expect(generated).toMatchObject({ taskId: expect.any(String), outputs: [expect.anything()] });
+      outputUrls = generated.outputs.map((o) => o.originalUrl);
+      await expect(refused.result()).rejects.toBeInstanceOf(WorkflowFailedError);
+      // A failure's message is in its encrypted attributes, not in the clear.
+      const { events } = await refused.fetchHistory();
+      const failed = events!.find((e) => e.workflowExecutionFailedEventAttributes)!;
+      expect(failed.workflowExecutionFailedEventAttributes!.failure!.message).toBe('Encoded failure');
+      expect(await decision.result()).toMatchObject({
+        answers: [expect.objectContaining({ question: 'Is it a greeting?' })],
+      });
+      expect(await batch.result()).toMatchObject({ outcome: 'Completed' });
+      metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    } finally {
+      worker.child.kill('SIGTERM');
+      await connection.close();
+    }
     // The control: the same kind of run, written with encryption off, is found where the others are not.
     await withWorker(
       'clear',
@@ -119,9 +140,26 @@ describe('payload encryption on a real server', () => {
     );
     await server.stop();
     expect(occurrences(dbFile, clear)).toBeGreaterThan(0);
-    expect(
-      Object.fromEntries(Object.entries(markers).map(([what, text]) => [what, occurrences(dbFile, text)])),
-    ).toEqual({ prompt: 0, refused: 0, state: 0, batchLine: 0 });
+    // The worker did log and count these runs, so a scan that finds nothing has read something.
+    expect(worker.output()).toContain('Kept task output');
+    expect(metrics).toContain('platform_');
+    const serverLog = readFileSync(path.join(devServerDir(dbFile), 'temporal-server.log'), 'utf8');
+    const found = (text: string) => ({
+      store: occurrences(dbFile, text),
+      workerLog: worker.output().split(text).length - 1,
+      serverLog: serverLog.split(text).length - 1,
+      metrics: metrics.split(text).length - 1,
+    });
+    const none = { store: 0, workerLog: 0, serverLog: 0, metrics: 0 };
+    expect(Object.fromEntries(Object.entries(markers).map(([what, text]) => [what, found(text)]))).toEqual({
+      prompt: none,
+      refused: none,
+      state: none,
+      batchLine: none,
+    });
+    // An output URL (the customer's media, often with its access token) is neither logged nor counted.
+    expect(outputUrls.length).toBeGreaterThan(0);
+    for (const url of outputUrls) expect({ url, ...found(url) }).toEqual({ url, ...none });
   }, 180_000);
 
   it('rotates keys: a run begun under key A completes on workers moved to B, A kept for decoding', async () => {
