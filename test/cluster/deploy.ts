@@ -11,6 +11,7 @@ import { deploymentVersions, retireVersion, setCurrentVersion } from '../../src/
 import { budgetLedgerWorkflowId } from '../../src/workflows/budgetLedger/contract';
 import { A_BUILD, type ClusterStack } from './stack';
 import { PER_TYPE, runWithFault, type RunFigures } from './workload';
+import { loadDataConverter } from '../../src/codec/payload-codec';
 
 export const DEPLOY_RUN = 'deploy';
 const B_BUILD = 'cluster-b';
@@ -49,7 +50,7 @@ async function buildOf(client: Client, workflowId: string): Promise<{ behavior: 
 
 export async function deployRun(stack: ClusterStack): Promise<DeployFigures> {
   const connection = await Connection.connect({ address: stack.cluster.address });
-  const client = new Client({ connection, namespace: 'default' });
+  const client = new Client({ connection, namespace: 'default', dataConverter: loadDataConverter() });
   try {
     const after: string[] = [];
     // B's workers poll beside A's before the mix starts; B gets nothing until it is made current.

@@ -4,15 +4,18 @@
 // restarted one after the other, has every run reset by one batch operation by query, and has a new
 // build rolled out beside the running one (the deploy run below). Every time: every workflow
 // completes, nothing paid is submitted twice, no budget reservation is left held. The figures are
-// printed as a table and written to bench-results/cluster-faults.json.
+// printed as a table and written to bench-results/cluster-faults.json. Last, with payload encryption on throughout,
+// nothing a customer wrote is found in a dump of the database or in any log.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import path from 'node:path';
 import { startClusterStack, type ClusterStack } from './stack';
 import { DEPLOY_RUN, deployRun, type DeployFigures } from './deploy';
+import { encryptionScan } from './encryption';
 import { PER_TYPE, runWithFault, type RunFigures } from './workload';
 import { resetByQuery } from '../../src/starter/commands/bulk';
 import { CHAOS_TYPES } from '../../bench/chaos/workload';
+import { loadDataConverter } from '../../src/codec/payload-codec';
 
 const POSTGRES_DOWN_MS = 30_000;
 // Let the workflows get going (submitted, polling, reserved) before the fault.
@@ -62,7 +65,7 @@ const RUNS: Array<[string, (stack: ClusterStack) => Promise<void>]> = [
       // as an operator does after a bad deploy (`incident reset --query … --to first-task`).
       const connection = await Connection.connect({ address: cluster.address });
       try {
-        const client = new Client({ connection, namespace: 'default' });
+        const client = new Client({ connection, namespace: 'default', dataConverter: loadDataConverter() });
         const query = "WorkflowId STARTS_WITH 'bulk-reset-' AND ExecutionStatus = 'Running'";
         const batch = await resetByQuery(client, { query, to: 'first-task', reason: 'cluster suite: bulk reset' }, log);
         // A batch that reset few runs tests little: fail rather than pass unproven.
@@ -138,3 +141,14 @@ test(
   },
   20 * 60_000,
 );
+
+test('encryption: no prompt, refused prompt, decision state, batch line or output URL in pg_dump or any log', async () => {
+  const scan = await encryptionScan(stack);
+  console.table(scan.found);
+  // The control is found, so a search that finds nothing has read the runs.
+  expect(scan.clearInDump).toBeGreaterThan(0);
+  expect(scan.logFiles).toBeGreaterThan(2);
+  expect(Object.keys(scan.found).length).toBeGreaterThan(4);
+  for (const [what, found] of Object.entries(scan.found))
+    expect({ what, ...found }).toEqual({ what, dump: 0, logs: 0 });
+});

@@ -4,6 +4,7 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startCluster, type ClusterHandle } from '../../src/cluster/cluster';
+import { newKey } from '../../src/codec/payload-codec';
 import { DEFAULT_POSTGRES_PASSWORD, freeServerPorts } from '../../src/cluster/server-config';
 import { startWorkerPool, type WorkerPool } from '../../src/cluster/workers';
 import { getFreePort } from '../../src/devserver/processes';
@@ -20,6 +21,9 @@ export interface ClusterStack {
   /** Two more workers of `buildId`, beside the others; their logs are `<buildId>-<n>.log`. */
   startWorkers(buildId: string): Promise<WorkerPool>;
   emulatorUrl: string;
+  /** The cluster's folder: PostgreSQL's data, every log. */
+  dataDir: string;
+  postgres: { port: number; password: string };
   close(): Promise<void>;
 }
 
@@ -30,6 +34,10 @@ const log = (msg: string) => process.stderr.write(`[cluster suite] ${msg}\n`);
 
 /** The stack for `runs`, each a wave of the fault suite's workload with the instances and members it needs. */
 export async function startClusterStack(runs: string[], perType: number): Promise<ClusterStack> {
+  // Payloads encrypted as by default (src/codec), with a key of the suite's own unless the environment gives one;
+  // the workers inherit it, and the suite's clients read it (loadDataConverter).
+  if ((process.env.PAYLOAD_ENCRYPTION ?? 'on') === 'on' && !process.env.PAYLOAD_KEYS && !process.env.PAYLOAD_KEY_FILE)
+    process.env.PAYLOAD_KEYS = `cluster-suite:${newKey()}`;
   const emulator = await startEmulator({ port: 0, host: '127.0.0.1', clockSpeed: CHAOS_CLOCK_SPEED });
   await emulatorAdmin(emulator.url, 'POST', '/fixtures', chaosFixtures(DEV_API_KEY, runs, perType));
   await emulatorAdmin(emulator.url, 'PUT', '/batches/settings', { perRequestMs: BATCH_PER_REQUEST_MS });
@@ -44,11 +52,12 @@ export async function startClusterStack(runs: string[], perType: number): Promis
     await emulator.close();
     rmSync(dir, { recursive: true, force: true });
   };
+  const postgres = { port: await getFreePort(), password: DEFAULT_POSTGRES_PASSWORD };
   try {
     cluster = await startCluster({
       dataDir: dir,
-      postgresPort: await getFreePort(),
-      postgresPassword: DEFAULT_POSTGRES_PASSWORD,
+      postgresPort: postgres.port,
+      postgresPassword: postgres.password,
       ports: await freeServerPorts(),
       namespace: 'default',
       log,
@@ -74,7 +83,7 @@ export async function startClusterStack(runs: string[], perType: number): Promis
       return pool;
     };
     const workers = await startWorkers(A_BUILD);
-    return { cluster, workers, startWorkers, emulatorUrl: emulator.url, close };
+    return { cluster, workers, startWorkers, emulatorUrl: emulator.url, dataDir: dir, postgres, close };
   } catch (err) {
     await close();
     throw err;

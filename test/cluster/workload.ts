@@ -8,6 +8,7 @@ import { heldReservations } from '../../bench/chaos/ledgers';
 import { failureTypeOf } from '../../bench/chaos/outcomes';
 import { duplicatePaid, type PaidCounter } from '../../bench/chaos/tally';
 import { emulatorAdmin } from '../helpers/emulator';
+import { loadDataConverter } from '../../src/codec/payload-codec';
 
 /** Each type of a run, this many times (12 types: 204 workflows in flight a run). */
 export const PER_TYPE = 17;
@@ -42,7 +43,7 @@ export async function runWithFault(
   await emulatorAdmin(emulatorUrl, 'POST', '/counters/reset');
   const connection = await Connection.connect({ address });
   try {
-    const client = new Client({ connection, namespace: 'default' });
+    const client = new Client({ connection, namespace: 'default', dataConverter: loadDataConverter() });
     const handles: WorkflowHandle[] = [];
     // The types interleaved, so the last starts, still at work when the fault strikes, are of every type.
     for (let i = 0; i < PER_TYPE; i++) {

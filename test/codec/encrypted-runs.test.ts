@@ -6,43 +6,28 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/api/contract';
 import { findOrBuildClusterBinaries } from '../../src/cluster/versions';
 import { dataConverterOf, Keyring } from '../../src/codec/payload-codec';
 import { devServerDir, startDevServer, type DevServerHandle } from '../../src/devserver/dev-server';
 import { getFreePort } from '../../src/devserver/processes';
 import { WorkflowType } from '../../src/workflows/operations';
+import { generation, marker, occurrencesIn, runMarkerWorkflows, startRun, type MarkerRuns } from '../helpers/markers';
 import { startNode, waitFor, workerProcessEnv } from '../helpers/processes';
 import { encryptingConverter, uniqueId, withWorker } from '../helpers/temporal';
 
 const key = () => randomBytes(32).toString('base64');
-const marker = (what: string) => `mk${randomUUID().replace(/-/g, '')}-${what}`;
-const FAST_POLLING = { minIntervalMs: 100, maxIntervalMs: 400 };
-
-const generation = (prompt: string) => ({
-  operation: 'text-to-video' as const,
-  request: { prompt, duration: 5 },
-  polling: FAST_POLLING,
-  regeneration: { maxRegenerations: 0 },
-});
-
-const start = (ctx: { client: Client; taskQueue: string }, type: string, input: unknown) =>
-  ctx.client.workflow.start(type, { taskQueue: ctx.taskQueue, workflowId: uniqueId('encrypted'), args: [input] });
 
 /** How many times `text` occurs in the server's SQLite file and its journals. */
 function occurrences(dbFile: string, text: string): number {
-  const needle = Buffer.from(text);
   let count = 0;
   const dir = path.dirname(dbFile);
   const files = readdirSync(dir).filter(
     (f) => f.startsWith(path.basename(dbFile)) && statSync(path.join(dir, f)).isFile(),
   );
   expect(files).toContain(path.basename(dbFile));
-  for (const name of files) {
-    const bytes = readFileSync(path.join(dir, name));
-    for (let at = bytes.indexOf(needle); at >= 0; at = bytes.indexOf(needle, at + 1)) count++;
-  }
+  for (const name of files) count += occurrencesIn(readFileSync(path.join(dir, name)), text);
   return count;
 }
 
@@ -64,12 +49,6 @@ describe('payload encryption on a real server', () => {
   afterAll(() => server?.stop());
 
   it('leaves no prompt, refused prompt, decision state, batch line or output URL readable in the store, the logs or the metrics; one written in the clear is', async () => {
-    const markers = {
-      prompt: marker('prompt'),
-      refused: marker('refused'),
-      state: marker('state'),
-      batchLine: marker('batch-line'),
-    };
     const clear = marker('clear');
     // The encrypted runs on a worker process as deployed, logging at its most verbose, its metrics on.
     const taskQueue = uniqueId('encrypted');
@@ -85,45 +64,15 @@ describe('payload encryption on a real server', () => {
       }),
     );
     let metrics = '';
+    let markers: MarkerRuns['markers'] | undefined;
     let outputUrls: string[] = [];
     const connection = await Connection.connect({ address: server.address });
     try {
       await waitFor(() => worker.output().includes('Worker started'), 60_000, 'the worker');
-      const ctx = { client: new Client({ connection, dataConverter: encryptingConverter() }), taskQueue };
-      const done = await start(ctx, WorkflowType.mediaGeneration, { ...generation(`a fox ${markers.prompt}`) });
-      const refused = await start(
-        ctx,
-        WorkflowType.mediaGeneration,
-        generation(`${markers.refused} [emulator:fail=ILLEGAL_PROMPT]`),
-      );
-      const decision = await start(ctx, WorkflowType.evaluateDecision, {
-        state: `the state ${markers.state}`,
-        questions: [{ kind: 'yes_no', question: 'Is it a greeting?' }],
-      });
-      const batch = await start(ctx, WorkflowType.batchJob, {
-        endpoint: '/v1/chat/completions',
-        requests: [
-          {
-            custom_id: 'a',
-            body: { model: 'deepseek/deepseek-v3', messages: [{ role: 'user', content: markers.batchLine }] },
-          },
-        ],
-        polling: { initialIntervalMs: 100, maxIntervalMs: 500 },
-        metadata: { emulator_validating_ms: '100', emulator_per_request_ms: '100', emulator_finalizing_ms: '100' },
-      });
-      // What the caller reads back is decoded; the generation kept its output, whose URL is the customer's media.
-      const generated = (await done.result()) as { outputs: Array<{ originalUrl: string }> };
-      expect(generated).toMatchObject({ taskId: expect.any(String), outputs: [expect.anything()] });
-      outputUrls = generated.outputs.map((o) => o.originalUrl);
-      await expect(refused.result()).rejects.toBeInstanceOf(WorkflowFailedError);
-      // A failure's message is in its encrypted attributes, not in the clear.
-      const { events } = await refused.fetchHistory();
-      const failed = events!.find((e) => e.workflowExecutionFailedEventAttributes)!;
-      expect(failed.workflowExecutionFailedEventAttributes!.failure!.message).toBe('Encoded failure');
-      expect(await decision.result()).toMatchObject({
-        answers: [expect.objectContaining({ question: 'Is it a greeting?' })],
-      });
-      expect(await batch.result()).toMatchObject({ outcome: 'Completed' });
+      ({ markers, outputUrls } = await runMarkerWorkflows({
+        client: new Client({ connection, dataConverter: encryptingConverter() }),
+        taskQueue,
+      }));
       metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
     } finally {
       worker.child.kill('SIGTERM');
@@ -133,7 +82,7 @@ describe('payload encryption on a real server', () => {
     await withWorker(
       'clear',
       async (ctx) => {
-        const run = await start(ctx, WorkflowType.mediaGeneration, generation(clear));
+        const run = await startRun(ctx, WorkflowType.mediaGeneration, generation(clear));
         expect(await run.result()).toMatchObject({ taskId: expect.any(String) });
       },
       { address: server.address, dataConverter: dataConverterOf(undefined) },
@@ -175,7 +124,7 @@ describe('payload encryption on a real server', () => {
     const workflowId = await withWorker(
       'rotation-a',
       async (ctx) => {
-        const handle = await start(ctx, WorkflowType.mediaGeneration, generation(prompt));
+        const handle = await startRun(ctx, WorkflowType.mediaGeneration, generation(prompt));
         return handle.workflowId;
       },
       { taskQueue, dataConverter: dataConverterOf(a) },
