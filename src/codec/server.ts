@@ -176,6 +176,16 @@ const CodecEnv = z
     if (mode === 'local' && !LOOPBACK.has(s.CODEC_HOST)) {
       ctx.addIssue({ code: 'custom', path: ['CODEC_AUTH'], message: 'local is only allowed on a loopback CODEC_HOST' });
     }
+    // A token setting that would be ignored is a mistake to name, not to pass over: its author expects tokens checked.
+    for (const name of ['CODEC_JWT_ISSUER', 'CODEC_JWKS_URL', 'CODEC_JWT_AUDIENCE'] as const) {
+      if (mode === 'local' && s[name] !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: [name],
+          message:
+            'is set, but CODEC_AUTH is local (a loopback CODEC_HOST): set CODEC_AUTH=jwt for tokens to be checked',
+        });
+    }
   });
 
 /** The codec server's settings (docs/encryption.md, "The Web UI and the CLI"), but its keys (loadKeyring). */

@@ -171,5 +171,9 @@ describe('codec server', () => {
       /CODEC_AUTH: local is only allowed on a loopback CODEC_HOST/,
     );
     expect(() => loadCodecServerSettings({ CODEC_HOST: '0.0.0.0' })).toThrow(/CODEC_JWT_ISSUER: is required/);
+    // Token settings on a server that checks none: named, not ignored.
+    expect(() => loadCodecServerSettings({ CODEC_JWT_ISSUER: ISSUER })).toThrow(
+      /CODEC_JWT_ISSUER: is set, but CODEC_AUTH is local \(a loopback CODEC_HOST\): set CODEC_AUTH=jwt/,
+    );
   });
 });

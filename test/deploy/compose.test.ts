@@ -37,6 +37,7 @@ import { PlatformClient } from '../../src/platform-client/client';
 import { pathEnvName } from '../../src/platform-client/config';
 import { DEFAULT_PATHS, type PlatformPaths } from '../../src/platform/paths';
 import { loadKeyring } from '../../src/codec/payload-codec';
+import { loadCodecServerSettings } from '../../src/codec/server';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const COMPOSE_FILE = path.join(ROOT, 'docker-compose.yml');
@@ -126,6 +127,7 @@ const ServiceSchema = z.object({
   init: z.boolean().optional(),
   stop_grace_period: z.string().optional(),
   deploy: z.object({ replicas: z.number().optional() }).nullish(),
+  network_mode: z.string().optional(),
 });
 const OutputSchema = z.object({
   project: z.object({ name: z.string(), services: z.record(z.string(), ServiceSchema) }),
@@ -164,6 +166,11 @@ const WORKER_LOADERS: Record<string, EnvLoader> = {
 };
 /** What the emulator process reads at start. */
 const EMULATOR_LOADERS: Record<string, EnvLoader> = { loadEmulatorConfig };
+/** What the codec server reads at start (src/codec/main.ts). */
+const CODEC_LOADERS: Record<string, EnvLoader> = {
+  loadCodecServerSettings,
+  loadKeyring: (env) => loadKeyring(env)?.ids,
+};
 
 // No setting accepts this value as it is or ignores it: numbers, URLs, enums, paths and JSON reject
 // it, and free-form strings (keys, hosts, names) carry it into the result.
@@ -333,7 +340,17 @@ function ignored(patterns: string[], rel: string): boolean {
 
 const WORKER = 'worker';
 const EMULATOR = 'emulator';
-const SERVICES = ['postgresql', 'temporal-schema', 'temporal', 'temporal-ui', 'search-attributes', EMULATOR, WORKER];
+const CODEC = 'codec';
+const SERVICES = [
+  'postgresql',
+  'temporal-schema',
+  'temporal',
+  'temporal-ui',
+  'search-attributes',
+  EMULATOR,
+  WORKER,
+  CODEC,
+];
 
 let binary: string;
 let compose: ComposeOutput;
@@ -351,7 +368,7 @@ describe('docker-compose.yml', () => {
 
   test('has the stack’s services; the worker and the emulator build from the project’s Dockerfile', () => {
     expect(Object.keys(compose.project.services).sort()).toEqual([...SERVICES].sort());
-    for (const name of [WORKER, EMULATOR]) {
+    for (const name of [WORKER, EMULATOR, CODEC]) {
       expect(service(compose, name).build).toEqual({ context: ROOT, dockerfile: 'Dockerfile' });
     }
     // Every other image is pinned to a version: `latest` or no tag would change under the user.
@@ -364,6 +381,7 @@ describe('docker-compose.yml', () => {
   test.each([
     [WORKER, WORKER_LOADERS],
     [EMULATOR, EMULATOR_LOADERS],
+    [CODEC, CODEC_LOADERS],
   ])('every variable the %s service sets is one its code reads', (name, loaders) => {
     const s = service(compose, name);
     const base = containerEnv(s);
@@ -442,6 +460,20 @@ describe('docker-compose.yml', () => {
     expect(ui.environment?.TEMPORAL_ADDRESS).toBe('temporal:7233');
   });
 
+  test('the Web UI decodes through the codec server, on the loopback address as `npm run cluster` runs it', () => {
+    const codecService = service(compose, CODEC);
+    const codec = loadCodecServerSettings(containerEnv(codecService));
+    // The browser calls it: on the host's own loopback address (host networking), so no token is needed.
+    expect(codecService.network_mode).toBe('host');
+    expect(codec).toMatchObject({ host: '127.0.0.1', auth: { mode: 'local' } });
+    const ui = service(compose, 'temporal-ui');
+    expect(ui.environment?.TEMPORAL_CODEC_ENDPOINT).toBe(`http://127.0.0.1:${codec.port}`);
+    // The origins the UI is opened at (its published port) may call it.
+    const uiPort = publishedPorts(ui)[0].published;
+    expect(codec.corsOrigins).toEqual([`http://127.0.0.1:${uiPort}`, `http://localhost:${uiPort}`]);
+    expect(codecService.init).toBe(true);
+  });
+
   test('the setup job registers exactly SEARCH_ATTRIBUTE_DEFINITIONS, in the worker’s namespace', () => {
     const job = service(compose, 'search-attributes');
     const env = containerEnv(job);
@@ -468,6 +500,7 @@ describe('docker-compose.yml', () => {
           'TEMPORAL_API_KEY=tk-from-dotenv-0000',
           'POSTGRES_PASSWORD=pw-from-dotenv',
           'EMULATOR_ADMIN_TOKEN=admin-from-dotenv',
+          `PAYLOAD_KEYS=k1:${Buffer.alloc(32, 7).toString('base64')}`,
         ].join('\n'),
       );
       // The shell wins over .env, as with docker compose.
@@ -480,6 +513,13 @@ describe('docker-compose.yml', () => {
       expect(service(loaded, 'postgresql').environment?.POSTGRES_PASSWORD).toBe('pw-from-dotenv');
       expect(service(loaded, 'temporal').environment?.POSTGRES_PWD).toBe('pw-from-dotenv');
       expect(loadEmulatorConfig(containerEnv(service(loaded, EMULATOR))).adminToken).toBe('admin-from-dotenv');
+      // The workers and the codec server share the keyring; nothing else gets it.
+      const keysOf = (name: string) => loadKeyring(containerEnv(service(loaded, name)))?.ids;
+      expect([keysOf(WORKER), keysOf(CODEC)]).toEqual([['k1'], ['k1']]);
+      const keyHolders = Object.entries(loaded.project.services)
+        .filter(([, s]) => Object.values(containerEnv(s)).some((v) => v?.startsWith('k1:')))
+        .map(([name]) => name);
+      expect(keyHolders.sort()).toEqual([CODEC, WORKER]);
       // The platform key never reaches the emulator, nor the Temporal credentials anything but the worker.
       for (const [name, s] of Object.entries(loaded.project.services)) {
         const values = Object.values(containerEnv(s));
@@ -697,12 +737,14 @@ describe('Dockerfile and .dockerignore', () => {
       ['Dockerfile CMD', [...execForm(lastOf(runtime, 'ENTRYPOINT')), ...execForm(lastOf(runtime, 'CMD'))]],
       [WORKER, service(compose, WORKER).command ?? []],
       [EMULATOR, service(compose, EMULATOR).command ?? []],
+      [CODEC, service(compose, CODEC).command ?? []],
     ];
     // The image runs the worker unless told otherwise.
     const expected: Record<string, string> = {
       'Dockerfile CMD': 'lib/src/worker.js',
       [WORKER]: 'lib/src/worker.js',
       [EMULATOR]: 'lib/packages/emulator/src/main.js',
+      [CODEC]: 'lib/src/codec/main.js',
     };
     for (const [who, command] of commands) {
       expect({ who, runner: command[0] }).toEqual({ who, runner: 'node' });
