@@ -127,6 +127,8 @@ describe('the worker process with tracing and metrics', () => {
     const metricsPort = await getFreePort();
     const taskQueue = `observability-${randomUUID().slice(0, 8)}`;
     const memberId = await emulator.freshMember(100 * VIDEO_COST);
+    // The customer's content: found in no span, log line or metric.
+    const promptMarker = `mk${randomUUID().replace(/-/g, '')}`;
     const { child, output } = startNode(
       'worker.js',
       workerEnv(taskQueue, emulator, {
@@ -156,7 +158,7 @@ describe('the worker process with tracing and metrics', () => {
           workflowType: 'mediaGeneration',
           input: {
             operation: 'text-to-video',
-            request: { prompt: 'a lighthouse [emulator:duration=1500]', duration: 5 },
+            request: { prompt: `a lighthouse ${promptMarker} [emulator:duration=1500]`, duration: 5 },
             regeneration: { maxRegenerations: 0 },
             polling: { minIntervalMs: 100, maxIntervalMs: 400 },
           },
@@ -207,8 +209,10 @@ describe('the worker process with tracing and metrics', () => {
         ]),
       );
 
-      // No secret in any span: no credential header, no key anywhere in what was exported.
-      for (const body of collector.bodies) expect(body).not.toContain(emulator.key);
+      // No secret in any span: no credential header, no key anywhere in what was exported. Nor the customer's
+      // content: the prompt, or an output's URL (its path is the media; the emulator serves it under /_files/).
+      for (const body of collector.bodies)
+        expect(body).not.toMatch(new RegExp(`${emulator.key}|${promptMarker}|/_files/`));
       for (const span of collector.spans) {
         for (const a of span.attributes) expect(a.key.toLowerCase()).not.toMatch(/authorization|api.?key|cookie/);
       }
@@ -230,6 +234,7 @@ describe('the worker process with tracing and metrics', () => {
 
       // The work metrics on the worker's Prometheus endpoint.
       const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      expect(metrics).not.toContain(promptMarker);
       const value = (name: string, labels: string[]): number | undefined => {
         const line = metrics.split('\n').find(
           // The SDK's exporter may add _total to a counter's name.
@@ -256,5 +261,6 @@ describe('the worker process with tracing and metrics', () => {
     }
     expect(await exited).toBe(0);
     expect(output()).not.toContain(emulator.key);
+    expect(output()).not.toMatch(new RegExp(`${promptMarker}|/_files/`));
   }, 180_000);
 });
