@@ -14,7 +14,7 @@ import { loadCodecServerSettings, startCodecServer } from '../../src/codec/serve
 import { findOrBuildTemporalCli } from '../../src/devserver/find-temporal-cli';
 import { getFreePort } from '../../src/devserver/processes';
 import { DEV_API_KEY } from '../../packages/emulator/src/config';
-import { defaultFixtures } from '../../packages/emulator/src/fixtures';
+import { defaultFixtures } from '../../packages/emulator/src/fixtures-defaults';
 import { startEmulator } from '../../packages/emulator/src/server';
 import { WORKFLOW_BUNDLER_OPTIONS, workflowsEntry } from '../../src/worker';
 import { TEST_ENV, type GlobalHandles } from './shared';

@@ -12,12 +12,12 @@ import {
   DEMO_MEMBER_ID,
   DEMO_USER_ID,
   applyFixtures,
-  defaultFixtures,
   fixtureProblems,
   type DecisionSettings,
   FixturesInputSchema,
   type Fixtures,
 } from './fixtures';
+import { defaultFixtures } from './fixtures-defaults';
 import { IdGenerator } from './hash';
 import { InstanceStore } from './instances';
 import { Accounts, type ChargeRecord } from './accounts';

@@ -1,4 +1,5 @@
-// Types shared by every emulator route module.
+// Types shared by every emulator route module, and the environment the server hands the batch emulator
+// (batches/deps.ts), kept here so the batch store and the contract both import it without a circle.
 
 /** Who is calling: resolved from the bearer key by the auth hook (see auth.ts). */
 export interface Caller {
@@ -23,6 +24,15 @@ export interface ChargeInput {
   amount: number;
   /** Usage fields billNum0..billNum15 (strings, as bills carry them). */
   usage?: Partial<Record<`billNum${number}`, string>>;
+}
+
+/** What the batch emulator (batches/) needs of the server: its clock, its ids and its bills. */
+export interface BatchEnv {
+  /** Emulated Unix ms. */
+  now(): number;
+  newId(prefix: string): string;
+  /** Deducts from the member's budget and records a bill line. */
+  charge(input: ChargeInput): void;
 }
 
 declare module 'fastify' {

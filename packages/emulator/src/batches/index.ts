@@ -3,7 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import type { BatchRouteDeps } from './deps';
 import { batchRoutesPlugin } from './routes';
 
-export type { BatchEnv, BatchRouteDeps } from './deps';
+export type { BatchRouteDeps } from './deps';
+export type { BatchEnv } from '../types';
 export { BatchStore, DEFAULT_LIST_LIMIT } from './store';
 export type { BatchDebugView, BatchList, CreateBatchInput } from './store';
 export type { BatchObject } from './batch-object';

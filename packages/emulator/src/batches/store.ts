@@ -9,15 +9,13 @@ import {
   jsonlLines,
 } from '../../../../src/platform/schemas/batches';
 import type { ValidationIssue } from '../../../../src/platform/validation';
-import type { Caller, ChargeInput } from '../types';
+import type { BatchEnv, Caller, ChargeInput } from '../types';
 import { batchObject, type BatchObject } from './batch-object';
-import type { BatchEnv } from './deps';
 import { BatchApiError } from './errors';
 import { fileObject, FileStore, type FileObjectBody } from './files';
 import { draw } from '../hash';
-import { billableUsage, renderFiles } from './outputs';
-import { batchAmount, batchProductId } from './pricing';
-import { failurePrefix, planRequests, type PlannedRequest } from './requests';
+import { failurePrefix, planRequests } from './requests';
+import { settleBatch, type BatchRecord } from './settlement';
 import {
   type BatchPlan,
   type BatchSettings,
@@ -26,35 +24,9 @@ import {
   planFor,
   type BatchSettingsUpdate,
 } from './settings';
-import { deriveState, endOf, isCancellable, type BatchState, type EndStatus, type Timeline } from './state';
+import { deriveState, endOf, isCancellable, type BatchState } from './state';
 
 export type { BatchSettings, BatchSettingsUpdate } from './settings';
-
-interface Settlement {
-  status: EndStatus;
-  /** Emulated Unix ms of the end. */
-  at: number;
-  outputFileId: string;
-  errorFileId: string;
-  errors: string;
-  /** The charge made for this batch, if any (at most one, ever). */
-  charge?: ChargeInput;
-  /** Why env.charge threw, if it did: the batch still ends, the bill is just missing. */
-  chargeError?: string;
-}
-
-interface BatchRecord {
-  id: string;
-  caller: Caller;
-  endpoint: BatchEndpoint;
-  inputFileId: string;
-  metadata: Record<string, string> | null;
-  model: string;
-  plan: BatchPlan;
-  requests: PlannedRequest[];
-  timeline: Timeline;
-  settlement?: Settlement;
-}
 
 export interface CreateBatchInput {
   input_file_id: string;
@@ -325,68 +297,12 @@ export class BatchStore {
     return state;
   }
 
-  /** Applies the end of a batch: its files, its one charge. Never runs twice for a batch. */
   private settle(record: BatchRecord): void {
-    if (record.settlement) return;
-    const end = endOf(record.timeline);
-    // The state at the end instant: what ran, and so what is delivered and billed.
-    const { finished, failed } = deriveState(record.timeline, end.at);
-    const total = record.requests.length;
-    const settlement: Settlement = { status: end.status, at: end.at, outputFileId: '', errorFileId: '', errors: '' };
-    record.settlement = settlement;
-    this.unsettled.delete(record.id);
-
-    if (end.status === 'FAILED') {
-      settlement.errors = record.plan.failReason ?? 'validation failed';
-      return;
-    }
-    const rendered = renderFiles(
-      { batchId: record.id, endpoint: record.endpoint, createdSec: Math.floor(end.at / 1000) },
-      record.requests,
-      finished,
-      end.status === 'EXPIRED' ? 'batch_expired' : 'batch_cancelled',
-    );
-    const expiresAt = end.at + this.current.outputFileRetentionMs;
-    const addFile = (kind: 'output' | 'error', content: string, lines: number): string =>
-      this.files.add({
-        id: this.env.newId('file'),
-        ownerUserId: record.caller.userId,
-        filename: `${record.id}_${kind}.jsonl`,
-        purpose: 'batch_output',
-        content,
-        createdAt: end.at,
-        expiresAt,
-        totalRequests: lines,
-      }).id;
-    if (rendered.outputLines > 0) settlement.outputFileId = addFile('output', rendered.output, rendered.outputLines);
-    if (rendered.errorLines > 0) settlement.errorFileId = addFile('error', rendered.errors, rendered.errorLines);
-
-    const unrun = total - finished;
-    if (end.status === 'EXPIRED') {
-      settlement.errors = `${unrun} of ${total} requests did not finish within the ${BATCH_COMPLETION_WINDOW} completion window`;
-    } else if (failed > 0) {
-      settlement.errors = `${failed} of ${total} requests failed; see the error file`;
-    }
-    this.charge(record, settlement, finished);
-  }
-
-  private charge(record: BatchRecord, settlement: Settlement, finished: number): void {
-    const usage = billableUsage(record.requests, finished);
-    if (usage.requests === 0) return;
-    const charge: ChargeInput = {
-      caller: record.caller,
-      productId: batchProductId(record.model),
-      productName: record.model,
-      category: 'llm',
-      amount: batchAmount(record.model, usage.inputTokens, usage.outputTokens),
-      usage: { billNum0: String(usage.inputTokens), billNum1: String(usage.outputTokens) },
-    };
-    settlement.charge = charge;
-    try {
-      this.env.charge(charge);
-    } catch (err) {
-      // The work is done and delivered; a refused charge must not undo that or break the read.
-      settlement.chargeError = err instanceof Error ? err.message : String(err);
-    }
+    settleBatch(record, {
+      env: this.env,
+      files: this.files,
+      unsettled: this.unsettled,
+      outputFileRetentionMs: this.current.outputFileRetentionMs,
+    });
   }
 }

@@ -9,7 +9,8 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { EmulatorClock } from '../clock';
 import { parseOr400 } from '../http';
-import type { TaskRecord, TaskStore } from './store';
+import type { TaskRecord } from './result';
+import type { TaskStore } from './store';
 
 const Rate = z.number().min(0).max(1);
 

@@ -19,7 +19,8 @@ import { OUTPUT_FILES_PREFIX } from '../routes';
 import { parseTaskMarkers } from './markers';
 import { FILE_OF_KIND, OUTPUT_KINDS, OUTPUT_NAME, outputBytes, type OutputKind } from './outputs';
 import type { CallbackSender } from './callbacks';
-import type { ModelTask, TaskStore } from './store';
+import type { ModelTask } from './result';
+import type { TaskStore } from './store';
 import { describeZodIssues } from '../../../../src/platform/validation';
 
 interface TaskRouteDeps {
