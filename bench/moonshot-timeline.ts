@@ -1,8 +1,34 @@
 // The moonshot's timeline (bench/moonshot.ts): one reading a minute (SAMPLE_MS there), what it says held the run back,
-// and how both are printed. Pure, so the reading of a run can be tested without running one.
+// and how both are printed, with the run's options and result. Pure, so the reading of a run can be tested without
+// running one.
 import { formatTable } from './media/tables';
 import { round } from './support/stats';
-import type { MoonshotResult } from './moonshot';
+import type { Check } from './support/checks';
+
+export interface MoonshotOptions {
+  tasks: number;
+  /** Every generation's emulated (= real) time on the platform. */
+  durationMs: number;
+  /** The pace of starts asked for; the server's answers may hold it lower (at most MAX_STARTS_IN_FLIGHT wait). */
+  startsPerSecond: number;
+  /** Stop this long after the first start, however far it got; undefined: until every workflow has closed. */
+  budgetMs?: number;
+  workers: number;
+}
+
+export interface MoonshotResult {
+  options: MoonshotOptions;
+  timeline: MoonshotSample[];
+  startsPerSecondReached: number;
+  peakWaiting: number;
+  /** Submits the platform carried out, and the extra ones: calls beyond the first for one generation. */
+  paid: number;
+  paidTwice: number;
+  stoppedBy: 'budget' | 'all closed' | 'worker lost';
+  limits: MoonshotLimits;
+  checks: Check[];
+  passed: boolean;
+}
 
 /** One reading; CPU figures are over the minute before it, in cores (1 = one core busy). */
 export interface MoonshotSample {

@@ -12,7 +12,13 @@ import { readFileSync } from 'node:fs';
 import { WorkflowType } from '../src/workflows/operations';
 import type { MediaGenerationInput } from '../src/workflows/media/contract';
 import { SearchAttributes } from '../src/api/contract';
-import { formatSample, moonshotLimits, type MoonshotLimits, type MoonshotSample } from './moonshot-timeline';
+import {
+  formatSample,
+  moonshotLimits,
+  type MoonshotOptions,
+  type MoonshotResult,
+  type MoonshotSample,
+} from './moonshot-timeline';
 import { atMost, isTrue, type Check } from './support/checks';
 import { mb } from './support/proc-stats';
 import { RequestsRecorder } from './support/server-metrics';
@@ -22,31 +28,6 @@ import { startOnce } from './support/workflow-load';
 import { NO_QUOTAS } from './support/fixtures';
 import { duplicatePaid } from './chaos/tally';
 import type { CountersView } from '../packages/emulator/src/counters';
-
-export interface MoonshotOptions {
-  tasks: number;
-  /** Every generation's emulated (= real) time on the platform. */
-  durationMs: number;
-  /** The pace of starts asked for; the server's answers may hold it lower (at most MAX_STARTS_IN_FLIGHT wait). */
-  startsPerSecond: number;
-  /** Stop this long after the first start, however far it got; undefined: until every workflow has closed. */
-  budgetMs?: number;
-  workers: number;
-}
-
-export interface MoonshotResult {
-  options: MoonshotOptions;
-  timeline: MoonshotSample[];
-  startsPerSecondReached: number;
-  peakWaiting: number;
-  /** Submits the platform carried out, and the extra ones: calls beyond the first for one generation. */
-  paid: number;
-  paidTwice: number;
-  stoppedBy: 'budget' | 'all closed' | 'worker lost';
-  limits: MoonshotLimits;
-  checks: Check[];
-  passed: boolean;
-}
 
 const SAMPLE_MS = 60_000;
 const MAX_STARTS_IN_FLIGHT = 64;

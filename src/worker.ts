@@ -7,7 +7,7 @@ import { Client } from '@temporalio/client';
 import type { WorkerDeploymentVersion } from '@temporalio/common';
 import { Command } from 'commander';
 import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
-import { createLogger, logFormatOf, settleLogs } from './logging';
+import { installRuntime, runMain } from './process-entry';
 import { loadDataConverter } from './codec/payload-codec';
 import { OPERATIONS } from './workflows/operations';
 import { createActivities } from './activities';
@@ -20,7 +20,6 @@ import {
   loadTemporalSettings,
   loadWebhookSettings,
   loadWorkerSettings,
-  type WorkerSettings,
   localKeyFile,
 } from './config/settings';
 import type { FetchPolicy } from './fetching/policy';
@@ -30,9 +29,8 @@ import {
   ensureSearchAttributes,
   isLocalAddress,
 } from './namespace/search-attributes';
-import { PlatformClient } from './platform-client/client';
-import { checkFirstCall } from './platform-client/config';
-import { platformCallMetrics } from './metrics';
+import { checkFirstCall, PlatformClient } from './platform-client/client';
+import { pacingGauge, platformCallMetrics } from './metrics';
 import { SharedPacing } from './ratelimit/shared-pacing';
 import { startTracing, tracingClientInterceptors, tracingWorkerOptions, type Tracing } from './tracing';
 import { WorkerGroup } from './ratelimit/worker-group';
@@ -127,6 +125,7 @@ export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise
     platform,
     settings: loadRateLimitSettings(env),
     identity: opts.identity,
+    onPace: pacingGauge(),
   });
   await pacing.start();
   const activities = createActivities({
@@ -188,31 +187,6 @@ export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise
     pacing.stop();
     throw err;
   }
-}
-
-let runtimeInstalled = false;
-
-/** Whether this process installed the Temporal Runtime, whose native threads and timers keep it alive until it exits. */
-export const isRuntimeInstalled = (): boolean => runtimeInstalled;
-
-/**
- * Logs through the Temporal Runtime logger (src/logging.ts), and Prometheus metrics when asked. Once a process: `up`
- * installs it first, so that its own lines, before the worker starts, go through the same logger.
- */
-export function installRuntime(settings: WorkerSettings): void {
-  if (runtimeInstalled) return;
-  runtimeInstalled = true;
-  Runtime.install({
-    logger: createLogger(settings.LOG_LEVEL, logFormatOf(settings.LOG_FORMAT)),
-    // The SDK's defaults, and SIGHUP: closing a terminal stops a worker (and `npm start`'s stack) as Ctrl-C does.
-    shutdownSignals: ['SIGINT', 'SIGTERM', 'SIGQUIT', 'SIGUSR2', 'SIGHUP'],
-    telemetryOptions: {
-      logging: { forward: {}, filter: { core: 'WARN', other: 'ERROR' } },
-      ...(settings.METRICS_PORT
-        ? { metrics: { prometheus: { bindAddress: `0.0.0.0:${settings.METRICS_PORT}` } } }
-        : {}),
-    },
-  });
 }
 
 /**
@@ -313,17 +287,6 @@ export async function runWorker(
     // The spans of the last tasks, before the process ends.
     await tracing?.shutdown();
   }
-}
-
-/** A program's entry: ends the process, with `what` and the error's message on stderr and status 1 if it fails. */
-export function runMain(what: string, main: () => Promise<unknown>): void {
-  main().then(
-    () => settleLogs().then(() => process.exit(0)),
-    (err: unknown) => {
-      console.error(`${what}: ${err instanceof Error ? err.message : String(err)}`);
-      void settleLogs().then(() => process.exit(1));
-    },
-  );
 }
 
 if (require.main === module) {

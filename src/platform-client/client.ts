@@ -1,7 +1,8 @@
 // The typed platform client, one method per operation of the spec: each checks its request with its schema
-// (nothing is sent unless it passes) and holds its route; the transport parses answers leniently.
+// (nothing is sent unless it passes) and holds its route; the transport parses answers leniently. And the worker's
+// first call, which tells a refused key from an outage before the worker polls.
 import type { z } from 'zod';
-import { loadPlatformConfig } from './config';
+import { ConfigError, loadPlatformConfig } from './config';
 import { PlatformError } from './errors';
 import { TEXT, Transport, type CallOptions, type Query, type TransportOptions } from './transport';
 import { AsyncSubmitRequest } from '../platform/models';
@@ -226,4 +227,37 @@ async function* walkPages<T>(
     seen.add(next);
     cursor = next;
   }
+}
+
+// ── The first call ────────────────────────────────────────────────────────
+// Before polling for work the worker lists the models (the spec's first call) and reads the balance. A refused
+// key stops it with a clear message; an outage only warns, as the workflows retry through it.
+
+/** A start should not hang on a slow platform. */
+const FIRST_CALL_TIMEOUT_MS = 10_000;
+
+export async function checkFirstCall(platform: PlatformClient) {
+  const { paths, baseUrl } = platform.config;
+  const timeoutMs = Math.min(FIRST_CALL_TIMEOUT_MS, platform.config.timeoutMs);
+  const warnings: string[] = [];
+  const read = async <T>(what: string, path: string, call: () => Promise<T>): Promise<T | undefined> => {
+    try {
+      return await call();
+    } catch (err) {
+      if (err instanceof PlatformError && (err.status === 401 || err.status === 403)) {
+        // Never the key, nor the platform's own message, which could echo it.
+        throw new ConfigError(
+          `The platform at ${baseUrl} refused the worker's API key on its first call (GET ${path}: HTTP ` +
+            `${err.status}${err.reason ? ` ${err.reason}` : ''}). Set PLATFORM_API_KEY to a valid key for this ` +
+            'platform; the worker did not start.',
+        );
+      }
+      const why = err instanceof PlatformError ? `${err.kind} ${err.status ?? ''}`.trim() : 'error';
+      warnings.push(`could not ${what} (GET ${path}: ${why}); starting anyway`);
+      return undefined;
+    }
+  };
+  const models = await read('list the models', paths.listModels, () => platform.listModels({ timeoutMs }));
+  const balance = await read('read the balance', paths.balanceDetail, () => platform.getBalance({ timeoutMs }));
+  return { models: models?.data.length, availableBalance: balance?.availableBalance?.toString(), warnings };
 }

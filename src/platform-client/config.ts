@@ -1,8 +1,6 @@
-// Client configuration from the environment, and the worker's first call. The API key stays inside the client:
+// Client configuration from the environment. The API key stays inside the client:
 // never in a workflow input, a log line or an error message.
 import { z } from 'zod';
-import type { PlatformClient } from './client';
-import { PlatformError } from './errors';
 import { DEFAULT_PATHS, type PlatformPaths } from '../platform/paths';
 import { formatIssues, parseOrThrow } from '../platform/validation';
 
@@ -57,37 +55,4 @@ export function loadPlatformConfig(env: NodeJS.ProcessEnv = process.env): Platfo
       Object.entries(DEFAULT_PATHS).map(([k, path]) => [k, (e as Record<string, unknown>)[pathEnvName(k)] ?? path]),
     ) as PlatformPaths,
   };
-}
-
-// ── The first call ────────────────────────────────────────────────────────
-// Before polling for work the worker lists the models (the spec's first call) and reads the balance. A refused
-// key stops it with a clear message; an outage only warns, as the workflows retry through it.
-
-/** A start should not hang on a slow platform. */
-const FIRST_CALL_TIMEOUT_MS = 10_000;
-
-export async function checkFirstCall(platform: PlatformClient) {
-  const { paths, baseUrl } = platform.config;
-  const timeoutMs = Math.min(FIRST_CALL_TIMEOUT_MS, platform.config.timeoutMs);
-  const warnings: string[] = [];
-  const read = async <T>(what: string, path: string, call: () => Promise<T>): Promise<T | undefined> => {
-    try {
-      return await call();
-    } catch (err) {
-      if (err instanceof PlatformError && (err.status === 401 || err.status === 403)) {
-        // Never the key, nor the platform's own message, which could echo it.
-        throw new ConfigError(
-          `The platform at ${baseUrl} refused the worker's API key on its first call (GET ${path}: HTTP ` +
-            `${err.status}${err.reason ? ` ${err.reason}` : ''}). Set PLATFORM_API_KEY to a valid key for this ` +
-            'platform; the worker did not start.',
-        );
-      }
-      const why = err instanceof PlatformError ? `${err.kind} ${err.status ?? ''}`.trim() : 'error';
-      warnings.push(`could not ${what} (GET ${path}: ${why}); starting anyway`);
-      return undefined;
-    }
-  };
-  const models = await read('list the models', paths.listModels, () => platform.listModels({ timeoutMs }));
-  const balance = await read('read the balance', paths.balanceDetail, () => platform.getBalance({ timeoutMs }));
-  return { models: models?.data.length, availableBalance: balance?.availableBalance?.toString(), warnings };
 }

@@ -8,7 +8,6 @@ import type { MediaOperation } from '../workflows/media/contract';
 import { quotaTaskQueue } from '../api/contract';
 import type { PlatformClient } from '../platform-client/client';
 import type { RateLimitSettings } from '../config/settings';
-import { pacingGauge } from '../metrics';
 import {
   AdaptivePacing,
   decodePacingReason,
@@ -107,12 +106,13 @@ export interface SharedPacingDeps {
   platform: PlatformClient;
   settings: RateLimitSettings;
   identity?: string;
+  /** Each pace as it changes (the worker's gauge, src/metrics), as platform calls go to their metrics. */
+  onPace?: (pace: QuotaPace) => void;
 }
 
 export class SharedPacing implements SubmitPacing {
   private readonly paces = new Map<MediaOperation, QuotaPace>();
   private readonly pacing: AdaptivePacing;
-  private readonly onPace = pacingGauge();
   private timers: NodeJS.Timeout[] = [];
   /** The server has no task queue config API: the worker-set limit alone paces, holds stay local. */
   private apiMissing = false;
@@ -177,7 +177,7 @@ export class SharedPacing implements SubmitPacing {
       holdUntil: new Date(next.holdUntil).toISOString(),
     });
     if (!pace.setByOperator) await this.write(pace);
-    this.onPace(pace);
+    this.deps.onPace?.(pace);
   }
 
   private async refreshLimits(): Promise<void> {
@@ -265,7 +265,7 @@ export class SharedPacing implements SubmitPacing {
     pace.state = next;
     const want = this.desiredRps(pace);
     if (!pace.setByOperator && (changed || !sameRps(pace.serverRps, want))) await this.write(pace);
-    this.onPace(pace);
+    this.deps.onPace?.(pace);
   }
 
   private desiredRps(pace: QuotaPace): number | undefined {

@@ -1,6 +1,7 @@
 // The worker's first call against a real emulator: the model list and the balance with a good key, a
 // refusal naming no secret with a bad one, and only warnings when the platform cannot be reached.
-import { checkFirstCall, ConfigError } from '../../src/platform-client/config';
+import { checkFirstCall } from '../../src/platform-client/client';
+import { ConfigError } from '../../src/platform-client/config';
 import { getFreePort } from '../../src/devserver/processes';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 
