@@ -114,7 +114,7 @@ export function reshape(level: LogLevel, message: string, meta?: LogMetadata): S
   return [{ level: routine && level !== 'ERROR' ? 'DEBUG' : level, message, meta }];
 }
 
-/** The process's logger: the Runtime's (src/worker.ts installRuntime), and the starter's and the cluster's lines. */
+/** The process's logger: the Runtime's (src/process-entry.ts installRuntime), and the starter's and the cluster's lines. */
 export function createLogger(
   level: LogLevel,
   format: LogFormat,

@@ -12,7 +12,7 @@ import { addScheduleCommands } from './starter/commands/schedule';
 import { addStartCommands } from './starter/commands/start';
 import { upCommand } from './starter/commands/up';
 import { ExitCode, toCliError } from './starter/cli';
-import { isRuntimeInstalled } from './worker';
+import { isRuntimeInstalled } from './process-entry';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 

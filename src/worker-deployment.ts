@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { WorkerDeploymentVersion } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { findProjectRoot } from './devserver/find-temporal-cli';
+import { findProjectRoot } from './config/settings';
 
 export const DEPLOYMENT_NAME = 'platform-ops';
 

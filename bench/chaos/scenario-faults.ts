@@ -4,7 +4,7 @@
 // length (divided by the clock speed), not a length of the suite's choosing.
 import path from 'node:path';
 import { FailureType } from '../../src/api/failures';
-import { findProjectRoot } from '../../src/devserver/find-temporal-cli';
+import { findProjectRoot } from '../../src/config/settings';
 import { loadEmulatorConfig } from '../../packages/emulator/src/config';
 import { ScenarioSchema, type Scenario } from '../../packages/emulator/src/scenario/schema';
 import type { ChaosFault, FaultContext } from './fault-plan';

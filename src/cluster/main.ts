@@ -6,7 +6,7 @@ import { announce, makeLocalKey, startLocalCodecServer, startLocalPlatform } fro
 import { startCluster } from './cluster';
 import { DEFAULT_SERVER_PORTS, loadClusterSettings } from './server-config';
 import { startWorkerPool } from './workers';
-import { runMain } from '../worker';
+import { runMain } from '../process-entry';
 
 /**
  * Resolves at the first SIGINT or SIGTERM once `isUp()`; before that (a long first build, say), and at

@@ -2,7 +2,7 @@
 // embedded config template) and dynamic config file. test/deploy/compose.test.ts checks docker-compose.yml on them.
 import * as path from 'path';
 import { z } from 'zod';
-import { findProjectRoot } from '../devserver/find-temporal-cli';
+import { findProjectRoot } from '../config/settings';
 import { tryListen } from '../devserver/processes';
 import { parseConfig } from '../platform-client/config';
 

@@ -2,7 +2,7 @@
 // on its workflows.
 import { existsSync } from 'fs';
 import * as path from 'path';
-import { findProjectRoot } from '../devserver/find-temporal-cli';
+import { findProjectRoot } from '../config/settings';
 import { startManagedProcess, type ManagedProcess } from '../devserver/processes';
 
 const READY_TIMEOUT_MS = 120_000;

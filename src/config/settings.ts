@@ -1,5 +1,6 @@
 // The service's settings from the environment, each group checked with zod. docs/configuration.md
 // says what each setting does.
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { ConnectionOptions } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
@@ -10,7 +11,6 @@ import { LocalArtifactStore } from '../artifacts';
 import type { FetchPolicy } from '../fetching/policy';
 import { HttpUrl } from '../platform/schemas/common';
 import { parseConfig } from '../platform-client/config';
-import { findProjectRoot } from '../devserver/find-temporal-cli';
 import { MEDIA_OPERATIONS } from '../workflows/media/contract';
 
 /** Reads one group of settings; `what` names the group in the error. */
@@ -230,4 +230,12 @@ export function loadTemporalSettings(env: NodeJS.ProcessEnv = process.env) {
 export function clientConnectionOptions(settings: TemporalSettings): ConnectionOptions {
   const { tls, apiKey, metadata } = settings.connectionOptions;
   return { address: settings.address, tls, apiKey, metadata };
+}
+
+/** The folder holding package.json, from `src/config` and from `lib/src/config` alike. */
+export function findProjectRoot(start: string = __dirname): string {
+  for (let dir = path.resolve(start); ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) throw new Error(`No package.json found above ${start}`);
+  }
 }

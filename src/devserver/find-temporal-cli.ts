@@ -1,13 +1,14 @@
 // Finds a working Temporal CLI, the fastest way first (docs/starter.md#the-temporal-cli): named, on PATH, cached,
 // downloaded, else built. Pinned Go programs (the CLI, the cluster's server, SQL tool and Web UI) are built once with
 // `go install` into a project cache folder, under a lock against parallel builds.
-import { createWriteStream, existsSync, promises as fs } from 'fs';
+import { createWriteStream, promises as fs } from 'fs';
 import { hostname } from 'os';
 import * as path from 'path';
 import { Readable, Transform } from 'stream';
 import { pipeline } from 'stream/promises';
 import { extract } from 'tar';
 import { exec, findOnPath, isAlive, isExecutableFile, sleep, startManagedProcess } from './processes';
+import { findProjectRoot } from '../config/settings';
 
 /** The Temporal CLI release we build from source (and expect elsewhere). */
 export const TEMPORAL_CLI_VERSION = '1.5.1';
@@ -169,14 +170,6 @@ async function download(url: string, target: string, log: (msg: string) => void)
 function describeFetchError(err: Error): string {
   const cause = err.cause as { code?: string; message?: string } | undefined;
   return cause?.code ?? cause?.message ?? err.message;
-}
-
-/** The folder holding package.json, from `src/devserver` and from `lib/src/devserver` alike. */
-export function findProjectRoot(start: string = __dirname): string {
-  for (let dir = path.resolve(start); ; dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, 'package.json'))) return dir;
-    if (path.dirname(dir) === dir) throw new Error(`No package.json found above ${start}`);
-  }
 }
 
 async function verify(bin: string, source: string, log: (msg: string) => void, began: number): Promise<string> {

@@ -3,7 +3,7 @@
 import { randomUUID } from 'crypto';
 import { promises as fs } from 'fs';
 import * as path from 'path';
-import { findProjectRoot } from './find-temporal-cli';
+import { findProjectRoot } from '../config/settings';
 import { exec } from './processes';
 
 /** The pragmas the server's config template passes on (SQLITE_JOURNAL_MODE …); it has no place for others. */

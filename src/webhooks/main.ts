@@ -9,7 +9,7 @@ import {
   loadWorkerSettings,
   localKeyFile,
 } from '../config/settings';
-import { installRuntime, runMain } from '../worker';
+import { installRuntime, runMain } from '../process-entry';
 import { serveCallbacks } from './receiver';
 import { loadDataConverter } from '../codec/payload-codec';
 

@@ -1,7 +1,7 @@
 // The ports and data of `npm start`'s dev server: defaults, and a refusal naming the variable and the rule.
 import path from 'node:path';
 import { loadDevServerPorts } from '../../src/config/settings';
-import { findProjectRoot } from '../../src/devserver/find-temporal-cli';
+import { findProjectRoot } from '../../src/config/settings';
 import { ConfigError } from '../../src/platform-client/config';
 
 describe('loadDevServerPorts', () => {

@@ -6,11 +6,8 @@ import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import * as tar from 'tar';
-import {
-  findOrBuildTemporalCli,
-  findProjectRoot,
-  TemporalCliNotFoundError,
-} from '../../src/devserver/find-temporal-cli';
+import { findProjectRoot } from '../../src/config/settings';
+import { findOrBuildTemporalCli, TemporalCliNotFoundError } from '../../src/devserver/find-temporal-cli';
 
 /** Runs `fn` with some environment variables replaced (undefined = unset), restoring them afterwards. */
 async function withEnv<T>(vars: Record<string, string | undefined>, fn: () => Promise<T>): Promise<T> {

@@ -15,7 +15,8 @@ import {
 } from '../../devserver/dev-server';
 import { listProcesses, stopPid } from '../../devserver/processes';
 import { linesOf, logFormatOf, settleLogs, type LogFormat } from '../../logging';
-import { installRuntime, runWorker } from '../../worker';
+import { installRuntime } from '../../process-entry';
+import { runWorker } from '../../worker';
 import { DEV_API_KEY, loadEmulatorConfig } from '../../../packages/emulator/src/config';
 import { startEmulator } from '../../../packages/emulator/src/server';
 import type { Out } from '../cli';
@@ -134,7 +135,7 @@ const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 /**
  * Holds the stop signals for as long as `up` runs, so that none of them can end it before it has stopped what it
- * started. The Runtime's own handler (src/worker.ts installRuntime) stops the worker at the first one and then lets
+ * started. The Runtime's own handler (src/process-entry.ts installRuntime) stops the worker at the first one and then lets
  * go of them all: the next one would kill the process at once, leaving its dev server (in a session of its own, which
  * no terminal signal reaches) running. And there is often a next one: a closed terminal sends SIGHUP more than once
  * (the terminal or the shell signals the foreground job, then the kernel signals it again as the session's leader,

@@ -1,0 +1,41 @@
+// A program's process: the Temporal Runtime (its logger and metrics) installed once, and the entry that ends the
+// process with its logs written. Every program (worker, starter, webhook receiver, cluster, codec server) starts here.
+import { Runtime } from '@temporalio/worker';
+import type { WorkerSettings } from './config/settings';
+import { createLogger, logFormatOf, settleLogs } from './logging';
+
+let runtimeInstalled = false;
+
+/** Whether this process installed the Temporal Runtime, whose native threads and timers keep it alive until it exits. */
+export const isRuntimeInstalled = (): boolean => runtimeInstalled;
+
+/**
+ * Logs through the Temporal Runtime logger (src/logging.ts), and Prometheus metrics when asked. Once a process: `up`
+ * installs it first, so that its own lines, before the worker starts, go through the same logger.
+ */
+export function installRuntime(settings: WorkerSettings): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  Runtime.install({
+    logger: createLogger(settings.LOG_LEVEL, logFormatOf(settings.LOG_FORMAT)),
+    // The SDK's defaults, and SIGHUP: closing a terminal stops a worker (and `npm start`'s stack) as Ctrl-C does.
+    shutdownSignals: ['SIGINT', 'SIGTERM', 'SIGQUIT', 'SIGUSR2', 'SIGHUP'],
+    telemetryOptions: {
+      logging: { forward: {}, filter: { core: 'WARN', other: 'ERROR' } },
+      ...(settings.METRICS_PORT
+        ? { metrics: { prometheus: { bindAddress: `0.0.0.0:${settings.METRICS_PORT}` } } }
+        : {}),
+    },
+  });
+}
+
+/** A program's entry: ends the process, with `what` and the error's message on stderr and status 1 if it fails. */
+export function runMain(what: string, main: () => Promise<unknown>): void {
+  main().then(
+    () => settleLogs().then(() => process.exit(0)),
+    (err: unknown) => {
+      console.error(`${what}: ${err instanceof Error ? err.message : String(err)}`);
+      void settleLogs().then(() => process.exit(1));
+    },
+  );
+}
