@@ -5,8 +5,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as clientPackage from '../packages/client/src';
-import { operationsWithActivities } from '../src/activities';
-import { mergeFlags, operationStarters, type OperationStarter } from '../src/starter/workflow-inputs';
+import { ACTIVITY_FACTORIES } from '../src/activities';
+import type { OperationStarter } from '../src/starter/flags';
+import { mergeFlags, operationStarters } from '../src/starter/workflow-inputs';
 import {
   CONTRACTS,
   OPERATIONS,
@@ -36,17 +37,20 @@ describe('the list of operations', () => {
     expect(exported).toEqual(Object.keys(op.workflows).sort());
   });
 
-  it('loads the activities of every operation that has an activities module, and only those', () => {
+  it('lists the activity factory of every operation that has an activities module, and only those', () => {
     const withModule = Object.keys(OPERATIONS).filter((name) =>
       existsSync(path.join(root, 'src', 'activities', name, 'activities.ts')),
     );
-    expect(operationsWithActivities().sort()).toEqual(withModule.sort());
-    for (const name of withModule) {
+    const listed = Object.entries(ACTIVITY_FACTORIES).filter(([, factory]) => factory !== null);
+    expect(listed.map(([name]) => name).sort()).toEqual(withModule.sort());
+    for (const [name, factory] of listed) {
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- each operation's module, by its folder
       const module = require(path.join(root, 'src', 'activities', name, 'activities')) as Record<string, unknown>;
-      expect({ name, createActivities: typeof module.createActivities }).toEqual({
+      // The factory is the module's own, named for whose activities it makes.
+      expect({ name, same: module[factory!.name] === factory, named: factory!.name }).toEqual({
         name,
-        createActivities: 'function',
+        same: true,
+        named: expect.stringMatching(/^create[A-Z]\w*Activities$/),
       });
     }
   });
@@ -66,6 +70,8 @@ describe('the list of operations', () => {
     expect({ name, starter: existsSync(file) }).toEqual({ name, starter: true });
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- each operation's module, by its folder
     const { starter } = require(file) as { starter: OperationStarter };
+    // The starter lists this very module's flags (src/starter/workflow-inputs.ts).
+    expect({ name, listed: operationStarters()[name] === starter }).toEqual({ name, listed: true });
     const startable = Object.keys(op.workflows).filter((t) => (STARTABLE_WORKFLOW_TYPES as string[]).includes(t));
     expect({ name, inputs: Object.keys(starter.inputs).sort() }).toEqual({ name, inputs: startable.sort() });
     for (const flags of Object.values(starter.inputs)) {

@@ -1,7 +1,5 @@
 // A workflow's input from --input, --input-file or its operation's flags (docs/starter.md), checked with the
 // workflow's own schema so that a typo fails before anything starts.
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { Command } from 'commander';
 import type { PriorityClass } from '../api/contract';
 import { describeZodIssues, formatIssues } from '../platform/validation';
@@ -10,58 +8,35 @@ import {
   STARTABLE_WORKFLOW_TYPES,
   WORKFLOWS,
   WorkflowType,
+  type OperationName,
   type StartableWorkflowType,
 } from '../workflows/operations';
+import { starter as autoRenewStarter } from '../workflows/autoRenew/starter';
+import { starter as batchStarter } from '../workflows/batch/starter';
+import { starter as billingStarter } from '../workflows/billing/starter';
+import { starter as budgetStarter } from '../workflows/budget/starter';
+import { starter as decisionStarter } from '../workflows/decision/starter';
+import { starter as instancesStarter } from '../workflows/instances/starter';
+import { starter as mediaStarter } from '../workflows/media/starter';
 import { CliError, ExitCode } from './cli';
+import { parseJson, readText, type Flag, type InputFlags, type OperationStarter } from './flags';
 import type { ProgressView } from './progress';
 
-export interface InputFlags {
-  input?: string;
-  inputFile?: string;
-  [option: string]: string | string[] | boolean | undefined;
-}
+/** The operations that start a workflow type: every one but a member's budget ledger, which its jobs start. */
+type StartingOperation = Exclude<OperationName, 'budgetLedger'>;
 
-/** A flag's help: a line, a function naming the command's defaults, or `{ repeatable }` when each use adds a value. */
-export type Flag = string | ((defaults: Record<string, unknown>) => string) | { repeatable: string };
+/** Each operation's starter flags, for every operation that starts something (the compiler names one missing). */
+const STARTERS: { readonly [O in StartingOperation]: OperationStarter } = {
+  media: mediaStarter,
+  batch: batchStarter,
+  instances: instancesStarter,
+  decision: decisionStarter,
+  budget: budgetStarter,
+  billing: billingStarter,
+  autoRenew: autoRenewStarter,
+};
 
-/** The name commander gives a flag's option: `memberId` for `--member-id <id>`. */
-type OptionName<F> = F extends `--${infer N} ${string}` ? Camel<N> : F extends `--${infer N}` ? Camel<N> : never;
-type Camel<S extends string> = S extends `${infer H}-${infer T}` ? `${H}${Capitalize<Camel<T>>}` : S;
-type FlagValue<F, H> = H extends { repeatable: string }
-  ? string[]
-  : F extends `${string}<${string}>`
-    ? string
-    : boolean;
-/** The options an operation reads, typed by its own flags. */
-export type FlagsOf<O extends Record<string, Flag>> = { [F in keyof O as OptionName<F>]?: FlagValue<F, O[F]> };
-
-/** What src/workflows/<operation>/starter.ts exports as `starter`. */
-export interface OperationStarter<O extends Record<string, Flag> = Record<string, Flag>> {
-  flags: O;
-  /** Each workflow type's input from the flags, and the flags in one line (`usage`) for `start --help` and errors. */
-  inputs: Partial<Record<StartableWorkflowType, { usage: string; input(flags: FlagsOf<O>): Record<string, unknown> }>>;
-  /** How `--wait` shows a workflow type's progress and result, where it has a progress query. */
-  watch?: Partial<Record<StartableWorkflowType, ProgressView<unknown>>>;
-  /** Command lines, after `npm run starter --`, that `npm start` suggests trying. */
-  examples?: string[];
-}
-
-/** Types an operation's `starter` by its flags. */
-export const defineStarter = <const O extends Record<string, Flag>>(s: OperationStarter<O>): OperationStarter<O> => s;
-
-let starters: Record<string, OperationStarter> | undefined;
-
-export function operationStarters(): Record<string, OperationStarter> {
-  starters ??= Object.fromEntries(
-    // By folder name, so that adding an operation never edits the starter (a member's ledger starts nothing).
-    [...new Set(STARTABLE_WORKFLOW_TYPES.map((type) => OPERATION_OF[type]))].map((op) => {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const module = require(path.join(__dirname, '..', 'workflows', op, 'starter')) as { starter: OperationStarter };
-      return [op, module.starter];
-    }),
-  );
-  return starters;
-}
+export const operationStarters = (): Readonly<Record<string, OperationStarter>> => STARTERS;
 
 /** One option per flag, whichever operations declare it; a flag of two kinds cannot be one option, so it throws. */
 export function mergeFlags(byOperation: Record<string, OperationStarter>) {
@@ -117,34 +92,7 @@ export const starterExamples = (): string[] => Object.values(operationStarters()
 
 /** `type`'s input from its flags (a budget-gated job builds its job's input from the same command line). */
 export const inputFromFlags = (type: StartableWorkflowType, flags: InputFlags): Record<string, unknown> =>
-  workflowFlags(type).input(flags);
-
-/** `field` names where the number goes in the input, so the message matches the schema's wording. */
-export function num(value: string | undefined, flag: string, field?: string): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n)) {
-    const where = field ? ` (${field})` : '';
-    throw new CliError(`${flag}${where} must be a number, not "${value}".`, ExitCode.Usage);
-  }
-  return n;
-}
-
-export function readText(file: string, flag: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new CliError(`Cannot read ${flag}: ${(err as Error).message}`, ExitCode.Usage);
-  }
-}
-
-export function parseJson(text: string, where: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new CliError(`${where} is not valid JSON: ${(err as Error).message}`, ExitCode.Usage);
-  }
-}
+  workflowFlags(type).input(flags, { inputFromFlags });
 
 export function assertWorkflowType(type: string): StartableWorkflowType {
   if (type === WorkflowType.budgetLedger) {

@@ -1,6 +1,6 @@
 // The service's operations, each by its folder under src/workflows and src/activities. The worker, the client
-// package, the starter, the JSON Schemas, the sandbox preload and the docs table all read this list;
-// test/operations.test.ts names any part an operation lacks.
+// package, the starter, the JSON Schemas, the sandbox preload and the docs table all read this list; the activity
+// factories (src/activities/index.ts) and the starters (src/starter/workflow-inputs.ts) are listed by its names.
 import type { z } from 'zod';
 import type { Operation, WorkflowContract } from '../api/contract';
 import * as autoRenew from './autoRenew/contract';

@@ -3,10 +3,10 @@
 // StillRunning and what returns a checkpoint.
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import type { ActivityDeps } from '../../src/activities';
+import type { ActivityDeps } from '../../src/activities/deps';
 import {
   batchGapMs,
-  createActivities,
+  createBatchActivities,
   type BatchCheckpoint,
   type PollBatchInput,
 } from '../../src/activities/batch/activities';
@@ -64,7 +64,7 @@ async function attempt(
     scheduledTimestampMs: Date.now(),
     currentAttemptScheduledTimestampMs: Date.now() - RETRY_TIMER_LEAD_MS,
   });
-  const activities = withPlatformFailures(createActivities({ platform } as ActivityDeps));
+  const activities = withPlatformFailures(createBatchActivities({ platform } as ActivityDeps));
   try {
     return { value: await env.run((i: PollBatchInput) => activities.pollBatch(i), input) };
   } catch (err) {

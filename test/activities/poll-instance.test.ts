@@ -3,10 +3,10 @@
 // along, and the deadline ending the wait even through an outage.
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import type { ActivityDeps } from '../../src/activities';
+import type { ActivityDeps } from '../../src/activities/deps';
 import { RETRY_TIMER_LEAD_MS, withPlatformFailures } from '../../src/activities/retries';
 import {
-  createActivities,
+  createInstanceActivities,
   instanceGapMs,
   type InstanceCheckpoint,
   type InstanceObservation,
@@ -62,7 +62,7 @@ async function attempt(
     scheduledTimestampMs: Date.now(),
     currentAttemptScheduledTimestampMs: Date.now() - RETRY_TIMER_LEAD_MS,
   });
-  const activities = withPlatformFailures(createActivities({ platform } as ActivityDeps));
+  const activities = withPlatformFailures(createInstanceActivities({ platform } as ActivityDeps));
   try {
     return { value: await env.run((i: PollInstanceStatusInput) => activities.pollInstanceStatus(i), pollInput) };
   } catch (err) {

@@ -3,8 +3,8 @@
 import { ActivityNotFoundError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import type { ActivityDeps } from '../../src/activities';
-import { createActivities, type SubmitFailureDetails } from '../../src/activities/media/activities';
+import type { ActivityDeps } from '../../src/activities/deps';
+import { createMediaActivities, type SubmitFailureDetails } from '../../src/activities/media/activities';
 import type { PlatformClient } from '../../src/platform-client/client';
 import { PlatformError, type PlatformErrorInit } from '../../src/platform-client/errors';
 
@@ -32,7 +32,7 @@ function temporalMarking(marks: unknown[], refuse = false): Client {
 }
 
 async function failureOf(platform: PlatformClient, temporal = temporalMarking([])): Promise<ApplicationFailure> {
-  const activities = createActivities({ platform, temporal } as ActivityDeps);
+  const activities = createMediaActivities({ platform, temporal } as ActivityDeps);
   const polling = { minIntervalMs: 1_000, maxIntervalMs: 30_000, marginMs: 250 };
   const input = { operation: 'text-to-video', request: { prompt: 'x' }, generation: 1, attempt: 1, polling } as const;
   const submit = (i: typeof input) => activities.submitMediaTask(i);

@@ -4,7 +4,8 @@ import type { MediaProgress } from '../../src/workflows/media/contract';
 import { buildProgram } from '../../src/starter';
 import { CliError, ExitCode } from '../../src/starter/cli';
 import { formatSeconds, renderBar, waitWithProgress, type WatchedWorkflow } from '../../src/starter/progress';
-import { buildWorkflowInput, watchOf, type InputFlags } from '../../src/starter/workflow-inputs';
+import type { InputFlags } from '../../src/starter/flags';
+import { buildWorkflowInput, watchOf } from '../../src/starter/workflow-inputs';
 import { renderMediaProgress, renderMediaSummary } from '../../src/workflows/media/starter';
 
 // `up` loads the whole worker (activities, bundler): not needed to parse a `start` command line.

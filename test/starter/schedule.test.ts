@@ -15,7 +15,8 @@ import {
   scheduleSpec,
   type ScheduleFlags,
 } from '../../src/starter/schedule-spec';
-import { buildWorkflowInput, type InputFlags } from '../../src/starter/workflow-inputs';
+import type { InputFlags } from '../../src/starter/flags';
+import { buildWorkflowInput } from '../../src/starter/workflow-inputs';
 
 // `up` loads the whole worker (activities, bundler): not needed to parse a command line.
 jest.mock('../../src/starter/commands/up', () => ({ upCommand: jest.fn() }));

@@ -1,7 +1,7 @@
 // The batchJob activities: upload (./upload.ts), create once, follow by retry-as-poll, cancel, keep
 // the outputs (./outputs.ts); read a batch created elsewhere (attach).
 import { Context, log } from '@temporalio/activity';
-import type { ActivityDeps } from '..';
+import type { ActivityDeps } from '../deps';
 import type { BatchObservation, ParsedBatchPollingOptions } from '../../workflows/batch/contract';
 import { PlatformError } from '../../platform-client/errors';
 import { isTerminalBatchStatus, type Batch, type BatchEndpoint } from '../../platform/schemas/batches';
@@ -95,7 +95,7 @@ export function batchGapMs(firstMs: number, n: number, polling: ParsedBatchPolli
   return gap;
 }
 
-export function createActivities({ platform, fetchPolicy, artifacts, temporal }: ActivityDeps) {
+export function createBatchActivities({ platform, fetchPolicy, artifacts, temporal }: ActivityDeps) {
   const signal = () => Context.current().cancellationSignal;
 
   async function findExisting(input: CreateBatchOnceInput): Promise<BatchSnapshot | undefined> {
@@ -229,4 +229,4 @@ export function createActivities({ platform, fetchPolicy, artifacts, temporal }:
     ...createBatchOutputActivities(platform, artifacts),
   };
 }
-export type Activities = ReturnType<typeof createActivities>;
+export type Activities = ReturnType<typeof createBatchActivities>;

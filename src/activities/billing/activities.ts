@@ -7,7 +7,7 @@ import { parseTenThousandths, usdText } from '../../platform/money';
 import type { Bill, CycleType } from '../../platform/schemas/account';
 import { safeSegment } from '../../artifacts';
 import { mapBounded } from '../../shared/lanes';
-import type { ActivityDeps } from '..';
+import type { ActivityDeps } from '../deps';
 
 export interface BuildBillingReportInput {
   reportId: string;
@@ -62,7 +62,7 @@ function totals(bills: Bill[], keyOf: (b: Bill) => string): BillingTotal[] {
     .sort((a, b) => b.amount - a.amount || a.key.localeCompare(b.key));
 }
 
-export function createActivities({ platform, artifacts: store }: ActivityDeps) {
+export function createBillingActivities({ platform, artifacts: store }: ActivityDeps) {
   return {
     async buildBillingReport(input: BuildBillingReportInput): Promise<BuildBillingReportResult> {
       const ctx = Context.current();
@@ -103,4 +103,4 @@ export function createActivities({ platform, artifacts: store }: ActivityDeps) {
     },
   };
 }
-export type Activities = ReturnType<typeof createActivities>;
+export type Activities = ReturnType<typeof createBillingActivities>;

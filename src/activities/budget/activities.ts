@@ -12,7 +12,7 @@ import {
 } from '@temporalio/client';
 import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
 import { FailureType } from '../../api/failures';
-import type { ActivityDeps } from '..';
+import type { ActivityDeps } from '../deps';
 import { SearchAttributes, type Resumed } from '../../api/contract';
 import { pollAgainIn } from '../retries';
 import { WorkflowType } from '../../workflows/operations';
@@ -107,7 +107,7 @@ function updateFailure(memberId: string, err: unknown): unknown {
   );
 }
 
-export function createActivities({ temporal, prices }: ActivityDeps) {
+export function createBudgetActivities({ temporal, prices }: ActivityDeps) {
   // Requests per member wait for one of a few Updates in flight from this worker, and then go
   // together in the next one (src/shared/lanes.ts): the ledger decides the requests that arrive together
   // in one check anyway, so the burst costs a few round trips, not one per request.
@@ -255,4 +255,4 @@ export function createActivities({ temporal, prices }: ActivityDeps) {
     },
   };
 }
-export type Activities = ReturnType<typeof createActivities>;
+export type Activities = ReturnType<typeof createBudgetActivities>;

@@ -2,7 +2,7 @@
 // the jobs holding reservations still run.
 import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import type { ActivityDeps } from '..';
+import type { ActivityDeps } from '../deps';
 import type { BudgetCheckResult } from '../../budget/ledger-book';
 
 export interface CheckMemberBudgetInput {
@@ -18,7 +18,7 @@ export interface FindEndedHoldersInput {
   holders: { workflowId: string }[];
 }
 
-export function createActivities({ platform, temporal }: ActivityDeps) {
+export function createBudgetLedgerActivities({ platform, temporal }: ActivityDeps) {
   return {
     /**
      * The check for each job in turn, on top of what the ones before it took. Only reads, and the ledger acts
@@ -95,4 +95,4 @@ export async function coveredInOrder(held: number, costs: readonly number[], ask
   return enough;
 }
 
-export type Activities = ReturnType<typeof createActivities>;
+export type Activities = ReturnType<typeof createBudgetLedgerActivities>;

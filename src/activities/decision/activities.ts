@@ -2,7 +2,7 @@
 import { Context } from '@temporalio/activity';
 import type { DecisionAnswer } from '../../workflows/decision/contract';
 import type { DecisionEvaluationRequest } from '../../platform/schemas/decision';
-import type { ActivityDeps } from '..';
+import type { ActivityDeps } from '../deps';
 import { answerPaidCall, earlierPaidCall, type AfterReset } from '../earlier-runs';
 
 export interface EvaluateQuestionInput {
@@ -10,7 +10,7 @@ export interface EvaluateQuestionInput {
   request: DecisionEvaluationRequest;
 }
 
-export function createActivities({ platform, temporal }: ActivityDeps) {
+export function createDecisionActivities({ platform, temporal }: ActivityDeps) {
   return {
     /** Paid. After a reset, an answer an earlier run got for the same question is taken, not bought again. */
     async evaluateQuestion({
@@ -41,4 +41,4 @@ export function createActivities({ platform, temporal }: ActivityDeps) {
     },
   };
 }
-export type Activities = ReturnType<typeof createActivities>;
+export type Activities = ReturnType<typeof createDecisionActivities>;

@@ -2,7 +2,7 @@
 // that answer being retried while an earlier attempt may be in flight (../retries.ts), and the wait
 // for a status after acting on an instance (pollInstanceStatus).
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
-import type { ActivityDeps } from '..';
+import type { ActivityDeps } from '../deps';
 import { FailureType } from '../../api/failures';
 import type { CreateInstanceRequest, Instance, ListedInstance } from '../../platform/schemas/gpu';
 import type { Resumed } from '../../api/contract';
@@ -83,7 +83,7 @@ export function instanceGapMs(firstMs: number, n: number, maxMs: number): number
 
 const GONE = new Set(['toRemove', 'removing', 'removed']);
 
-export function createActivities({ platform, temporal }: ActivityDeps) {
+export function createInstanceActivities({ platform, temporal }: ActivityDeps) {
   const signal = () => Context.current().cancellationSignal;
 
   /** The live instance of that name (names are how a create is found again), if any. */
@@ -247,4 +247,4 @@ export function createActivities({ platform, temporal }: ActivityDeps) {
     },
   };
 }
-export type Activities = ReturnType<typeof createActivities>;
+export type Activities = ReturnType<typeof createInstanceActivities>;

@@ -6,7 +6,7 @@
 import { Context, log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
-import type { ActivityDeps } from '..';
+import type { ActivityDeps } from '../deps';
 import { FailureType, markedSending } from '../../api/failures';
 import type { ParsedPollingOptions, TaskObservation } from '../../workflows/media/contract';
 import { classifySubmitFailure, PlatformError, redact, type SubmitFailureClass } from '../../platform-client/errors';
@@ -186,7 +186,7 @@ async function lookUpEarlierSubmit(temporal: Client, ctx: Context): Promise<Subm
   });
 }
 
-export function createActivities({ platform, pacing, callbacks, artifacts, fetchPolicy, temporal }: ActivityDeps) {
+export function createMediaActivities({ platform, pacing, callbacks, artifacts, fetchPolicy, temporal }: ActivityDeps) {
   const submit = (input: SubmitMediaTaskInput, request: SubmitMediaTaskInput['request'], signal: AbortSignal) => {
     switch (input.operation) {
       case 'image-to-video':
@@ -279,4 +279,4 @@ export function createActivities({ platform, pacing, callbacks, artifacts, fetch
     ...createOutputActivities(artifacts, fetchPolicy),
   };
 }
-export type Activities = ReturnType<typeof createActivities>;
+export type Activities = ReturnType<typeof createMediaActivities>;

@@ -26,9 +26,9 @@ import {
   buildWorkflowInput,
   flagUsage,
   priorityOf,
-  type InputFlags,
   type PriorityFlags,
 } from '../workflow-inputs';
+import type { InputFlags } from '../flags';
 import { startPriority } from '../../../packages/client/src';
 
 interface ScheduleCreateOptions extends InputFlags, ScheduleFlags, PriorityFlags {

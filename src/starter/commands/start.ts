@@ -14,9 +14,9 @@ import {
   flagUsage,
   priorityOf,
   watchOf,
-  type InputFlags,
   type PriorityFlags,
 } from '../workflow-inputs';
+import type { InputFlags } from '../flags';
 
 const TASK_QUEUE_HELP = 'task queue (default: TEMPORAL_TASK_QUEUE or platform-ops)';
 

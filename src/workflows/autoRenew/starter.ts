@@ -1,6 +1,6 @@
 // autoRenew's flags, and its run's result line for `schedule describe`. Not workflow-safe: only the starter loads it.
 import { parseDuration } from '../../starter/schedule-spec';
-import { defineStarter, num } from '../../starter/workflow-inputs';
+import { defineStarter, num } from '../../starter/flags';
 import { AutoRenewResult } from './contract';
 
 export const starter = defineStarter({

@@ -6,7 +6,7 @@ import { BATCH_ENDPOINTS, batchInputProblems, jsonlLines, type BatchEndpoint } f
 import { formatIssues } from '../../platform/validation';
 import { CliError, ExitCode } from '../../starter/cli';
 import { defineView, formatSeconds, renderBar } from '../../starter/progress';
-import { defineStarter, num, readText } from '../../starter/workflow-inputs';
+import { defineStarter, num, readText } from '../../starter/flags';
 import {
   BATCH_INLINE_MAX_BYTES,
   batchProgressQuery,

@@ -1,6 +1,6 @@
 // billingReport's flags and how they make its input. Not workflow-safe: only the starter loads it.
 import { CliError, ExitCode } from '../../starter/cli';
-import { defineStarter } from '../../starter/workflow-inputs';
+import { defineStarter } from '../../starter/flags';
 
 export const starter = defineStarter({
   flags: {

@@ -1,7 +1,7 @@
 // budgetGatedJob's flags (`start`, `schedule create`) and progress. Not workflow-safe: only the starter loads it.
 import { CliError, ExitCode } from '../../starter/cli';
 import { defineView, formatSeconds } from '../../starter/progress';
-import { defineStarter, inputFromFlags, num, parseJson } from '../../starter/workflow-inputs';
+import { defineStarter, num, parseJson } from '../../starter/flags';
 import { usdText } from '../../platform/money';
 import {
   BudgetGatedJobResult,
@@ -33,7 +33,7 @@ export const starter = defineStarter({
         "--member-id ID --job TYPE (--job-input JSON | the job's own flags) [--cost N] " +
         '[--on-insufficient fail|wait|skip] [--budget-wait-seconds N] [--budget-wait-then fail|skip] ' +
         '[--gate-question Q --gate-threshold P [--gate-pass-option O] [--gate-kind K] [--gate-options a,b]]',
-      input: (f) => {
+      input: (f, { inputFromFlags }) => {
         const workflowType = budgetJobType(f.job);
         const waitTimeout = num(f.budgetWaitSeconds, '--budget-wait-seconds', 'wait.timeoutSeconds');
         return {
