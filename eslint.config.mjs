@@ -18,7 +18,6 @@ export default tseslint.config(
       '*.js',
       '*.mjs',
       'lint/**',
-      'src/workflows/.entry-*',
     ],
   },
   js.configs.recommended,

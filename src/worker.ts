@@ -1,15 +1,11 @@
 // The worker: registers every workflow and activity on the task queue. Activities get the platform
 // client by dependency injection; Temporal connection settings come from envconfig.
-import { createHash } from 'node:crypto';
-import { existsSync, renameSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { Client } from '@temporalio/client';
 import type { WorkerDeploymentVersion } from '@temporalio/common';
 import { Command } from 'commander';
 import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { installRuntime, runMain } from './process-entry';
 import { loadDataConverter } from './codec/payload-codec';
-import { OPERATIONS } from './workflows/operations';
 import { createActivities } from './activities';
 import { limitInAttemptWaits } from './activities/retries';
 import type { ArtifactStore } from './artifacts';
@@ -96,23 +92,8 @@ export interface PlatformWorkerOptions {
 /** zod and the schemas built with it are stateless: loaded once per reusable V8 context (src/sandbox/preload.ts). */
 export const WORKFLOW_BUNDLER_OPTIONS = { preloadModules: ['zod', require.resolve('./sandbox/preload')] };
 
-/**
- * The bundle's entry (every operation's workflows.ts and `extra`), beside the workflows so the bundler resolves
- * their packages. `npm run build` writes the service's own; one written at run time is named by its content and
- * moved into place whole, so workers starting at once never read a half-written one.
- */
-export function workflowsEntry(extra: string[] = []): string {
-  const dir = path.join(__dirname, 'workflows');
-  const modules = [...Object.keys(OPERATIONS).map((op) => path.join(dir, op, 'workflows')), ...extra];
-  const code = modules.map((m) => `export * from ${JSON.stringify(`./${path.relative(dir, m)}`)};\n`).join('');
-  const file = path.join(dir, `.entry-${createHash('sha256').update(code).digest('hex').slice(0, 12)}.js`);
-  if (!existsSync(file)) {
-    const partial = `${file}.${process.pid}`;
-    writeFileSync(partial, code);
-    renameSync(partial, file);
-  }
-  return file;
-}
+/** The bundle's entry: every operation's workflows (src/workflows/all.ts), compiled beside them. */
+export const WORKFLOWS_ENTRY = require.resolve('./workflows/all');
 
 /** The worker of the task queue, and one per quota task queue for the paced submits (src/ratelimit). */
 export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise<WorkerGroup> {
@@ -168,7 +149,7 @@ export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise
       taskQueue: opts.taskQueue,
       ...(opts.workflowBundle
         ? { workflowBundle: opts.workflowBundle }
-        : { workflowsPath: workflowsEntry(), bundlerOptions: WORKFLOW_BUNDLER_OPTIONS }),
+        : { workflowsPath: WORKFLOWS_ENTRY, bundlerOptions: WORKFLOW_BUNDLER_OPTIONS }),
       maxConcurrentWorkflowTaskExecutions: s.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
       maxCachedWorkflows: s.WORKER_MAX_CACHED_WORKFLOWS,
     });

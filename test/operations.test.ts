@@ -98,6 +98,15 @@ describe('the list of operations', () => {
     ).toThrow('--member-id is a value in src/workflows/a/starter.ts but repeatable in src/workflows/b/starter.ts');
   });
 
+  it('bundles every workflow type: src/workflows/all.ts exports each, and nothing else', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the bundle's entry, as the bundler reads it
+    const entry = require(path.join(root, 'src', 'workflows', 'all')) as Record<string, unknown>;
+    const exported = Object.entries(entry)
+      .filter(([, value]) => typeof value === 'function')
+      .map(([key]) => key);
+    expect(exported.sort()).toEqual([...WORKFLOW_TYPES].sort());
+  });
+
   it('names every workflow type once, across all operations', () => {
     const all = Object.values(OPERATIONS).flatMap((op) => Object.keys(op.workflows));
     expect(new Set(all).size).toBe(all.length);

@@ -6,7 +6,7 @@
 // bundler's own memory would otherwise be in this process's peak RSS. Without it, it bundles here.
 // It tells its parent (over IPC) once it polls, and drains and exits on SIGTERM or SIGINT.
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { runWorker, WORKFLOW_BUNDLER_OPTIONS, workflowsEntry } from '../../src/worker';
+import { runWorker, WORKFLOW_BUNDLER_OPTIONS } from '../../src/worker';
 import { FAILURE_CONVERTER_PATH } from '../../src/codec/payload-codec';
 
 export const WORKFLOW_BUNDLE_ENV = 'BENCH_WORKFLOW_BUNDLE';
@@ -14,7 +14,7 @@ export const WORKFLOW_BUNDLE_ENV = 'BENCH_WORKFLOW_BUNDLE';
 /** The bench workflows, bundled as the service's worker bundles its own. */
 export async function bundleBenchWorkflows(): Promise<string> {
   const { code } = await bundleWorkflowCode({
-    workflowsPath: workflowsEntry([require.resolve('./workflows')]),
+    workflowsPath: require.resolve('./workflows'),
     logger: { log: () => {}, trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
     ...WORKFLOW_BUNDLER_OPTIONS,
     // Failures' messages into their encoded attributes, as the worker's own bundle has it (src/codec).

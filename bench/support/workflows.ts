@@ -3,6 +3,8 @@
 // module graph and settings as the workflows it is compared to.
 import { sleep } from '@temporalio/workflow';
 
+export * from '../../src/workflows/all';
+
 export async function sdkFloor(ms: number): Promise<void> {
   await sleep(ms);
 }

@@ -16,7 +16,7 @@ import { getFreePort } from '../../src/devserver/processes';
 import { DEV_API_KEY } from '../../packages/emulator/src/config';
 import { defaultFixtures } from '../../packages/emulator/src/fixtures-defaults';
 import { startEmulator } from '../../packages/emulator/src/server';
-import { WORKFLOW_BUNDLER_OPTIONS, workflowsEntry } from '../../src/worker';
+import { WORKFLOW_BUNDLER_OPTIONS } from '../../src/worker';
 import { TEST_ENV, type GlobalHandles } from './shared';
 
 const log = (msg: string) => process.stderr.write(`[test setup] ${msg}\n`);
@@ -54,7 +54,7 @@ export default async function globalSetup(): Promise<void> {
     startEmulator({ port: 0, host: '127.0.0.1', clockSpeed: 10, fixtures: { instances: testInstances() } }),
     // Bundled as the worker bundles it.
     bundleWorkflowCode({
-      workflowsPath: workflowsEntry(),
+      workflowsPath: path.join(__dirname, '..', '..', 'src', 'workflows', 'all.ts'),
       logger: quietLogger,
       ...WORKFLOW_BUNDLER_OPTIONS,
       // Failures' messages into their encoded attributes, as the worker's own bundle has it (src/codec).
