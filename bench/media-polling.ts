@@ -175,20 +175,23 @@ export async function runMediaPollingBench(opts: Partial<MediaBenchOptions> = {}
           WEBHOOK_SECRET: randomBytes(32).toString('base64url'),
         }
       : {};
-    const media = await worker.runUntil(async (proc) => {
-      const idle = await readIdle(proc);
-      const load = await textToVideoLoad({
-        client,
-        taskQueue,
-        idPrefix: `bench-${taskQueue}-media`,
-        count: o.tasks,
-        closeTimeoutMs,
-        log,
-        lost: () => proc.lost(),
-        prompt: (i) => prompt('wf', i),
-      });
-      return { load, worker: workerFigures('mediaGeneration', proc, idle, load) };
-    }, webhookEnv);
+    /** The N generations on a fresh worker process, `mode` naming their ids and prompts. */
+    const generations = (mode: string, label: string, through: Client, env: Record<string, string>) =>
+      worker.runUntil(async (proc) => {
+        const idle = await readIdle(proc);
+        const load = await textToVideoLoad({
+          client: through,
+          taskQueue,
+          idPrefix: `bench-${taskQueue}-${mode}`,
+          count: o.tasks,
+          closeTimeoutMs,
+          log,
+          lost: () => proc.lost(),
+          prompt: (i) => prompt(mode, i),
+        });
+        return { load, worker: workerFigures(label, proc, idle, load) };
+      }, env);
+    const media = await generations('wf', 'mediaGeneration', client, webhookEnv);
     const mediaRuns = mediaTaskRuns(media.load);
     const phases = await submitPhases(client, media.load);
     const ours = await figures(
@@ -208,23 +211,10 @@ export async function runMediaPollingBench(opts: Partial<MediaBenchOptions> = {}
     // The payload codec's price (src/codec): the same generations with encryption off, worker and client alike.
     log(`${o.tasks} mediaGeneration workflows again, payload encryption off, on a fresh worker process…`);
     const plainClient = new Client({ connection: client.connection, namespace: client.options.namespace });
-    const codecOff = await worker.runUntil(
-      async (proc) => {
-        const idle = await readIdle(proc);
-        const load = await textToVideoLoad({
-          client: plainClient,
-          taskQueue,
-          idPrefix: `bench-${taskQueue}-media-clear`,
-          count: o.tasks,
-          closeTimeoutMs,
-          log,
-          lost: () => proc.lost(),
-          prompt: (i) => prompt('clear', i),
-        });
-        return { load, worker: workerFigures('mediaGeneration, encryption off', proc, idle, load) };
-      },
-      { ...webhookEnv, PAYLOAD_ENCRYPTION: 'off' },
-    );
+    const codecOff = await generations('clear', 'mediaGeneration, encryption off', plainClient, {
+      ...webhookEnv,
+      PAYLOAD_ENCRYPTION: 'off',
+    });
     const codecCpuRatio = round(media.worker.cpuMsPerStart / codecOff.worker.cpuMsPerStart);
 
     log(`the SDK's floor: ${o.tasks} workflows that only sleep as long, on a fresh worker process…`);

@@ -27,7 +27,8 @@ export async function keyInHistories(client: Client, key: string): Promise<{ his
   return { histories: runs.length, occurrences: counts.reduce((a, b) => a + b, 0) };
 }
 
-function filesUnder(p: string): string[] {
+/** Every file under `p` (itself, if a file; none if it does not exist). */
+export function filesUnder(p: string): string[] {
   const st = statSync(p, { throwIfNoEntry: false });
   if (!st) return [];
   if (!st.isDirectory()) return [p];

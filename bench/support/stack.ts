@@ -109,6 +109,16 @@ function benchBundleFile(log: (msg: string) => void): Promise<string> {
 }
 
 /**
+ * Payloads encrypted as by default (src/codec), with a key of the run's own (`<prefix>-…`) unless this process's
+ * environment gives one or turns encryption off; the worker processes and commands it starts inherit it.
+ */
+export function ensureRunKey(prefix: string): void {
+  if ((process.env.PAYLOAD_ENCRYPTION ?? 'on') === 'on' && !process.env.PAYLOAD_KEYS && !process.env.PAYLOAD_KEY_FILE) {
+    process.env.PAYLOAD_KEYS = `${prefix}-${randomUUID().slice(0, 8)}:${newKey()}`;
+  }
+}
+
+/**
  * Starts the stack, loads `fixtures` into the emulator (before anything else, as a benchmark's
  * starting state), runs `fn`, and stops everything however `fn` ends.
  */
@@ -120,11 +130,7 @@ export async function withBenchStack<T>(
 ): Promise<T> {
   const log = (msg: string) => process.stderr.write(`[${name}] ${msg}\n`);
   const apiKey = options.apiKey ?? DEV_API_KEY;
-  // Payloads encrypted as by default (src/codec), with a key of the run's own unless the caller's environment
-  // gives one or turns encryption off; the worker processes and starter commands inherit it.
-  if ((process.env.PAYLOAD_ENCRYPTION ?? 'on') === 'on' && !process.env.PAYLOAD_KEYS && !process.env.PAYLOAD_KEY_FILE) {
-    process.env.PAYLOAD_KEYS = `bench-${randomUUID().slice(0, 8)}:${newKey()}`;
-  }
+  ensureRunKey('bench');
   const logFile = (file: string) => (options.logDir ? path.join(options.logDir, file) : undefined);
   const emulator = await startEmulatorProcess(
     undefined,

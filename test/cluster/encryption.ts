@@ -3,7 +3,7 @@
 // searched for the markers and the generation's output URL. A run whose input a client wrote in the clear is found
 // in the same dump, so the search can fail.
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
@@ -12,6 +12,7 @@ import { findOrInstallPostgres } from '../../src/cluster/postgres';
 import { POSTGRES_USER } from '../../src/cluster/server-config';
 import { WorkflowType } from '../../src/workflows/operations';
 import { generation, marker, occurrencesIn, runMarkerWorkflows, startRun } from '../helpers/markers';
+import { filesUnder } from '../../bench/chaos/key-scan';
 import type { ClusterStack } from './stack';
 
 const run = promisify(execFile);
@@ -26,23 +27,13 @@ export interface StoreScan {
   logFiles: number;
 }
 
-/** Every file under `dir`, recursively. */
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const file = path.join(dir, name);
-    return statSync(file).isDirectory() ? filesUnder(file) : [file];
-  });
-}
-
 export async function encryptionScan(stack: ClusterStack): Promise<StoreScan> {
   const connection = await Connection.connect({ address: stack.cluster.address });
   let runs;
   const clear = marker('clear');
   try {
-    runs = await runMarkerWorkflows({
-      client: new Client({ connection, namespace: 'default', dataConverter: loadDataConverter() }),
-      taskQueue: TASK_QUEUE,
-    });
+    const client = new Client({ connection, namespace: 'default', dataConverter: loadDataConverter() });
+    runs = await runMarkerWorkflows({ client, taskQueue: TASK_QUEUE });
     // The control: started by a client without the codec, read back by one with it (the worker encrypts the rest).
     const plain = new Client({ connection, namespace: 'default', dataConverter: dataConverterOf(undefined) });
     const started = await startRun(
@@ -50,9 +41,7 @@ export async function encryptionScan(stack: ClusterStack): Promise<StoreScan> {
       WorkflowType.mediaGeneration,
       generation(clear),
     );
-    await new Client({ connection, namespace: 'default', dataConverter: loadDataConverter() }).workflow
-      .getHandle(started.workflowId)
-      .result();
+    await client.workflow.getHandle(started.workflowId).result();
   } finally {
     await connection.close();
   }

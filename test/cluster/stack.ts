@@ -4,12 +4,12 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startCluster, type ClusterHandle } from '../../src/cluster/cluster';
-import { newKey } from '../../src/codec/payload-codec';
 import { DEFAULT_POSTGRES_PASSWORD, freeServerPorts } from '../../src/cluster/server-config';
 import { startWorkerPool, type WorkerPool } from '../../src/cluster/workers';
 import { getFreePort } from '../../src/devserver/processes';
 import { DEV_API_KEY } from '../../packages/emulator/src/config';
 import { startEmulator } from '../../packages/emulator/src/server';
+import { ensureRunKey } from '../../bench/support/stack';
 import { BATCH_PER_REQUEST_MS, CHAOS_CLOCK_SPEED, chaosFixtures } from '../../bench/chaos/workload';
 import { emulatorAdmin } from '../helpers/emulator';
 import { cleanEnv } from '../helpers/processes';
@@ -34,10 +34,8 @@ const log = (msg: string) => process.stderr.write(`[cluster suite] ${msg}\n`);
 
 /** The stack for `runs`, each a wave of the fault suite's workload with the instances and members it needs. */
 export async function startClusterStack(runs: string[], perType: number): Promise<ClusterStack> {
-  // Payloads encrypted as by default (src/codec), with a key of the suite's own unless the environment gives one;
-  // the workers inherit it, and the suite's clients read it (loadDataConverter).
-  if ((process.env.PAYLOAD_ENCRYPTION ?? 'on') === 'on' && !process.env.PAYLOAD_KEYS && !process.env.PAYLOAD_KEY_FILE)
-    process.env.PAYLOAD_KEYS = `cluster-suite:${newKey()}`;
+  // The workers inherit the suite's key, and the suite's clients read it (loadDataConverter).
+  ensureRunKey('cluster-suite');
   const emulator = await startEmulator({ port: 0, host: '127.0.0.1', clockSpeed: CHAOS_CLOCK_SPEED });
   await emulatorAdmin(emulator.url, 'POST', '/fixtures', chaosFixtures(DEV_API_KEY, runs, perType));
   await emulatorAdmin(emulator.url, 'PUT', '/batches/settings', { perRequestMs: BATCH_PER_REQUEST_MS });

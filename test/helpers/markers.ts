@@ -3,6 +3,7 @@
 // logs and the metrics for the markers, and for the generation's output URL.
 import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError, type Client } from '@temporalio/client';
+import { countOccurrences } from '../../bench/chaos/key-scan';
 import { WorkflowType } from '../../src/workflows/operations';
 import { uniqueId } from './temporal';
 
@@ -74,8 +75,6 @@ export async function runMarkerWorkflows(ctx: { client: Client; taskQueue: strin
 /** How many times `text` occurs in `haystack`, as text or as the hex PostgreSQL dumps a bytea column in. */
 export function occurrencesIn(haystack: Buffer | string, text: string): number {
   const bytes = typeof haystack === 'string' ? Buffer.from(haystack) : haystack;
-  let count = 0;
-  for (const needle of [Buffer.from(text), Buffer.from(Buffer.from(text).toString('hex'))])
-    for (let at = bytes.indexOf(needle); at >= 0; at = bytes.indexOf(needle, at + 1)) count++;
-  return count;
+  const hex = Buffer.from(text).toString('hex');
+  return countOccurrences(bytes, Buffer.from(text)) + countOccurrences(bytes, Buffer.from(hex));
 }
