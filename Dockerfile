@@ -13,6 +13,8 @@ COPY packages/client/package.json ./packages/client/
 COPY packages/emulator/package.json ./packages/emulator/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY packages/client/tsconfig.build.json ./packages/client/
+COPY packages/emulator/tsconfig.build.json ./packages/emulator/
 COPY src ./src
 COPY packages/client/src ./packages/client/src
 COPY packages/emulator/src ./packages/emulator/src
@@ -27,6 +29,8 @@ COPY packages/client/package.json ./packages/client/
 COPY packages/emulator/package.json ./packages/emulator/
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/lib ./lib
+COPY --from=build /app/packages/client/lib ./packages/client/lib
+COPY --from=build /app/packages/emulator/lib ./packages/emulator/lib
 # The artifacts volume's mount point, owned by the unprivileged user so a new named volume is too.
 RUN mkdir -p /data/artifacts && chown node:node /data/artifacts
 USER node

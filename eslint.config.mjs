@@ -48,17 +48,18 @@ export default tseslint.config(
     rules: workflowSandbox.rules,
   },
   {
-    // Activities are imported by workflows (as types), never the other way round: what both need lives
-    // in the workflow-safe folders, and in each operation's contract.
-    files: ['src/activities/**/*.ts'],
+    // Activities are imported by workflows (as types), never the other way round: what both need lives in
+    // the contracts (@platform-ops/client) and in the pure modules beside them, never in workflow code
+    // (an operation's workflows.ts and workflows-*.ts, and src/workflows/).
+    files: ['src/activities/**/*.ts', 'src/operations/*/activities*.ts', 'src/operations/activities.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
           patterns: [
             {
-              regex: '^\\.\\.?/(.*/)?workflows/(?!(\\w+/contract|operations)$)',
-              message: 'activities import only the contracts of workflow code.',
+              regex: '^\\.\\.?/(.*/)?workflows([-/].*)?$',
+              message: 'activities import no workflow code: the contracts are in @platform-ops/client.',
             },
           ],
         },

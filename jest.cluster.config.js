@@ -8,6 +8,7 @@ module.exports = {
   testEnvironment: base.testEnvironment,
   transform: base.transform,
   transformIgnorePatterns: base.transformIgnorePatterns,
+  moduleNameMapper: base.moduleNameMapper,
   roots: ['<rootDir>/test/cluster'],
   testMatch: ['**/*.cluster.ts'],
   testTimeout: 10 * 60_000,

@@ -8,11 +8,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { budgetLedgerStateQuery, budgetLedgerWorkflowId } from '../src/workflows/budgetLedger/contract';
-import { WorkflowType } from '../src/workflows/operations';
+import { budgetLedgerStateQuery, budgetLedgerWorkflowId } from '@platform-ops/client';
+import { WorkflowType } from '@platform-ops/client';
 import { decodePayloads } from '../src/activities/earlier-runs';
-import { DEV_API_KEY } from '../packages/emulator/src/config';
-import type { budgetGatedJob } from '../src/workflows/budget/workflows';
+import { DEV_API_KEY } from '@platform-ops/emulator';
+import type { budgetGatedJob } from '../src/operations/budgetGatedJob/workflows';
 import { atMost, formatChecks, isTrue, type Check } from './support/checks';
 import {
   activityMoments,

@@ -7,7 +7,7 @@
 // Exits 1 when the rate is under the target (2,000 requests per second on a 2-core machine).
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { DEV_API_KEY } from '../packages/emulator/src/config';
+import { DEV_API_KEY } from '@platform-ops/emulator';
 import { compiledEmulatorMain, startEmulatorProcess } from './support/emulator-process';
 
 export const TARGET_RPS = 2_000;
@@ -20,7 +20,7 @@ export interface EmulatorBenchOptions {
   concurrency: number;
   /** Tasks polled round-robin: half finish at once, half stay PROCESSING (the uncached path). */
   tasks: number;
-  /** The compiled emulator entry (lib/packages/emulator/src/main.js). */
+  /** The compiled emulator entry (packages/emulator/lib/main.js). */
   mainScript: string;
 }
 

@@ -9,9 +9,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { cpus, loadavg } from 'node:os';
 import { readFileSync } from 'node:fs';
-import { WorkflowType } from '../src/workflows/operations';
-import type { MediaGenerationInput } from '../src/workflows/media/contract';
-import { SearchAttributes } from '../src/api/contract';
+import { WorkflowType } from '@platform-ops/client';
+import type { MediaGenerationInput } from '@platform-ops/client';
+import { SearchAttributes } from '@platform-ops/client';
 import {
   formatSample,
   moonshotLimits,
@@ -27,7 +27,7 @@ import { percentile, round } from './support/stats';
 import { startOnce } from './support/workflow-load';
 import { NO_QUOTAS } from './support/fixtures';
 import { duplicatePaid } from './chaos/tally';
-import type { CountersView } from '../packages/emulator/src/counters';
+import type { CountersView } from '@platform-ops/emulator';
 
 const SAMPLE_MS = 60_000;
 const MAX_STARTS_IN_FLIGHT = 64;

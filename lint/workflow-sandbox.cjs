@@ -2,24 +2,49 @@
 // own. WORKFLOW_SAFE names, by glob, the files that hold it and what it builds on; eslint.config.mjs
 // applies the rule below to them, and the rule lets them import only each other (activities as types,
 // for proxyActivities) and the sandbox's own packages. test/lint/workflow-sandbox.test.ts checks it.
-const { existsSync } = require('node:fs');
+const { existsSync, readFileSync } = require('node:fs');
 const path = require('node:path');
+
+/** The client package's modules that do I/O; workflows import the package, never what these declare. */
+const CLIENT_IO = ['packages/client/src/start.ts', 'packages/client/src/codec.ts'];
 
 const WORKFLOW_SAFE = {
   files: [
+    'src/operations/**/*.ts',
     'src/workflows/**/*.ts',
     'src/api/**/*.ts',
     'src/platform/**/*.ts',
-    'src/budget/**/*.ts',
     'src/shared/**/*.ts',
+    'packages/client/src/**/*.ts',
   ],
-  // An operation's starter flags read files and build commander options: only the starter loads them.
-  ignores: ['src/workflows/*/starter.ts'],
+  ignores: [
+    // An operation's activities (activities.ts, activities-*.ts) do its I/O.
+    'src/operations/*/activities*.ts',
+    'src/operations/activities.ts',
+    // An operation's starter flags read files and build commander options: only the starter loads them.
+    'src/operations/*/starter.ts',
+    // The client's start and codec call the server and Node's crypto: a backend's, never a workflow's; its
+    // entry lists them with the contracts.
+    ...CLIENT_IO,
+    'packages/client/src/index.ts',
+  ],
 };
 
 const ROOT = path.resolve(__dirname, '..');
-const PACKAGES = ['zod', '@temporalio/workflow', '@temporalio/common'];
+const PACKAGES = ['zod', '@temporalio/workflow', '@temporalio/common', '@platform-ops/client'];
 const WHY = 'This file is workflow-safe code (docs/contributing.md)';
+
+/** What the client's I/O modules export by value: a workflow may import none of it from the package. */
+const clientIoNames = () =>
+  new Set(
+    CLIENT_IO.flatMap((file) =>
+      [
+        ...readFileSync(path.join(__dirname, '..', file), 'utf8').matchAll(
+          /^export (?:async )?(?:function|class|const|let) (\w+)/gm,
+        ),
+      ].map((m) => m[1]),
+    ),
+  );
 
 /** `**` spans folders, `*` stays within one. */
 const globRegex = (glob) =>
@@ -38,6 +63,8 @@ const [SAFE, NOT_SAFE] = [WORKFLOW_SAFE.files, WORKFLOW_SAFE.ignores].map((globs
 
 /** Whether a file, relative to the project root, is workflow-safe. */
 const isWorkflowSafe = (file) => SAFE.some((r) => r.test(file)) && !NOT_SAFE.some((r) => r.test(file));
+const ACTIVITIES = ['src/operations/*/activities*.ts', 'src/operations/activities.ts'].map(globRegex);
+const isActivities = (file) => ACTIVITIES.some((r) => r.test(file));
 
 /** The module a relative import names, relative to the project root: its path, and its file. */
 function imported(importer, source) {
@@ -55,17 +82,23 @@ const importsRule = {
     schema: [],
     messages: {
       package: `${WHY}: it may import only ${PACKAGES.join(', ')} and workflow-safe files, not {{source}}.`,
+      clientIo: `${WHY}: {{name}} is a backend's start or the payload codec, not for workflows (packages/client/src/start.ts, codec.ts).`,
       io: `${WHY}: {{target}} is not (lint/workflow-sandbox.cjs names what is), and may do I/O.`,
       starter: `${WHY}: {{target}} is a starter module, for the starter only (it reads files, builds the command line).`,
       activities: `${WHY}: activities are imported only as types, for proxyActivities.`,
     },
   },
   create(context) {
-    const check = (node, typeOnly) => {
+    const ioNames = clientIoNames();
+    const check = (node, typeOnly, names = []) => {
       const source = node.value;
       if (typeof source !== 'string') return;
       if (!source.startsWith('.')) {
         if (!PACKAGES.includes(source)) context.report({ node, messageId: 'package', data: { source } });
+        else if (source === '@platform-ops/client' && !typeOnly) {
+          for (const name of names)
+            if (name === '*' || ioNames.has(name)) context.report({ node, messageId: 'clientIo', data: { name } });
+        }
         return;
       }
       const { target, file } = imported(context.filename, source);
@@ -74,7 +107,7 @@ const importsRule = {
         return;
       }
       if (isWorkflowSafe(file)) return;
-      if (target === 'src/activities' || target.startsWith('src/activities/')) {
+      if (target === 'src/activities' || target.startsWith('src/activities/') || isActivities(file)) {
         if (!typeOnly) context.report({ node, messageId: 'activities' });
         return;
       }
@@ -86,6 +119,9 @@ const importsRule = {
           node.source,
           node.importKind === 'type' ||
             (node.specifiers.length > 0 && node.specifiers.every((s) => s.importKind === 'type')),
+          node.specifiers
+            .filter((s) => s.importKind !== 'type')
+            .map((s) => (s.type === 'ImportSpecifier' ? (s.imported.name ?? s.imported.value) : '*')),
         ),
       ExportNamedDeclaration: (node) => node.source && check(node.source, node.exportKind === 'type'),
       ExportAllDeclaration: (node) => check(node.source, node.exportKind === 'type'),

@@ -3,7 +3,7 @@
 // project's own printer, kept with it, and fastify already brings pino here.
 import { DefaultLogger, type LogEntry, type Logger, type LogLevel, type LogMetadata } from '@temporalio/worker';
 import { isColorSupported, prettyFactory } from 'pino-pretty';
-import { isQuotaTaskQueue } from './api/contract';
+import { isQuotaTaskQueue } from '@platform-ops/client';
 
 export type LogFormat = 'pretty' | 'json';
 

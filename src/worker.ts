@@ -3,10 +3,10 @@
 import { Client } from '@temporalio/client';
 import type { WorkerDeploymentVersion } from '@temporalio/common';
 import { Command } from 'commander';
-import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker, type BundleOptions, type WorkerOptions } from '@temporalio/worker';
 import { installRuntime, runMain } from './process-entry';
-import { loadDataConverter } from './codec/payload-codec';
-import { createActivities } from './activities';
+import { loadDataConverter } from '@platform-ops/client';
+import { createActivities } from './operations/activities';
 import { limitInAttemptWaits } from './activities/retries';
 import type { ArtifactStore } from './artifacts';
 import {
@@ -19,7 +19,7 @@ import {
   localKeyFile,
 } from './config/settings';
 import type { FetchPolicy } from './fetching/policy';
-import { loadPriceTable } from './activities/budget/price';
+import { loadPriceTable } from './operations/budgetGatedJob/activities-price';
 import {
   addRegisterSearchAttributesOption,
   ensureSearchAttributes,
@@ -89,11 +89,40 @@ export interface PlatformWorkerOptions {
   version?: WorkerDeploymentVersion;
 }
 
-/** zod and the schemas built with it are stateless: loaded once per reusable V8 context (src/sandbox/preload.ts). */
-export const WORKFLOW_BUNDLER_OPTIONS = { preloadModules: ['zod', require.resolve('./sandbox/preload')] };
+type WebpackConfig = Parameters<NonNullable<BundleOptions['webpackConfigHook']>>[0];
+type WebpackCompiler = {
+  webpack: {
+    NormalModuleReplacementPlugin: new (
+      re: RegExp,
+      fn: (r: { request: string }) => void,
+    ) => { apply(c: WebpackCompiler): void };
+  };
+};
 
-/** The bundle's entry: every operation's workflows (src/workflows/all.ts), compiled beside them. */
-export const WORKFLOWS_ENTRY = require.resolve('./workflows/all');
+/**
+ * Workflows import their contracts from @platform-ops/client, whose one entry also holds a backend's start and the
+ * payload codec: the modules only those use are left out of the bundle, and the lint keeps workflows off them. The
+ * bundler leaves out a Node module by its bare name, so a `node:` import is read as the bare name first.
+ */
+function withoutNodeScheme(config: WebpackConfig): WebpackConfig {
+  const plugin = {
+    apply: (compiler: WebpackCompiler) =>
+      new compiler.webpack.NormalModuleReplacementPlugin(/^node:/, (r) => {
+        r.request = r.request.slice('node:'.length);
+      }).apply(compiler),
+  };
+  return { ...config, plugins: [...(config.plugins ?? []), plugin] };
+}
+
+/** zod and the schemas built with it are stateless: loaded once per reusable V8 context (src/sandbox/preload.ts). */
+export const WORKFLOW_BUNDLER_OPTIONS = {
+  preloadModules: ['zod', require.resolve('./sandbox/preload')],
+  ignoreModules: ['@temporalio/client', 'crypto', 'fs', 'path'],
+  webpackConfigHook: withoutNodeScheme,
+};
+
+/** The bundle's entry: every operation's workflows (src/operations/workflows.ts), compiled beside them. */
+export const WORKFLOWS_ENTRY = require.resolve('./operations/workflows');
 
 /** The worker of the task queue, and one per quota task queue for the paced submits (src/ratelimit). */
 export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise<WorkerGroup> {

@@ -1,11 +1,11 @@
-// Every operation that src/workflows/operations.ts lists has all its parts (contract, workflows,
+// Every operation that packages/client/src/operations.ts lists has all its parts (contract, workflows,
 // starter flags, activities where it has its own), and nothing is registered that the list does not
 // name: adding an operation is its folders, one line in the list, its tests and its doc page. Pure:
 // reads the modules and the docs, starts nothing.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import * as clientPackage from '../packages/client/src';
-import { ACTIVITY_FACTORIES } from '../src/activities';
+import * as clientPackage from '@platform-ops/client';
+import { ACTIVITY_FACTORIES } from '../src/operations/activities';
 import type { OperationStarter } from '../src/starter/flags';
 import { mergeFlags, operationStarters } from '../src/starter/workflow-inputs';
 import {
@@ -15,7 +15,7 @@ import {
   WORKFLOW_TYPES,
   WORKFLOWS,
   workflowSummary,
-} from '../src/workflows/operations';
+} from '@platform-ops/client';
 
 const root = path.join(__dirname, '..');
 const operations = Object.entries(OPERATIONS);
@@ -26,8 +26,8 @@ describe('the list of operations', () => {
     expect(Object.keys(op.workflows).length).toBeGreaterThan(0);
   });
 
-  it.each(operations)('%s: src/workflows/%s/workflows.ts exports exactly its workflow types', (name, op) => {
-    const file = path.join(root, 'src', 'workflows', name, 'workflows.ts');
+  it.each(operations)('%s: src/operations/%s/workflows.ts exports exactly its workflow types', (name, op) => {
+    const file = path.join(root, 'src', 'operations', name, 'workflows.ts');
     expect(existsSync(file)).toBe(true);
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- each operation's module, by its folder
     const exported = Object.entries(require(file) as Record<string, unknown>)
@@ -39,13 +39,13 @@ describe('the list of operations', () => {
 
   it('lists the activity factory of every operation that has an activities module, and only those', () => {
     const withModule = Object.keys(OPERATIONS).filter((name) =>
-      existsSync(path.join(root, 'src', 'activities', name, 'activities.ts')),
+      existsSync(path.join(root, 'src', 'operations', name, 'activities.ts')),
     );
     const listed = Object.entries(ACTIVITY_FACTORIES).filter(([, factory]) => factory !== null);
     expect(listed.map(([name]) => name).sort()).toEqual(withModule.sort());
     for (const [name, factory] of listed) {
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- each operation's module, by its folder
-      const module = require(path.join(root, 'src', 'activities', name, 'activities')) as Record<string, unknown>;
+      const module = require(path.join(root, 'src', 'operations', name, 'activities')) as Record<string, unknown>;
       // The factory is the module's own, named for whose activities it makes.
       expect({ name, same: module[factory!.name] === factory, named: factory!.name }).toEqual({
         name,
@@ -65,8 +65,8 @@ describe('the list of operations', () => {
   const startable = operations.filter(([, op]) =>
     Object.keys(op.workflows).some((t) => (STARTABLE_WORKFLOW_TYPES as string[]).includes(t)),
   );
-  it.each(startable)('%s: src/workflows/%s/starter.ts gives the flags of each workflow type it starts', (name, op) => {
-    const file = path.join(root, 'src', 'workflows', name, 'starter.ts');
+  it.each(startable)('%s: src/operations/%s/starter.ts gives the flags of each workflow type it starts', (name, op) => {
+    const file = path.join(root, 'src', 'operations', name, 'starter.ts');
     expect({ name, starter: existsSync(file) }).toEqual({ name, starter: true });
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- each operation's module, by its folder
     const { starter } = require(file) as { starter: OperationStarter };
@@ -91,20 +91,41 @@ describe('the list of operations', () => {
       inputs: {},
     });
     expect(() => mergeFlags({ a: declaring('--member-id <id>', 'who'), b: declaring('--member-id', 'who') })).toThrow(
-      '--member-id is a value in src/workflows/a/starter.ts but a switch in src/workflows/b/starter.ts',
+      '--member-id is a value in src/operations/a/starter.ts but a switch in src/operations/b/starter.ts',
     );
     expect(() =>
       mergeFlags({ a: declaring('--member-id <id>', 'who'), b: declaring('--member-id <id>', { repeatable: 'who' }) }),
-    ).toThrow('--member-id is a value in src/workflows/a/starter.ts but repeatable in src/workflows/b/starter.ts');
+    ).toThrow('--member-id is a value in src/operations/a/starter.ts but repeatable in src/operations/b/starter.ts');
   });
 
-  it('bundles every workflow type: src/workflows/all.ts exports each, and nothing else', () => {
+  it('bundles every workflow type: src/operations/workflows.ts exports each, and nothing else', () => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- the bundle's entry, as the bundler reads it
-    const entry = require(path.join(root, 'src', 'workflows', 'all')) as Record<string, unknown>;
+    const entry = require(path.join(root, 'src', 'operations', 'workflows')) as Record<string, unknown>;
     const exported = Object.entries(entry)
       .filter(([, value]) => typeof value === 'function')
       .map(([key]) => key);
     expect(exported.sort()).toEqual([...WORKFLOW_TYPES].sort());
+  });
+
+  it.each(startable)('%s: its doc page is the README.md of its folder', (name) => {
+    expect({ name, page: existsSync(path.join(root, 'src', 'operations', name, 'README.md')) }).toEqual({
+      name,
+      page: true,
+    });
+  });
+
+  it('loads no code by a computed path under src/: every require and import names its module literally', () => {
+    const computed = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+        const file = path.join(dir, e.name);
+        if (e.isDirectory()) return computed(file);
+        if (!e.name.endsWith('.ts')) return [];
+        return readFileSync(file, 'utf8')
+          .split('\n')
+          .filter((line) => /\b(require(\.resolve)?|import)\((?!'[^']*'\))/.test(line))
+          .map((line) => `${path.relative(root, file)}: ${line.trim()}`);
+      });
+    expect(computed(path.join(root, 'src'))).toEqual([]);
   });
 
   it('names every workflow type once, across all operations', () => {

@@ -8,7 +8,7 @@
 // (503, 429) or a cut download justifies nothing, since trying again later is always safe.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { temporal } from '@temporalio/proto';
-import { FailureType } from '../../src/api/failures';
+import { FailureType } from '@platform-ops/client';
 import { mapBounded } from '../../src/shared/lanes';
 import { resetByQuery } from '../../src/starter/commands/bulk';
 import { CHAOS_TYPES } from './workload';

@@ -2,7 +2,7 @@
 // is a leak. Read by the fault suite and by the cluster suite.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { budgetLedgerStateQuery, budgetLedgerWorkflowId } from '../../src/workflows/budgetLedger/contract';
+import { budgetLedgerStateQuery, budgetLedgerWorkflowId } from '@platform-ops/client';
 import type { Reservation } from './tally';
 
 /**

@@ -3,10 +3,10 @@
 // it. A scenario replays an incident on the emulated clock, so its wave lasts the scenario's own
 // length (divided by the clock speed), not a length of the suite's choosing.
 import path from 'node:path';
-import { FailureType } from '../../src/api/failures';
+import { FailureType } from '@platform-ops/client';
 import { findProjectRoot } from '../../src/config/settings';
-import { loadEmulatorConfig } from '../../packages/emulator/src/config';
-import { ScenarioSchema, type Scenario } from '../../packages/emulator/src/scenario/schema';
+import { loadEmulatorConfig } from '@platform-ops/emulator';
+import { ScenarioSchema, type Scenario } from '@platform-ops/emulator';
 import type { ChaosFault, FaultContext } from './fault-plan';
 
 /** The examples the suite plays by default, after its own faults. */

@@ -2,7 +2,7 @@
 // inputs that name it (prompt, state, instance), so the emulator's paid-call counter can tell a
 // duplicate of one workflow's call from another workflow's call. Timings are chosen, on the emulator's
 // sped-up clock, so that a wave is still at work when its fault strikes.
-import { STARTABLE_WORKFLOW_TYPES, type WorkflowTypeName } from '../../src/workflows/operations';
+import { STARTABLE_WORKFLOW_TYPES, type WorkflowTypeName } from '@platform-ops/client';
 import { NO_QUOTAS } from '../support/fixtures';
 
 export const CHAOS_MEMBER = 'member-chaos';

@@ -1,10 +1,10 @@
 // The two baselines without durability: a plain Node script that submits and polls, either every
 // second (what the platform's own SDK does) or by the same eta-aware schedule as our workflows.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { nextPollDelayMs, type PollSample } from '../../src/activities/media/poll';
-import { PollingOptions } from '../../src/workflows/media/contract';
+import { nextPollDelayMs, type PollSample } from '../../src/operations/mediaGeneration/activities-poll';
+import { PollingOptions } from '@platform-ops/client';
 import type { PlatformClient } from '../../src/platform-client/client';
-import { isTerminalTaskStatus } from '../../src/platform/schemas/media';
+import { isTerminalTaskStatus } from '@platform-ops/client';
 
 export interface TaskRun {
   taskId: string;

@@ -4,11 +4,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import path from 'node:path';
 
-/** lib/bench/… → lib/packages/emulator/src/main.js; from the TypeScript source, the same compiled file. */
+/** The installed emulator package's compiled entry (its `bin`), from the compiled benchmark and its source alike. */
 export function compiledEmulatorMain(): string {
-  const compiled = __filename.endsWith('.js');
-  const root = compiled ? path.resolve(__dirname, '..', '..') : path.resolve(__dirname, '..', '..', 'lib');
-  return path.join(root, 'packages', 'emulator', 'src', 'main.js');
+  return path.join(path.dirname(require.resolve('@platform-ops/emulator/package.json')), 'lib', 'main.js');
 }
 
 /**

@@ -7,7 +7,7 @@
 // It tells its parent (over IPC) once it polls, and drains and exits on SIGTERM or SIGINT.
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { runWorker, WORKFLOW_BUNDLER_OPTIONS } from '../../src/worker';
-import { FAILURE_CONVERTER_PATH } from '../../src/codec/payload-codec';
+import { FAILURE_CONVERTER_PATH } from '@platform-ops/client';
 
 export const WORKFLOW_BUNDLE_ENV = 'BENCH_WORKFLOW_BUNDLE';
 

@@ -3,7 +3,7 @@
 // module graph and settings as the workflows it is compared to.
 import { sleep } from '@temporalio/workflow';
 
-export * from '../../src/workflows/all';
+export * from '../../src/operations/workflows';
 
 export async function sdkFloor(ms: number): Promise<void> {
   await sleep(ms);

@@ -6,6 +6,7 @@ module.exports = {
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/../../tsconfig.test.json' }] },
+  moduleNameMapper: { '^@platform-ops/client$': '<rootDir>/../client/src/index.ts' },
   testTimeout: 60_000,
   maxWorkers: 2,
 };

@@ -1,13 +1,13 @@
 // What every operation's activity factory is given: the platform client, the artifact store, the worker's own
 // Temporal client and the rest, injected so that tests and benchmarks point the same activities elsewhere. A leaf:
-// the factories import it, and src/activities/index.ts imports the factories.
+// the factories import it, and src/operations/activities.ts imports the factories.
 import type { Client } from '@temporalio/client';
 import type { ArtifactStore } from '../artifacts';
 import type { FetchPolicy } from '../fetching/policy';
 import type { PlatformClient } from '../platform-client/client';
 import type { SubmitPacing } from '../ratelimit/shared-pacing';
 import type { CallbackUrls } from '../webhooks/token';
-import type { PriceTable } from './budget/price';
+import type { PriceTable } from '../operations/budgetGatedJob/activities-price';
 
 export interface ActivityDeps {
   platform: PlatformClient;

@@ -1,7 +1,7 @@
 // How an activity attempt fails and is tried again (docs/retries.md): typed failures, costly calls, retry-as-poll.
 import type { Context } from '@temporalio/activity';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
-import { FailureType, type FailureTypeName } from '../api/failures';
+import { FailureType, type FailureTypeName } from '@platform-ops/client';
 import type { PlatformClient } from '../platform-client/client';
 import { classifySubmitFailure, PlatformError } from '../platform-client/errors';
 
@@ -109,7 +109,7 @@ export async function findAfterEarlierAttempts<T>(
 // cost about 3,300 requests/s for 10,000 waits). A wait that fits the attempt's own time is made in the
 // attempt instead, while a waiting place is free (waitInAttempt): a retry costs the server two requests and the
 // worker an activity task. Its facts travel in the failure's details, read by the starter's live progress and
-// the Web UI (docs/workflows/mediaGeneration.md).
+// the Web UI (src/operations/mediaGeneration/README.md).
 
 /** Bounds a poll, and with it an attempt, so the poll activities' start-to-close timeout can be short. */
 export const POLL_TIMEOUT_MS = 10_000;

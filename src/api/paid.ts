@@ -2,7 +2,7 @@
 // each pays for: a new run of one of them may be charged again. Whatever decides whether to start such a
 // run again (the starter's `incident rerun-failed`) reads this one list; test/api/paid.test.ts checks it
 // against the workflows' paid calls.
-import type { WorkflowTypeName } from '../workflows/operations';
+import type { WorkflowTypeName } from '@platform-ops/client';
 
 export const PAID_WORKFLOW_TYPES = {
   mediaGeneration: 'submits a generation',

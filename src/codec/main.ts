@@ -2,7 +2,7 @@
 // Temporal CLI that shows or writes the service's encrypted payloads.
 import { localKeyFile } from '../config/settings';
 import { runMain } from '../process-entry';
-import { loadKeyring } from './payload-codec';
+import { loadKeyring } from '@platform-ops/client';
 import { loadCodecServerSettings, startCodecServer } from './server';
 
 async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> {

@@ -9,7 +9,7 @@ import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest } fr
 import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { z } from 'zod';
 import { parseConfig } from '../platform-client/config';
-import { PayloadEncryption, type Keyring } from './payload-codec';
+import { PayloadEncryption, type Keyring } from '@platform-ops/client';
 
 /** What the server accepts and who may call it (read from CODEC_* by loadCodecServerSettings). */
 export interface CodecServerOptions {

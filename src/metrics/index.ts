@@ -3,8 +3,8 @@
 import { Runtime } from '@temporalio/worker';
 import type { CallEvent } from '../platform-client/transport';
 import type { QuotaPace } from '../ratelimit/shared-pacing';
-import { BUDGET_GATED_JOB_STATUSES } from '../workflows/budget/contract';
-import { OUTPUT_KINDS } from '../platform/models';
+import { BUDGET_GATED_JOB_STATUSES } from '@platform-ops/client';
+import { OUTPUT_KINDS } from '@platform-ops/client';
 
 /** The status label of a call: the HTTP status, or why there was none. */
 function statusLabel(event: CallEvent): string {

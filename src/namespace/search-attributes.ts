@@ -4,7 +4,7 @@
 import { isGrpcServiceError, type Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { Command } from 'commander';
-import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../api/contract';
+import { SEARCH_ATTRIBUTE_DEFINITIONS } from '@platform-ops/client';
 import { sleep } from '../devserver/processes';
 
 const IndexedValueType = temporal.api.enums.v1.IndexedValueType;

@@ -5,10 +5,10 @@ import type { z } from 'zod';
 import { ConfigError, loadPlatformConfig } from './config';
 import { PlatformError } from './errors';
 import { TEXT, Transport, type CallOptions, type Query, type TransportOptions } from './transport';
-import { AsyncSubmitRequest } from '../platform/models';
-import { asyncSubmitPath, type PlatformPaths } from '../platform/paths';
-import * as S from '../platform/schemas';
-import { parseOrThrow } from '../platform/validation';
+import { AsyncSubmitRequest } from '@platform-ops/client';
+import { asyncSubmitPath, type PlatformPaths } from '@platform-ops/client';
+import * as S from '@platform-ops/client';
+import { parseOrThrow } from '@platform-ops/client';
 
 export type { CallEvent, CallOptions, TransportOptions } from './transport';
 
@@ -80,7 +80,7 @@ export class PlatformClient extends Transport {
     paid: true,
   });
 
-  /** Any v3 async model: POST /v3/async/<path> (src/platform/models.ts), the path checked as one segment. */
+  /** Any v3 async model: POST /v3/async/<path> (packages/client/src/models.ts), the path checked as one segment. */
   async submitAsyncTask(req: AsyncSubmitRequest, opts?: CallOptions) {
     const { path, body: json } = check('submitAsyncTask', AsyncSubmitRequest, req);
     return this.call('POST', 'submitAsyncTask', asyncSubmitPath(path), { json }, S.SubmitTaskResponse, this.paid(opts));

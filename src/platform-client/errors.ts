@@ -1,5 +1,5 @@
 // One error type for every platform client failure; its fields survive toJSON and never carry the API key.
-import { formatIssues, type ValidationIssue } from '../platform/validation';
+import { formatIssues, type ValidationIssue } from '@platform-ops/client';
 
 type PlatformErrorKind =
   /** Refused before sending: the request breaks a rule of the spec. */

@@ -1,6 +1,6 @@
 // Which of a member's instances are due for renewal (workflow code): a live subscription expiring within the
 // window. Every other is skipped with the reason, so a run's result accounts for every instance it saw.
-import type { ListedInstance } from './schemas/gpu';
+import type { ListedInstance } from '@platform-ops/client';
 
 /** What the plan needs of an instance (the list activity's summary). */
 export type RenewalCandidate = Pick<ListedInstance, 'id' | 'status' | 'billingMode' | 'endTime' | 'memberId'>;

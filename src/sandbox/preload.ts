@@ -5,12 +5,12 @@
 import './zod-settings'; // first: the schemas below are built with it
 // Every operation's contract module, the platform schemas workflows check requests with, and the model registry
 // (its JSON Schemas compiled to zod here, once per context).
-import { CONTRACTS } from '../workflows/operations';
-import * as platformModels from '../platform/models';
-import * as platformBatches from '../platform/schemas/batches';
-import * as platformDecision from '../platform/schemas/decision';
-import * as platformGpu from '../platform/schemas/gpu';
-import * as platformMedia from '../platform/schemas/media';
+import { CONTRACTS } from '@platform-ops/client';
+import * as platformModels from '@platform-ops/client';
+import * as platformBatches from '@platform-ops/client';
+import * as platformDecision from '@platform-ops/client';
+import * as platformGpu from '@platform-ops/client';
+import * as platformMedia from '@platform-ops/client';
 
 // zod builds parts of a schema on first use (bound methods, derived shapes, patterns) and stores them on the schema
 // object, which throws once the SDK has frozen it: every shared schema is walked once before the freeze.

@@ -2,7 +2,7 @@
 // and the parsers of a flag's value. A leaf: the operations' starters import it, and src/starter/workflow-inputs.ts,
 // which lists those starters, imports them.
 import { readFileSync } from 'node:fs';
-import type { StartableWorkflowType } from '../workflows/operations';
+import type { StartableWorkflowType } from '@platform-ops/client';
 import { CliError, ExitCode } from './cli';
 import type { ProgressView } from './progress';
 

@@ -1,8 +1,8 @@
 // A workflow's input from --input, --input-file or its operation's flags (docs/starter.md), checked with the
 // workflow's own schema so that a typo fails before anything starts.
 import type { Command } from 'commander';
-import type { PriorityClass } from '../api/contract';
-import { describeZodIssues, formatIssues } from '../platform/validation';
+import type { PriorityClass } from '@platform-ops/client';
+import { describeZodIssues, formatIssues } from '@platform-ops/client';
 import {
   OPERATION_OF,
   STARTABLE_WORKFLOW_TYPES,
@@ -10,14 +10,14 @@ import {
   WorkflowType,
   type OperationName,
   type StartableWorkflowType,
-} from '../workflows/operations';
-import { starter as autoRenewStarter } from '../workflows/autoRenew/starter';
-import { starter as batchStarter } from '../workflows/batch/starter';
-import { starter as billingStarter } from '../workflows/billing/starter';
-import { starter as budgetStarter } from '../workflows/budget/starter';
-import { starter as decisionStarter } from '../workflows/decision/starter';
-import { starter as instancesStarter } from '../workflows/instances/starter';
-import { starter as mediaStarter } from '../workflows/media/starter';
+} from '@platform-ops/client';
+import { starter as autoRenewStarter } from '../operations/autoRenew/starter';
+import { starter as batchStarter } from '../operations/batchJob/starter';
+import { starter as billingStarter } from '../operations/billingReport/starter';
+import { starter as budgetStarter } from '../operations/budgetGatedJob/starter';
+import { starter as decisionStarter } from '../operations/evaluateDecision/starter';
+import { starter as instancesStarter } from '../operations/instances/starter';
+import { starter as mediaStarter } from '../operations/mediaGeneration/starter';
 import { CliError, ExitCode } from './cli';
 import { parseJson, readText, type Flag, type InputFlags, type OperationStarter } from './flags';
 import type { ProgressView } from './progress';
@@ -27,12 +27,12 @@ type StartingOperation = Exclude<OperationName, 'budgetLedger'>;
 
 /** Each operation's starter flags, for every operation that starts something (the compiler names one missing). */
 const STARTERS: { readonly [O in StartingOperation]: OperationStarter } = {
-  media: mediaStarter,
-  batch: batchStarter,
+  mediaGeneration: mediaStarter,
+  batchJob: batchStarter,
   instances: instancesStarter,
-  decision: decisionStarter,
-  budget: budgetStarter,
-  billing: billingStarter,
+  evaluateDecision: decisionStarter,
+  budgetGatedJob: budgetStarter,
+  billingReport: billingStarter,
   autoRenew: autoRenewStarter,
 };
 
@@ -53,8 +53,8 @@ export function mergeFlags(byOperation: Record<string, OperationStarter>) {
       if (seen === undefined) merged.set(long, { flag, kind, descriptions: [description], by: op });
       else if (seen.kind !== kind) {
         throw new Error(
-          `${long} is ${seen.kind} in src/workflows/${seen.by}/starter.ts but ${kind} in ` +
-            `src/workflows/${op}/starter.ts: one flag is one option, of one kind.`,
+          `${long} is ${seen.kind} in src/operations/${seen.by}/starter.ts but ${kind} in ` +
+            `src/operations/${op}/starter.ts: one flag is one option, of one kind.`,
         );
       } else if (!seen.descriptions.includes(description)) seen.descriptions.push(description);
     }
@@ -79,7 +79,7 @@ export function addInputOptions(command: Command, defaults: Record<string, unkno
 
 function workflowFlags(type: StartableWorkflowType) {
   const flags = operationStarters()[OPERATION_OF[type]].inputs[type];
-  if (flags === undefined) throw new Error(`src/workflows/${OPERATION_OF[type]}/starter.ts has no inputs.${type}.`);
+  if (flags === undefined) throw new Error(`src/operations/${OPERATION_OF[type]}/starter.ts has no inputs.${type}.`);
   return flags;
 }
 

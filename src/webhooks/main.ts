@@ -11,7 +11,7 @@ import {
 } from '../config/settings';
 import { installRuntime, runMain } from '../process-entry';
 import { serveCallbacks } from './receiver';
-import { loadDataConverter } from '../codec/payload-codec';
+import { loadDataConverter } from '@platform-ops/client';
 
 export async function runReceiver(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const settings = loadWebhookSettings(env);

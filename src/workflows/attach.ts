@@ -1,6 +1,6 @@
 // The activities' NotFound (the platform's TASK_NOT_FOUND, BATCH_NOT_FOUND) told as what it means for an attach.
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
-import { FailureType } from '../api/failures';
+import { FailureType } from '@platform-ops/client';
 
 export function attachedNotFound(err: unknown, what: 'task' | 'batch', id: string): ApplicationFailure | undefined {
   const cause = err instanceof ActivityFailure ? err.cause : undefined;

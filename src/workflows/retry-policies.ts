@@ -11,7 +11,7 @@ import {
   TimeoutFailure,
   workflowInfo,
 } from '@temporalio/workflow';
-import { FailureType } from '../api/failures';
+import { FailureType } from '@platform-ops/client';
 
 /** The failure types worth another attempt; StillRunning is retry-as-poll's own. */
 const TRANSIENT: string[] = [FailureType.RateLimited, FailureType.PlatformUnavailable, FailureType.StillRunning];
@@ -90,7 +90,7 @@ export const UNTIL_DONE: ActivityOptions = { startToCloseTimeout: PLATFORM_ATTEM
 
 /**
  * A costly submit whose resubmission the workflow decides itself, never the server
- * (src/workflows/media/submit.ts): one attempt per activity run; the timeout catches a lost worker.
+ * (src/operations/mediaGeneration/workflows-submit.ts): one attempt per activity run; the timeout catches a lost worker.
  */
 export const SUBMIT_ONCE: ActivityOptions = { startToCloseTimeout: PLATFORM_ATTEMPT_MS, retry: { maximumAttempts: 1 } };
 

@@ -17,17 +17,17 @@ import {
   createBatchOutputActivities,
   type KeepBatchOutputsInput,
   type KeepBatchOutputsResult,
-} from '../../src/activities/batch/outputs';
+} from '../../src/operations/batchJob/activities-outputs';
 import {
   createBatchUploadActivities,
   type UploadBatchInputInput,
   type UploadBatchInputResult,
-} from '../../src/activities/batch/upload';
-import { FailureType } from '../../src/api/failures';
+} from '../../src/operations/batchJob/activities-upload';
+import { FailureType } from '@platform-ops/client';
 import { LocalArtifactStore, safeSegment } from '../../src/artifacts';
-import { DEV_API_KEY } from '../../packages/emulator/src/config';
-import type { Batch, BatchInputLine } from '../../src/platform/schemas/batches';
-import { toJsonl } from '../../src/platform/schemas/batches';
+import { DEV_API_KEY } from '@platform-ops/emulator';
+import type { Batch, BatchInputLine } from '@platform-ops/client';
+import { toJsonl } from '@platform-ops/client';
 import type { FetchPolicy } from '../../src/fetching/policy';
 import { testFetchPolicy } from '../helpers/fetch-policy';
 import { emulatorPlatform, uniqueId } from '../helpers/temporal';

@@ -1,5 +1,5 @@
 // The billing CSV's cells: platform text that a spreadsheet would run as a formula stays text.
-import { csvCell } from '../../src/activities/billing/activities';
+import { csvCell } from '../../src/operations/billingReport/activities';
 
 describe('csvCell', () => {
   it.each([

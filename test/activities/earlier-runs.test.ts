@@ -9,8 +9,8 @@ import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { earlierPaidCall } from '../../src/activities/earlier-runs';
-import { FailureType } from '../../src/api/failures';
-import { Keyring, PayloadEncryption } from '../../src/codec/payload-codec';
+import { FailureType } from '@platform-ops/client';
+import { Keyring, PayloadEncryption } from '@platform-ops/client';
 
 type Event = temporal.api.history.v1.IHistoryEvent;
 const TYPE = 'submitMediaTask';

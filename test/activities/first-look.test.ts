@@ -1,6 +1,6 @@
 // The submit's first look: one read of the task just accepted, a planned next poll when it runs, and
 // nothing (never an error) when the read fails or the task has already ended.
-import { firstLook } from '../../src/activities/media/poll';
+import { firstLook } from '../../src/operations/mediaGeneration/activities-poll';
 import type { PlatformClient } from '../../src/platform-client/client';
 import { PlatformError } from '../../src/platform-client/errors';
 

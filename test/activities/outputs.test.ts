@@ -11,14 +11,17 @@ import { fileURLToPath } from 'node:url';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger, type LogEntry } from '@temporalio/worker';
-import { outputsOf } from '../../src/activities/media/poll';
+import { outputsOf } from '../../src/operations/mediaGeneration/activities-poll';
 import type { FetchPolicy } from '../../src/fetching/policy';
 import { testFetchPolicy } from '../helpers/fetch-policy';
-import { createOutputActivities, type KeepTaskOutputsInput } from '../../src/activities/outputs';
-import { FailureType } from '../../src/api/failures';
-import type { KeptOutput } from '../../src/workflows/media/contract';
+import {
+  createOutputActivities,
+  type KeepTaskOutputsInput,
+} from '../../src/operations/mediaGeneration/activities-outputs';
+import { FailureType } from '@platform-ops/client';
+import type { KeptOutput } from '@platform-ops/client';
 import { LocalArtifactStore, safeSegment } from '../../src/artifacts';
-import type { TaskResult } from '../../src/platform/schemas/media';
+import type { TaskResult } from '@platform-ops/client';
 import { emulatorPlatform, uniqueId } from '../helpers/temporal';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -9,10 +9,10 @@ import {
   createBatchActivities,
   type BatchCheckpoint,
   type PollBatchInput,
-} from '../../src/activities/batch/activities';
+} from '../../src/operations/batchJob/activities';
 import { RETRY_TIMER_LEAD_MS, withPlatformFailures } from '../../src/activities/retries';
-import { FailureType } from '../../src/api/failures';
-import type { BatchObservation } from '../../src/workflows/batch/contract';
+import { FailureType } from '@platform-ops/client';
+import type { BatchObservation } from '@platform-ops/client';
 import type { PlatformClient } from '../../src/platform-client/client';
 import { PlatformError } from '../../src/platform-client/errors';
 

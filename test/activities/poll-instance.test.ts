@@ -11,8 +11,8 @@ import {
   type InstanceCheckpoint,
   type InstanceObservation,
   type PollInstanceStatusInput,
-} from '../../src/activities/instances/activities';
-import { FailureType } from '../../src/api/failures';
+} from '../../src/operations/instances/activities';
+import { FailureType } from '@platform-ops/client';
 import type { PlatformClient } from '../../src/platform-client/client';
 import { PlatformError } from '../../src/platform-client/errors';
 

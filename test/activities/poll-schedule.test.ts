@@ -1,6 +1,10 @@
 // The poll schedule: aims just past the end the hints predict, approaches far ends in steps, backs
 // off with jitter without hints, and always stays within the configured bounds.
-import { estimateRemainingMs, nextPollDelayMs, type PollSample } from '../../src/activities/media/poll';
+import {
+  estimateRemainingMs,
+  nextPollDelayMs,
+  type PollSample,
+} from '../../src/operations/mediaGeneration/activities-poll';
 
 const opts = { minIntervalMs: 1_000, maxIntervalMs: 30_000, marginMs: 250 };
 const sample = (observedAt: number, status: string, eta?: number, progressPercent?: number): PollSample => ({

@@ -6,9 +6,13 @@
 import { ActivityCancelledError, ActivityPausedError, type Client } from '@temporalio/client';
 import { ActivityCancellationDetails, ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { createMediaPollActivities, type PollTaskInput, type TaskCheckpoint } from '../../src/activities/media/poll';
+import {
+  createMediaPollActivities,
+  type PollTaskInput,
+  type TaskCheckpoint,
+} from '../../src/operations/mediaGeneration/activities-poll';
 import { limitInAttemptWaits, RETRY_TIMER_LEAD_MS } from '../../src/activities/retries';
-import { FailureType } from '../../src/api/failures';
+import { FailureType } from '@platform-ops/client';
 import type { PlatformClient } from '../../src/platform-client/client';
 
 const polling = { minIntervalMs: 500, maxIntervalMs: 30_000, marginMs: 250 };

@@ -3,15 +3,15 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PAID_WORKFLOW_TYPES, paidFor } from '../../src/api/paid';
-import { OPERATIONS, STARTABLE_WORKFLOW_TYPES, type OperationName } from '../../src/workflows/operations';
+import { OPERATIONS, STARTABLE_WORKFLOW_TYPES, type OperationName } from '@platform-ops/client';
 
-const WORKFLOWS_DIR = path.join(__dirname, '..', '..', 'src', 'workflows');
+const WORKFLOWS_DIR = path.join(__dirname, '..', '..', 'src', 'operations');
 
 /** The operation's workflow code (not its contract or starter flags). */
 function workflowCode(operation: string): string {
   const dir = path.join(WORKFLOWS_DIR, operation);
   return readdirSync(dir)
-    .filter((f) => f.endsWith('.ts') && f !== 'contract.ts' && f !== 'starter.ts')
+    .filter((f) => /^workflows(-[\w-]+)?\.ts$/.test(f))
     .map((f) => readFileSync(path.join(dir, f), 'utf8'))
     .join('\n');
 }

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import { workflowJsonSchemas } from '../../src/api/json-schemas';
-import { WORKFLOW_TYPES } from '../../src/workflows/operations';
+import { WORKFLOW_TYPES } from '@platform-ops/client';
 
 const dir = path.join(__dirname, '..', '..', 'schemas');
 const files = workflowJsonSchemas();

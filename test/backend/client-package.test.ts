@@ -4,7 +4,7 @@
 // worker, and its installed node_modules stay under 60 MB. From there, a backend's run is encrypted as the service's.
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -42,6 +42,13 @@ function bytesUnder(dir: string): number {
   return total;
 }
 
+/** Every file under `dir`, relative. */
+function filesUnder(dir: string, prefix = ''): string[] {
+  return readdirSync(path.join(dir, prefix), { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? filesUnder(dir, path.join(prefix, e.name)) : [path.join(prefix, e.name)],
+  );
+}
+
 describe('@platform-ops/client, packed and installed alone', () => {
   let dir: string;
   beforeAll(async () => {
@@ -61,6 +68,26 @@ describe('@platform-ops/client, packed and installed alone', () => {
     expect(temporal).not.toContain('worker');
     expect(temporal).not.toContain('core-bridge');
     expect(readdirSync(modules)).not.toContain('fastify');
+  });
+
+  it('is a package of its own: a flat lib/, one public entry by its exports map, a README and a changelog', async () => {
+    const installed = path.join(dir, 'node_modules', '@platform-ops', 'client');
+    const files = filesUnder(installed);
+    expect(files).toEqual(
+      expect.arrayContaining(['package.json', 'README.md', 'CHANGELOG.md', 'lib/index.js', 'lib/index.d.ts']),
+    );
+    expect(files.filter((f) => /^lib\/(src|packages)\//.test(f))).toEqual([]);
+    const manifest = JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8')) as {
+      version: string;
+      exports: Record<string, unknown>;
+    };
+    expect(Object.keys(manifest.exports)).toEqual(['.', './package.json']);
+    // The changelog's newest entry is the version packed.
+    expect(/^## (\S+)/m.exec(readFileSync(path.join(installed, 'CHANGELOG.md'), 'utf8'))?.[1]).toBe(manifest.version);
+    const deep = await run(process.execPath, ['-e', "require('@platform-ops/client/lib/contract')"], {
+      cwd: dir,
+    }).catch((e: { stderr: string }) => e.stderr);
+    expect(deep).toContain('ERR_PACKAGE_PATH_NOT_EXPORTED');
   });
 
   it('loads in Node by its package name, without the worker', async () => {

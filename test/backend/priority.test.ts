@@ -1,7 +1,7 @@
 // A start's place in the quotas' queues (docs/fairness.md), checked before anything is sent: each bad
 // option is refused naming the field and the rule. Pure: no server is asked.
 import { ApplicationFailure } from '@temporalio/common';
-import { FailureType, startPriority } from '../../packages/client/src';
+import { FailureType, startPriority } from '@platform-ops/client';
 
 const refusal = (opts: Parameters<typeof startPriority>[1]) => {
   try {

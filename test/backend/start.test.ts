@@ -11,7 +11,7 @@ import {
   mediaProgressQuery,
   startWorkflow,
   type MediaGenerationInput,
-} from '../../packages/client/src';
+} from '@platform-ops/client';
 import { failureOf } from '../helpers/failures';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { emulatorPlatform, uniqueId, withWorker } from '../helpers/temporal';

@@ -11,8 +11,8 @@ import {
   type BudgetCheckResult,
   type CarriedLedgerState,
   type ReservationRequest,
-} from '../../src/budget/ledger-book';
-import type { ReserveBudgetResult } from '../../src/workflows/budgetLedger/contract';
+} from '../../src/operations/budgetLedger/ledger-book';
+import type { ReserveBudgetResult } from '@platform-ops/client';
 
 const EMPTY: CarriedLedgerState = {
   reservations: [],

@@ -1,10 +1,10 @@
 // `schedule create autoRenew --member … --before 72h` as users run it: the built starter makes a
 // Temporal Schedule on the real dev server, and its run renews the member's expiring instance on the
 // real worker against an emulator of this file's own.
-import { WorkflowType } from '../../src/workflows/operations';
-import { type AutoRenewResult } from '../../src/workflows/autoRenew/contract';
-import { DEV_API_KEY } from '../../packages/emulator/src/config';
-import type { autoRenew } from '../../src/workflows/autoRenew/workflows';
+import { WorkflowType } from '@platform-ops/client';
+import { type AutoRenewResult } from '@platform-ops/client';
+import { DEV_API_KEY } from '@platform-ops/emulator';
+import type { autoRenew } from '../../src/operations/autoRenew/workflows';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { runStarter, waitFor } from '../helpers/processes';
 import { emulatorPlatform, uniqueId, withWorker } from '../helpers/temporal';

@@ -1,7 +1,7 @@
 // `products` and `templates` as a user runs them, against the tests' emulator: every page is followed
 // (its 25 templates come in pages), the spec's filters reach the platform, and a bad filter is refused
 // naming its field before anything is sent.
-import { DEV_API_KEY } from '../../packages/emulator/src/config';
+import { DEV_API_KEY } from '@platform-ops/emulator';
 import { getFreePort } from '../../src/devserver/processes';
 import { cleanEnv, runNode } from '../helpers/processes';
 import { testEnv } from '../setup/shared';

@@ -3,7 +3,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { WorkflowType } from '../../src/workflows/operations';
+import { WorkflowType } from '@platform-ops/client';
 import { cleanEnv, runNode } from '../helpers/processes';
 import { uniqueId, withWorker } from '../helpers/temporal';
 import { testEnv } from '../setup/shared';

@@ -15,7 +15,7 @@ import { encryptionScan } from './encryption';
 import { PER_TYPE, runWithFault, type RunFigures } from './workload';
 import { resetByQuery } from '../../src/starter/commands/bulk';
 import { CHAOS_TYPES } from '../../bench/chaos/workload';
-import { loadDataConverter } from '../../src/codec/payload-codec';
+import { loadDataConverter } from '@platform-ops/client';
 
 const POSTGRES_DOWN_MS = 30_000;
 // Let the workflows get going (submitted, polling, reserved) before the fault.

@@ -8,7 +8,7 @@ import { heldReservations } from '../../bench/chaos/ledgers';
 import { failureTypeOf } from '../../bench/chaos/outcomes';
 import { duplicatePaid, type PaidCounter } from '../../bench/chaos/tally';
 import { emulatorAdmin } from '../helpers/emulator';
-import { loadDataConverter } from '../../src/codec/payload-codec';
+import { loadDataConverter } from '@platform-ops/client';
 
 /** Each type of a run, this many times (12 types: 204 workflows in flight a run). */
 export const PER_TYPE = 17;

@@ -13,7 +13,7 @@ import {
   KeyringError,
   loadKeyring,
   PayloadEncryption,
-} from '../../src/codec/payload-codec';
+} from '@platform-ops/client';
 
 const MARKER = 'marker-7f3c a red fox in the snow';
 const key = () => randomBytes(32).toString('base64');

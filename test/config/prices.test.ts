@@ -3,11 +3,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
-import { BudgetJob } from '../../src/workflows/budget/contract';
-import { priceQuantities } from '../../src/activities/budget/activities';
-import { jobQuantities } from '../../src/budget/quantities';
-import { DEFAULT_PRICE_TABLE, loadPriceTable } from '../../src/activities/budget/price';
-import { videoCharge } from '../../packages/emulator/src/pricing';
+import { BudgetJob } from '@platform-ops/client';
+import { priceQuantities } from '../../src/operations/budgetGatedJob/activities';
+import { jobQuantities } from '../../src/operations/budgetGatedJob/quantities';
+import { DEFAULT_PRICE_TABLE, loadPriceTable } from '../../src/operations/budgetGatedJob/activities-price';
+import { videoCharge } from '@platform-ops/emulator';
 
 const price = (job: unknown, table = DEFAULT_PRICE_TABLE) =>
   priceQuantities(table, jobQuantities(BudgetJob.parse(job)));

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
 import { z } from 'zod';
-import { DEFAULT_TASK_QUEUE, SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/api/contract';
+import { DEFAULT_TASK_QUEUE, SEARCH_ATTRIBUTE_DEFINITIONS } from '@platform-ops/client';
 import { setUpSchemas } from '../../src/cluster/postgres';
 import {
   DEFAULT_SERVER_PORTS,
@@ -30,13 +30,13 @@ import {
 } from '../../src/cluster/server-config';
 import { POSTGRES_MAJOR, TEMPORAL_SERVER_VERSION, TEMPORAL_UI_VERSION } from '../../src/cluster/versions';
 import { loadArtifactSettings, loadTemporalSettings, loadWorkerSettings } from '../../src/config/settings';
-import { loadPriceTable } from '../../src/activities/budget/price';
-import { DEV_API_KEY, loadEmulatorConfig } from '../../packages/emulator/src/config';
-import { HEALTH_PATH } from '../../packages/emulator/src/routes';
+import { loadPriceTable } from '../../src/operations/budgetGatedJob/activities-price';
+import { DEV_API_KEY, loadEmulatorConfig } from '@platform-ops/emulator';
+import { HEALTH_PATH } from '@platform-ops/emulator';
 import { PlatformClient } from '../../src/platform-client/client';
 import { pathEnvName } from '../../src/platform-client/config';
-import { DEFAULT_PATHS, type PlatformPaths } from '../../src/platform/paths';
-import { loadKeyring } from '../../src/codec/payload-codec';
+import { DEFAULT_PATHS, type PlatformPaths } from '@platform-ops/client';
+import { loadKeyring } from '@platform-ops/client';
 import { loadCodecServerSettings } from '../../src/codec/server';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -308,12 +308,20 @@ function buildOutputs(): Set<string> {
       throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
     },
   };
-  const config = ts.getParsedCommandLineOfConfigFile(path.join(ROOT, 'tsconfig.build.json'), {}, host);
-  if (!config) throw new Error('tsconfig.build.json does not parse');
+  // The packages' builds first, then the service's (package.json "build").
+  const configs = [
+    'packages/client/tsconfig.build.json',
+    'packages/emulator/tsconfig.build.json',
+    'tsconfig.build.json',
+  ];
   return new Set(
-    config.fileNames
-      .flatMap((file) => ts.getOutputFileNames(config, file, false))
-      .map((file) => path.relative(ROOT, file).split(path.sep).join('/')),
+    configs.flatMap((name) => {
+      const config = ts.getParsedCommandLineOfConfigFile(path.join(ROOT, name), {}, host);
+      if (!config) throw new Error(`${name} does not parse`);
+      return config.fileNames
+        .flatMap((file) => ts.getOutputFileNames(config, file, false))
+        .map((file) => path.relative(ROOT, file).split(path.sep).join('/'));
+    }),
   );
 }
 
@@ -743,7 +751,7 @@ describe('Dockerfile and .dockerignore', () => {
     const expected: Record<string, string> = {
       'Dockerfile CMD': 'lib/src/worker.js',
       [WORKER]: 'lib/src/worker.js',
-      [EMULATOR]: 'lib/packages/emulator/src/main.js',
+      [EMULATOR]: 'packages/emulator/lib/main.js',
       [CODEC]: 'lib/src/codec/main.js',
     };
     for (const [who, command] of commands) {

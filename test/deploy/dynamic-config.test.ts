@@ -4,8 +4,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { DEFAULT_TASK_QUEUE, quotaTaskQueue } from '../../src/api/contract';
-import { MEDIA_OPERATIONS } from '../../src/workflows/media/contract';
+import { DEFAULT_TASK_QUEUE, quotaTaskQueue } from '@platform-ops/client';
+import { MEDIA_OPERATIONS } from '@platform-ops/client';
 import { DYNAMIC_CONFIG_FILE } from '../../src/cluster/server-config';
 
 type Entries = Array<{ value: unknown; constraints?: Record<string, unknown> }>;

@@ -7,7 +7,7 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { getFreePort } from '../../src/devserver/processes';
 import { DEPLOYMENT_NAME } from '../../src/worker-deployment';
-import { WORKFLOW_TYPES, WorkflowType } from '../../src/workflows/operations';
+import { WORKFLOW_TYPES, WorkflowType } from '@platform-ops/client';
 import { runStarter, startNode, waitFor, workerProcessEnv } from '../helpers/processes';
 import { versioningBehaviours } from '../helpers/versioning';
 import { withClient, withWorker } from '../helpers/temporal';

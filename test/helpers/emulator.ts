@@ -2,11 +2,11 @@
 import { randomUUID } from 'node:crypto';
 import { PlatformClient } from '../../src/platform-client/client';
 import type { PlatformConfig } from '../../src/platform-client/config';
-import { DEFAULT_PATHS } from '../../src/platform/paths';
+import { DEFAULT_PATHS } from '@platform-ops/client';
 import type { TransportOptions } from '../../src/platform-client/transport';
-import { EmulatorAdmin } from '../../packages/emulator/src/admin-client';
-import { DEV_API_KEY } from '../../packages/emulator/src/config';
-import { startEmulator } from '../../packages/emulator/src/server';
+import { EmulatorAdmin } from '@platform-ops/emulator';
+import { DEV_API_KEY } from '@platform-ops/emulator';
+import { startEmulator } from '@platform-ops/emulator';
 
 export interface TestEmulator {
   url: string;

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError, type Client } from '@temporalio/client';
 import { countOccurrences } from '../../bench/chaos/key-scan';
-import { WorkflowType } from '../../src/workflows/operations';
+import { WorkflowType } from '@platform-ops/client';
 import { uniqueId } from './temporal';
 
 /** A string found nowhere else: a test can count it anywhere. */

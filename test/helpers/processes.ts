@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import path from 'node:path';
-import { DEV_API_KEY } from '../../packages/emulator/src/config';
+import { DEV_API_KEY } from '@platform-ops/emulator';
 import { testEnv } from '../setup/shared';
 
 export const LIB = path.join(__dirname, '..', '..', 'lib', 'src');

@@ -1,13 +1,13 @@
 // Each workflow type's declared Worker Versioning behaviour, read from the workflow functions the way
 // the worker reads it (src/workflows/versioning.ts).
-import * as autoRenew from '../../src/workflows/autoRenew/workflows';
-import * as batch from '../../src/workflows/batch/workflows';
-import * as billing from '../../src/workflows/billing/workflows';
-import * as budget from '../../src/workflows/budget/workflows';
-import * as budgetLedger from '../../src/workflows/budgetLedger/workflows';
-import * as decision from '../../src/workflows/decision/workflows';
-import * as instances from '../../src/workflows/instances/workflows';
-import * as media from '../../src/workflows/media/workflows';
+import * as autoRenew from '../../src/operations/autoRenew/workflows';
+import * as batch from '../../src/operations/batchJob/workflows';
+import * as billing from '../../src/operations/billingReport/workflows';
+import * as budget from '../../src/operations/budgetGatedJob/workflows';
+import * as budgetLedger from '../../src/operations/budgetLedger/workflows';
+import * as decision from '../../src/operations/evaluateDecision/workflows';
+import * as instances from '../../src/operations/instances/workflows';
+import * as media from '../../src/operations/mediaGeneration/workflows';
 
 type Declared = { workflowDefinitionOptions?: { versioningBehavior?: string } };
 

@@ -30,7 +30,9 @@ const eslint = new ESLint({
 });
 
 async function violations(code: string): Promise<string[]> {
-  const [result] = await eslint.lintText(code, { filePath: path.join(root, 'src/workflows/media/probe.ts') });
+  const [result] = await eslint.lintText(code, {
+    filePath: path.join(root, 'src/operations/mediaGeneration/probe.ts'),
+  });
   return result.messages.map((m) => `${m.ruleId}: ${m.message}`);
 }
 
@@ -45,13 +47,19 @@ describe('workflow-safe code may not import I/O', () => {
     ["import { loadPlatformConfig } from '../../platform-client/config';", 'src/platform-client/config is not'],
     ["import { guardedFetch } from '../../fetching/guarded-fetch';", 'src/fetching/guarded-fetch is not'],
     ["import { SubmitPacing } from '../../ratelimit/shared-pacing';", 'src/ratelimit/shared-pacing is not'],
-    ["import { startEmulator } from '../../../packages/emulator/src/server';", 'packages/emulator/src/server is not'],
+    ["import { startEmulator } from '@platform-ops/emulator';", 'only zod'],
+    ["import { startWorkflow } from '@platform-ops/client';", 'startWorkflow is a backend'],
+    ["import { loadKeyring, MediaGenerationInput } from '@platform-ops/client';", 'loadKeyring is a backend'],
+    ["import * as client from '@platform-ops/client';", '* is a backend'],
+    ["import { x } from '../../../packages/client/src/start';", 'packages/client/src/start is not'],
     ["export * from '../../config/settings';", 'src/config/settings is not'],
-    ["import { starter } from './starter';", 'src/workflows/media/starter is a starter module'],
-    ["import { starter } from '../batch/starter';", 'src/workflows/batch/starter is a starter module'],
+    ["import { starter } from './starter';", 'src/operations/mediaGeneration/starter is a starter module'],
+    ["import { starter } from '../batchJob/starter';", 'src/operations/batchJob/starter is a starter module'],
     ["import { buildWorkflowInput } from '../../starter/workflow-inputs';", 'src/starter/workflow-inputs is not'],
-    ["import { submitMediaTask } from '../../activities/media/activities';", 'only as types'],
-    ["import * as activities from '../../activities';", 'only as types'],
+    ["import { submitMediaTask } from './activities';", 'only as types'],
+    ["import { outputsOf } from './activities-poll';", 'only as types'],
+    ["import { createActivities } from '../activities';", 'only as types'],
+    ["import { earlierPaidCall } from '../../activities/earlier-runs';", 'only as types'],
   ])('%s fails lint', async (line, why) => {
     const found = await violations(`${line}\n`);
     expect(found).toHaveLength(1);
@@ -63,13 +71,15 @@ describe('workflow-safe code may not import I/O', () => {
     "import { z } from 'zod';",
     "import { proxyActivities, sleep } from '@temporalio/workflow';",
     "import { ApplicationFailure } from '@temporalio/common';",
-    "import type { Activities } from '../../activities';",
-    "import { type Activities } from '../../activities';",
-    "import { mediaGenerationInput } from '../../api/schemas/media';",
+    "import type { MediaActivities } from './activities';",
+    "import { type MediaActivities } from './activities';",
+    "import { MediaGenerationInput, parseInput, WorkflowType } from '@platform-ops/client';",
+    "import { type StartOptions } from '@platform-ops/client';",
+    "import type { Handle } from '@platform-ops/client';",
     "import { usdToTenThousandths } from '../../platform/money';",
-    "import { BudgetJob } from '../budget/contract';",
-    "import { parseInput } from '../../api/failures';",
-    "export { WorkflowType } from '../operations';",
+    "import { quantitiesOf } from '../budgetGatedJob/quantities';",
+    "import { submitStep } from './workflows-submit';",
+    "import { retryPolicies } from '../../workflows/retry-policies';",
   ])('%s passes', async (line) => {
     expect(await violations(`${line}\n`)).toEqual([]);
   });
@@ -86,33 +96,49 @@ describe('the project lint config applies the rule', () => {
     ) as { rules: Record<string, unknown> };
 
   it.each([
-    'src/api/contract.ts',
+    'packages/client/src/contract.ts',
     'src/platform/money.ts',
-    'src/budget/quantities.ts',
+    'src/operations/budgetGatedJob/quantities.ts',
     'src/shared/time.ts',
-    'src/workflows/operations.ts',
-    'src/workflows/media/contract.ts',
-    'src/workflows/budget/ledger.ts',
+    'packages/client/src/operations.ts',
+    'packages/client/src/contracts/mediaGeneration.ts',
+    'src/operations/budgetLedger/ledger-book.ts',
+    'src/operations/mediaGeneration/workflows.ts',
+    'src/operations/mediaGeneration/workflows-submit.ts',
   ])('to %s', (file) => {
     expect(sandbox.isWorkflowSafe(file)).toBe(true);
     expect(config(file).rules[RULE]).toEqual([2]);
   });
 
-  it.each(['src/workflows/media/starter.ts', 'src/starter/workflow-inputs.ts', 'src/worker.ts'])(
-    'not to %s, which does I/O',
-    (file) => {
-      expect(sandbox.isWorkflowSafe(file)).toBe(false);
-      expect(config(file).rules[RULE]).toBeUndefined();
-    },
-  );
+  it.each([
+    'src/operations/mediaGeneration/starter.ts',
+    'src/operations/mediaGeneration/activities-poll.ts',
+    'src/operations/activities.ts',
+    'packages/client/src/start.ts',
+    'packages/client/src/codec.ts',
+    'packages/client/src/index.ts',
+    'src/starter/workflow-inputs.ts',
+    'src/worker.ts',
+  ])('not to %s, which does I/O', (file) => {
+    expect(sandbox.isWorkflowSafe(file)).toBe(false);
+    expect(config(file).rules[RULE]).toBeUndefined();
+  });
 
-  it('not to activities, which do the I/O; they may import only the contracts of workflow code', () => {
-    const rules = config('src/activities/media/activities.ts').rules;
+  it.each([
+    'src/operations/mediaGeneration/activities.ts',
+    'src/operations/batchJob/activities-upload.ts',
+    'src/operations/activities.ts',
+    'src/activities/earlier-runs.ts',
+  ])('not to %s, an activity, which may import no workflow code', (file) => {
+    const rules = config(file).rules;
     expect(rules[RULE]).toBeUndefined();
     const [, options] = rules['@typescript-eslint/no-restricted-imports'] as [
       number,
       { patterns: { regex: string }[] },
     ];
-    expect(options.patterns.map((p) => p.regex)).toEqual(['^\\.\\.?/(.*/)?workflows/(?!(\\w+/contract|operations)$)']);
+    const [forbidden] = options.patterns.map((p) => new RegExp(p.regex));
+    for (const spec of ['./workflows', './workflows-submit', '../../workflows/status']) expect(spec).toMatch(forbidden);
+    for (const spec of ['./activities-poll', './quantities', '@platform-ops/client'])
+      expect(spec).not.toMatch(forbidden);
   });
 });

@@ -3,8 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import { Connection, isGrpcServiceError } from '@temporalio/client';
 import { msToTs } from '@temporalio/common';
-import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/api/contract';
-import { DEV_API_KEY } from '../../packages/emulator/src/config';
+import { SEARCH_ATTRIBUTE_DEFINITIONS } from '@platform-ops/client';
+import { DEV_API_KEY } from '@platform-ops/emulator';
 import {
   addSearchAttributesCommand,
   ensureSearchAttributes,

@@ -1,7 +1,7 @@
 // The happy path of every operation, client and emulator together over real HTTP.
 import type { PlatformClient } from '../../src/platform-client/client';
 import { parseTenThousandths } from '../../src/platform/money';
-import { isTerminalTaskStatus, toJsonl, type TaskResult } from '../../src/platform/schemas';
+import { isTerminalTaskStatus, toJsonl, type TaskResult } from '@platform-ops/client';
 import { pngDataUrl } from '../helpers/images';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 

@@ -1,4 +1,4 @@
-import { imageSourceProblems, readImageInfo, decodeBase64Prefix } from '../../src/platform/schemas/image';
+import { imageSourceProblems, readImageInfo, decodeBase64Prefix } from '@platform-ops/client';
 import { dataUrl, jpegBytes, jpegDataUrl, pngBytes, pngDataUrl } from '../helpers/images';
 
 describe('image rules (start image of image-to-video)', () => {

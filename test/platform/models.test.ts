@@ -1,12 +1,6 @@
 // The model registry (pure): the shipped file parses and its JSON Schemas compile, models resolve by
 // name or by the pass-through rule, segments are checked, bodies are bounded and checked.
-import {
-  ASYNC_BODY_BOUNDS,
-  jsonBoundsProblem,
-  MODEL_REGISTRY,
-  ModelName,
-  ModelRegistry,
-} from '../../src/platform/models';
+import { ASYNC_BODY_BOUNDS, jsonBoundsProblem, MODEL_REGISTRY, ModelName, ModelRegistry } from '@platform-ops/client';
 
 describe('the model registry', () => {
   it('ships the two detailed models and the three marked examples', () => {

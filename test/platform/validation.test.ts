@@ -3,7 +3,7 @@
 // and the rule; where it can be sent raw, the emulator refuses it too with 400 and a platform body.
 import type { PlatformClient } from '../../src/platform-client/client';
 import { PlatformError } from '../../src/platform-client/errors';
-import { billRangeMessage, toJsonl } from '../../src/platform/schemas';
+import { billRangeMessage, toJsonl } from '@platform-ops/client';
 import { pngDataUrl } from '../helpers/images';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 

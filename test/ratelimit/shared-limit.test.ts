@@ -2,12 +2,12 @@
 // emulator of this file's own (its quotas are changed here; clock speed 10, so its minute is 6 s).
 import { temporal } from '@temporalio/proto';
 import type { Client } from '@temporalio/client';
-import { quotaTaskQueue } from '../../src/api/contract';
-import { WorkflowType } from '../../src/workflows/operations';
-import { type MediaGenerationInput } from '../../src/workflows/media/contract';
+import { quotaTaskQueue } from '@platform-ops/client';
+import { WorkflowType } from '@platform-ops/client';
+import { type MediaGenerationInput } from '@platform-ops/client';
 import { AdaptivePacing, decodePacingReason } from '../../src/ratelimit/pacing';
-import type { mediaGeneration } from '../../src/workflows/media/workflows';
-import { DEV_API_KEY } from '../../packages/emulator/src/config';
+import type { mediaGeneration } from '../../src/operations/mediaGeneration/workflows';
+import { DEV_API_KEY } from '@platform-ops/emulator';
 import { busiestWindow } from '../../bench/support/stats';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { cleanEnv, runNode, waitFor } from '../helpers/processes';

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker } from '@temporalio/worker';
-import { WORKFLOW_TYPES } from '../../src/workflows/operations';
+import { WORKFLOW_TYPES } from '@platform-ops/client';
 import { quietRuntime } from '../helpers/temporal';
 import { versioningBehaviours } from '../helpers/versioning';
 import { testEnv } from '../setup/shared';

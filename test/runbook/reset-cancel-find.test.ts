@@ -3,12 +3,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
-import { batchProgressQuery, type BatchJobInput } from '../../src/workflows/batch/contract';
-import type { batchJob } from '../../src/workflows/batch/workflows';
-import type { evaluateDecision } from '../../src/workflows/decision/workflows';
-import { mediaProgressQuery, type MediaGenerationInput } from '../../src/workflows/media/contract';
-import type { mediaGeneration } from '../../src/workflows/media/workflows';
-import { WorkflowType } from '../../src/workflows/operations';
+import { batchProgressQuery, type BatchJobInput } from '@platform-ops/client';
+import type { batchJob } from '../../src/operations/batchJob/workflows';
+import type { evaluateDecision } from '../../src/operations/evaluateDecision/workflows';
+import { mediaProgressQuery, type MediaGenerationInput } from '@platform-ops/client';
+import type { mediaGeneration } from '../../src/operations/mediaGeneration/workflows';
+import { WorkflowType } from '@platform-ops/client';
 import { waitFor } from '../helpers/processes';
 import { emulatorPlatform, temporalCli, uniqueId, withWorker, type TemporalTestContext } from '../helpers/temporal';
 

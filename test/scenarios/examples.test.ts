@@ -3,14 +3,14 @@
 // service's workflows on the real dev server riding through it. Clock at 100×: 30 s of the scenario
 // pass in 0.3 s.
 import path from 'node:path';
-import { FailureType } from '../../src/api/failures';
-import { WorkflowType } from '../../src/workflows/operations';
-import type { BatchJobInput } from '../../src/workflows/batch/contract';
-import type { MediaGenerationInput } from '../../src/workflows/media/contract';
-import { loadEmulatorConfig } from '../../packages/emulator/src/config';
-import { startEmulator, type RunningEmulator } from '../../packages/emulator/src/server';
-import type { batchJob } from '../../src/workflows/batch/workflows';
-import type { mediaGeneration } from '../../src/workflows/media/workflows';
+import { FailureType } from '@platform-ops/client';
+import { WorkflowType } from '@platform-ops/client';
+import type { BatchJobInput } from '@platform-ops/client';
+import type { MediaGenerationInput } from '@platform-ops/client';
+import { loadEmulatorConfig } from '@platform-ops/emulator';
+import { startEmulator, type RunningEmulator } from '@platform-ops/emulator';
+import type { batchJob } from '../../src/operations/batchJob/workflows';
+import type { mediaGeneration } from '../../src/operations/mediaGeneration/workflows';
 import { failureOf } from '../helpers/failures';
 import { waitFor } from '../helpers/processes';
 import { emulatorPlatform, uniqueId, withWorker, type TemporalTestContext } from '../helpers/temporal';

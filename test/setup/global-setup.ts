@@ -6,16 +6,16 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/api/contract';
+import { SEARCH_ATTRIBUTE_DEFINITIONS } from '@platform-ops/client';
 import { findOrBuildClusterBinaries } from '../../src/cluster/versions';
 import { startDevServer } from '../../src/devserver/dev-server';
-import { FAILURE_CONVERTER_PATH, loadKeyring, newKey } from '../../src/codec/payload-codec';
+import { FAILURE_CONVERTER_PATH, loadKeyring, newKey } from '@platform-ops/client';
 import { loadCodecServerSettings, startCodecServer } from '../../src/codec/server';
 import { findOrBuildTemporalCli } from '../../src/devserver/find-temporal-cli';
 import { getFreePort } from '../../src/devserver/processes';
-import { DEV_API_KEY } from '../../packages/emulator/src/config';
-import { defaultFixtures } from '../../packages/emulator/src/fixtures-defaults';
-import { startEmulator } from '../../packages/emulator/src/server';
+import { DEV_API_KEY } from '@platform-ops/emulator';
+import { defaultFixtures } from '@platform-ops/emulator';
+import { startEmulator } from '@platform-ops/emulator';
 import { WORKFLOW_BUNDLER_OPTIONS } from '../../src/worker';
 import { TEST_ENV, type GlobalHandles } from './shared';
 
@@ -54,7 +54,7 @@ export default async function globalSetup(): Promise<void> {
     startEmulator({ port: 0, host: '127.0.0.1', clockSpeed: 10, fixtures: { instances: testInstances() } }),
     // Bundled as the worker bundles it.
     bundleWorkflowCode({
-      workflowsPath: path.join(__dirname, '..', '..', 'src', 'workflows', 'all.ts'),
+      workflowsPath: path.join(__dirname, '..', '..', 'src', 'operations', 'workflows.ts'),
       logger: quietLogger,
       ...WORKFLOW_BUNDLER_OPTIONS,
       // Failures' messages into their encoded attributes, as the worker's own bundle has it (src/codec).

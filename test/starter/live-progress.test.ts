@@ -1,8 +1,8 @@
 // The poll activity's last poll read from describe(), laid over the query's checkpoint figures.
 import { defaultPayloadConverter } from '@temporalio/common';
-import type { MediaProgress, TaskObservation } from '../../src/workflows/media/contract';
+import type { MediaProgress, TaskObservation } from '@platform-ops/client';
 import { withLastPoll } from '../../src/starter/progress';
-import { starter } from '../../src/workflows/media/starter';
+import { starter } from '../../src/operations/mediaGeneration/starter';
 
 const fresher = (progress: MediaProgress, pending: Parameters<typeof withLastPoll>[1]) =>
   withLastPoll(progress, pending, starter.watch!.mediaGeneration!.poll!) as MediaProgress;

@@ -1,12 +1,12 @@
 // The starter's mediaGeneration support without a workflow: the progress line, the summary of kept
 // outputs, the flag → input mapping, and the watcher's ticker with a fake handle.
-import type { MediaProgress } from '../../src/workflows/media/contract';
+import type { MediaProgress } from '@platform-ops/client';
 import { buildProgram } from '../../src/starter';
 import { CliError, ExitCode } from '../../src/starter/cli';
 import { formatSeconds, renderBar, waitWithProgress, type WatchedWorkflow } from '../../src/starter/progress';
 import type { InputFlags } from '../../src/starter/flags';
 import { buildWorkflowInput, watchOf } from '../../src/starter/workflow-inputs';
-import { renderMediaProgress, renderMediaSummary } from '../../src/workflows/media/starter';
+import { renderMediaProgress, renderMediaSummary } from '../../src/operations/mediaGeneration/starter';
 
 // `up` loads the whole worker (activities, bundler): not needed to parse a `start` command line.
 jest.mock('../../src/starter/commands/up', () => ({ upCommand: jest.fn() }));

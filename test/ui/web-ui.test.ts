@@ -4,7 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
-import { mediaProgressQuery, startWorkflow } from '../../packages/client/src';
+import { mediaProgressQuery, startWorkflow } from '@platform-ops/client';
 import { findOrInstallChromium } from '../helpers/browser';
 import { uniqueId, withWorker } from '../helpers/temporal';
 import { testEnv } from '../setup/shared';

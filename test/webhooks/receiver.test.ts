@@ -3,7 +3,7 @@
 // process's Prometheus endpoint; a late callback (the workflow has ended) is taken and ignored.
 import type { ChildProcess } from 'node:child_process';
 import type { WorkflowHandle } from '@temporalio/client';
-import { WorkflowType } from '../../src/workflows/operations';
+import { WorkflowType } from '@platform-ops/client';
 import { getFreePort } from '../../src/devserver/processes';
 import { CallbackSigner } from '../../src/webhooks/token';
 import { uniqueId, withClient } from '../helpers/temporal';

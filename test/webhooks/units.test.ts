@@ -1,6 +1,6 @@
 // The receiver's and the workflow's plain parts, without a server: tokens, the guard's memory and
 // limits, the callback body's checks, and the workflow's inbox of task ends.
-import { TaskCallbackInbox } from '../../src/workflows/media/wait';
+import { TaskCallbackInbox } from '../../src/operations/mediaGeneration/workflows-wait';
 import { parseCallbackBody } from '../../src/webhooks/receiver';
 import { CallbackGuard } from '../../src/webhooks/receiver';
 import { CallbackSigner, callbackUrls } from '../../src/webhooks/token';

@@ -4,12 +4,12 @@
 // its output.
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { WorkflowType } from '../../src/workflows/operations';
+import { WorkflowType } from '@platform-ops/client';
 import { getFreePort } from '../../src/devserver/processes';
-import type { mediaGeneration } from '../../src/workflows/media/workflows';
+import type { mediaGeneration } from '../../src/operations/mediaGeneration/workflows';
 import { startNode, waitFor, workerProcessEnv } from '../helpers/processes';
 import { testEnv } from '../setup/shared';
-import { loadDataConverter } from '../../src/codec/payload-codec';
+import { loadDataConverter } from '@platform-ops/client';
 
 const SECRET = 'worker-metrics-test-secret-of-32-characters';
 

@@ -1,7 +1,7 @@
 // Every activity a workflow schedules carries a one-line summary for the Web UI saying what the call
 // is for, read back from the real history: ids and names only, never the request (its prompt).
 import { decodeOptionalSinglePayload } from '@temporalio/common/lib/internal-non-workflow';
-import { startWorkflow } from '../../packages/client/src';
+import { startWorkflow } from '@platform-ops/client';
 import { activitySummary, MAX_ACTIVITY_SUMMARY_CHARS, WAITING } from '../../src/workflows/activity-summary';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { emulatorPlatform, uniqueId, withWorker } from '../helpers/temporal';

@@ -7,10 +7,10 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { attachBatch, attachTask, startWorkflow } from '../../packages/client/src';
-import { FailureType } from '../../src/api/failures';
-import { mediaProgressQuery } from '../../src/workflows/media/contract';
-import { SearchAttributes } from '../../src/api/contract';
+import { attachBatch, attachTask, startWorkflow } from '@platform-ops/client';
+import { FailureType } from '@platform-ops/client';
+import { mediaProgressQuery } from '@platform-ops/client';
+import { SearchAttributes } from '@platform-ops/client';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { failureOf } from '../helpers/failures';
 import { runStarter } from '../helpers/processes';

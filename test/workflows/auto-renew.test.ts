@@ -2,12 +2,12 @@
 // instances and members the tests set). Each test has members of its own: a member's budget ledger is
 // one workflow per member on the shared server.
 import type { Client } from '@temporalio/client';
-import { budgetLedgerStateQuery, budgetLedgerWorkflowId } from '../../src/workflows/budgetLedger/contract';
-import { FailureType } from '../../src/api/failures';
-import { WorkflowType } from '../../src/workflows/operations';
-import { type AutoRenewResult } from '../../src/workflows/autoRenew/contract';
-import { DEV_API_KEY } from '../../packages/emulator/src/config';
-import type { autoRenew } from '../../src/workflows/autoRenew/workflows';
+import { budgetLedgerStateQuery, budgetLedgerWorkflowId } from '@platform-ops/client';
+import { FailureType } from '@platform-ops/client';
+import { WorkflowType } from '@platform-ops/client';
+import { type AutoRenewResult } from '@platform-ops/client';
+import { DEV_API_KEY } from '@platform-ops/emulator';
+import type { autoRenew } from '../../src/operations/autoRenew/workflows';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { failureOf } from '../helpers/failures';
 import { emulatorPlatform, eventTypes, recordHistory, uniqueId, withWorker } from '../helpers/temporal';

@@ -2,10 +2,10 @@
 // per route): a create that timed out after reaching the platform is found, not made twice, even when
 // it lands after the retry started; a cancel while creating leaves no batch running.
 import { WorkflowFailedError } from '@temporalio/client';
-import type { batchJob } from '../../src/workflows/batch/workflows';
-import { batchProgressQuery, type BatchJobInput } from '../../src/workflows/batch/contract';
-import { WorkflowType } from '../../src/workflows/operations';
-import { WORKFLOW_ID_METADATA_KEY } from '../../src/activities/batch/activities';
+import type { batchJob } from '../../src/operations/batchJob/workflows';
+import { batchProgressQuery, type BatchJobInput } from '@platform-ops/client';
+import { WorkflowType } from '@platform-ops/client';
+import { WORKFLOW_ID_METADATA_KEY } from '../../src/operations/batchJob/activities';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { waitFor } from '../helpers/processes';
 import { emulatorPlatform, recordHistory, uniqueId, withWorker } from '../helpers/temporal';

@@ -6,12 +6,12 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { WorkflowFailedError } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { batchProgressQuery, cancelBatchUpdate } from '../../src/workflows/batch/contract';
-import { FailureType } from '../../src/api/failures';
-import { SearchAttributes } from '../../src/api/contract';
-import { WorkflowType } from '../../src/workflows/operations';
-import type { BatchJobInput } from '../../src/workflows/batch/contract';
-import type { batchJob } from '../../src/workflows/batch/workflows';
+import { batchProgressQuery, cancelBatchUpdate } from '@platform-ops/client';
+import { FailureType } from '@platform-ops/client';
+import { SearchAttributes } from '@platform-ops/client';
+import { WorkflowType } from '@platform-ops/client';
+import type { BatchJobInput } from '@platform-ops/client';
+import type { batchJob } from '../../src/operations/batchJob/workflows';
 import { failureOf } from '../helpers/failures';
 import { waitFor } from '../helpers/processes';
 import {

@@ -3,10 +3,10 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { FailureType } from '../../src/api/failures';
-import { WorkflowType } from '../../src/workflows/operations';
-import { DEV_API_KEY } from '../../packages/emulator/src/config';
-import type { billingReport } from '../../src/workflows/billing/workflows';
+import { FailureType } from '@platform-ops/client';
+import { WorkflowType } from '@platform-ops/client';
+import { DEV_API_KEY } from '@platform-ops/emulator';
+import type { billingReport } from '../../src/operations/billingReport/workflows';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { failureOf } from '../helpers/failures';
 import { emulatorPlatform, recordHistory, uniqueId, withWorker } from '../helpers/temporal';

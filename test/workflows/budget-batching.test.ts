@@ -1,7 +1,7 @@
 // The two pieces that let one ledger decide a burst quickly, on their own (no server): the lanes that
 // carry a worker's reservation requests in few Updates, and the check that answers a batch of costs
 // with a handful of questions to the platform instead of one per cost.
-import { coveredInOrder } from '../../src/activities/budgetLedger/activities';
+import { coveredInOrder } from '../../src/operations/budgetLedger/activities';
 import { BatchLanes } from '../../src/shared/lanes';
 
 /** What asking the platform once per cost, in order, answers (the ledger's first design). */

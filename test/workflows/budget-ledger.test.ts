@@ -9,12 +9,12 @@ import {
   releaseBudgetUpdate,
   reserveBudgetUpdate,
   type BudgetLedgerInput,
-} from '../../src/workflows/budgetLedger/contract';
-import { FailureType } from '../../src/api/failures';
-import { WorkflowType } from '../../src/workflows/operations';
-import type { budgetGatedJob } from '../../src/workflows/budget/workflows';
-import type { budgetLedger } from '../../src/workflows/budgetLedger/workflows';
-import { reserveBudgetBatchUpdate } from '../../src/workflows/budgetLedger/contract';
+} from '@platform-ops/client';
+import { FailureType } from '@platform-ops/client';
+import { WorkflowType } from '@platform-ops/client';
+import type { budgetGatedJob } from '../../src/operations/budgetGatedJob/workflows';
+import type { budgetLedger } from '../../src/operations/budgetLedger/workflows';
+import { reserveBudgetBatchUpdate } from '@platform-ops/client';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { waitFor } from '../helpers/processes';
 import { emulatorPlatform, eventTypes, recordHistory, uniqueId, withWorker } from '../helpers/temporal';

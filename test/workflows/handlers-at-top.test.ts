@@ -1,12 +1,12 @@
 // Reading a workflow shows everything it answers: every query, signal and Update handler is registered
 // in the workflow function itself, at its top, never in a helper out of sight. This reads the source:
 // a setHandler call is allowed only in the files that define the workflows: each operation's
-// workflows.ts (src/workflows/operations.ts lists them), and the files it re-exports workflows from.
+// workflows.ts (packages/client/src/operations.ts lists them), and the files it re-exports workflows from.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { OPERATIONS } from '../../src/workflows/operations';
+import { OPERATIONS } from '@platform-ops/client';
 
-const root = path.join(__dirname, '..', '..', 'src', 'workflows');
+const root = path.join(__dirname, '..', '..', 'src', 'operations');
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

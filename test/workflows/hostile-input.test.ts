@@ -2,9 +2,9 @@
 // any activity is scheduled (nothing run) and before any platform call (nothing charged). Real
 // worker, real dev server, an emulator of this file's own, so its counters are ours alone.
 import type { ApplicationFailure } from '@temporalio/common';
-import { FailureType } from '../../src/api/failures';
-import { WorkflowType, type WorkflowTypeName } from '../../src/workflows/operations';
-import type { ValidationIssue } from '../../src/platform/validation';
+import { FailureType } from '@platform-ops/client';
+import { WorkflowType, type WorkflowTypeName } from '@platform-ops/client';
+import type { ValidationIssue } from '@platform-ops/client';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { failureOf } from '../helpers/failures';
 import { eventTypes, uniqueId, withWorker } from '../helpers/temporal';

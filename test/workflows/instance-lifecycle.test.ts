@@ -1,14 +1,14 @@
 // createInstance, startInstance, stopInstance and deleteInstance end to end: real Temporal dev server,
 // real worker, an emulator of this file's own (its faults and instances are this file's alone).
-import { FailureType } from '../../src/api/failures';
-import { SearchAttributes } from '../../src/api/contract';
-import { WorkflowType } from '../../src/workflows/operations';
+import { FailureType } from '@platform-ops/client';
+import { SearchAttributes } from '@platform-ops/client';
+import { WorkflowType } from '@platform-ops/client';
 import type {
   createInstance,
   deleteInstance,
   startInstance,
   stopInstance,
-} from '../../src/workflows/instances/workflows';
+} from '../../src/operations/instances/workflows';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { failureOf } from '../helpers/failures';
 import {

@@ -1,8 +1,8 @@
 // renewInstance and restartInstance end to end: real Temporal dev server, real worker, real emulator.
-import { FailureType } from '../../src/api/failures';
-import { SearchAttributes } from '../../src/api/contract';
-import { WorkflowType } from '../../src/workflows/operations';
-import type { renewInstance, restartInstance } from '../../src/workflows/instances/workflows';
+import { FailureType } from '@platform-ops/client';
+import { SearchAttributes } from '@platform-ops/client';
+import { WorkflowType } from '@platform-ops/client';
+import type { renewInstance, restartInstance } from '../../src/operations/instances/workflows';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { failureOf } from '../helpers/failures';
 import {

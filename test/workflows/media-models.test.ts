@@ -1,4 +1,4 @@
-// mediaGeneration's "async" form: any model of the registry (src/platform/model-registry.json), end to end on
+// mediaGeneration's "async" form: any model of the registry (packages/client/src/model-registry.json), end to end on
 // the shared dev server and an emulator of this file's own (whose budgets the budget test sets): an
 // image model and a speech model with their kept files checked by sha256, an unregistered model sent
 // through by the pass-through rule, a body refused by a registry schema and an unknown model refused
@@ -7,15 +7,15 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
-import { FailureType } from '../../src/api/failures';
-import { mediaProgressQuery } from '../../src/workflows/media/contract';
-import { SearchAttributes } from '../../src/api/contract';
-import { WorkflowType } from '../../src/workflows/operations';
-import type { BudgetGatedJobInput } from '../../src/workflows/budget/contract';
-import type { MediaGenerationInput } from '../../src/workflows/media/contract';
-import { MODEL_REGISTRY } from '../../src/platform/models';
-import type { budgetGatedJob } from '../../src/workflows/budget/workflows';
-import type { mediaGeneration } from '../../src/workflows/media/workflows';
+import { FailureType } from '@platform-ops/client';
+import { mediaProgressQuery } from '@platform-ops/client';
+import { SearchAttributes } from '@platform-ops/client';
+import { WorkflowType } from '@platform-ops/client';
+import type { BudgetGatedJobInput } from '@platform-ops/client';
+import type { MediaGenerationInput } from '@platform-ops/client';
+import { MODEL_REGISTRY } from '@platform-ops/client';
+import type { budgetGatedJob } from '../../src/operations/budgetGatedJob/workflows';
+import type { mediaGeneration } from '../../src/operations/mediaGeneration/workflows';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { failureOf } from '../helpers/failures';
 import { emulatorPlatform, eventTypes, recordHistory, uniqueId, withWorker } from '../helpers/temporal';

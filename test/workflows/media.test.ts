@@ -4,12 +4,12 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { FailureType } from '../../src/api/failures';
-import { mediaProgressQuery } from '../../src/workflows/media/contract';
-import { SearchAttributes } from '../../src/api/contract';
-import { WorkflowType } from '../../src/workflows/operations';
-import type { MediaGenerationInput } from '../../src/workflows/media/contract';
-import type { mediaGeneration } from '../../src/workflows/media/workflows';
+import { FailureType } from '@platform-ops/client';
+import { mediaProgressQuery } from '@platform-ops/client';
+import { SearchAttributes } from '@platform-ops/client';
+import { WorkflowType } from '@platform-ops/client';
+import type { MediaGenerationInput } from '@platform-ops/client';
+import type { mediaGeneration } from '../../src/operations/mediaGeneration/workflows';
 import { pngDataUrl } from '../helpers/images';
 import { failureOf } from '../helpers/failures';
 import { eventTypes, recordHistory, uniqueId, withWorker, type TemporalTestContext } from '../helpers/temporal';

@@ -5,9 +5,9 @@
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { batchProgressQuery } from '../../src/workflows/batch/contract';
-import { budgetLedgerStateQuery, budgetLedgerWorkflowId } from '../../src/workflows/budgetLedger/contract';
-import { WorkflowType } from '../../src/workflows/operations';
+import { batchProgressQuery } from '@platform-ops/client';
+import { budgetLedgerStateQuery, budgetLedgerWorkflowId } from '@platform-ops/client';
+import { WorkflowType } from '@platform-ops/client';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import {
   arrived,

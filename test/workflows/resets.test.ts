@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { WorkflowType } from '../../src/workflows/operations';
+import { WorkflowType } from '@platform-ops/client';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import {
   emulatorPlatform,

@@ -1,7 +1,7 @@
 // A client that is not TypeScript: the official temporal CLI starts the workflows with JSON input.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { WorkflowType } from '../../src/workflows/operations';
+import { WorkflowType } from '@platform-ops/client';
 import { uniqueId, withWorker } from '../helpers/temporal';
 import { testEnv } from '../setup/shared';
 

@@ -1,235 +1,30 @@
-// @platform-ops/client: start the service's workflows from a backend (docs/backends.md). Every start checks its
-// input first and, given an idempotency key, starts at most once per key instead of paying for a second job.
-import { createHash, randomUUID } from 'node:crypto';
-import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
-import {
-  DEFAULT_TASK_QUEUE,
-  IDEMPOTENCY_MEMO,
-  idToken,
-  priorityClassOf,
-  SearchAttributes,
-  StartPriority,
-  temporalPriority,
-  type IdempotencyMemo,
-  type PriorityClass,
-} from '../../../src/api/contract';
-import { invalidInput, parseInput } from '../../../src/api/failures';
-import { parseOrThrow } from '../../../src/platform/validation';
-import {
-  WORKFLOWS,
-  workflowSummary,
-  type InputOf,
-  type ResultOf,
-  type WorkflowTypeName,
-} from '../../../src/workflows/operations';
-
-// The contracts: every workflow's schemas and types, and the names to query, signal and update it with.
-export * from '../../../src/api/contract';
-export * from '../../../src/api/failures';
-export * from '../../../src/workflows/operations';
-export * from '../../../src/workflows/autoRenew/contract';
-export * from '../../../src/workflows/batch/contract';
-export * from '../../../src/workflows/billing/contract';
-export * from '../../../src/workflows/budget/contract';
-export * from '../../../src/workflows/budgetLedger/contract';
-export * from '../../../src/workflows/decision/contract';
-export * from '../../../src/workflows/instances/contract';
-export * from '../../../src/workflows/media/contract';
+// @platform-ops/client: start the service's workflows from a backend and read what they give back
+// (docs/backends.md; README.md beside this package's package.json). Its one entry is this list.
+// The contracts: every workflow's schemas and types, and the names to query, signal and update it with; the
+// platform's own requests and answers, its paths and its model registry, which the contracts build on.
+export * from './contract';
+export * from './failures';
+export * from './validation';
+export * from './reserved-keys';
+export * from './operations';
+export * from './contracts/autoRenew';
+export * from './contracts/batchJob';
+export * from './contracts/billingReport';
+export * from './contracts/budgetGatedJob';
+export * from './contracts/budgetLedger';
+export * from './contracts/evaluateDecision';
+export * from './contracts/instances';
+export * from './contracts/mediaGeneration';
+export * from './platform/account';
+export * from './platform/batches';
+export * from './platform/common';
+export * from './platform/decision';
+export * from './platform/gpu';
+export * from './platform/image';
+export * from './platform/media';
+export * from './models';
+export * from './paths';
 // The payload encryption every process of the service uses: a backend's client needs the same keys (docs/encryption.md).
-export {
-  dataConverterOf,
-  Keyring,
-  KeyringError,
-  loadDataConverter,
-  loadKeyring,
-  PayloadEncryption,
-} from '../../../src/codec/payload-codec';
-
-/** A run of workflow type `T`, typed: `result()` resolves to the workflow's result. */
-export type Handle<T extends WorkflowTypeName> = WorkflowHandle<(input: InputOf<T>) => Promise<ResultOf<T>>>;
-
-export interface StartOptions {
-  /** Defaults to the service's default task queue (`platform-ops`). */
-  taskQueue?: string;
-  /**
-   * The caller's name for this request (an order id, say). Starting again with the same key returns
-   * the execution it started, running or closed, instead of a second job; with a different input it
-   * fails with IdempotencyKeyReusedError. Becomes the workflow id `<workflowType>:<key>`.
-   */
-  idempotencyKey?: string;
-  /** A workflow id of the caller's own, when there is no idempotency key (a random one otherwise). */
-  workflowId?: string;
-  /**
-   * Whether a key whose run failed (timed out, was cancelled or terminated) may start a new run. Off by default:
-   * a failed paid job may still have been charged, so repeating it should be a decision, not a retry's side effect.
-   */
-  retryFailedRuns?: boolean;
-  /** One line for the Web UI's workflow list; a summary of the input by default. */
-  summary?: string;
-  /**
-   * Which starts' paid submits go first when a quota has a backlog (docs/fairness.md): `interactive`
-   * (the default here: a backend serving a person), `scheduled` or `bulk`.
-   */
-  priority?: PriorityClass;
-  /** Whose fair share of each quota the run takes: the input's `memberId` by default, else a shared key. */
-  fairnessKey?: string;
-  /** That key's share against the others' (1 each by default), 0.001 … 1000. */
-  fairnessWeight?: number;
-}
-
-/** The Temporal priority of a start from `opts`, its fields checked; `memberId` is the input's. */
-export function startPriority(
-  type: WorkflowTypeName,
-  opts: Pick<StartOptions, 'priority' | 'fairnessKey' | 'fairnessWeight'>,
-  memberId: string | undefined,
-  defaultClass: PriorityClass = 'interactive',
-) {
-  const given = Object.fromEntries(
-    (['priority', 'fairnessKey', 'fairnessWeight'] as const)
-      .filter((k) => opts[k] !== undefined)
-      .map((k) => [k, opts[k]]),
-  );
-  const checked = parseOrThrow(StartPriority, given, (issues) => invalidInput(`${type} start`, issues));
-  const priority = temporalPriority(checked, memberId, defaultClass);
-  return {
-    priority,
-    typedSearchAttributes: [
-      { key: SearchAttributes.priority, value: priorityClassOf(priority.priorityKey) },
-      { key: SearchAttributes.fairnessKey, value: priority.fairnessKey },
-    ],
-  };
-}
-
-export interface Started<T extends WorkflowTypeName> {
-  handle: Handle<T>;
-  workflowId: string;
-  /** False when an idempotency key named an execution that already existed. */
-  started: boolean;
-}
-
-/** A caller's idempotency key. */
-export const IdempotencyKey = idToken(200);
-
-/** The workflow id a key names: one per workflow type, so a key can be reused across types. */
-export function idempotentWorkflowId(type: WorkflowTypeName, key: string): string {
-  const bad = (issues: { rule: string }[]) =>
-    invalidInput(
-      `${type} start`,
-      issues.map((i) => ({ field: 'idempotencyKey', rule: i.rule })),
-    );
-  return `${type}:${parseOrThrow(IdempotencyKey, key, bad)}`;
-}
-
-/** sha256 of the input as JSON with its object keys sorted: equal requests, equal fingerprints. */
-export function inputFingerprint(input: unknown): string {
-  const sorted = (_key: string, v: unknown) =>
-    v === null || typeof v !== 'object' || Array.isArray(v)
-      ? v
-      : Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1)));
-  return createHash('sha256').update(JSON.stringify(input, sorted)).digest('hex');
-}
-
-/** The same idempotency key was used for a different request. */
-export class IdempotencyKeyReusedError extends Error {
-  override readonly name = 'IdempotencyKeyReusedError';
-  constructor(
-    readonly workflowId: string,
-    readonly runId: string | undefined,
-  ) {
-    super(
-      `Idempotency key already used for a different request: workflow ${workflowId} ` +
-        `(run ${runId ?? 'unknown'}) was started with another input. Use a new key for a new request.`,
-    );
-  }
-}
-
-/**
- * Starts `type` with `input`, or, with an idempotency key, attaches to the execution the key names.
- * Throws the workflow's own InvalidInput failure (every bad field and its rule) before sending.
- */
-export async function startWorkflow<T extends WorkflowTypeName>(
-  client: Client,
-  type: T,
-  input: InputOf<T>,
-  opts: StartOptions = {},
-): Promise<Started<T>> {
-  const parsed: unknown = parseInput(WORKFLOWS[type].input, input, type);
-  const placed = startPriority(type, opts, (parsed as { memberId?: string }).memberId);
-  const key = opts.idempotencyKey;
-  const workflowId =
-    key !== undefined ? idempotentWorkflowId(type, key) : (opts.workflowId ?? `${type}-${randomUUID()}`);
-  // The nonce tells the call that started the key's run from a repeat.
-  const fingerprint = key !== undefined ? inputFingerprint(parsed) : '';
-  const nonce = randomUUID();
-  /** Whether this call started the key's run; throws when the run was started for another input. */
-  const startedHere = async (handle: WorkflowHandle): Promise<boolean> => {
-    const description = await handle.describe();
-    const memo = description.memo?.[IDEMPOTENCY_MEMO] as IdempotencyMemo | undefined;
-    if (memo?.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError(workflowId, description.runId);
-    return memo.nonce === nonce;
-  };
-  try {
-    const handle = (await client.workflow.start(type, {
-      taskQueue: opts.taskQueue ?? DEFAULT_TASK_QUEUE,
-      workflowId,
-      // The workflow parses the input again itself: it is what any client, in any language, sends.
-      args: [input],
-      priority: placed.priority,
-      typedSearchAttributes: [{ key: SearchAttributes.operation, value: type }, ...placed.typedSearchAttributes],
-      staticSummary: opts.summary ?? workflowSummary(type, parsed),
-      ...(key !== undefined
-        ? {
-            memo: { [IDEMPOTENCY_MEMO]: { key, fingerprint, nonce } },
-            // A run still going: hand back that run. A closed one: the reuse policy below decides.
-            workflowIdConflictPolicy: 'USE_EXISTING',
-            workflowIdReusePolicy: opts.retryFailedRuns ? 'ALLOW_DUPLICATE_FAILED_ONLY' : 'REJECT_DUPLICATE',
-          }
-        : {}),
-    })) as Handle<T>;
-    return {
-      handle,
-      workflowId,
-      started: key === undefined || (await startedHere(handle)),
-    };
-  } catch (err) {
-    if (key === undefined || !(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    // The key's run has closed and may not be started again: answer with it.
-    const handle = client.workflow.getHandle(workflowId) as Handle<T>;
-    await startedHere(handle);
-    return { handle, workflowId, started: false };
-  }
-}
-
-/** The run an idempotency key names, typed, without starting anything (to wait on or query later). */
-export function workflowHandle<T extends WorkflowTypeName>(client: Client, type: T, idempotencyKey: string): Handle<T> {
-  return client.workflow.getHandle(idempotentWorkflowId(type, idempotencyKey));
-}
-
-/** Without an idempotency key or workflow id, the key is attachKey's: a second attach answers with the first's run. */
-export interface AttachOptions<T extends 'mediaGeneration' | 'batchJob'> extends StartOptions {
-  /** The attach form's own options (polling, deadlineSeconds, keepOutputs, memberId …). */
-  options?: Omit<Extract<InputOf<T>, { attach: unknown }>, 'attach'>;
-}
-
-/** The default idempotency key of an attach: one run per task or batch. */
-export const attachKey = (what: 'task' | 'batch', id: string): string => `attach-${what}:${id}`;
-
-function startAttach<T extends 'mediaGeneration' | 'batchJob'>(
-  client: Client,
-  type: T,
-  what: 'task' | 'batch',
-  id: string,
-  { options, ...opts }: AttachOptions<T>,
-): Promise<Started<T>> {
-  const idempotencyKey = opts.idempotencyKey ?? (opts.workflowId === undefined ? attachKey(what, id) : undefined);
-  const input = { ...options, attach: { [`${what}Id`]: id } } as InputOf<T>;
-  return startWorkflow(client, type, input, { ...opts, idempotencyKey });
-}
-
-/** Follows a task submitted elsewhere to its end and keeps its outputs (mediaGeneration's attach form). */
-export const attachTask = (client: Client, taskId: string, opts: AttachOptions<'mediaGeneration'> = {}) =>
-  startAttach(client, 'mediaGeneration', 'task', taskId, opts);
-
-/** Follows a batch created elsewhere to its end and keeps its files (batchJob's attach form). */
-export const attachBatch = (client: Client, batchId: string, opts: AttachOptions<'batchJob'> = {}) =>
-  startAttach(client, 'batchJob', 'batch', batchId, opts);
+export * from './codec';
+// The start, attach and handle of a run, checked and idempotent.
+export * from './start';

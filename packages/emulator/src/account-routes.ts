@@ -1,10 +1,10 @@
 // Account services: the member budget check, the API key bill list, the quota list, the balance, and
 // the model list (the spec's "first call", which the worker makes at start to check its key).
 import type { FastifyInstance } from 'fastify';
-import type { PlatformPaths } from '../../../src/platform/paths';
-import { BillListRequest, CheckMemberBudgetRequest, QuotaListRequest } from '../../../src/platform/schemas/account';
-import { MODEL_REGISTRY } from '../../../src/platform/models';
-import { DECISION_MODEL } from '../../../src/platform/schemas/decision';
+import type { PlatformPaths } from '@platform-ops/client';
+import { BillListRequest, CheckMemberBudgetRequest, QuotaListRequest } from '@platform-ops/client';
+import { MODEL_REGISTRY } from '@platform-ops/client';
+import { DECISION_MODEL } from '@platform-ops/client';
 import { parseOr400, sendPlatformError } from './http';
 import type { Accounts } from './accounts';
 import type { RateLimiter } from './rate-limit';

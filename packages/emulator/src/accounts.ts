@@ -1,6 +1,6 @@
 // Money: each member's remaining budget, every charge, and the bill list built from the charges
 // (aggregated per period of the cycleType, product and API key, with the spec's fields as strings).
-import type { BillListRequest, CycleType } from '../../../src/platform/schemas/account';
+import type { BillListRequest, CycleType } from '@platform-ops/client';
 import type { Caller, ChargeInput } from './types';
 import type { MemberFixture } from './fixtures';
 import { billPrices } from './pricing';

@@ -1,10 +1,10 @@
 // Templates and products: their list routes with filters and cursor pagination, over the fixed
 // fixtures of catalog-templates.ts and catalog-products.ts.
 import type { FastifyInstance } from 'fastify';
-import type { PlatformPaths } from '../../../src/platform/paths';
-import { ListProductsRequest, ListTemplatesRequest, PRODUCT_FILTER_PARAMS } from '../../../src/platform/schemas/gpu';
-import type { ValidationIssue } from '../../../src/platform/validation';
-import { describeZodIssues } from '../../../src/platform/validation';
+import type { PlatformPaths } from '@platform-ops/client';
+import { ListProductsRequest, ListTemplatesRequest, PRODUCT_FILTER_PARAMS } from '@platform-ops/client';
+import type { ValidationIssue } from '@platform-ops/client';
+import { describeZodIssues } from '@platform-ops/client';
 import { sendInvalid } from './http';
 import type { Caller } from './types';
 import { PRODUCTS, type Product } from './catalog-products';

@@ -1,7 +1,7 @@
 // The emulator's configuration: options for startEmulator() and their reading from the environment,
 // checked with zod. API keys are only ever shown masked (maskKey) outside this process's memory.
 import { z } from 'zod';
-import { formatIssues, parseOrThrow, type ValidationIssue } from '../../../src/platform/validation';
+import { formatIssues, parseOrThrow, type ValidationIssue } from '@platform-ops/client';
 import { FaultConfigSchema, type FaultConfig } from './faults';
 import { FixturesInputSchema, type FixturesInput } from './fixtures';
 import { readJsonFile } from './json-file';

@@ -7,7 +7,7 @@ import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { ValidationIssue } from '../../../src/platform/validation';
+import type { ValidationIssue } from '@platform-ops/client';
 import type { Counters } from './counters';
 import { sendPlatformError } from './http';
 import type { RouteInfo, RouteTable } from './routes';

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { z } from 'zod';
-import { formatIssues, tryParse, type ValidationIssue } from '../../../src/platform/validation';
+import { formatIssues, tryParse, type ValidationIssue } from '@platform-ops/client';
 
 const newTraceId = (): string => randomUUID().replace(/-/g, '');
 

@@ -2,7 +2,7 @@
 // start, stop and delete pass through the platform's intermediate statuses (platform-notes) to their
 // end status. A transition's phases are derived from its start time on the emulated clock, like tasks.
 import type { FastifyInstance } from 'fastify';
-import type { PlatformPaths } from '../../../src/platform/paths';
+import type { PlatformPaths } from '@platform-ops/client';
 import {
   CreateInstanceRequest,
   InstanceActionRequest,
@@ -10,7 +10,7 @@ import {
   ListInstancesRequest,
   RenewInstanceBody,
   type CreateInstanceRequest as CreateRequest,
-} from '../../../src/platform/schemas/gpu';
+} from '@platform-ops/client';
 import type { EmulatorClock } from './clock';
 import { DEMO_MEMBER_ID, type InstanceFixture, type InstanceSettings } from './fixtures';
 import { hash32 } from './hash';

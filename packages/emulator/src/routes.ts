@@ -2,7 +2,7 @@
 // and can be given faults. One table, applied by an onRoute hook to every route (the batch helper's
 // too), so counters and faults cover routes this module does not register itself.
 import type { RouteOptions } from 'fastify';
-import { asyncSubmitPath, type PlatformPaths } from '../../../src/platform/paths';
+import { asyncSubmitPath, type PlatformPaths } from '@platform-ops/client';
 
 type RouteKind = 'platform' | 'admin' | 'files' | 'health' | 'unknown';
 

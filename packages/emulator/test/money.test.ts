@@ -1,6 +1,6 @@
 // Budgets, charges, bills and quotas of the emulator over real HTTP.
 /* eslint-disable @typescript-eslint/no-unsafe-call -- answers are untyped JSON, read by the assertions */
-import { billRangeMessage } from '../../../src/platform/schemas/account';
+import { billRangeMessage } from '@platform-ops/client';
 import { I2V, T2V, TASK_RESULT, pngDataUrl, emulatorForFile } from './support';
 
 const BILLS = '/openapi/v1/billing/apikey/bill/list';

@@ -1,6 +1,7 @@
 // The emulator as another project uses it: this package packed with `npm pack` (its prepack builds lib/
-// with its type declarations), installed from the tarball into a temporary project outside this
-// repository, then `npx platform-ops-emulator` and `require('@platform-ops/emulator')` there.
+// with its type declarations), installed from the tarball, with the client package whose wire schemas it
+// speaks, into a temporary project outside this repository, then `npx platform-ops-emulator` and
+// `require('@platform-ops/emulator')` there.
 // Dependencies come from npm's cache when it has them (`npm ci` filled it), so the install is quick.
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,6 +13,7 @@ import { waitFor } from '../../../test/helpers/processes';
 
 const exec = promisify(execFile);
 const PACKAGE = path.join(__dirname, '..');
+const CLIENT = path.join(__dirname, '..', '..', 'client');
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
 jest.setTimeout(300_000);
@@ -21,13 +23,16 @@ let installed: string;
 
 beforeAll(async () => {
   project = mkdtempSync(path.join(tmpdir(), 'platform-ops-emulator-consumer-'));
-  const { stdout } = await exec(NPM, ['pack', '--silent', '--pack-destination', project], {
-    cwd: PACKAGE,
-    maxBuffer: 16 * 1024 * 1024,
-  });
-  const tarball = path.join(project, stdout.trim().split('\n').pop()!);
+  const pack = async (cwd: string) => {
+    const { stdout } = await exec(NPM, ['pack', '--silent', '--pack-destination', project], {
+      cwd,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    return path.join(project, stdout.trim().split('\n').pop()!);
+  };
+  const tarballs = [await pack(CLIENT), await pack(PACKAGE)];
   writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
-  await exec(NPM, ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', tarball], {
+  await exec(NPM, ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...tarballs], {
     cwd: project,
     maxBuffer: 16 * 1024 * 1024,
   });
@@ -58,28 +63,27 @@ function filesUnder(dir: string, prefix = ''): string[] {
   );
 }
 
-it('packs the compiled emulator, the wire schemas it shares with the service, and the example scenarios', () => {
+it('packs the compiled emulator at a flat lib/ and the example scenarios, and nothing of the service', () => {
   const files = filesUnder(installed);
-  const lib = 'lib/packages/emulator/src';
   expect(files).toEqual(
-    expect.arrayContaining(['package.json', 'README.md', `${lib}/index.js`, `${lib}/index.d.ts`, `${lib}/main.js`]),
+    expect.arrayContaining(['package.json', 'README.md', 'lib/index.js', 'lib/index.d.ts', 'lib/main.js']),
   );
-  expect(files).toEqual(expect.arrayContaining(['lib/src/platform/model-registry.json', 'scenarios/outage.json']));
+  expect(files).toEqual(expect.arrayContaining(['scenarios/outage.json']));
   const unexpected = files.filter(
-    (f) =>
-      !/^(package\.json|README\.md|lib\/.+\.(js|d\.ts)|lib\/src\/platform\/model-registry\.json|scenarios\/[\w.-]+\.json)$/.test(
-        f,
-      ),
+    (f) => !/^(package\.json|README\.md|lib\/.+\.(js|d\.ts)|scenarios\/[\w.-]+\.json)$/.test(f),
   );
   expect(unexpected).toEqual([]);
-  // Nothing of the service but the pure platform folders the emulator imports.
-  const service = files.filter((f) => f.startsWith('lib/src/')).map((f) => f.split('/')[2]);
-  expect([...new Set(service)].sort()).toEqual(['platform', 'shared']);
-  // Its dependencies are its own: no Temporal, no service packages.
+  expect(files.filter((f) => /^lib\/(src|packages)\//.test(f))).toEqual([]);
+  // Its dependencies: the wire schemas from the client package, and no Temporal.
   const manifest = JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8')) as {
     dependencies: Record<string, string>;
   };
-  expect(Object.keys(manifest.dependencies).sort()).toEqual(['@fastify/multipart', 'fastify', 'zod']);
+  expect(Object.keys(manifest.dependencies).sort()).toEqual([
+    '@fastify/multipart',
+    '@platform-ops/client',
+    'fastify',
+    'zod',
+  ]);
 });
 
 it('runs `npx platform-ops-emulator` with a scenario and a recording, from the other project', async () => {

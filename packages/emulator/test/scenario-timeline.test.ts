@@ -1,6 +1,6 @@
 // The scenario's schema and timeline as plain code (no server): durations, errors naming the field and
 // rule, events due once each in time order, fault windows merged and closed.
-import { formatIssues, tryParse } from '../../../src/platform/validation';
+import { formatIssues, tryParse } from '@platform-ops/client';
 import { ScenarioSchema, parseDuration, type Scenario } from '../src/scenario/schema';
 import { ScenarioTimeline } from '../src/scenario/timeline';
 

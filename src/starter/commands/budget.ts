@@ -1,15 +1,15 @@
 // `budget …`: an operator's view of a member's ledger, its re-check after a top-up, and a release by hand.
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Command } from 'commander';
-import { budgetJobProgressQuery } from '../../workflows/budget/contract';
-import { formatAmount } from '../../workflows/budget/starter';
+import { budgetJobProgressQuery } from '@platform-ops/client';
+import { formatAmount } from '../../operations/budgetGatedJob/starter';
 import {
   budgetLedgerStateQuery,
   budgetLedgerWorkflowId,
   recheckBudgetSignal,
   releaseBudgetUpdate,
-} from '../../workflows/budgetLedger/contract';
-import { WorkflowType } from '../../workflows/operations';
+} from '@platform-ops/client';
+import { WorkflowType } from '@platform-ops/client';
 import { CliError, ExitCode, isClosedWorkflow, orCliError, plural, toCliError, withStarter, type Out } from '../cli';
 
 const onLedger = <T>(promise: Promise<T>, memberId: string): Promise<T> =>

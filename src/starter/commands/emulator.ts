@@ -1,7 +1,7 @@
 // `platform-ops emulator`: the platform emulator (packages/emulator) alone, as its `platform-ops-emulator` runs it.
 import type { Command } from 'commander';
-import { runEmulatorProcess } from '../../../packages/emulator/src/cli';
-import { EmulatorConfigError, loadEmulatorConfig, type EmulatorFlags } from '../../../packages/emulator/src/config';
+import { runEmulatorProcess } from '@platform-ops/emulator';
+import { EmulatorConfigError, loadEmulatorConfig, type EmulatorFlags } from '@platform-ops/emulator';
 import { CliError, ExitCode, type Out } from '../cli';
 
 export function addEmulatorCommand(program: Command, out: Out): void {

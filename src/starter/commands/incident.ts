@@ -7,9 +7,9 @@
 import { randomUUID } from 'node:crypto';
 import { isGrpcServiceError, type Client } from '@temporalio/client';
 import type { Command } from 'commander';
-import type { Activities as BatchActivities } from '../../activities/batch/activities';
-import type { Activities as InstanceActivities } from '../../activities/instances/activities';
-import type { Activities as MediaActivities } from '../../activities/media/activities';
+import type { Activities as BatchActivities } from '../../operations/batchJob/activities';
+import type { Activities as InstanceActivities } from '../../operations/instances/activities';
+import type { Activities as MediaActivities } from '../../operations/mediaGeneration/activities';
 import { CliError, ExitCode, plural, withStarter, type Out } from '../cli';
 import { addBulkCommands } from './bulk';
 import { addRerunCommand } from './rerun';

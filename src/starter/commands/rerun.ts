@@ -8,9 +8,9 @@ import type { Client } from '@temporalio/client';
 import { encodeToPayload } from '@temporalio/common/lib/internal-non-workflow';
 import { temporal } from '@temporalio/proto';
 import type { Command } from 'commander';
-import { IDEMPOTENCY_MEMO } from '../../api/contract';
+import { IDEMPOTENCY_MEMO } from '@platform-ops/client';
 import { paidFor } from '../../api/paid';
-import { STARTABLE_WORKFLOW_TYPES } from '../../workflows/operations';
+import { STARTABLE_WORKFLOW_TYPES } from '@platform-ops/client';
 import { withStarter, type Out } from '../cli';
 import { checkedQuery, grpcCode, queryRefused } from './bulk';
 

@@ -1,11 +1,11 @@
 // `schedule …`: Temporal Schedules of budget-gated jobs (docs/workflows/schedules.md), or a member's autoRenew
-// schedule (docs/workflows/autoRenew.md). A schedule lives on the server: no process of ours has to stay up.
+// schedule (src/operations/autoRenew/README.md). A schedule lives on the server: no process of ours has to stay up.
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { Command } from 'commander';
-import { SearchAttributes } from '../../api/contract';
-import type { AutoRenewInput } from '../../workflows/autoRenew/contract';
-import { budgetJobProgressQuery, type BudgetGatedJobInput } from '../../workflows/budget/contract';
-import { WorkflowType, workflowSummary } from '../../workflows/operations';
+import { SearchAttributes } from '@platform-ops/client';
+import type { AutoRenewInput } from '@platform-ops/client';
+import { budgetJobProgressQuery, type BudgetGatedJobInput } from '@platform-ops/client';
+import { WorkflowType, workflowSummary } from '@platform-ops/client';
 import { failureText, tableRow, toScheduleCliError, withStarter, type Out } from '../cli';
 import {
   describeScheduleSpec,
@@ -18,8 +18,8 @@ import {
   schedulePolicies,
   type ScheduleFlags,
 } from '../schedule-spec';
-import { renderAutoRenewSummary } from '../../workflows/autoRenew/starter';
-import { renderBudgetJobSummary } from '../../workflows/budget/starter';
+import { renderAutoRenewSummary } from '../../operations/autoRenew/starter';
+import { renderBudgetJobSummary } from '../../operations/budgetGatedJob/starter';
 import {
   addInputOptions,
   addPriorityOptions,
@@ -29,7 +29,7 @@ import {
   type PriorityFlags,
 } from '../workflow-inputs';
 import type { InputFlags } from '../flags';
-import { startPriority } from '../../../packages/client/src';
+import { startPriority } from '@platform-ops/client';
 
 interface ScheduleCreateOptions extends InputFlags, ScheduleFlags, PriorityFlags {
   taskQueue?: string;

@@ -2,8 +2,8 @@
 // (docs/starter.md#attach-task-or-batch). With `--wait`, both print the result.
 import type { WorkflowHandle } from '@temporalio/client';
 import type { Command } from 'commander';
-import { attachBatch, attachTask, startWorkflow, WorkflowType, type Started } from '../../../packages/client/src';
-import { STARTABLE_WORKFLOW_TYPES, type StartableWorkflowType } from '../../workflows/operations';
+import { attachBatch, attachTask, startWorkflow, WorkflowType, type Started } from '@platform-ops/client';
+import { STARTABLE_WORKFLOW_TYPES, type StartableWorkflowType } from '@platform-ops/client';
 import { CliError, ExitCode, orCliError, withStarter, type Out } from '../cli';
 import { waitWithProgress } from '../progress';
 import {

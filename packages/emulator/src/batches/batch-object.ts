@@ -1,10 +1,6 @@
 // The Batch job object of the spec ("Batch job"), from a batch's record and its derived state.
 // Timestamps are RFC 3339 strings in UTC (platform-notes: created_at may be an RFC 3339 string) or null.
-import {
-  BATCH_COMPLETION_WINDOW,
-  type BatchEndpoint,
-  type BatchStatus,
-} from '../../../../src/platform/schemas/batches';
+import { BATCH_COMPLETION_WINDOW, type BatchEndpoint, type BatchStatus } from '@platform-ops/client';
 import type { BatchState } from './state';
 
 export interface BatchObject {

@@ -1,6 +1,6 @@
 // A refusal of the files or batches API, thrown by the store and turned into the platform's error
 // body by the routes (one mapping, so every refusal has the same shape).
-import type { ValidationIssue } from '../../../../src/platform/validation';
+import type { ValidationIssue } from '@platform-ops/client';
 
 export class BatchApiError extends Error {
   override readonly name = 'BatchApiError';

@@ -1,6 +1,6 @@
 // The files API's storage: uploaded batch inputs and the output/error files batches produce. Files
 // belong to the user who uploaded them (or whose batch made them) and vanish after their retention.
-import { utf8Length } from '../../../../src/platform/schemas/decision';
+import { utf8Length } from '@platform-ops/client';
 
 type FilePurpose = 'batch' | 'batch_output';
 

@@ -3,7 +3,7 @@
 // exactly one line in one of the two files: successes in the output file; failures, and requests the
 // batch never ran (expired or cancelled), in the error file. Ids are hashes of batch id and custom_id,
 // so rendering twice gives the same text.
-import type { BatchEndpoint } from '../../../../src/platform/schemas/batches';
+import type { BatchEndpoint } from '@platform-ops/client';
 import { tag } from '../hash';
 import type { PlannedRequest } from './requests';
 

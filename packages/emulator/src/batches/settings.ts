@@ -1,8 +1,8 @@
 // Tunables of the batch emulator, global (admin API) and per batch (metadata overrides). Every
 // duration is in emulated milliseconds, so EMULATOR_CLOCK_SPEED shortens all of them at once.
 import { z } from 'zod';
-import { BATCH_WINDOW_HOURS } from '../../../../src/platform/schemas/batches';
-import { formatIssues, parseOrThrow, type ValidationIssue } from '../../../../src/platform/validation';
+import { BATCH_WINDOW_HOURS } from '@platform-ops/client';
+import { formatIssues, parseOrThrow, type ValidationIssue } from '@platform-ops/client';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;

@@ -1,6 +1,6 @@
 // A batch as the store keeps it, and the end of a batch: its output and error files and its one
 // charge, applied exactly once. Separate from store.ts, which answers the files and batches APIs.
-import { BATCH_COMPLETION_WINDOW, type BatchEndpoint } from '../../../../src/platform/schemas/batches';
+import { BATCH_COMPLETION_WINDOW, type BatchEndpoint } from '@platform-ops/client';
 import type { BatchEnv, Caller, ChargeInput } from '../types';
 import type { FileStore } from './files';
 import { billableUsage, renderFiles } from './outputs';

@@ -8,7 +8,7 @@
 // expires_at = created_at + windowMs, the batch turns EXPIRED at expires_at instead, and work stops
 // there. A whole-batch failure turns the batch FAILED at the end of validation. A cancel at time c
 // stops work at c (CANCELLING) and gives CANCELLED at c + cancellingMs.
-import type { BatchStatus } from '../../../../src/platform/schemas/batches';
+import type { BatchStatus } from '@platform-ops/client';
 import type { BatchPlan } from './settings';
 
 export type TimelinePlan = Pick<

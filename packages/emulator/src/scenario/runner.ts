@@ -3,7 +3,7 @@
 // onRequest hook, before faults), so a request at or after an event's moment always sees it, whatever
 // the clock speed or a jump of the clock; no timer to drift.
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import type { ValidationIssue } from '../../../../src/platform/validation';
+import type { ValidationIssue } from '@platform-ops/client';
 import type { BatchStore } from '../batches';
 import type { EmulatorClock } from '../clock';
 import type { FaultStore } from '../faults';

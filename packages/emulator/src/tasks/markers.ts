@@ -1,6 +1,6 @@
 // Prompt markers: a test forces one task's outcome from its own prompt, without touching global
 // settings (so tests sharing an emulator cannot disturb each other). Documented in docs/emulator.md.
-import type { ValidationIssue } from '../../../../src/platform/validation';
+import type { ValidationIssue } from '@platform-ops/client';
 
 export interface TaskMarkers {
   /** Fail with this reason (`[emulator:fail=ILLEGAL_PROMPT]`), or with a configured one (`[emulator:fail]`). */

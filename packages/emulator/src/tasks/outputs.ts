@@ -3,7 +3,7 @@
 // and one second of quiet 8 kHz noise) and a PNG (16×16 RGB, valid chunks and CRCs, a colour from
 // the token). Bytes are fixed by the task's token, so a download repeats exactly.
 import { crc32, deflateSync } from 'node:zlib';
-import type { OutputKind as MediaKind } from '../../../../src/platform/models';
+import type { OutputKind as MediaKind } from '@platform-ops/client';
 import { hash32, prng } from '../hash';
 
 export const OUTPUT_KINDS = { mp4: 'video/mp4', wav: 'audio/wav', png: 'image/png' } as const;

@@ -2,14 +2,14 @@
 // (/v3/async/<model>), task-result, and the output files their results point at.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import { AsyncBody, MODEL_REGISTRY, type OutputKind as MediaKind } from '../../../../src/platform/models';
-import { asyncSubmitPath, type PlatformPaths } from '../../../../src/platform/paths';
+import { AsyncBody, MODEL_REGISTRY, type OutputKind as MediaKind } from '@platform-ops/client';
+import { asyncSubmitPath, type PlatformPaths } from '@platform-ops/client';
 import {
   ImageToVideoRequest,
   requestedVideoSeconds,
   TaskResultRequest,
   TextToVideoRequest,
-} from '../../../../src/platform/schemas/media';
+} from '@platform-ops/client';
 import type { Counters } from '../counters';
 import { parseOr400, sendInvalid, sendPlatformError } from '../http';
 import type { Accounts } from '../accounts';
@@ -21,7 +21,7 @@ import { FILE_OF_KIND, OUTPUT_KINDS, OUTPUT_NAME, outputBytes, type OutputKind }
 import type { CallbackSender } from './callbacks';
 import type { ModelTask } from './result';
 import type { TaskStore } from './store';
-import { describeZodIssues } from '../../../../src/platform/validation';
+import { describeZodIssues } from '@platform-ops/client';
 
 interface TaskRouteDeps {
   tasks: TaskStore;

@@ -1,0 +1,37 @@
+// Every activity of the service: each operation's factory in src/activities/<operation>/activities.ts, imported
+// here by name for every operation packages/client/src/operations.ts lists. The platform client comes in by dependency
+// injection, so tests and benchmarks point the same activities at the emulator.
+import type { OperationName } from '@platform-ops/client';
+import type { ActivityDeps } from '../activities/deps';
+import { createBatchActivities } from './batchJob/activities';
+import { createBillingActivities } from './billingReport/activities';
+import { createBudgetActivities } from './budgetGatedJob/activities';
+import { createBudgetLedgerActivities } from './budgetLedger/activities';
+import { createDecisionActivities } from './evaluateDecision/activities';
+import { createInstanceActivities } from './instances/activities';
+import { createMediaActivities } from './mediaGeneration/activities';
+import { withPlatformFailures } from '../activities/retries';
+
+type ActivityFunctions = Record<string, (...args: never[]) => Promise<unknown>>;
+
+/**
+ * Each operation's activity factory, listed for every operation of packages/client/src/operations.ts (the compiler names one
+ * missing); `null` for an operation that only reuses others' activities (autoRenew runs the instances' ones).
+ */
+export const ACTIVITY_FACTORIES: { readonly [O in OperationName]: ((deps: ActivityDeps) => ActivityFunctions) | null } =
+  {
+    mediaGeneration: createMediaActivities,
+    batchJob: createBatchActivities,
+    instances: createInstanceActivities,
+    evaluateDecision: createDecisionActivities,
+    budgetGatedJob: createBudgetActivities,
+    budgetLedger: createBudgetLedgerActivities,
+    billingReport: createBillingActivities,
+    autoRenew: null,
+  };
+
+export function createActivities(deps: ActivityDeps): ActivityFunctions {
+  const all: ActivityFunctions = {};
+  for (const factory of Object.values(ACTIVITY_FACTORIES)) if (factory) Object.assign(all, factory(deps));
+  return withPlatformFailures(all);
+}

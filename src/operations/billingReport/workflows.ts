@@ -1,0 +1,56 @@
+// billingReport: the bill list over a range of any length, in windows the platform accepts.
+import { proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { setVersioningBehavior } from '../../workflows/versioning';
+import { statusQuery } from '@platform-ops/client';
+import { WorkflowType } from '@platform-ops/client';
+import { BillingReportInput, type BillingReportResult, type BillingReportStatus } from '@platform-ops/client';
+import { parseInput } from '@platform-ops/client';
+import type { Activities } from './activities';
+import { billWindows } from '@platform-ops/client';
+import { HOUR_MS, untilAfterStart } from '../../workflows/retry-policies';
+import { trackStatus } from '../../workflows/status';
+import { summarized } from '../../workflows/activity-summary';
+
+const DEADLINE_MS = 12 * HOUR_MS;
+
+export async function billingReport(rawInput: BillingReportInput): Promise<BillingReportResult> {
+  const input = parseInput(BillingReportInput, rawInput, WorkflowType.billingReport);
+  const windows = billWindows(input.cycleType, input.startTime, input.endTime);
+  const status = trackStatus<BillingReportStatus>(WorkflowType.billingReport, 'FETCHING_BILLS', {});
+  setHandler(statusQuery, () => status.current);
+  // Reads only: retried through any outage until the report's deadline, from the workflow's start.
+  const platform = proxyActivities<Activities>(
+    untilAfterStart(DEADLINE_MS, {
+      attemptMs: 10 * 60_000,
+      heartbeatMs: 2 * 60_000,
+    }),
+  );
+  status.detail({ windows: windows.length });
+
+  const [report, quotas] = await Promise.all([
+    summarized(
+      platform.buildBillingReport,
+      `build the ${input.cycleType} billing report`,
+    )({
+      reportId: workflowInfo().workflowId,
+      cycleType: input.cycleType,
+      windows,
+      category: input.category,
+      productName: input.productName,
+      maxConcurrency: input.maxConcurrency,
+    }),
+    input.includeQuotas ? summarized(platform.snapshotQuotas, 'snapshot the quotas')() : Promise.resolve(undefined),
+  ]);
+  status.set('REPORTED', { bills: report.bills, total: report.total });
+  return {
+    cycleType: input.cycleType,
+    startTime: input.startTime,
+    endTime: input.endTime,
+    windows,
+    ...report,
+    quotas,
+  };
+}
+
+// Versioning (docs/versioning.md): a run is short, so it finishes on the build it started on.
+setVersioningBehavior('PINNED', billingReport);

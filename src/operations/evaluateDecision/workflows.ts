@@ -1,0 +1,75 @@
+// Decision evaluation: one content, several questions, one platform request per question.
+import { proxyActivities, setHandler } from '@temporalio/workflow';
+import { setVersioningBehavior } from '../../workflows/versioning';
+import { statusQuery } from '@platform-ops/client';
+import { WorkflowType } from '@platform-ops/client';
+import { EvaluateDecisionInput, type EvaluateDecisionResult, type EvaluateDecisionStatus } from '@platform-ops/client';
+import { invalidInput, parseInput } from '@platform-ops/client';
+import type { Activities, EvaluateQuestionInput } from './activities';
+import { DECISION_MODEL, DecisionEvaluationRequest } from '@platform-ops/client';
+import { tryParse, type ValidationIssue } from '@platform-ops/client';
+import { mapBounded } from '../../shared/lanes';
+import { HOUR_MS, untilAfterStart } from '../../workflows/retry-policies';
+import { trackStatus } from '../../workflows/status';
+import { paidCall } from '../../workflows/activity-summary';
+
+/** How long the questions are retried through an outage, from the workflow's start. */
+const DEADLINE_MS = 6 * HOUR_MS;
+
+export async function evaluateDecision(rawInput: EvaluateDecisionInput): Promise<EvaluateDecisionResult> {
+  const input = parseInput(EvaluateDecisionInput, rawInput, WorkflowType.evaluateDecision);
+
+  // Every question becomes a full platform request; all are checked before the first is sent.
+  const requests: EvaluateQuestionInput[] = input.questions.map((q, index) => ({
+    index,
+    request: {
+      model: DECISION_MODEL,
+      kind: q.kind,
+      state: input.state,
+      question: q.question,
+      options: q.options,
+      thinking: input.thinking,
+      think_budget: input.think_budget,
+      return_reasoning: input.return_reasoning,
+    },
+  }));
+  const issues: ValidationIssue[] = requests.flatMap(({ index, request }) => {
+    const checked = tryParse(DecisionEvaluationRequest, request);
+    if (checked.ok) return [];
+    return checked.issues.map((i) =>
+      i.field.startsWith('state') ? i : { ...i, field: `questions[${index}]${i.field ? `.${i.field}` : ''}` },
+    );
+  });
+  if (issues.length > 0) throw invalidInput(WorkflowType.evaluateDecision, issues);
+
+  // Only once the input is known good: an invalid one fails the run before anything is recorded.
+  const status = trackStatus<EvaluateDecisionStatus>(WorkflowType.evaluateDecision, 'EVALUATING', {});
+  setHandler(statusQuery, () => status.current);
+  // Each attempt outlives the client's timeout (thinking raises latency well above the usual 0.2 s).
+  const platform = proxyActivities<Activities>(untilAfterStart(DEADLINE_MS));
+  let answered = 0;
+  status.detail({ answered, total: requests.length });
+  const answers = await mapBounded(requests, input.maxConcurrency, async (req) => {
+    // Billed by its prompt tokens. Retried while the first attempt may still be in flight? Never: an
+    // attempt outlives the client's HTTP timeout. But a request the client gave up on may still have
+    // been answered and billed, and the platform takes no idempotency key, so the client waits for a
+    // paid answer far longer than for a read (PLATFORM_PAID_CALL_TIMEOUT_MS, 100 s): only a call
+    // slower than that, then retried, may pay for one more evaluation (a few tokens).
+    // After a reset, an answer an earlier run paid for is taken from it (src/activities/earlier-runs.ts).
+    const answer = await paidCall(platform.evaluateQuestion, `evaluate question ${req.index + 1}`)(req);
+    status.detail({ answered: ++answered, ...(answer.resumed && { resumedFrom: answer.resumed.runId }) });
+    return answer;
+  });
+  status.set('EVALUATED');
+  const resumed = answers.flatMap((a) => a.resumed ?? []);
+
+  return {
+    answers,
+    ...(resumed.length > 0 && { resumed }),
+    promptTokens: answers.reduce((sum, a) => sum + (a.promptTokens ?? 0), 0),
+    completionTokens: answers.reduce((sum, a) => sum + (a.completionTokens ?? 0), 0),
+  };
+}
+
+// Versioning (docs/versioning.md): a run is short, so it finishes on the build it started on.
+setVersioningBehavior('PINNED', evaluateDecision);

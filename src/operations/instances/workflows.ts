@@ -1,0 +1,190 @@
+// GPU instance workflows: renew for months; restart, create, start, stop and delete, each sending its
+// request (retried through any outage within the input's timeout), then waiting for the target status.
+import { ApplicationFailure, proxyActivities, setHandler } from '@temporalio/workflow';
+import { setVersioningBehavior } from '../../workflows/versioning';
+import type { z } from 'zod';
+import { statusQuery } from '@platform-ops/client';
+import { FailureType, parseInput } from '@platform-ops/client';
+import type { Activities, InstanceObservation } from './activities';
+import { paidCall, summarized, WAITING } from '../../workflows/activity-summary';
+import { WorkflowType } from '@platform-ops/client';
+import { forUpTo, HOUR_MS, pollTimedOut, retryAsPollOptions, untilAfterStart } from '../../workflows/retry-policies';
+import { trackStatus, type StatusTracker } from '../../workflows/status';
+import {
+  CreateInstanceInput,
+  instances,
+  RenewInstanceInput,
+  RestartInstanceInput,
+  type CreateInstanceResult,
+  type InstanceLifecycleStatus,
+  type InstanceWaitResult,
+  type RenewInstanceResult,
+  type RenewInstanceStatus,
+  type RestartInstanceStatus,
+} from '@platform-ops/client';
+
+/** renewInstance's read, renew (once) and read again are retried this long, from its start. */
+const RENEW_DEADLINE_MS = 6 * HOUR_MS;
+
+/** Renews a subscription instance. A retried renew never pays twice (see the renewInstance activity). */
+export async function renewInstance(rawInput: RenewInstanceInput): Promise<RenewInstanceResult> {
+  const input = parseInput(RenewInstanceInput, rawInput, WorkflowType.renewInstance);
+  const { instanceId, months } = input;
+  const status = trackStatus<RenewInstanceStatus>(WorkflowType.renewInstance, 'READING_INSTANCE', { instanceId });
+  setHandler(statusQuery, () => status.current);
+  const platform = proxyActivities<Activities>(untilAfterStart(RENEW_DEADLINE_MS));
+
+  const before = await summarized(platform.getInstance, `read instance ${instanceId}`)(instanceId);
+  const endTimeBefore = before.endTime;
+  // A renewal asked for one expiry (autoRenew's) is done once: if the expiry moved, someone renewed it.
+  if (input.expectedEndTime !== undefined && String(endTimeBefore) !== String(input.expectedEndTime)) {
+    const notRenewed = `the expiry is ${endTimeBefore} now, not ${input.expectedEndTime}: already renewed`;
+    status.set('EXPIRY_MOVED', { endTimeBefore, notRenewed });
+    return { instanceId, months, endTimeBefore, endTimeAfter: endTimeBefore, alreadyApplied: false, notRenewed };
+  }
+  status.set('RENEWING', { endTimeBefore });
+  // Costs money. Retried while the first attempt may still be in flight? It cannot be: an attempt
+  // outlives the client's HTTP timeout (PLATFORM_ATTEMPT_MS), so the server retries only once the
+  // attempt's request has ended; and a retry first waits out the time the platform may still act on
+  // that request, watching the expiry, and renews only if the expiry never moved from `endTimeBefore`
+  // (src/operations/instances/activities.ts). A request the platform applies later still is the residual risk.
+  // After a reset, a renewal an earlier run made is taken from it (src/activities/earlier-runs.ts).
+  const renew = paidCall(platform.renewInstance, `renew instance ${instanceId} for ${months} months`);
+  const renewed = await renew({ instanceId, months, endTimeBefore });
+  const { alreadyApplied, resumed } = renewed;
+  const after = await summarized(platform.getInstance, `read instance ${instanceId} after the renewal`)(instanceId);
+  status.set('RENEWED', { endTimeAfter: after.endTime, ...(resumed && { resumedFrom: resumed.runId }) });
+  const result = { instanceId, months, endTimeBefore: renewed.endTimeBefore ?? endTimeBefore, alreadyApplied };
+  return { ...result, endTimeAfter: after.endTime, ...(resumed && { resumed: [resumed] }) };
+}
+
+/**
+ * Creates an instance and waits until it runs. A subscription is paid at create: a retried create
+ * finds the instance an earlier attempt made by its name, and does not create it again.
+ */
+export async function createInstance(rawInput: CreateInstanceInput): Promise<CreateInstanceResult> {
+  const input = parseInput(CreateInstanceInput, rawInput, WorkflowType.createInstance);
+  const status = trackStatus<InstanceLifecycleStatus>(WorkflowType.createInstance, 'REQUESTING');
+  setHandler(statusQuery, () => status.current);
+  // Retried while the first attempt may still be in flight? A retry first waits out the time the
+  // platform may still act on an earlier request, looking for the name, and creates only if it never
+  // shows up (src/activities/retries.ts). An instance the platform creates later still is the residual risk.
+  const create = proxyActivities<Activities>(forUpTo(input.timeoutSeconds * 1000)).createInstance;
+  const created = await paidCall(create, 'create an instance')(input.request);
+  const { instanceId, alreadyApplied, resumed } = created;
+  status.detail({ instanceId, alreadyApplied, ...(resumed && { resumedFrom: resumed.runId }) });
+  const waited = await waitFor({ ...input, instanceId }, 'running', 'create', status);
+  return { ...waited, alreadyApplied, ...(resumed && { resumed: [resumed] }) };
+}
+
+/** A workflow's statuses for requesting, waiting, timed out and reached. */
+type Steps<S extends string> = [S, S, S, S];
+const LIFECYCLE: Steps<InstanceLifecycleStatus> = ['REQUESTING', 'WAITING', 'TIMED_OUT', 'DONE'];
+const RESTART: Steps<RestartInstanceStatus> = ['RESTARTING', 'WAITING_FOR_RUNNING', 'TIMED_OUT', 'RUNNING'];
+
+/** Restarts an instance and waits until it is running again. */
+export const restartInstance = requestThenWait('restartInstance', 'running', RESTART);
+/** Starts a stopped instance and waits until it runs. */
+export const startInstance = requestThenWait('startInstance', 'running', LIFECYCLE);
+/** Stops a running instance and waits until it has exited. */
+export const stopInstance = requestThenWait('stopInstance', 'exited', LIFECYCLE);
+/** Deletes an instance and waits until it is removed. */
+export const deleteInstance = requestThenWait('deleteInstance', 'removed', LIFECYCLE);
+
+type WaitInput = z.output<typeof RestartInstanceInput>;
+
+/**
+ * The workflow `type`: sends its free action (a repeat is answered as done, and a second restart of a
+ * restarting instance does no harm), retried through any outage within the input's timeout, then
+ * waits for `target`.
+ */
+function requestThenWait<S extends string>(
+  type: 'restartInstance' | 'startInstance' | 'stopInstance' | 'deleteInstance',
+  target: string,
+  [requesting, ...waiting]: Steps<S>,
+) {
+  return async (rawInput: RestartInstanceInput): Promise<InstanceWaitResult> => {
+    const input: WaitInput = parseInput(instances.workflows[type].input, rawInput, type);
+    const status = trackStatus<S>(type, requesting, { instanceId: input.instanceId });
+    setHandler(statusQuery, () => status.current);
+    const what = type.replace('Instance', '');
+    const request = proxyActivities<Activities>(forUpTo(input.timeoutSeconds * 1000))[type];
+    await summarized(request, `${what} instance ${input.instanceId}`)(input.instanceId);
+    return waitFor(input, target, what, status, waiting);
+  };
+}
+
+/**
+ * Waits for `target`, showing the statuses seen, or fails as DeadlineExceeded naming them. `steps`:
+ * the workflow's statuses for waiting, timed out and reached. It polls by retry-as-poll
+ * (pollInstanceStatus): the poll activity runs again on its own while the status stays the same and
+ * comes back only when it changes, so a wait of any length is a few activities.
+ */
+async function waitFor<S extends string>(
+  input: WaitInput,
+  target: string,
+  what: string,
+  status: StatusTracker<S>,
+  [waiting, timedOut, reachedStatus] = ['WAITING', 'TIMED_OUT', 'DONE'] as [S, S, S],
+): Promise<InstanceWaitResult> {
+  status.set(waiting, { target });
+  // Workflow time: the deadline is the same on every replay.
+  const startedAt = Date.now();
+  const deadlineAt = startedAt + input.timeoutSeconds * 1000;
+  let since: InstanceObservation | undefined;
+  let reached = false;
+  for (;;) {
+    const { pollInstanceStatus } = proxyActivities<Activities>(retryAsPollOptions(deadlineAt - Date.now()));
+    let checkpoint;
+    try {
+      checkpoint = await summarized(
+        pollInstanceStatus,
+        `instance ${input.instanceId} to be ${target}: ${WAITING}`,
+      )({
+        instanceId: input.instanceId,
+        target,
+        deadlineAt,
+        initialIntervalMs: input.pollInitialSeconds * 1000,
+        maxIntervalMs: input.pollMaxSeconds * 1000,
+        since,
+      });
+    } catch (err) {
+      // The server's bound ran out (a lost worker, or a retry that would land past it): timed out too.
+      if (pollTimedOut(err)) break;
+      throw err;
+    }
+    since = checkpoint.observation;
+    if (checkpoint.outcome !== 'changed') {
+      reached = checkpoint.outcome === 'reached';
+      break;
+    }
+    status.detail({ statuses: since.statuses });
+  }
+  const statuses = since?.statuses ?? [];
+  const waited = {
+    reached,
+    statuses,
+    finalStatus: statuses[statuses.length - 1] ?? 'unknown',
+    polls: since?.polls ?? 0,
+    waitedMs: Date.now() - startedAt,
+  };
+  status.set(reached ? reachedStatus : timedOut, { statuses });
+  if (!reached) {
+    throw ApplicationFailure.create({
+      type: FailureType.DeadlineExceeded,
+      nonRetryable: true,
+      message: `Instance ${input.instanceId} was not ${target} ${input.timeoutSeconds}s after the ${what} (statuses seen: ${statuses.join(' → ') || 'none'})`,
+      details: [waited],
+    });
+  }
+  const { finalStatus, polls, waitedMs } = waited;
+  return { instanceId: input.instanceId, statuses, finalStatus, polls, waitedSeconds: Math.round(waitedMs / 100) / 10 };
+}
+
+// Versioning (docs/versioning.md): a run is short, so it finishes on the build it started on.
+setVersioningBehavior('PINNED', renewInstance);
+setVersioningBehavior('PINNED', createInstance);
+setVersioningBehavior('PINNED', restartInstance);
+setVersioningBehavior('PINNED', startInstance);
+setVersioningBehavior('PINNED', stopInstance);
+setVersioningBehavior('PINNED', deleteInstance);

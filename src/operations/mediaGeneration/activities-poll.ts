@@ -1,0 +1,307 @@
+// Waiting for a task by retry-as-poll (../retries.ts): an attempt returns a checkpoint only on a status change
+// or the end, so the history grows by a few events per task however many polls are made.
+import { Context } from '@temporalio/activity';
+import { ActivityCancelledError, ActivityNotFoundError, ActivityPausedError, type Client } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { FailureType } from '@platform-ops/client';
+import {
+  predictedEnd,
+  type ParsedPollingOptions,
+  type TaskObservation,
+  type TaskOutputRef,
+} from '@platform-ops/client';
+import type { PlatformClient } from '../../platform-client/client';
+import { isTerminalTaskStatus, type TaskResult } from '@platform-ops/client';
+import {
+  awaitPollTurn,
+  errorBackoffMs,
+  pollAgainIn,
+  pollRead,
+  pollTimeoutMs,
+  recordPollCount,
+  waitInAttempt,
+} from '../../activities/retries';
+
+export interface PollTaskInput {
+  taskId: string;
+  polling: ParsedPollingOptions;
+  /** Real epoch ms after which the wait fails as DeadlineExceeded. */
+  deadlineAt: number;
+  /** The last checkpoint: its poll count, when the next poll is due, and the sample progress is measured from. */
+  since?: TaskObservation;
+  /** A callback is expected (the submit carried its URL): polls are a sparse safety net. */
+  fallback?: CallbackFallback;
+}
+
+/** Polls while a callback is expected (a lost one delays the result): first at `firstPollAt`, then sparse. */
+export interface CallbackFallback {
+  firstPollAt: number;
+  pollIntervalMs: number;
+}
+
+export interface TaskCheckpoint {
+  observation: TaskObservation;
+  terminal: boolean;
+  /** On TASK_STATUS_SUCCEED: the outputs, with their TTLs. */
+  outputs: TaskOutputRef[];
+  nsfwDetection: boolean;
+}
+
+function observe(task: TaskResult['task'], taskId: string, polls: number, since?: TaskObservation): TaskObservation {
+  const observedAt = Date.now();
+  return {
+    taskId,
+    status: task.status,
+    reason: task.reason || undefined,
+    eta: task.eta ?? undefined,
+    progressPercent: task.progress_percent ?? undefined,
+    polls,
+    observedAt,
+    firstProcessingAt: since?.firstProcessingAt ?? (task.status === 'TASK_STATUS_PROCESSING' ? observedAt : undefined),
+  };
+}
+
+/** The next poll's delay the platform's hints suggest, measured from the earlier sample of this phase. */
+function hintedDelayMs(
+  polling: ParsedPollingOptions,
+  o: TaskObservation,
+  since: TaskObservation | undefined,
+  attempt: number,
+) {
+  const hinted = (o.eta !== undefined && o.eta > 0) || o.progressPercent !== undefined;
+  return nextPollDelayMs(polling, o, since, hinted ? 0 : attempt);
+}
+
+/**
+ * The submit's read of its task, so the wait starts from its status and eta; none when the read fails or the
+ * task ended (the wait polls at once). Never throws: the accepted submit must reach the workflow.
+ */
+export async function firstLook(
+  platform: PlatformClient,
+  taskId: string,
+  polling: ParsedPollingOptions,
+  signal: AbortSignal,
+): Promise<{ observation?: TaskObservation; reads: number }> {
+  if (signal.aborted) return { reads: 0 };
+  try {
+    const { task } = await platform.getTaskResult(taskId, { signal, timeoutMs: pollTimeoutMs(platform) });
+    if (isTerminalTaskStatus(task.status)) return { reads: 1 };
+    const observation = observe(task, taskId, 1);
+    const nextPollAt = observation.observedAt + hintedDelayMs(polling, observation, undefined, 1);
+    return { observation: { ...observation, nextPollAt }, reads: 1 };
+  } catch {
+    return { reads: 1 };
+  }
+}
+
+/** How long the question may take: a busy server does not hold a planned read back longer. */
+const STILL_WANTED_TIMEOUT_MS = 5_000;
+
+/**
+ * Whether the attempt's activity is still wanted, asked of the server with one heartbeat: an operator's pause
+ * (`incident pause-polling`) or a cancel of the run says no. A server that cannot be reached says nothing, and
+ * the read goes ahead as without the question.
+ */
+async function stillWanted(temporal: Client | undefined, ctx: Context): Promise<boolean> {
+  if (!temporal) return true;
+  try {
+    await temporal.connection.withDeadline(Date.now() + STILL_WANTED_TIMEOUT_MS, () =>
+      temporal.activity.heartbeat(ctx.info.taskToken),
+    );
+    return true;
+  } catch (err) {
+    return !(
+      err instanceof ActivityPausedError ||
+      err instanceof ActivityCancelledError ||
+      err instanceof ActivityNotFoundError
+    );
+  }
+}
+
+export function createMediaPollActivities(platform: PlatformClient, temporal?: Client) {
+  return {
+    async pollTaskResult(input: PollTaskInput): Promise<TaskCheckpoint> {
+      const ctx = Context.current();
+      const planned = input.since ?? (input.fallback && { nextPollAt: input.fallback.firstPollAt });
+      const before = input.since?.polls ?? 0;
+      const readMs = pollTimeoutMs(platform);
+      // The reads made since the checkpoint, this attempt's own counted as each starts (a failed one counts).
+      const wanted = () => stillWanted(temporal, ctx);
+      let polls = before + (await awaitPollTurn(ctx, input.taskId, planned, input.deadlineAt, readMs, wanted)) - 1;
+      try {
+        return await pollUntilCheckpoint(ctx, input, readMs, () => ++polls, wanted);
+      } catch (err) {
+        recordPollCount(ctx, planned, polls - before);
+        throw err;
+      }
+    },
+  };
+
+  /** Reads until a checkpoint, or fails as StillRunning when the next poll is better made by a retry. */
+  async function pollUntilCheckpoint(
+    ctx: Context,
+    input: PollTaskInput,
+    readMs: number,
+    /** Counts one more read, returning its count. */
+    nextRead: () => number,
+    wanted: () => Promise<boolean>,
+  ): Promise<TaskCheckpoint> {
+    const { attempt } = ctx.info;
+    const { deadlineAt, polling, taskId } = input;
+    let since = input.since;
+    for (let reads = 1; ; reads++) {
+      const now = Date.now();
+      if (now >= deadlineAt) throw taskDeadlineExceeded(input, since);
+      const untilDeadline = (ms: number) => Math.max(1, Math.min(ms, deadlineAt - now));
+
+      const polls = nextRead();
+      const result = await pollRead(
+        ctx,
+        platform,
+        (opts) => platform.getTaskResult(taskId, opts),
+        (err) => untilDeadline(errorBackoffMs(err, attempt, polling.minIntervalMs)),
+      );
+      const observation = observe(result.task, taskId, polls, since);
+      const { status } = observation;
+      if (isTerminalTaskStatus(status)) {
+        return {
+          observation,
+          terminal: true,
+          outputs: status === 'TASK_STATUS_SUCCEED' ? outputsOf(result) : [],
+          nsfwDetection: result.extra?.enable_nsfw_detection === true,
+        };
+      }
+
+      const hinted = hintedDelayMs(polling, observation, since, attempt);
+      const delay = untilDeadline(Math.max(hinted, input.fallback?.pollIntervalMs ?? 0));
+      const next: TaskObservation = { ...observation, nextPollAt: observation.observedAt + delay };
+      // Checkpoints on status changes only: nearly every eta-aware poll crosses a progress step. In between,
+      // the pending poll's last failure holds the observation the starter reads (src/operations/mediaGeneration/starter.ts).
+      const checkpoint = { observation: next, terminal: false, outputs: [], nsfwDetection: false };
+      if (status !== since?.status) return checkpoint;
+      const stillRunning = (leftMs: number) =>
+        pollAgainIn(
+          leftMs,
+          `${taskId} is ${status} at ${observation.progressPercent ?? '?'}%, eta ${observation.eta ?? '?'} s: ` +
+            `next poll in ${leftMs} ms`,
+          next,
+        );
+      // The next read, made here rather than by a retry when it fits: one at the predicted end (within the
+      // eta's whole second), or a step of the hints at least IN_ATTEMPT_STEP_MS off. Short steps are left to
+      // retries, and an attempt makes at most MAX_READS_PER_ATTEMPT, so a cancel (which reaches no wait) is
+      // followed by few reads. Never on a callback's safety net, whose cancel is the usual end.
+      const remaining = estimateRemainingMs(observation, since);
+      const atEnd = remaining !== undefined && remaining <= delay + ETA_STEP_MS;
+      const longStep = remaining !== undefined && delay >= IN_ATTEMPT_STEP_MS;
+      const inAttempt = (atEnd || longStep) && reads < MAX_READS_PER_ATTEMPT && !input.fallback;
+      if (!inAttempt || !(await waitInAttempt(ctx, delay, readMs, stillRunning, wanted))) throw stillRunning(delay);
+      since = next;
+    }
+  }
+}
+
+export function taskDeadlineExceeded(
+  input: { taskId: string; deadlineAt: number },
+  last: TaskObservation | undefined,
+): ApplicationFailure {
+  return ApplicationFailure.nonRetryable(
+    `Task ${input.taskId} did not end before the deadline ${new Date(input.deadlineAt).toISOString()}` +
+      (last ? `; last seen ${last.status} at ${last.progressPercent ?? '?'}% after ${last.polls} polls` : '') +
+      '. The task may still finish (and be charged) on the platform.',
+    FailureType.DeadlineExceeded,
+    { taskId: input.taskId, last },
+  );
+}
+
+export function outputsOf(result: TaskResult): TaskOutputRef[] {
+  const ref = (kind: TaskOutputRef['kind'], url: string, ttl: string | number | undefined, type?: string) => {
+    const n = Number(ttl);
+    return { kind, url, ttlSeconds: ttl === undefined || !Number.isFinite(n) ? undefined : n, type };
+  };
+  return [
+    ...result.videos.map((v) => ref('video', v.video_url, v.video_url_ttl, v.video_type)),
+    ...result.images.map((i) => ref('image', i.image_url, i.image_url_ttl, i.image_type)),
+    ...result.audios.map((a) => ref('audio', a.audio_url, a.audio_url_ttl, a.audio_type)),
+  ];
+}
+
+// When to poll next (src/operations/mediaGeneration/README.md): just past the end `eta` and `progress_percent`
+// predict; far-off ends in steps (hints drift), unless two samples agree; without hints, jittered backoff.
+
+export type PollSample = Pick<TaskObservation, 'observedAt' | 'status' | 'eta' | 'progressPercent'>;
+
+/** The eta's step: whole seconds, rounded up. */
+const ETA_STEP_MS = 1_000;
+/** The shortest step short of the end that an attempt waits for itself. */
+const IN_ATTEMPT_STEP_MS = 5_000;
+/** Reads one attempt makes at most. */
+const MAX_READS_PER_ATTEMPT = 3;
+/** Beyond this, aim at a fraction of the remaining time and look again, instead of at the end. */
+const FAR_MS = 20_000;
+const FAR_FRACTION = 0.8;
+/** Two predicted ends this close (plus a share of the time left) confirm each other. */
+const AGREEMENT_MS = 1_000;
+const AGREEMENT_SHARE = 0.01;
+
+/** The progress rate (percent per ms) between two samples of one phase, when progress moved. */
+function progressRate(latest: PollSample, previous?: PollSample): number | undefined {
+  if (
+    previous &&
+    previous.status === latest.status &&
+    latest.progressPercent !== undefined &&
+    previous.progressPercent !== undefined &&
+    latest.progressPercent > previous.progressPercent &&
+    latest.progressPercent < 100
+  ) {
+    return (latest.progressPercent - previous.progressPercent) / (latest.observedAt - previous.observedAt);
+  }
+  return undefined;
+}
+
+/** Milliseconds left, from the eta and from the progress rate between two samples of one phase. */
+export function estimateRemainingMs(latest: PollSample, previous?: PollSample): number | undefined {
+  const estimates: number[] = [];
+  if (latest.eta !== undefined && latest.eta > 0) estimates.push(latest.eta * 1000);
+  const rate = progressRate(latest, previous);
+  if (rate !== undefined) estimates.push((100 - (latest.progressPercent ?? 0)) / rate);
+  // The earlier wins: polling a little early costs one cheap poll, polling late costs detection time.
+  return estimates.length ? Math.min(...estimates) : undefined;
+}
+
+/**
+ * Milliseconds left when two samples taken apart predict the same end (a steady task's eta), so stepping
+ * towards it would only add polls; undefined when they disagree or one has no eta.
+ */
+function confirmedRemainingMs(latest: PollSample, previous?: PollSample): number | undefined {
+  const now = predictedEnd(latest);
+  const before = previous && predictedEnd(previous);
+  if (now === undefined || before === undefined || previous!.observedAt >= latest.observedAt) return undefined;
+  const remaining = Math.min(now, before) - latest.observedAt;
+  return Math.abs(now - before) <= AGREEMENT_MS + AGREEMENT_SHARE * Math.max(0, remaining) ? remaining : undefined;
+}
+
+export function nextPollDelayMs(
+  opts: Pick<ParsedPollingOptions, 'minIntervalMs' | 'maxIntervalMs' | 'marginMs'>,
+  latest: PollSample,
+  previous: PollSample | undefined,
+  /** Polls in a row without a usable hint (drives the backoff). */
+  hintlessPolls: number,
+  random: () => number = Math.random,
+): number {
+  const confirmed = confirmedRemainingMs(latest, previous);
+  const remaining = estimateRemainingMs(latest, previous);
+  let delay: number;
+  if (confirmed !== undefined) delay = Math.min(confirmed, remaining ?? confirmed) + opts.marginMs;
+  else if (remaining !== undefined) {
+    if (remaining > FAR_MS) delay = remaining * FAR_FRACTION;
+    else if (latest.progressPercent !== undefined && progressRate(latest, previous) === undefined) {
+      // The eta is whole seconds, rounded up: aiming at it lands up to a second late. Half-way, a
+      // second sample gives the progress rate, and the poll after that lands just past the end.
+      delay = remaining / 2;
+    } else delay = remaining + opts.marginMs;
+  } else {
+    const ceiling = Math.min(opts.maxIntervalMs, opts.minIntervalMs * 2 ** Math.min(hintlessPolls, 30));
+    delay = opts.minIntervalMs + random() * (ceiling - opts.minIntervalMs);
+  }
+  return Math.round(Math.min(opts.maxIntervalMs, Math.max(opts.minIntervalMs, delay)));
+}
