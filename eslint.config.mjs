@@ -51,7 +51,7 @@ export default tseslint.config(
     // Activities are imported by workflows (as types), never the other way round: what both need lives in
     // the contracts (@platform-ops/client) and in the pure modules beside them, never in workflow code
     // (an operation's workflows.ts and workflows-*.ts, and src/workflows/).
-    files: ['src/activities/**/*.ts', 'src/operations/*/activities*.ts', 'src/operations/activities.ts'],
+    files: ['src/activities/**/*.ts', 'src/operations/*/activities*.ts', 'src/operations/activities*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',

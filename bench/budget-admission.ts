@@ -8,8 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { budgetLedgerStateQuery, budgetLedgerWorkflowId } from '@platform-ops/client';
-import { WorkflowType } from '@platform-ops/client';
+import { budgetLedgerStateQuery, budgetLedgerWorkflowId, WorkflowType } from '@platform-ops/client';
 import { decodePayloads } from '../src/activities/earlier-runs';
 import { DEV_API_KEY } from '@platform-ops/emulator';
 import type { budgetGatedJob } from '../src/operations/budgetGatedJob/workflows';

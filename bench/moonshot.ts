@@ -9,9 +9,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { cpus, loadavg } from 'node:os';
 import { readFileSync } from 'node:fs';
-import { WorkflowType } from '@platform-ops/client';
-import type { MediaGenerationInput } from '@platform-ops/client';
-import { SearchAttributes } from '@platform-ops/client';
+import { type MediaGenerationInput, SearchAttributes, WorkflowType } from '@platform-ops/client';
 import {
   formatSample,
   moonshotLimits,

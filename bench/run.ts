@@ -14,7 +14,7 @@ import { formatChecks } from './support/checks';
 import { formatMediaTable } from './media/tables';
 import { runMoonshotBench } from './moonshot';
 import { formatMoonshotSummary } from './moonshot-timeline';
-import { runMediaPollingBench } from './media-polling';
+import { runMediaPollingBench } from './media/polling';
 import { formatRateLimitSummary, runRateLimitBench } from './rate-limit';
 import { formatWebhookTable, runWebhookBench } from './webhooks';
 import {

@@ -10,8 +10,7 @@
 //   npm run bench -- --only=waiting-at-scale [--tasks=500] [--duration=60000] [--start-window=30000]
 //   npm run bench -- --only=waiting-at-scale --tasks=10000 --duration=600000 --start-window=120000
 //   npm run bench -- --only=waiting-at-scale --cluster [--tasks=…]
-import { WorkflowType } from '@platform-ops/client';
-import type { MediaGenerationInput } from '@platform-ops/client';
+import { type MediaGenerationInput, WorkflowType } from '@platform-ops/client';
 import { mediaLoad, mediaTaskRuns } from './media/temporal-run';
 import { formatServerFigures, formatTable, formatWorkerTable } from './media/tables';
 import { atMost, formatChecks, isTrue, type Check } from './support/checks';

@@ -20,7 +20,7 @@ const WORKFLOW_SAFE = {
   ignores: [
     // An operation's activities (activities.ts, activities-*.ts) do its I/O.
     'src/operations/*/activities*.ts',
-    'src/operations/activities.ts',
+    'src/operations/activities*.ts',
     // An operation's starter flags read files and build commander options: only the starter loads them.
     'src/operations/*/starter.ts',
     // The client's start and codec call the server and Node's crypto: a backend's, never a workflow's; its
@@ -63,7 +63,7 @@ const [SAFE, NOT_SAFE] = [WORKFLOW_SAFE.files, WORKFLOW_SAFE.ignores].map((globs
 
 /** Whether a file, relative to the project root, is workflow-safe. */
 const isWorkflowSafe = (file) => SAFE.some((r) => r.test(file)) && !NOT_SAFE.some((r) => r.test(file));
-const ACTIVITIES = ['src/operations/*/activities*.ts', 'src/operations/activities.ts'].map(globRegex);
+const ACTIVITIES = ['src/operations/*/activities*.ts', 'src/operations/activities*.ts'].map(globRegex);
 const isActivities = (file) => ACTIVITIES.some((r) => r.test(file));
 
 /** The module a relative import names, relative to the project root: its path, and its file. */

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The starter CLI (docs/starter.md). Errors read as sentences; the exit status says what happened (src/starter/cli.ts).
+// The starter CLI (docs/starter.md). Errors read as sentences; the exit status says what happened (src/cli/command.ts).
 import { Command, CommanderError } from 'commander';
 import { addRegisterSearchAttributesOption } from './namespace/search-attributes';
 import { addBudgetCommands } from './starter/commands/budget';
@@ -11,7 +11,7 @@ import { addPlatformCommands } from './starter/commands/platform';
 import { addScheduleCommands } from './starter/commands/schedule';
 import { addStartCommands } from './starter/commands/start';
 import { upCommand } from './starter/commands/up';
-import { ExitCode, toCliError } from './starter/cli';
+import { ExitCode, toCliError } from './cli/command';
 import { isRuntimeInstalled } from './process-entry';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);

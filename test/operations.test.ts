@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as clientPackage from '@platform-ops/client';
 import { ACTIVITY_FACTORIES } from '../src/operations/activities';
-import type { OperationStarter } from '../src/starter/flags';
+import type { OperationStarter } from '../src/cli/flags';
 import { mergeFlags, operationStarters } from '../src/starter/workflow-inputs';
 import {
   CONTRACTS,

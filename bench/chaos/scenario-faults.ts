@@ -5,8 +5,7 @@
 import path from 'node:path';
 import { FailureType } from '@platform-ops/client';
 import { findProjectRoot } from '../../src/config/settings';
-import { loadEmulatorConfig } from '@platform-ops/emulator';
-import { ScenarioSchema, type Scenario } from '@platform-ops/emulator';
+import { loadEmulatorConfig, type Scenario, ScenarioSchema } from '@platform-ops/emulator';
 import type { ChaosFault, FaultContext } from './fault-plan';
 
 /** The examples the suite plays by default, after its own faults. */

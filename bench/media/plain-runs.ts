@@ -2,9 +2,8 @@
 // second (what the platform's own SDK does) or by the same eta-aware schedule as our workflows.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { nextPollDelayMs, type PollSample } from '../../src/operations/mediaGeneration/activities-poll';
-import { PollingOptions } from '@platform-ops/client';
+import { isTerminalTaskStatus, PollingOptions } from '@platform-ops/client';
 import type { PlatformClient } from '../../src/platform-client/client';
-import { isTerminalTaskStatus } from '@platform-ops/client';
 
 export interface TaskRun {
   taskId: string;

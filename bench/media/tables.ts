@@ -1,5 +1,5 @@
 // The media-polling benchmark's tables, and the worker and server tables the other benchmarks share.
-import type { MediaBenchResult } from '../media-polling';
+import type { MediaBenchResult } from './polling';
 import { formatChecks } from '../support/checks';
 import { formatPhases } from '../support/history-phases';
 import type { ratioToFloor, ServerRequestFigures, WorkerFigures } from '../support/load-figures';

@@ -1,8 +1,7 @@
 // Our way: N mediaGeneration workflows on a real dev server and the worker in its own process, read
 // back from outside: the timings each workflow's result reports, and the server's close time as the
 // moment a caller has the result.
-import { WorkflowType } from '@platform-ops/client';
-import type { MediaGenerationInput } from '@platform-ops/client';
+import { type MediaGenerationInput, WorkflowType } from '@platform-ops/client';
 import type { mediaGeneration } from '../../src/operations/mediaGeneration/workflows';
 import type { Client } from '@temporalio/client';
 import { mapBounded } from '../../src/shared/lanes';

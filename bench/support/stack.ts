@@ -10,20 +10,18 @@ import { appendFileSync, chmodSync, mkdtempSync, readFileSync, rmSync, writeFile
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { SEARCH_ATTRIBUTE_DEFINITIONS } from '@platform-ops/client';
+import { DEFAULT_PATHS, loadDataConverter, newKey, SEARCH_ATTRIBUTE_DEFINITIONS } from '@platform-ops/client';
 import { startCluster } from '../../src/cluster/cluster';
-import { DEFAULT_POSTGRES_PASSWORD, freeServerPorts } from '../../src/cluster/server-config';
-import { findOrBuildClusterBinaries } from '../../src/cluster/versions';
+import { DEFAULT_POSTGRES_PASSWORD, freeServerPorts } from '../../src/devserver/server-config';
+import { findOrBuildClusterBinaries } from '../../src/devserver/versions';
 import { startDevServer } from '../../src/devserver/dev-server';
 import { getFreePort } from '../../src/devserver/processes';
 import { DEV_API_KEY } from '@platform-ops/emulator';
 import { PlatformClient } from '../../src/platform-client/client';
-import { DEFAULT_PATHS } from '@platform-ops/client';
 import { startEmulatorProcess } from './emulator-process';
 import { ProcSampler, readTreeCpuMs } from './proc-stats';
 import { bundleBenchWorkflows, WORKFLOW_BUNDLE_ENV } from './worker-main';
 import { startWorkerProcess, type WorkerProcess } from './worker-process';
-import { loadDataConverter, newKey } from '@platform-ops/client';
 
 export interface BenchWorker {
   /**

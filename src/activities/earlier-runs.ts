@@ -11,8 +11,7 @@ import { CompleteAsyncError, log, type Context } from '@temporalio/activity';
 import { ActivityNotFoundError, type Client } from '@temporalio/client';
 import { decodeArrayFromPayloads, decodeFailure } from '@temporalio/common/lib/internal-non-workflow';
 import type { temporal } from '@temporalio/proto';
-import type { Resumed } from '@platform-ops/client';
-import { FailureType, markedSending, type SendingMark } from '@platform-ops/client';
+import { FailureType, markedSending, type Resumed, type SendingMark } from '@platform-ops/client';
 
 /** The signal's name: the workflows need no handler, the reset run's call reads it in the history. */
 export const PAID_CALL_ANSWERED = 'paidCallAnswered';

@@ -1,10 +1,17 @@
 // JSON Schemas of every workflow's input and result, generated from the zod schemas, so backends in
 // other languages can start workflows by name with plain JSON. `npm run schemas` writes them out.
 import { z } from 'zod';
-import { DEFAULT_TASK_QUEUE, SEARCH_ATTRIBUTE_DEFINITIONS, statusQuery, type Operation } from '@platform-ops/client';
-import { FailureType } from '@platform-ops/client';
-import { budgetLedgerWorkflowId } from '@platform-ops/client';
-import { OPERATIONS, WORKFLOW_TYPES, WORKFLOWS } from '@platform-ops/client';
+import {
+  budgetLedgerWorkflowId,
+  DEFAULT_TASK_QUEUE,
+  FailureType,
+  type Operation,
+  OPERATIONS,
+  SEARCH_ATTRIBUTE_DEFINITIONS,
+  statusQuery,
+  WORKFLOW_TYPES,
+  WORKFLOWS,
+} from '@platform-ops/client';
 
 const names = (kind: 'queries' | 'signals' | 'updates'): string[] =>
   Object.values<Operation>(OPERATIONS).flatMap((op) =>

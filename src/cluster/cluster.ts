@@ -5,9 +5,14 @@ import * as path from 'path';
 import { type ManagedProcess } from '../devserver/processes';
 import { ensureSearchAttributes } from '../namespace/search-attributes';
 import { findOrInstallPostgres, setUpSchemas, startPostgres } from './postgres';
-import { POSTGRES_USER, serverEnv, type ServerEnvOptions } from './server-config';
-import { onceNamespaceSettles, registerNamespace, startTemporalServer, startUiServer } from './temporal-server';
-import { findOrBuildClusterBinaries } from './versions';
+import { POSTGRES_USER, serverEnv, type ServerEnvOptions } from '../devserver/server-config';
+import {
+  onceNamespaceSettles,
+  registerNamespace,
+  startTemporalServer,
+  startUiServer,
+} from '../devserver/temporal-server';
+import { findOrBuildClusterBinaries } from '../devserver/versions';
 
 interface ClusterOptions extends ServerEnvOptions {
   /** Everything the cluster keeps: PostgreSQL's data, the UI's config, the logs. */

@@ -4,7 +4,7 @@ import { loadTemporalSettings, loadWorkerSettings } from '../config/settings';
 import { createLogger, linesOf, logFormatOf } from '../logging';
 import { announce, makeLocalKey, startLocalCodecServer, startLocalPlatform } from '../starter/commands/up';
 import { startCluster } from './cluster';
-import { DEFAULT_SERVER_PORTS, loadClusterSettings } from './server-config';
+import { DEFAULT_SERVER_PORTS, loadClusterSettings } from '../devserver/server-config';
 import { startWorkerPool } from './workers';
 import { runMain } from '../process-entry';
 

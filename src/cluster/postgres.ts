@@ -3,8 +3,8 @@
 import { existsSync, promises as fs, readdirSync } from 'fs';
 import * as path from 'path';
 import { exec, findOnPath, startManagedProcess, type ManagedProcess } from '../devserver/processes';
-import { DB_PLUGIN } from './server-config';
-import { POSTGRES_MAJOR } from './versions';
+import { DB_PLUGIN } from '../devserver/server-config';
+import { POSTGRES_MAJOR } from '../devserver/versions';
 
 const POSTGRES_USER_ACCOUNT = 'postgres';
 const READY_TIMEOUT_MS = 60_000;

@@ -6,12 +6,10 @@ import type { ConnectionOptions } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import type { NativeConnectionOptions } from '@temporalio/worker';
 import { z } from 'zod';
-import { DEFAULT_TASK_QUEUE } from '@platform-ops/client';
+import { DEFAULT_TASK_QUEUE, HttpUrl, MEDIA_OPERATIONS } from '@platform-ops/client';
 import { LocalArtifactStore } from '../artifacts';
 import type { FetchPolicy } from '../fetching/policy';
-import { HttpUrl } from '@platform-ops/client';
 import { parseConfig } from '../platform-client/config';
-import { MEDIA_OPERATIONS } from '@platform-ops/client';
 
 /** Reads one group of settings; `what` names the group in the error. */
 const loader =

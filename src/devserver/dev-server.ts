@@ -6,14 +6,9 @@ import { temporal } from '@temporalio/proto';
 import { promises as fs } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { baseServerEnv, DEFAULT_SERVER_PORTS, freeServerPorts, type ServerPorts } from '../cluster/server-config';
-import {
-  onceNamespaceSettles,
-  registerNamespace,
-  startTemporalServer,
-  startUiServer,
-} from '../cluster/temporal-server';
-import type { ClusterBinaries } from '../cluster/versions';
+import { baseServerEnv, DEFAULT_SERVER_PORTS, freeServerPorts, type ServerPorts } from './server-config';
+import { onceNamespaceSettles, registerNamespace, startTemporalServer, startUiServer } from './temporal-server';
+import type { ClusterBinaries } from './versions';
 import { sleep, tryListen, type ManagedProcess } from './processes';
 import { prepareSqliteFile, sqliteServerEnv, type SqlitePragmas } from './sqlite';
 

@@ -3,8 +3,7 @@
 import { Runtime } from '@temporalio/worker';
 import type { CallEvent } from '../platform-client/transport';
 import type { QuotaPace } from '../ratelimit/shared-pacing';
-import { BUDGET_GATED_JOB_STATUSES } from '@platform-ops/client';
-import { OUTPUT_KINDS } from '@platform-ops/client';
+import { BUDGET_GATED_JOB_STATUSES, OUTPUT_KINDS } from '@platform-ops/client';
 
 /** The status label of a call: the HTTP status, or why there was none. */
 function statusLabel(event: CallEvent): string {

@@ -2,7 +2,7 @@
 // here by name for every operation packages/client/src/operations.ts lists. The platform client comes in by dependency
 // injection, so tests and benchmarks point the same activities at the emulator.
 import type { OperationName } from '@platform-ops/client';
-import type { ActivityDeps } from '../activities/deps';
+import type { ActivityDeps } from './activities-deps';
 import { createBatchActivities } from './batchJob/activities';
 import { createBillingActivities } from './billingReport/activities';
 import { createBudgetActivities } from './budgetGatedJob/activities';

@@ -5,10 +5,8 @@ import type { z } from 'zod';
 import { ConfigError, loadPlatformConfig } from './config';
 import { PlatformError } from './errors';
 import { TEXT, Transport, type CallOptions, type Query, type TransportOptions } from './transport';
-import { AsyncSubmitRequest } from '@platform-ops/client';
-import { asyncSubmitPath, type PlatformPaths } from '@platform-ops/client';
+import { asyncSubmitPath, AsyncSubmitRequest, parseOrThrow, type PlatformPaths } from '@platform-ops/client';
 import * as S from '@platform-ops/client';
-import { parseOrThrow } from '@platform-ops/client';
 
 export type { CallEvent, CallOptions, TransportOptions } from './transport';
 

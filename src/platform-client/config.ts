@@ -1,8 +1,7 @@
 // Client configuration from the environment. The API key stays inside the client:
 // never in a workflow input, a log line or an error message.
 import { z } from 'zod';
-import { DEFAULT_PATHS, type PlatformPaths } from '@platform-ops/client';
-import { formatIssues, parseOrThrow } from '@platform-ops/client';
+import { DEFAULT_PATHS, formatIssues, parseOrThrow, type PlatformPaths } from '@platform-ops/client';
 
 export interface PlatformConfig {
   baseUrl: string;

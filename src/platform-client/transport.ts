@@ -5,8 +5,7 @@ import ky, { TimeoutError, type KyInstance } from 'ky';
 import type { z } from 'zod';
 import type { PlatformConfig } from './config';
 import { PlatformError, parseRetryAfter, redact } from './errors';
-import { PlatformErrorBody } from '@platform-ops/client';
-import { formatIssues, parseOrThrow } from '@platform-ops/client';
+import { formatIssues, parseOrThrow, PlatformErrorBody } from '@platform-ops/client';
 
 type HttpMethod = 'GET' | 'POST' | 'PUT';
 

@@ -1,10 +1,8 @@
 // The pure part of a shared rate limit (no Temporal, no I/O): each paid submit's limit, its pace, how a
 // 429 slows it and how it recovers (docs/rate-limits.md). ./shared-pacing.ts shares the state.
 import { z } from 'zod';
-import { MEDIA_OPERATIONS, type MediaOperation } from '@platform-ops/client';
+import { MEDIA_OPERATIONS, type MediaOperation, type PlatformPaths, type Quota } from '@platform-ops/client';
 import type { QuotaChoice } from '../config/settings';
-import type { PlatformPaths } from '@platform-ops/client';
-import type { Quota } from '@platform-ops/client';
 
 /** What all workers share about one quota's pace. Times are epoch ms. */
 export interface PacingState {

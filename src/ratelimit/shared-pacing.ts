@@ -4,8 +4,7 @@
 import type { Client } from '@temporalio/client';
 import { Runtime } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
-import type { MediaOperation } from '@platform-ops/client';
-import { quotaTaskQueue } from '@platform-ops/client';
+import { type MediaOperation, quotaTaskQueue } from '@platform-ops/client';
 import type { PlatformClient } from '../platform-client/client';
 import type { RateLimitSettings } from '../config/settings';
 import {

@@ -1,15 +1,16 @@
 // A workflow's input from --input, --input-file or its operation's flags (docs/starter.md), checked with the
 // workflow's own schema so that a typo fails before anything starts.
 import type { Command } from 'commander';
-import type { PriorityClass } from '@platform-ops/client';
-import { describeZodIssues, formatIssues } from '@platform-ops/client';
 import {
+  describeZodIssues,
+  formatIssues,
   OPERATION_OF,
+  type OperationName,
+  type PriorityClass,
   STARTABLE_WORKFLOW_TYPES,
+  type StartableWorkflowType,
   WORKFLOWS,
   WorkflowType,
-  type OperationName,
-  type StartableWorkflowType,
 } from '@platform-ops/client';
 import { starter as autoRenewStarter } from '../operations/autoRenew/starter';
 import { starter as batchStarter } from '../operations/batchJob/starter';
@@ -18,9 +19,9 @@ import { starter as budgetStarter } from '../operations/budgetGatedJob/starter';
 import { starter as decisionStarter } from '../operations/evaluateDecision/starter';
 import { starter as instancesStarter } from '../operations/instances/starter';
 import { starter as mediaStarter } from '../operations/mediaGeneration/starter';
-import { CliError, ExitCode } from './cli';
-import { parseJson, readText, type Flag, type InputFlags, type OperationStarter } from './flags';
-import type { ProgressView } from './progress';
+import { CliError, ExitCode } from '../cli/command';
+import { parseJson, readText, type Flag, type InputFlags, type OperationStarter } from '../cli/flags';
+import type { ProgressView } from '../cli/progress';
 
 /** The operations that start a workflow type: every one but a member's budget ledger, which its jobs start. */
 type StartingOperation = Exclude<OperationName, 'budgetLedger'>;

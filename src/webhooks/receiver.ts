@@ -5,11 +5,17 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { Runtime } from '@temporalio/worker';
 import Fastify, { type FastifyError, type FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { outputsOf } from '../operations/mediaGeneration/activities-poll';
 import type { WebhookSettings } from '../config/settings';
-import { taskCallbackSignal, TaskCallback } from '@platform-ops/client';
-import { isTerminalTaskStatus, TaskResult } from '@platform-ops/client';
-import { formatIssues, tryParse, type ValidationIssue } from '@platform-ops/client';
+import {
+  formatIssues,
+  isTerminalTaskStatus,
+  outputsOf,
+  TaskCallback,
+  taskCallbackSignal,
+  TaskResult,
+  tryParse,
+  type ValidationIssue,
+} from '@platform-ops/client';
 import { CallbackSigner, TASK_CALLBACK_PATH } from './token';
 
 /** Why a callback was refused (4xx): the label of its counter. */

@@ -2,8 +2,7 @@
 // PlatformStatus search attribute only when it changes (never once per poll), and the run's current details in the UI.
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
-import { SearchAttributes, type WorkflowStatus } from '@platform-ops/client';
-import { type WorkflowTypeName } from '@platform-ops/client';
+import { SearchAttributes, type WorkflowStatus, type WorkflowTypeName } from '@platform-ops/client';
 
 /** `S`: the workflow's status union, from its contract (docs/contributing.md). */
 export interface StatusTracker<S extends string = string> {

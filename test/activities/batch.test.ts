@@ -23,11 +23,9 @@ import {
   type UploadBatchInputInput,
   type UploadBatchInputResult,
 } from '../../src/operations/batchJob/activities-upload';
-import { FailureType } from '@platform-ops/client';
+import { type Batch, type BatchInputLine, FailureType, toJsonl } from '@platform-ops/client';
 import { LocalArtifactStore, safeSegment } from '../../src/artifacts';
 import { DEV_API_KEY } from '@platform-ops/emulator';
-import type { Batch, BatchInputLine } from '@platform-ops/client';
-import { toJsonl } from '@platform-ops/client';
 import type { FetchPolicy } from '../../src/fetching/policy';
 import { testFetchPolicy } from '../helpers/fetch-policy';
 import { emulatorPlatform, uniqueId } from '../helpers/temporal';

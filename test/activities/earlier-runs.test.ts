@@ -9,8 +9,7 @@ import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { earlierPaidCall } from '../../src/activities/earlier-runs';
-import { FailureType } from '@platform-ops/client';
-import { Keyring, PayloadEncryption } from '@platform-ops/client';
+import { FailureType, Keyring, PayloadEncryption } from '@platform-ops/client';
 
 type Event = temporal.api.history.v1.IHistoryEvent;
 const TYPE = 'submitMediaTask';

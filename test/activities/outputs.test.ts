@@ -11,17 +11,14 @@ import { fileURLToPath } from 'node:url';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger, type LogEntry } from '@temporalio/worker';
-import { outputsOf } from '../../src/operations/mediaGeneration/activities-poll';
 import type { FetchPolicy } from '../../src/fetching/policy';
 import { testFetchPolicy } from '../helpers/fetch-policy';
 import {
   createOutputActivities,
   type KeepTaskOutputsInput,
 } from '../../src/operations/mediaGeneration/activities-outputs';
-import { FailureType } from '@platform-ops/client';
-import type { KeptOutput } from '@platform-ops/client';
+import { FailureType, outputsOf, type KeptOutput, type TaskResult } from '@platform-ops/client';
 import { LocalArtifactStore, safeSegment } from '../../src/artifacts';
-import type { TaskResult } from '@platform-ops/client';
 import { emulatorPlatform, uniqueId } from '../helpers/temporal';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -3,7 +3,7 @@
 // StillRunning and what returns a checkpoint.
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import type { ActivityDeps } from '../../src/activities/deps';
+import type { ActivityDeps } from '../../src/operations/activities-deps';
 import {
   batchGapMs,
   createBatchActivities,
@@ -11,8 +11,7 @@ import {
   type PollBatchInput,
 } from '../../src/operations/batchJob/activities';
 import { RETRY_TIMER_LEAD_MS, withPlatformFailures } from '../../src/activities/retries';
-import { FailureType } from '@platform-ops/client';
-import type { BatchObservation } from '@platform-ops/client';
+import { type BatchObservation, FailureType } from '@platform-ops/client';
 import type { PlatformClient } from '../../src/platform-client/client';
 import { PlatformError } from '../../src/platform-client/errors';
 

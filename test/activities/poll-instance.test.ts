@@ -3,7 +3,7 @@
 // along, and the deadline ending the wait even through an outage.
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import type { ActivityDeps } from '../../src/activities/deps';
+import type { ActivityDeps } from '../../src/operations/activities-deps';
 import { RETRY_TIMER_LEAD_MS, withPlatformFailures } from '../../src/activities/retries';
 import {
   createInstanceActivities,

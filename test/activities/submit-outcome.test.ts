@@ -3,7 +3,7 @@
 import { ActivityNotFoundError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import type { ActivityDeps } from '../../src/activities/deps';
+import type { ActivityDeps } from '../../src/operations/activities-deps';
 import { createMediaActivities, type SubmitFailureDetails } from '../../src/operations/mediaGeneration/activities';
 import type { PlatformClient } from '../../src/platform-client/client';
 import { PlatformError, type PlatformErrorInit } from '../../src/platform-client/errors';

@@ -1,8 +1,7 @@
 // `schedule create autoRenew --member … --before 72h` as users run it: the built starter makes a
 // Temporal Schedule on the real dev server, and its run renews the member's expiring instance on the
 // real worker against an emulator of this file's own.
-import { WorkflowType } from '@platform-ops/client';
-import { type AutoRenewResult } from '@platform-ops/client';
+import { type AutoRenewResult, WorkflowType } from '@platform-ops/client';
 import { DEV_API_KEY } from '@platform-ops/emulator';
 import type { autoRenew } from '../../src/operations/autoRenew/workflows';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';

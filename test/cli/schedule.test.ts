@@ -2,10 +2,13 @@
 // member's budget ledger, on the real dev server and an emulator of this file's own (whose budgets
 // the tests set). Each test pays with a member of its own, mapped to the dev key the worker uses.
 import type { WorkflowHandle } from '@temporalio/client';
-import { type BudgetGatedJobResult } from '@platform-ops/client';
-import { budgetLedgerStateQuery, budgetLedgerWorkflowId } from '@platform-ops/client';
-import { SearchAttributes } from '@platform-ops/client';
-import { WorkflowType } from '@platform-ops/client';
+import {
+  type BudgetGatedJobResult,
+  budgetLedgerStateQuery,
+  budgetLedgerWorkflowId,
+  SearchAttributes,
+  WorkflowType,
+} from '@platform-ops/client';
 import type { budgetGatedJob } from '../../src/operations/budgetGatedJob/workflows';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { cleanEnv, runNode, waitFor } from '../helpers/processes';

@@ -2,12 +2,11 @@
 // through it, graceful shutdown on SIGTERM, and never the API key in its output.
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { WorkflowType } from '@platform-ops/client';
+import { loadDataConverter, WorkflowType } from '@platform-ops/client';
 import { DEV_API_KEY } from '@platform-ops/emulator';
 import { getFreePort } from '../../src/devserver/processes';
 import { cleanEnv, runNode, startNode, waitFor, workerProcessEnv } from '../helpers/processes';
 import { testEnv } from '../setup/shared';
-import { loadDataConverter } from '@platform-ops/client';
 
 describe('worker process', () => {
   it('logs JSON, serves metrics, runs workflows and drains on SIGTERM', async () => {

@@ -8,10 +8,9 @@ import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { CHAOS_MEMBER, CHAOS_TYPES, chaosInput, type ChaosType } from '../../bench/chaos/workload';
 import { deploymentVersions, retireVersion, setCurrentVersion } from '../../src/worker-deployment';
-import { budgetLedgerWorkflowId } from '@platform-ops/client';
+import { budgetLedgerWorkflowId, loadDataConverter } from '@platform-ops/client';
 import { A_BUILD, type ClusterStack } from './stack';
 import { PER_TYPE, runWithFault, type RunFigures } from './workload';
-import { loadDataConverter } from '@platform-ops/client';
 
 export const DEPLOY_RUN = 'deploy';
 const B_BUILD = 'cluster-b';

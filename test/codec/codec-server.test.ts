@@ -5,9 +5,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey as JoseKey } from 'jose';
-import { loadKeyring } from '@platform-ops/client';
+import { loadKeyring, WorkflowType } from '@platform-ops/client';
 import { CODEC_LIMITS, loadCodecServerSettings, startCodecServer, type CodecServer } from '../../src/codec/server';
-import { WorkflowType } from '@platform-ops/client';
 import { encryptingConverter, uniqueId, withWorker } from '../helpers/temporal';
 
 const UI = 'http://127.0.0.1:8233';

@@ -19,7 +19,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
 import { z } from 'zod';
-import { DEFAULT_TASK_QUEUE, SEARCH_ATTRIBUTE_DEFINITIONS } from '@platform-ops/client';
+import {
+  DEFAULT_PATHS,
+  DEFAULT_TASK_QUEUE,
+  loadKeyring,
+  type PlatformPaths,
+  SEARCH_ATTRIBUTE_DEFINITIONS,
+} from '@platform-ops/client';
 import { setUpSchemas } from '../../src/cluster/postgres';
 import {
   DEFAULT_SERVER_PORTS,
@@ -27,16 +33,13 @@ import {
   loadClusterSettings,
   POSTGRES_USER,
   serverEnv,
-} from '../../src/cluster/server-config';
-import { POSTGRES_MAJOR, TEMPORAL_SERVER_VERSION, TEMPORAL_UI_VERSION } from '../../src/cluster/versions';
+} from '../../src/devserver/server-config';
+import { POSTGRES_MAJOR, TEMPORAL_SERVER_VERSION, TEMPORAL_UI_VERSION } from '../../src/devserver/versions';
 import { loadArtifactSettings, loadTemporalSettings, loadWorkerSettings } from '../../src/config/settings';
 import { loadPriceTable } from '../../src/operations/budgetGatedJob/activities-price';
-import { DEV_API_KEY, loadEmulatorConfig } from '@platform-ops/emulator';
-import { HEALTH_PATH } from '@platform-ops/emulator';
+import { DEV_API_KEY, HEALTH_PATH, loadEmulatorConfig } from '@platform-ops/emulator';
 import { PlatformClient } from '../../src/platform-client/client';
 import { pathEnvName } from '../../src/platform-client/config';
-import { DEFAULT_PATHS, type PlatformPaths } from '@platform-ops/client';
-import { loadKeyring } from '@platform-ops/client';
 import { loadCodecServerSettings } from '../../src/codec/server';
 
 const ROOT = path.resolve(__dirname, '..', '..');

@@ -4,9 +4,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { DEFAULT_TASK_QUEUE, quotaTaskQueue } from '@platform-ops/client';
-import { MEDIA_OPERATIONS } from '@platform-ops/client';
-import { DYNAMIC_CONFIG_FILE } from '../../src/cluster/server-config';
+import { DEFAULT_TASK_QUEUE, MEDIA_OPERATIONS, quotaTaskQueue } from '@platform-ops/client';
+import { DYNAMIC_CONFIG_FILE } from '../../src/devserver/server-config';
 
 type Entries = Array<{ value: unknown; constraints?: Record<string, unknown> }>;
 const config = parse(readFileSync(path.join(__dirname, '..', '..', DYNAMIC_CONFIG_FILE), 'utf8')) as Record<

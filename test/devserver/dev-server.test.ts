@@ -5,7 +5,11 @@ import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import { promisify } from 'util';
-import { TEMPORAL_SERVER_VERSION, findOrBuildClusterBinaries, type ClusterBinaries } from '../../src/cluster/versions';
+import {
+  TEMPORAL_SERVER_VERSION,
+  findOrBuildClusterBinaries,
+  type ClusterBinaries,
+} from '../../src/devserver/versions';
 import { devServerDir, isDevServerOf, startDevServer, type DevServerHandle } from '../../src/devserver/dev-server';
 import { findOrBuildTemporalCli } from '../../src/devserver/find-temporal-cli';
 import { getFreePort, isAlive, listProcesses } from '../../src/devserver/processes';

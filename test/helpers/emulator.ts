@@ -4,9 +4,7 @@ import { PlatformClient } from '../../src/platform-client/client';
 import type { PlatformConfig } from '../../src/platform-client/config';
 import { DEFAULT_PATHS } from '@platform-ops/client';
 import type { TransportOptions } from '../../src/platform-client/transport';
-import { EmulatorAdmin } from '@platform-ops/emulator';
-import { DEV_API_KEY } from '@platform-ops/emulator';
-import { startEmulator } from '@platform-ops/emulator';
+import { DEV_API_KEY, EmulatorAdmin, startEmulator } from '@platform-ops/emulator';
 
 export interface TestEmulator {
   url: string;

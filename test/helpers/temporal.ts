@@ -12,13 +12,12 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { LocalArtifactStore, type ArtifactStore } from '../../src/artifacts';
 import { PlatformClient } from '../../src/platform-client/client';
 import type { PlatformConfig } from '../../src/platform-client/config';
-import { DEFAULT_PATHS } from '@platform-ops/client';
+import { dataConverterOf, DEFAULT_PATHS, loadDataConverter, loadKeyring } from '@platform-ops/client';
 import { DEV_API_KEY } from '@platform-ops/emulator';
 import { createPlatformWorker, withServerMessages } from '../../src/worker';
 import type { WorkerGroup } from '../../src/ratelimit/worker-group';
 import type { CallbackUrls } from '../../src/webhooks/token';
 import { testEnv } from '../setup/shared';
-import { dataConverterOf, loadDataConverter, loadKeyring } from '@platform-ops/client';
 
 const execFileAsync = promisify(execFile);
 

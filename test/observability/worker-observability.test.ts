@@ -10,13 +10,12 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
-import { startWorkflow, type BudgetGatedJobInput } from '@platform-ops/client';
+import { type BudgetGatedJobInput, loadDataConverter, startWorkflow } from '@platform-ops/client';
 import { getFreePort } from '../../src/devserver/processes';
 import { startTracing, tracesExporterName, tracingClientInterceptors, type Tracing } from '../../src/tracing';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { startNode, waitFor, workerEnv } from '../helpers/processes';
 import { testEnv } from '../setup/shared';
-import { loadDataConverter } from '@platform-ops/client';
 
 interface ExportedSpan {
   traceId: string;

@@ -1,6 +1,5 @@
 // Bill-list windows: within the platform's limit, contiguous, and never overlapping.
-import { billWindows } from '@platform-ops/client';
-import { BillListRequest } from '@platform-ops/client';
+import { BillListRequest, billWindows } from '@platform-ops/client';
 
 const DAY = 86_400;
 const start = Date.parse('2026-02-01T00:00:00Z') / 1000;

@@ -1,9 +1,8 @@
 // The one parse-or-throw: every caller's error names each field and rule, in the caller's own wording.
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
-import { parseInput } from '@platform-ops/client';
+import { formatIssues, parseInput, parseOrThrow, tryParse } from '@platform-ops/client';
 import { ConfigError, parseConfig } from '../../src/platform-client/config';
-import { formatIssues, parseOrThrow, tryParse } from '@platform-ops/client';
 
 const Shape = z.strictObject({ name: z.string().min(1), count: z.number().int().max(3) });
 

@@ -1,10 +1,9 @@
 // The adaptive pace of a shared rate limit and the limits a quota list gives, and how often the workers
 // read the shared pace: no server.
 import type { Client } from '@temporalio/client';
-import { quotaTaskQueue } from '@platform-ops/client';
+import { DEFAULT_PATHS, quotaTaskQueue } from '@platform-ops/client';
 import { loadRateLimitSettings } from '../../src/config/settings';
 import type { PlatformClient } from '../../src/platform-client/client';
-import { DEFAULT_PATHS } from '@platform-ops/client';
 import {
   AdaptivePacing,
   decodePacingReason,

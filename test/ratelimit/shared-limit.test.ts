@@ -2,9 +2,7 @@
 // emulator of this file's own (its quotas are changed here; clock speed 10, so its minute is 6 s).
 import { temporal } from '@temporalio/proto';
 import type { Client } from '@temporalio/client';
-import { quotaTaskQueue } from '@platform-ops/client';
-import { WorkflowType } from '@platform-ops/client';
-import { type MediaGenerationInput } from '@platform-ops/client';
+import { type MediaGenerationInput, quotaTaskQueue, WorkflowType } from '@platform-ops/client';
 import { AdaptivePacing, decodePacingReason } from '../../src/ratelimit/pacing';
 import type { mediaGeneration } from '../../src/operations/mediaGeneration/workflows';
 import { DEV_API_KEY } from '@platform-ops/emulator';

@@ -1,9 +1,8 @@
 // The runbook's bulk actions (docs/operations.md#bulk-actions): `incident reset` and `incident cancel` start one
 // server batch operation over the runs a query matches and follow it to its end, against the dev server.
 import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
-import { mediaProgressQuery, type MediaGenerationInput } from '@platform-ops/client';
+import { type MediaGenerationInput, mediaProgressQuery, WorkflowType } from '@platform-ops/client';
 import type { mediaGeneration } from '../../src/operations/mediaGeneration/workflows';
-import { WorkflowType } from '@platform-ops/client';
 import { runStarter, waitFor } from '../helpers/processes';
 import { uniqueId, withWorker, type TemporalTestContext } from '../helpers/temporal';
 

@@ -1,10 +1,8 @@
 // The runbook's incident recipe (docs/operations.md): pausing the polls of running workflows stops
 // their platform reads, and resuming them starts the reads again; by the starter's pair of commands
 // across a task queue, and by the Temporal CLI for one workflow and one activity type.
-import type { MediaGenerationInput } from '@platform-ops/client';
+import { type MediaGenerationInput, mediaProgressQuery, WorkflowType } from '@platform-ops/client';
 import type { mediaGeneration } from '../../src/operations/mediaGeneration/workflows';
-import { WorkflowType } from '@platform-ops/client';
-import { mediaProgressQuery } from '@platform-ops/client';
 import { emulatorAdmin } from '../helpers/emulator';
 import { runStarter, waitFor } from '../helpers/processes';
 import { temporalCli, uniqueId, withWorker, type TemporalTestContext } from '../helpers/temporal';

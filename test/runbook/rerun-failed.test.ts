@@ -3,8 +3,7 @@
 // only with --allow-paid. The runs fail on their input, so nothing is paid and every rerun fails too.
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { decodeMapFromPayloads } from '@temporalio/common/lib/internal-non-workflow';
-import { SearchAttributes } from '@platform-ops/client';
-import { WorkflowType } from '@platform-ops/client';
+import { SearchAttributes, WorkflowType } from '@platform-ops/client';
 import { runStarter, waitFor } from '../helpers/processes';
 import { uniqueId, withWorker } from '../helpers/temporal';
 

@@ -3,12 +3,16 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
-import { batchProgressQuery, type BatchJobInput } from '@platform-ops/client';
+import {
+  type BatchJobInput,
+  batchProgressQuery,
+  type MediaGenerationInput,
+  mediaProgressQuery,
+  WorkflowType,
+} from '@platform-ops/client';
 import type { batchJob } from '../../src/operations/batchJob/workflows';
 import type { evaluateDecision } from '../../src/operations/evaluateDecision/workflows';
-import { mediaProgressQuery, type MediaGenerationInput } from '@platform-ops/client';
 import type { mediaGeneration } from '../../src/operations/mediaGeneration/workflows';
-import { WorkflowType } from '@platform-ops/client';
 import { waitFor } from '../helpers/processes';
 import { emulatorPlatform, temporalCli, uniqueId, withWorker, type TemporalTestContext } from '../helpers/temporal';
 

@@ -3,12 +3,8 @@
 // service's workflows on the real dev server riding through it. Clock at 100×: 30 s of the scenario
 // pass in 0.3 s.
 import path from 'node:path';
-import { FailureType } from '@platform-ops/client';
-import { WorkflowType } from '@platform-ops/client';
-import type { BatchJobInput } from '@platform-ops/client';
-import type { MediaGenerationInput } from '@platform-ops/client';
-import { loadEmulatorConfig } from '@platform-ops/emulator';
-import { startEmulator, type RunningEmulator } from '@platform-ops/emulator';
+import { type BatchJobInput, FailureType, type MediaGenerationInput, WorkflowType } from '@platform-ops/client';
+import { loadEmulatorConfig, type RunningEmulator, startEmulator } from '@platform-ops/emulator';
 import type { batchJob } from '../../src/operations/batchJob/workflows';
 import type { mediaGeneration } from '../../src/operations/mediaGeneration/workflows';
 import { failureOf } from '../helpers/failures';

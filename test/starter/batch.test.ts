@@ -4,11 +4,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
-import type { BatchObservation, BatchProgress } from '@platform-ops/client';
-import { BATCH_INLINE_MAX_BYTES } from '@platform-ops/client';
+import { BATCH_INLINE_MAX_BYTES, type BatchObservation, type BatchProgress } from '@platform-ops/client';
 import { renderBatchProgress, renderBatchSummary, starter } from '../../src/operations/batchJob/starter';
-import { withLastPoll } from '../../src/starter/progress';
-import { ExitCode, toCliError } from '../../src/starter/cli';
+import { withLastPoll } from '../../src/cli/progress';
+import { ExitCode, toCliError } from '../../src/cli/command';
 import { buildWorkflowInput } from '../../src/starter/workflow-inputs';
 
 const now = Date.parse('2026-11-22T10:00:00Z');

@@ -1,7 +1,7 @@
 // The poll activity's last poll read from describe(), laid over the query's checkpoint figures.
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { MediaProgress, TaskObservation } from '@platform-ops/client';
-import { withLastPoll } from '../../src/starter/progress';
+import { withLastPoll } from '../../src/cli/progress';
 import { starter } from '../../src/operations/mediaGeneration/starter';
 
 const fresher = (progress: MediaProgress, pending: Parameters<typeof withLastPoll>[1]) =>

@@ -2,9 +2,9 @@
 // outputs, the flag → input mapping, and the watcher's ticker with a fake handle.
 import type { MediaProgress } from '@platform-ops/client';
 import { buildProgram } from '../../src/starter';
-import { CliError, ExitCode } from '../../src/starter/cli';
-import { formatSeconds, renderBar, waitWithProgress, type WatchedWorkflow } from '../../src/starter/progress';
-import type { InputFlags } from '../../src/starter/flags';
+import { CliError, ExitCode } from '../../src/cli/command';
+import { formatSeconds, renderBar, waitWithProgress, type WatchedWorkflow } from '../../src/cli/progress';
+import type { InputFlags } from '../../src/cli/flags';
 import { buildWorkflowInput, watchOf } from '../../src/starter/workflow-inputs';
 import { renderMediaProgress, renderMediaSummary } from '../../src/operations/mediaGeneration/starter';
 

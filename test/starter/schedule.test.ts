@@ -4,7 +4,7 @@ import { ScheduleAlreadyRunning, ScheduleNotFoundError, type CalendarSpecDescrip
 import { ApplicationFailure } from '@temporalio/common';
 import { buildProgram } from '../../src/starter';
 import { runLine } from '../../src/starter/commands/schedule';
-import { CliError, ExitCode, toScheduleCliError } from '../../src/starter/cli';
+import { CliError, ExitCode, toScheduleCliError } from '../../src/cli/command';
 import {
   calendarAsCron,
   describeScheduleSpec,
@@ -14,8 +14,8 @@ import {
   schedulePolicies,
   scheduleSpec,
   type ScheduleFlags,
-} from '../../src/starter/schedule-spec';
-import type { InputFlags } from '../../src/starter/flags';
+} from '../../src/cli/schedule-spec';
+import type { InputFlags } from '../../src/cli/flags';
 import { buildWorkflowInput } from '../../src/starter/workflow-inputs';
 
 // `up` loads the whole worker (activities, bundler): not needed to parse a command line.

@@ -3,8 +3,7 @@
 // callback URLs. A callback ends the wait without a poll; a lost one is found by the safety-net poll;
 // an early, duplicated or delayed one changes nothing but the timing.
 import { Client, Connection } from '@temporalio/client';
-import { WorkflowType } from '@platform-ops/client';
-import { type MediaGenerationInput } from '@platform-ops/client';
+import { loadDataConverter, type MediaGenerationInput, WorkflowType } from '@platform-ops/client';
 import { serveCallbacks, type RunningReceiver } from '../../src/webhooks/receiver';
 import { loadWebhookSettings } from '../../src/config/settings';
 import { CallbackSigner, callbackUrls, type CallbackUrls } from '../../src/webhooks/token';
@@ -12,7 +11,6 @@ import type { mediaGeneration } from '../../src/operations/mediaGeneration/workf
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { quietRuntime, recordHistory, uniqueId, withWorker, type TemporalTestContext } from '../helpers/temporal';
 import { testEnv } from '../setup/shared';
-import { loadDataConverter } from '@platform-ops/client';
 
 const SECRET = 'test-webhook-secret-of-at-least-32-characters';
 const FAST = { minIntervalMs: 100, maxIntervalMs: 400 };

@@ -4,12 +4,11 @@
 // its output.
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { WorkflowType } from '@platform-ops/client';
+import { loadDataConverter, WorkflowType } from '@platform-ops/client';
 import { getFreePort } from '../../src/devserver/processes';
 import type { mediaGeneration } from '../../src/operations/mediaGeneration/workflows';
 import { startNode, waitFor, workerProcessEnv } from '../helpers/processes';
 import { testEnv } from '../setup/shared';
-import { loadDataConverter } from '@platform-ops/client';
 
 const SECRET = 'worker-metrics-test-secret-of-32-characters';
 

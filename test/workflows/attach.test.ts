@@ -7,10 +7,14 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { attachBatch, attachTask, startWorkflow } from '@platform-ops/client';
-import { FailureType } from '@platform-ops/client';
-import { mediaProgressQuery } from '@platform-ops/client';
-import { SearchAttributes } from '@platform-ops/client';
+import {
+  attachBatch,
+  attachTask,
+  FailureType,
+  mediaProgressQuery,
+  SearchAttributes,
+  startWorkflow,
+} from '@platform-ops/client';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { failureOf } from '../helpers/failures';
 import { runStarter } from '../helpers/processes';

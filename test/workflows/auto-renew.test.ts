@@ -2,10 +2,13 @@
 // instances and members the tests set). Each test has members of its own: a member's budget ledger is
 // one workflow per member on the shared server.
 import type { Client } from '@temporalio/client';
-import { budgetLedgerStateQuery, budgetLedgerWorkflowId } from '@platform-ops/client';
-import { FailureType } from '@platform-ops/client';
-import { WorkflowType } from '@platform-ops/client';
-import { type AutoRenewResult } from '@platform-ops/client';
+import {
+  type AutoRenewResult,
+  budgetLedgerStateQuery,
+  budgetLedgerWorkflowId,
+  FailureType,
+  WorkflowType,
+} from '@platform-ops/client';
 import { DEV_API_KEY } from '@platform-ops/emulator';
 import type { autoRenew } from '../../src/operations/autoRenew/workflows';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';

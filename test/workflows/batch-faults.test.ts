@@ -3,8 +3,7 @@
 // it lands after the retry started; a cancel while creating leaves no batch running.
 import { WorkflowFailedError } from '@temporalio/client';
 import type { batchJob } from '../../src/operations/batchJob/workflows';
-import { batchProgressQuery, type BatchJobInput } from '@platform-ops/client';
-import { WorkflowType } from '@platform-ops/client';
+import { type BatchJobInput, batchProgressQuery, WorkflowType } from '@platform-ops/client';
 import { WORKFLOW_ID_METADATA_KEY } from '../../src/operations/batchJob/activities';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { waitFor } from '../helpers/processes';

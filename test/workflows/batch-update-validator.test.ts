@@ -4,13 +4,11 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, WorkflowUpdateFailedError } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { batchProgressQuery, cancelBatchUpdate } from '@platform-ops/client';
-import { WorkflowType } from '@platform-ops/client';
+import { batchProgressQuery, cancelBatchUpdate, loadDataConverter, WorkflowType } from '@platform-ops/client';
 import type { batchJob } from '../../src/operations/batchJob/workflows';
 import { waitFor } from '../helpers/processes';
 import { quietRuntime } from '../helpers/temporal';
 import { testEnv } from '../setup/shared';
-import { loadDataConverter } from '@platform-ops/client';
 
 describe('cancelBatch Update validator (mocked activities)', () => {
   it('refuses to cancel a batch that has finished, and cancels nothing', async () => {

@@ -6,11 +6,14 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { WorkflowFailedError } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { batchProgressQuery, cancelBatchUpdate } from '@platform-ops/client';
-import { FailureType } from '@platform-ops/client';
-import { SearchAttributes } from '@platform-ops/client';
-import { WorkflowType } from '@platform-ops/client';
-import type { BatchJobInput } from '@platform-ops/client';
+import {
+  type BatchJobInput,
+  batchProgressQuery,
+  cancelBatchUpdate,
+  FailureType,
+  SearchAttributes,
+  WorkflowType,
+} from '@platform-ops/client';
 import type { batchJob } from '../../src/operations/batchJob/workflows';
 import { failureOf } from '../helpers/failures';
 import { waitFor } from '../helpers/processes';

@@ -3,8 +3,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { FailureType } from '@platform-ops/client';
-import { WorkflowType } from '@platform-ops/client';
+import { FailureType, WorkflowType } from '@platform-ops/client';
 import { DEV_API_KEY } from '@platform-ops/emulator';
 import type { billingReport } from '../../src/operations/billingReport/workflows';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';

@@ -4,17 +4,17 @@
 // reservation of a job that died without releasing it.
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import {
+  type BudgetLedgerInput,
   budgetLedgerStateQuery,
   budgetLedgerWorkflowId,
+  FailureType,
   releaseBudgetUpdate,
+  reserveBudgetBatchUpdate,
   reserveBudgetUpdate,
-  type BudgetLedgerInput,
+  WorkflowType,
 } from '@platform-ops/client';
-import { FailureType } from '@platform-ops/client';
-import { WorkflowType } from '@platform-ops/client';
 import type { budgetGatedJob } from '../../src/operations/budgetGatedJob/workflows';
 import type { budgetLedger } from '../../src/operations/budgetLedger/workflows';
-import { reserveBudgetBatchUpdate } from '@platform-ops/client';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { waitFor } from '../helpers/processes';
 import { emulatorPlatform, eventTypes, recordHistory, uniqueId, withWorker } from '../helpers/temporal';

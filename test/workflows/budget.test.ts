@@ -2,11 +2,16 @@
 // file's own (whose budgets the tests set). Each test pays with a member of its own: the ledger is one
 // workflow per member, and the emulator charges the member of the API key the worker uses.
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { budgetJobProgressQuery, type BudgetGatedJobInput } from '@platform-ops/client';
-import { budgetLedgerStateQuery, budgetLedgerWorkflowId, recheckBudgetSignal } from '@platform-ops/client';
-import { FailureType } from '@platform-ops/client';
-import { SearchAttributes } from '@platform-ops/client';
-import { WorkflowType } from '@platform-ops/client';
+import {
+  type BudgetGatedJobInput,
+  budgetJobProgressQuery,
+  budgetLedgerStateQuery,
+  budgetLedgerWorkflowId,
+  FailureType,
+  recheckBudgetSignal,
+  SearchAttributes,
+  WorkflowType,
+} from '@platform-ops/client';
 import type { budgetGatedJob } from '../../src/operations/budgetGatedJob/workflows';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { failureOf } from '../helpers/failures';

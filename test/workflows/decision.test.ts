@@ -2,8 +2,7 @@
 // this file's own, so its request counters count this file's requests alone.
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { FailureType } from '@platform-ops/client';
-import { WorkflowType } from '@platform-ops/client';
+import { FailureType, WorkflowType } from '@platform-ops/client';
 import type { evaluateDecision } from '../../src/operations/evaluateDecision/workflows';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { eventTypes, recordHistory, uniqueId, withWorker } from '../helpers/temporal';

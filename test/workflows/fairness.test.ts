@@ -3,8 +3,7 @@
 // submit a second: a member's backlog does not hold another member's submits behind it, and a class
 // kept waiting by a higher one moves up after `submission.priorityAgingMs`.
 import type { Client } from '@temporalio/client';
-import { startWorkflow, type Handle, type StartOptions } from '@platform-ops/client';
-import type { MediaGenerationInput } from '@platform-ops/client';
+import { type Handle, type MediaGenerationInput, type StartOptions, startWorkflow } from '@platform-ops/client';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { uniqueId, withWorker } from '../helpers/temporal';
 

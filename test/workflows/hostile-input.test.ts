@@ -2,9 +2,7 @@
 // any activity is scheduled (nothing run) and before any platform call (nothing charged). Real
 // worker, real dev server, an emulator of this file's own, so its counters are ours alone.
 import type { ApplicationFailure } from '@temporalio/common';
-import { FailureType } from '@platform-ops/client';
-import { WorkflowType, type WorkflowTypeName } from '@platform-ops/client';
-import type { ValidationIssue } from '@platform-ops/client';
+import { FailureType, type ValidationIssue, WorkflowType, type WorkflowTypeName } from '@platform-ops/client';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { failureOf } from '../helpers/failures';
 import { eventTypes, uniqueId, withWorker } from '../helpers/temporal';

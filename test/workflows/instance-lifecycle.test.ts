@@ -1,8 +1,6 @@
 // createInstance, startInstance, stopInstance and deleteInstance end to end: real Temporal dev server,
 // real worker, an emulator of this file's own (its faults and instances are this file's alone).
-import { FailureType } from '@platform-ops/client';
-import { SearchAttributes } from '@platform-ops/client';
-import { WorkflowType } from '@platform-ops/client';
+import { FailureType, SearchAttributes, WorkflowType } from '@platform-ops/client';
 import type {
   createInstance,
   deleteInstance,

@@ -1,7 +1,5 @@
 // renewInstance and restartInstance end to end: real Temporal dev server, real worker, real emulator.
-import { FailureType } from '@platform-ops/client';
-import { SearchAttributes } from '@platform-ops/client';
-import { WorkflowType } from '@platform-ops/client';
+import { FailureType, SearchAttributes, WorkflowType } from '@platform-ops/client';
 import type { renewInstance, restartInstance } from '../../src/operations/instances/workflows';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { failureOf } from '../helpers/failures';

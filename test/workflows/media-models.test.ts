@@ -7,13 +7,15 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
-import { FailureType } from '@platform-ops/client';
-import { mediaProgressQuery } from '@platform-ops/client';
-import { SearchAttributes } from '@platform-ops/client';
-import { WorkflowType } from '@platform-ops/client';
-import type { BudgetGatedJobInput } from '@platform-ops/client';
-import type { MediaGenerationInput } from '@platform-ops/client';
-import { MODEL_REGISTRY } from '@platform-ops/client';
+import {
+  type BudgetGatedJobInput,
+  FailureType,
+  type MediaGenerationInput,
+  mediaProgressQuery,
+  MODEL_REGISTRY,
+  SearchAttributes,
+  WorkflowType,
+} from '@platform-ops/client';
 import type { budgetGatedJob } from '../../src/operations/budgetGatedJob/workflows';
 import type { mediaGeneration } from '../../src/operations/mediaGeneration/workflows';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';

@@ -4,11 +4,13 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { FailureType } from '@platform-ops/client';
-import { mediaProgressQuery } from '@platform-ops/client';
-import { SearchAttributes } from '@platform-ops/client';
-import { WorkflowType } from '@platform-ops/client';
-import type { MediaGenerationInput } from '@platform-ops/client';
+import {
+  FailureType,
+  type MediaGenerationInput,
+  mediaProgressQuery,
+  SearchAttributes,
+  WorkflowType,
+} from '@platform-ops/client';
 import type { mediaGeneration } from '../../src/operations/mediaGeneration/workflows';
 import { pngDataUrl } from '../helpers/images';
 import { failureOf } from '../helpers/failures';

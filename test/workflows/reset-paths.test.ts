@@ -5,9 +5,7 @@
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { batchProgressQuery } from '@platform-ops/client';
-import { budgetLedgerStateQuery, budgetLedgerWorkflowId } from '@platform-ops/client';
-import { WorkflowType } from '@platform-ops/client';
+import { batchProgressQuery, budgetLedgerStateQuery, budgetLedgerWorkflowId, WorkflowType } from '@platform-ops/client';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import {
   arrived,

@@ -3,10 +3,7 @@
 // like a lost worker. Without the sending mark it was never sent, so it is sent again, and paid once.
 // The attempt's start-to-close timeout is 2 minutes (PLATFORM_ATTEMPT_MS): this test waits it out.
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { quotaTaskQueue } from '@platform-ops/client';
-import { loadDataConverter } from '@platform-ops/client';
-import { WorkflowType } from '@platform-ops/client';
-import type { MediaGenerationInput } from '@platform-ops/client';
+import { loadDataConverter, type MediaGenerationInput, quotaTaskQueue, WorkflowType } from '@platform-ops/client';
 import type { mediaGeneration } from '../../src/operations/mediaGeneration/workflows';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { emulatorPlatform, quietRuntime, uniqueId, withClient, withWorker } from '../helpers/temporal';

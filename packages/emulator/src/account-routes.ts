@@ -1,10 +1,14 @@
 // Account services: the member budget check, the API key bill list, the quota list, the balance, and
 // the model list (the spec's "first call", which the worker makes at start to check its key).
 import type { FastifyInstance } from 'fastify';
-import type { PlatformPaths } from '@platform-ops/client';
-import { BillListRequest, CheckMemberBudgetRequest, QuotaListRequest } from '@platform-ops/client';
-import { MODEL_REGISTRY } from '@platform-ops/client';
-import { DECISION_MODEL } from '@platform-ops/client';
+import {
+  BillListRequest,
+  CheckMemberBudgetRequest,
+  DECISION_MODEL,
+  MODEL_REGISTRY,
+  type PlatformPaths,
+  QuotaListRequest,
+} from '@platform-ops/client';
 import { parseOr400, sendPlatformError } from './http';
 import type { Accounts } from './accounts';
 import type { RateLimiter } from './rate-limit';

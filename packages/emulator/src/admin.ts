@@ -9,9 +9,9 @@ import { FaultConfigSchema } from './faults';
 import { DecisionSettingsSchema, InstanceSettingsSchema } from './fixtures';
 import { parseOr400, sendInvalid, sendPlatformError } from './http';
 import { ADMIN_PREFIX } from './routes';
-import { registerScenarioAdminRoutes } from './scenario/admin-routes';
+import { registerScenarioAdminRoutes } from './scenario-routes';
 import type { EmulatorState } from './state';
-import { TaskSettingsUpdateSchema, mergeTaskSettings } from './tasks/settings';
+import { TaskSettingsUpdateSchema, mergeTaskSettings } from './task-settings';
 
 const SpeedBody = z.strictObject({ speed: z.number().gt(0).max(1_000_000) });
 const AdvanceBody = z.strictObject({

@@ -1,10 +1,14 @@
 // Templates and products: their list routes with filters and cursor pagination, over the fixed
 // fixtures of catalog-templates.ts and catalog-products.ts.
 import type { FastifyInstance } from 'fastify';
-import type { PlatformPaths } from '@platform-ops/client';
-import { ListProductsRequest, ListTemplatesRequest, PRODUCT_FILTER_PARAMS } from '@platform-ops/client';
-import type { ValidationIssue } from '@platform-ops/client';
-import { describeZodIssues } from '@platform-ops/client';
+import {
+  describeZodIssues,
+  ListProductsRequest,
+  ListTemplatesRequest,
+  type PlatformPaths,
+  PRODUCT_FILTER_PARAMS,
+  type ValidationIssue,
+} from '@platform-ops/client';
 import { sendInvalid } from './http';
 import type { Caller } from './types';
 import { PRODUCTS, type Product } from './catalog-products';

@@ -4,14 +4,14 @@
 // structure. Only prompt tokens are billed, and a failed call is not billed (spec).
 import { setTimeout as delay } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { PlatformPaths } from '@platform-ops/client';
 import {
   DECISION_MAX_BODY_BYTES,
   DECISION_MODEL,
   DecisionEvaluationRequest,
   KNOWN_DECISION_KINDS,
+  type PlatformPaths,
+  type ValidationIssue,
 } from '@platform-ops/client';
-import type { ValidationIssue } from '@platform-ops/client';
 import type { EmulatorClock } from './clock';
 import type { DecisionSettings } from './fixtures';
 import { draw, hash32 } from './hash';

@@ -2,7 +2,7 @@
 // historical charges so bill reports have data. Separate from fixtures.ts, which holds their shape and
 // how loaded sections replace them.
 import { DECISION_MODEL } from '@platform-ops/client';
-import { DEFAULT_TASK_SETTINGS } from './tasks/settings';
+import { DEFAULT_TASK_SETTINGS } from './task-settings';
 import { GEN_API_CATEGORY, LLM_CATEGORY, VIDEO_PRODUCTS, decisionAmount, videoCharge } from './pricing';
 import { hash32 } from './hash';
 import {

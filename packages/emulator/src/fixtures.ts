@@ -3,7 +3,7 @@
 // EMULATOR_FIXTURES) replaces whole sections; absent sections keep the built-in ones of
 // fixtures-defaults.ts.
 import { z } from 'zod';
-import { TaskSettingsUpdateSchema, mergeTaskSettings, type TaskSettingsByOperation } from './tasks/settings';
+import { TaskSettingsUpdateSchema, mergeTaskSettings, type TaskSettingsByOperation } from './task-settings';
 
 export const DEMO_MEMBER_ID = 'member-demo';
 export const DEMO_USER_ID = 'user-demo';

@@ -2,14 +2,14 @@
 // start, stop and delete pass through the platform's intermediate statuses (platform-notes) to their
 // end status. A transition's phases are derived from its start time on the emulated clock, like tasks.
 import type { FastifyInstance } from 'fastify';
-import type { PlatformPaths } from '@platform-ops/client';
 import {
   CreateInstanceRequest,
+  type CreateInstanceRequest as CreateRequest,
   InstanceActionRequest,
   InstanceId,
   ListInstancesRequest,
+  type PlatformPaths,
   RenewInstanceBody,
-  type CreateInstanceRequest as CreateRequest,
 } from '@platform-ops/client';
 import type { EmulatorClock } from './clock';
 import { DEMO_MEMBER_ID, type InstanceFixture, type InstanceSettings } from './fixtures';

@@ -1,7 +1,6 @@
 // What emulated work costs, in 1/10000 USD, and the price fields bills show for each product. The
 // figures are plausible list prices, not the live platform's: they only need to be stable and visible.
-import { NSFW_DETECTION_COST_PER_IMAGE } from '@platform-ops/client';
-import { DECISION_MODEL } from '@platform-ops/client';
+import { DECISION_MODEL, NSFW_DETECTION_COST_PER_IMAGE } from '@platform-ops/client';
 import { batchPrice } from './batches';
 
 export const VIDEO_PRODUCTS = {

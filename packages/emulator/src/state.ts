@@ -1,7 +1,6 @@
 // Everything the emulator holds, in one place, with the one operation that touches all of it: reset
 // to the current fixtures (POST /_emulator/reset, POST /_emulator/fixtures).
-import { DEFAULT_PATHS, type PlatformPaths } from '@platform-ops/client';
-import { formatIssues, tryParse, type ValidationIssue } from '@platform-ops/client';
+import { DEFAULT_PATHS, formatIssues, type PlatformPaths, tryParse, type ValidationIssue } from '@platform-ops/client';
 import { KeyRing } from './auth';
 import { BatchStore, type BatchEnv } from './batches';
 import { EmulatorClock } from './clock';

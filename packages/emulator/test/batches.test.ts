@@ -12,8 +12,7 @@ import {
   type BatchObject,
   type FileObjectBody,
 } from '../src/batches';
-import { DEFAULT_PATHS } from '@platform-ops/client';
-import { Batch, BatchOutputLine, FileObject, ListBatchesResponse } from '@platform-ops/client';
+import { Batch, BatchOutputLine, DEFAULT_PATHS, FileObject, ListBatchesResponse } from '@platform-ops/client';
 
 const T0 = Date.parse('2026-03-01T00:00:00.000Z');
 const HOUR = 3_600_000;

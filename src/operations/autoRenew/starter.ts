@@ -1,6 +1,6 @@
 // autoRenew's flags, and its run's result line for `schedule describe`. Not workflow-safe: only the starter loads it.
-import { parseDuration } from '../../starter/schedule-spec';
-import { defineStarter, num } from '../../starter/flags';
+import { parseDuration } from '../../cli/schedule-spec';
+import { defineStarter, num } from '../../cli/flags';
 import { AutoRenewResult } from '@platform-ops/client';
 
 export const starter = defineStarter({

@@ -11,27 +11,29 @@ import {
   setHandler,
 } from '@temporalio/workflow';
 import { setVersioningBehavior } from '../../workflows/versioning';
-import { SearchAttributes, statusQuery } from '@platform-ops/client';
-import { parseInput } from '@platform-ops/client';
+import {
+  autoRenewalWorkflowId,
+  AutoRenewInput,
+  type AutoRenewResult,
+  type AutoRenewStatus,
+  type BudgetGatedJobInput,
+  type BudgetGatedJobResult,
+  type ParsedAutoRenewInput,
+  parseInput,
+  type RenewInstanceResult,
+  SearchAttributes,
+  statusQuery,
+  WorkflowType,
+} from '@platform-ops/client';
 import type { Activities as BudgetActivities } from '../budgetGatedJob/activities';
 import type { Activities as InstanceActivities } from '../instances/activities';
 import { planRenewals, type DueRenewal } from '../../platform/renewal-plan';
 import { mapBounded } from '../../shared/lanes';
 import { isoTime } from '../../shared/time';
 import { summarized } from '../../workflows/activity-summary';
-import type { BudgetGatedJobInput, BudgetGatedJobResult } from '@platform-ops/client';
 import type { budgetGatedJob } from '../budgetGatedJob/workflows';
-import type { RenewInstanceResult } from '@platform-ops/client';
-import { WorkflowType } from '@platform-ops/client';
 import { DEFAULT_DEADLINE_MS, forUpTo, HOUR_MS, untilAfterStart } from '../../workflows/retry-policies';
 import { trackStatus } from '../../workflows/status';
-import {
-  autoRenewalWorkflowId,
-  AutoRenewInput,
-  type AutoRenewResult,
-  type AutoRenewStatus,
-  type ParsedAutoRenewInput,
-} from '@platform-ops/client';
 
 /** The member's instance list is retried this long (each renewal has renewInstance's own). */
 const LIST_DEADLINE_MS = HOUR_MS;

@@ -3,9 +3,14 @@
 // for 30 days and a put overwrites its key.
 import { Readable } from 'node:stream';
 import { Context, log } from '@temporalio/activity';
-import type { BatchJobResult, BatchRequestSummary, KeptBatchFile } from '@platform-ops/client';
+import {
+  type BatchJobResult,
+  BatchOutputLine,
+  type BatchRequestSummary,
+  jsonlLines,
+  type KeptBatchFile,
+} from '@platform-ops/client';
 import type { PlatformClient } from '../../platform-client/client';
-import { BatchOutputLine, jsonlLines } from '@platform-ops/client';
 import { safeSegment, type ArtifactStore } from '../../artifacts';
 import { recordOutputKept } from '../../metrics';
 

@@ -7,20 +7,20 @@ import { fileURLToPath } from 'node:url';
 import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { FailureType } from '@platform-ops/client';
+import {
+  BATCH_MAX_BYTES,
+  type BatchEndpoint,
+  type BatchInputLine,
+  batchInputProblems,
+  FailureType,
+  formatIssues,
+  jsonlLines,
+  toJsonl,
+  utf8Length,
+} from '@platform-ops/client';
 import { download, isTransientStatus } from '../../fetching/guarded-fetch';
 import { localFileRefusal, type FetchPolicy } from '../../fetching/policy';
 import type { PlatformClient } from '../../platform-client/client';
-import {
-  BATCH_MAX_BYTES,
-  batchInputProblems,
-  jsonlLines,
-  toJsonl,
-  type BatchEndpoint,
-  type BatchInputLine,
-} from '@platform-ops/client';
-import { utf8Length } from '@platform-ops/client';
-import { formatIssues } from '@platform-ops/client';
 import { answerPaidCall, earlierPaidCall, type AfterReset } from '../../activities/earlier-runs';
 
 export type UploadBatchInputInput =

@@ -1,11 +1,16 @@
 // The batchJob activities: upload (./upload.ts), create once, follow by retry-as-poll, cancel, keep
 // the outputs (./outputs.ts); read a batch created elsewhere (attach).
 import { Context, log } from '@temporalio/activity';
-import type { ActivityDeps } from '../../activities/deps';
-import type { BatchObservation, ParsedBatchPollingOptions } from '@platform-ops/client';
+import type { ActivityDeps } from '../activities-deps';
+import {
+  type Batch,
+  type BatchEndpoint,
+  type BatchObservation,
+  isTerminalBatchStatus,
+  type ParsedBatchPollingOptions,
+  type Resumed,
+} from '@platform-ops/client';
 import { PlatformError } from '../../platform-client/errors';
-import { isTerminalBatchStatus, type Batch, type BatchEndpoint } from '@platform-ops/client';
-import type { Resumed } from '@platform-ops/client';
 import { answerPaidCall, madeByEarlierRun, resumedFrom, type AfterReset } from '../../activities/earlier-runs';
 import {
   awaitPollTurn,

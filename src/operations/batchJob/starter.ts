@@ -2,18 +2,21 @@
 // must stay far below Temporal's 2 MB limit. Not workflow-safe: only the starter loads it.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BATCH_ENDPOINTS, batchInputProblems, jsonlLines, type BatchEndpoint } from '@platform-ops/client';
-import { formatIssues } from '@platform-ops/client';
-import { CliError, ExitCode } from '../../starter/cli';
-import { defineView, formatSeconds, renderBar } from '../../starter/progress';
-import { defineStarter, num, readText } from '../../starter/flags';
 import {
+  BATCH_ENDPOINTS,
   BATCH_INLINE_MAX_BYTES,
-  batchProgressQuery,
+  type BatchEndpoint,
+  batchInputProblems,
   type BatchJobResult,
   type BatchObservation,
   type BatchProgress,
+  batchProgressQuery,
+  formatIssues,
+  jsonlLines,
 } from '@platform-ops/client';
+import { CliError, ExitCode } from '../../cli/command';
+import { defineView, formatSeconds, renderBar } from '../../cli/progress';
+import { defineStarter, num, readText } from '../../cli/flags';
 
 export const starter = defineStarter({
   flags: {

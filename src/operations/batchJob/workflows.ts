@@ -11,14 +11,30 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { setVersioningBehavior } from '../../workflows/versioning';
-import { isAttach, SearchAttributes, statusQuery } from '@platform-ops/client';
-import { FailureType, parseInput } from '@platform-ops/client';
+import {
+  BATCH_OUTCOMES,
+  BatchJobInput,
+  type BatchJobResult,
+  type BatchJobStatus,
+  type BatchObservation,
+  type BatchOutcome,
+  type BatchProgress,
+  batchProgressQuery,
+  cancelBatchUpdate,
+  FailureType,
+  isAttach,
+  isTerminalBatchStatus,
+  type ParsedBatchJobInput,
+  type ParsedBatchJobRequestInput,
+  parseInput,
+  SearchAttributes,
+  statusQuery,
+  WorkflowType,
+} from '@platform-ops/client';
 import type { Activities, CreateBatchOnceResult } from './activities';
-import { isTerminalBatchStatus } from '@platform-ops/client';
 import { isoTime } from '../../shared/time';
 import { paidCall, summarized, WAITING } from '../../workflows/activity-summary';
 import { attachedNotFound } from '../../workflows/attach';
-import { WorkflowType } from '@platform-ops/client';
 import {
   afterReset,
   DEFAULT_DEADLINE_MS,
@@ -28,19 +44,6 @@ import {
   untilDeadline,
 } from '../../workflows/retry-policies';
 import { trackProgress } from '../../workflows/status';
-import {
-  BATCH_OUTCOMES,
-  BatchJobInput,
-  batchProgressQuery,
-  cancelBatchUpdate,
-  type BatchJobResult,
-  type BatchJobStatus,
-  type BatchObservation,
-  type BatchOutcome,
-  type BatchProgress,
-  type ParsedBatchJobInput,
-  type ParsedBatchJobRequestInput,
-} from '@platform-ops/client';
 
 /** Uploading the input and creating the batch are retried this long, from the workflow's start. */
 const CREATE_DEADLINE_MS = 6 * HOUR_MS;

@@ -2,12 +2,11 @@
 // only totals reach the history (a week of hourly bills can exceed 2 MB). Reads are idempotent: a retry reads again.
 import { Readable } from 'node:stream';
 import { Context } from '@temporalio/activity';
-import type { BillingReportResult, BillingTotal, BillWindow } from '@platform-ops/client';
+import type { Bill, BillingReportResult, BillingTotal, BillWindow, CycleType } from '@platform-ops/client';
 import { parseTenThousandths, usdText } from '../../platform/money';
-import type { Bill, CycleType } from '@platform-ops/client';
 import { safeSegment } from '../../artifacts';
 import { mapBounded } from '../../shared/lanes';
-import type { ActivityDeps } from '../../activities/deps';
+import type { ActivityDeps } from '../activities-deps';
 
 export interface BuildBillingReportInput {
   reportId: string;

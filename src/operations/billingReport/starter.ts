@@ -1,6 +1,6 @@
 // billingReport's flags and how they make its input. Not workflow-safe: only the starter loads it.
-import { CliError, ExitCode } from '../../starter/cli';
-import { defineStarter } from '../../starter/flags';
+import { CliError, ExitCode } from '../../cli/command';
+import { defineStarter } from '../../cli/flags';
 
 export const starter = defineStarter({
   flags: {

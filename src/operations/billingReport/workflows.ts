@@ -1,12 +1,16 @@
 // billingReport: the bill list over a range of any length, in windows the platform accepts.
 import { proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import { setVersioningBehavior } from '../../workflows/versioning';
-import { statusQuery } from '@platform-ops/client';
-import { WorkflowType } from '@platform-ops/client';
-import { BillingReportInput, type BillingReportResult, type BillingReportStatus } from '@platform-ops/client';
-import { parseInput } from '@platform-ops/client';
+import {
+  BillingReportInput,
+  type BillingReportResult,
+  type BillingReportStatus,
+  billWindows,
+  parseInput,
+  statusQuery,
+  WorkflowType,
+} from '@platform-ops/client';
 import type { Activities } from './activities';
-import { billWindows } from '@platform-ops/client';
 import { HOUR_MS, untilAfterStart } from '../../workflows/retry-policies';
 import { trackStatus } from '../../workflows/status';
 import { summarized } from '../../workflows/activity-summary';

@@ -3,11 +3,9 @@
 import { readFileSync } from 'node:fs';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
-import { FailureType } from '@platform-ops/client';
+import { FailureType, MODEL_REGISTRY, NSFW_DETECTION_COST_PER_IMAGE } from '@platform-ops/client';
 import type { JobQuantities } from './quantities';
-import { MODEL_REGISTRY } from '@platform-ops/client';
 import { ConfigError, parseConfig } from '../../platform-client/config';
-import { NSFW_DETECTION_COST_PER_IMAGE } from '@platform-ops/client';
 
 const Price = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 

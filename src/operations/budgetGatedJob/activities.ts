@@ -11,23 +11,24 @@ import {
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
 import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
-import { FailureType } from '@platform-ops/client';
-import type { ActivityDeps } from '../../activities/deps';
-import { SearchAttributes, type Resumed } from '@platform-ops/client';
-import { pollAgainIn } from '../../activities/retries';
-import { WorkflowType } from '@platform-ops/client';
 import {
   budgetLedgerWorkflowId,
+  FailureType,
   MAX_RESERVATIONS_PER_UPDATE,
-  releaseBudgetUpdate,
-  ReserveBudgetRequest,
-  reserveBudgetBatchUpdate,
-  reserveBudgetUpdate,
   type ReleaseBudgetRequest,
   type ReleaseBudgetResult,
+  releaseBudgetUpdate,
+  reserveBudgetBatchUpdate,
   type ReserveBudgetOutcome,
+  ReserveBudgetRequest,
   type ReserveBudgetResult,
+  reserveBudgetUpdate,
+  type Resumed,
+  SearchAttributes,
+  WorkflowType,
 } from '@platform-ops/client';
+import type { ActivityDeps } from '../activities-deps';
+import { pollAgainIn } from '../../activities/retries';
 import { BatchLanes } from '../../shared/lanes';
 import { recordBudgetReleased, recordBudgetReserved } from '../../metrics';
 import { createPriceActivities } from './activities-price';

@@ -1,8 +1,6 @@
 // What a job consumes, in the price table's units, and how many times it may be charged at most. Pure: only these
 // few numbers (never a batch's requests) go to the activity that prices them with the worker's table.
-import type { ParsedBudgetJob } from '@platform-ops/client';
-import type { DecisionState } from '@platform-ops/client';
-import { requestedVideoSeconds } from '@platform-ops/client';
+import { type DecisionState, type ParsedBudgetJob, requestedVideoSeconds } from '@platform-ops/client';
 
 export function imagesIn(state: DecisionState): number {
   return typeof state === 'string' ? 0 : state.filter((p) => typeof p !== 'string').length;

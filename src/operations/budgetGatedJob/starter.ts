@@ -1,7 +1,7 @@
 // budgetGatedJob's flags (`start`, `schedule create`) and progress. Not workflow-safe: only the starter loads it.
-import { CliError, ExitCode } from '../../starter/cli';
-import { defineView, formatSeconds } from '../../starter/progress';
-import { defineStarter, num, parseJson } from '../../starter/flags';
+import { CliError, ExitCode } from '../../cli/command';
+import { defineView, formatSeconds } from '../../cli/progress';
+import { defineStarter, num, parseJson } from '../../cli/flags';
 import { usdText } from '../../platform/money';
 import {
   BudgetGatedJobResult,

@@ -1,10 +1,15 @@
 // The decision gate: one question about the job's content, asked of the platform before the job submits anything.
 import { proxyActivities } from '@temporalio/workflow';
-import type { GateVerdict, ParsedBudgetGatedJobInput } from '@platform-ops/client';
-import { invalidInput } from '@platform-ops/client';
+import {
+  DECISION_MODEL,
+  DecisionEvaluationRequest,
+  type DecisionState,
+  type GateVerdict,
+  invalidInput,
+  type ParsedBudgetGatedJobInput,
+  parseOrThrow,
+} from '@platform-ops/client';
 import type { Activities } from '../evaluateDecision/activities';
-import { DECISION_MODEL, DecisionEvaluationRequest, type DecisionState } from '@platform-ops/client';
-import { parseOrThrow } from '@platform-ops/client';
 import { DEFAULT_DEADLINE_MS, untilAfterStart } from '../../workflows/retry-policies';
 import { paidCall } from '../../workflows/activity-summary';
 

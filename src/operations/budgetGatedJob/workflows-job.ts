@@ -13,10 +13,9 @@ import {
   patched,
   proxyActivities,
 } from '@temporalio/workflow';
-import type { Resumed } from '@platform-ops/client';
+import { type Resumed, WorkflowType } from '@platform-ops/client';
 import type { Activities } from './activities';
 import { summarized } from '../../workflows/activity-summary';
-import { WorkflowType } from '@platform-ops/client';
 import { HOUR_MS, retryAsPollOptions, startedByReset } from '../../workflows/retry-policies';
 
 /** How long a reset run waits for the job an earlier run started: past any job's own deadline. */

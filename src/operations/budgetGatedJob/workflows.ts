@@ -15,31 +15,32 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { setVersioningBehavior } from '../../workflows/versioning';
-import { SearchAttributes, statusQuery, type Resumed } from '@platform-ops/client';
-import { FailureType, parseInput } from '@platform-ops/client';
+import {
+  type BudgetAdmission,
+  BudgetGatedJobInput,
+  type BudgetGatedJobResult,
+  type BudgetGatedJobStatus,
+  type BudgetJobProgress,
+  budgetJobProgressQuery,
+  budgetLedgerWorkflowId,
+  DEFAULT_BUDGET_WAIT,
+  FailureType,
+  parseInput,
+  recheckBudgetSignal,
+  type ReserveBudgetRequest,
+  type ReserveBudgetResult,
+  type Resumed,
+  SearchAttributes,
+  statusQuery,
+  WorkflowType,
+} from '@platform-ops/client';
 import type { Activities, AwaitBudgetAdmissionResult, PriceBudgetJobResult } from './activities';
 import { chargesAtMost, imagesIn, jobQuantities } from './quantities';
 import { usdText } from '../../platform/money';
 import { isoTime } from '../../shared/time';
 import { summarized } from '../../workflows/activity-summary';
-import {
-  budgetLedgerWorkflowId,
-  recheckBudgetSignal,
-  type ReserveBudgetRequest,
-  type ReserveBudgetResult,
-} from '@platform-ops/client';
-import { WorkflowType } from '@platform-ops/client';
 import { DEFAULT_DEADLINE_MS, forUpTo, UNTIL_DONE, untilAfterStart } from '../../workflows/retry-policies';
 import { trackProgress } from '../../workflows/status';
-import {
-  budgetJobProgressQuery,
-  BudgetGatedJobInput,
-  DEFAULT_BUDGET_WAIT,
-  type BudgetAdmission,
-  type BudgetGatedJobResult,
-  type BudgetGatedJobStatus,
-  type BudgetJobProgress,
-} from '@platform-ops/client';
 import { prepareGate, runGate } from './workflows-gate';
 import { jobInputFor, runJob } from './workflows-job';
 

@@ -2,7 +2,7 @@
 // the jobs holding reservations still run.
 import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import type { ActivityDeps } from '../../activities/deps';
+import type { ActivityDeps } from '../activities-deps';
 import type { BudgetCheckResult } from './ledger-book';
 
 export interface CheckMemberBudgetInput {

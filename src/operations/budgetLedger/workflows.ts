@@ -18,32 +18,34 @@ import {
 } from '@temporalio/workflow';
 import { setVersioningBehavior } from '../../workflows/versioning';
 import type { z } from 'zod';
-import { SearchAttributes, statusQuery } from '@platform-ops/client';
-import { parseInput } from '@platform-ops/client';
-import type { Activities } from './activities';
-import { BudgetLedgerBook, type QueuedAdmission, type ReservationRequest } from './ledger-book';
-import { formatIssues, parseOrThrow } from '@platform-ops/client';
-import { summarized } from '../../workflows/activity-summary';
-import { WorkflowType } from '@platform-ops/client';
-import { forUpTo } from '../../workflows/retry-policies';
-import { trackStatus } from '../../workflows/status';
 import {
-  budgetLedgerStateQuery,
   BudgetLedgerInput,
+  type BudgetLedgerState,
+  budgetLedgerStateQuery,
+  type BudgetLedgerStatus,
+  formatIssues,
+  parseInput,
+  parseOrThrow,
   recheckBudgetSignal,
   ReleaseBudgetRequest,
+  type ReleaseBudgetResult,
   releaseBudgetUpdate,
+  type ReservationFailure,
   ReserveBudgetBatch,
+  type ReserveBudgetBatchResult,
   reserveBudgetBatchUpdate,
   ReserveBudgetRequest,
-  reserveBudgetUpdate,
-  type BudgetLedgerState,
-  type BudgetLedgerStatus,
-  type ReleaseBudgetResult,
-  type ReservationFailure,
-  type ReserveBudgetBatchResult,
   type ReserveBudgetResult,
+  reserveBudgetUpdate,
+  SearchAttributes,
+  statusQuery,
+  WorkflowType,
 } from '@platform-ops/client';
+import type { Activities } from './activities';
+import { BudgetLedgerBook, type QueuedAdmission, type ReservationRequest } from './ledger-book';
+import { summarized } from '../../workflows/activity-summary';
+import { forUpTo } from '../../workflows/retry-policies';
+import { trackStatus } from '../../workflows/status';
 
 // A platform down for over a minute fails the admissions waiting on it, retryably: the ledger stays free to answer
 // releases, and the jobs' reserve activities try again. Local, so a batch is taken in, checked and answered in one

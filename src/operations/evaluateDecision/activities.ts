@@ -1,8 +1,7 @@
 // Decision evaluation activity: one platform request for one question.
 import { Context } from '@temporalio/activity';
-import type { DecisionAnswer } from '@platform-ops/client';
-import type { DecisionEvaluationRequest } from '@platform-ops/client';
-import type { ActivityDeps } from '../../activities/deps';
+import type { DecisionAnswer, DecisionEvaluationRequest } from '@platform-ops/client';
+import type { ActivityDeps } from '../activities-deps';
 import { answerPaidCall, earlierPaidCall, type AfterReset } from '../../activities/earlier-runs';
 
 export interface EvaluateQuestionInput {

@@ -1,5 +1,5 @@
 // evaluateDecision's flags and how they make its input. Not workflow-safe: only the starter loads it.
-import { defineStarter } from '../../starter/flags';
+import { defineStarter } from '../../cli/flags';
 
 export const starter = defineStarter({
   flags: {

@@ -1,13 +1,20 @@
 // Decision evaluation: one content, several questions, one platform request per question.
 import { proxyActivities, setHandler } from '@temporalio/workflow';
 import { setVersioningBehavior } from '../../workflows/versioning';
-import { statusQuery } from '@platform-ops/client';
-import { WorkflowType } from '@platform-ops/client';
-import { EvaluateDecisionInput, type EvaluateDecisionResult, type EvaluateDecisionStatus } from '@platform-ops/client';
-import { invalidInput, parseInput } from '@platform-ops/client';
+import {
+  DECISION_MODEL,
+  DecisionEvaluationRequest,
+  EvaluateDecisionInput,
+  type EvaluateDecisionResult,
+  type EvaluateDecisionStatus,
+  invalidInput,
+  parseInput,
+  statusQuery,
+  tryParse,
+  type ValidationIssue,
+  WorkflowType,
+} from '@platform-ops/client';
 import type { Activities, EvaluateQuestionInput } from './activities';
-import { DECISION_MODEL, DecisionEvaluationRequest } from '@platform-ops/client';
-import { tryParse, type ValidationIssue } from '@platform-ops/client';
 import { mapBounded } from '../../shared/lanes';
 import { HOUR_MS, untilAfterStart } from '../../workflows/retry-policies';
 import { trackStatus } from '../../workflows/status';

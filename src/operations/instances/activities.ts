@@ -2,10 +2,14 @@
 // that answer being retried while an earlier attempt may be in flight (../retries.ts), and the wait
 // for a status after acting on an instance (pollInstanceStatus).
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
-import type { ActivityDeps } from '../../activities/deps';
-import { FailureType } from '@platform-ops/client';
-import type { CreateInstanceRequest, Instance, ListedInstance } from '@platform-ops/client';
-import type { Resumed } from '@platform-ops/client';
+import type { ActivityDeps } from '../activities-deps';
+import {
+  type CreateInstanceRequest,
+  FailureType,
+  type Instance,
+  type ListedInstance,
+  type Resumed,
+} from '@platform-ops/client';
 import { answerPaidCall, madeByEarlierRun, resumedFrom, type AfterReset } from '../../activities/earlier-runs';
 import {
   awaitPollTurn,

@@ -1,5 +1,5 @@
 // The instance workflows' flags and how they make each input. Not workflow-safe: only the starter loads it.
-import { defineStarter, num, type FlagsOf } from '../../starter/flags';
+import { defineStarter, num, type FlagsOf } from '../../cli/flags';
 
 const flags = {
   '--instance-id <id>': 'GPU instance id',

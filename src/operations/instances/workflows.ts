@@ -3,25 +3,26 @@
 import { ApplicationFailure, proxyActivities, setHandler } from '@temporalio/workflow';
 import { setVersioningBehavior } from '../../workflows/versioning';
 import type { z } from 'zod';
-import { statusQuery } from '@platform-ops/client';
-import { FailureType, parseInput } from '@platform-ops/client';
-import type { Activities, InstanceObservation } from './activities';
-import { paidCall, summarized, WAITING } from '../../workflows/activity-summary';
-import { WorkflowType } from '@platform-ops/client';
-import { forUpTo, HOUR_MS, pollTimedOut, retryAsPollOptions, untilAfterStart } from '../../workflows/retry-policies';
-import { trackStatus, type StatusTracker } from '../../workflows/status';
 import {
   CreateInstanceInput,
-  instances,
-  RenewInstanceInput,
-  RestartInstanceInput,
   type CreateInstanceResult,
+  FailureType,
   type InstanceLifecycleStatus,
+  instances,
   type InstanceWaitResult,
+  parseInput,
+  RenewInstanceInput,
   type RenewInstanceResult,
   type RenewInstanceStatus,
+  RestartInstanceInput,
   type RestartInstanceStatus,
+  statusQuery,
+  WorkflowType,
 } from '@platform-ops/client';
+import type { Activities, InstanceObservation } from './activities';
+import { paidCall, summarized, WAITING } from '../../workflows/activity-summary';
+import { forUpTo, HOUR_MS, pollTimedOut, retryAsPollOptions, untilAfterStart } from '../../workflows/retry-policies';
+import { trackStatus, type StatusTracker } from '../../workflows/status';
 
 /** renewInstance's read, renew (once) and read again are retried this long, from its start. */
 const RENEW_DEADLINE_MS = 6 * HOUR_MS;

@@ -4,8 +4,7 @@
 import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
-import { FailureType } from '@platform-ops/client';
-import { KeptOutput, type TaskOutputRef } from '@platform-ops/client';
+import { FailureType, KeptOutput, type TaskOutputRef } from '@platform-ops/client';
 import { safeSegment, type ArtifactStore, type StoredArtifact } from '../../artifacts';
 import { download, isTransientStatus } from '../../fetching/guarded-fetch';
 import type { FetchPolicy } from '../../fetching/policy';

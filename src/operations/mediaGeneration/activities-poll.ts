@@ -3,15 +3,17 @@
 import { Context } from '@temporalio/activity';
 import { ActivityCancelledError, ActivityNotFoundError, ActivityPausedError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { FailureType } from '@platform-ops/client';
 import {
-  predictedEnd,
+  FailureType,
+  isTerminalTaskStatus,
+  outputsOf,
   type ParsedPollingOptions,
+  predictedEnd,
   type TaskObservation,
   type TaskOutputRef,
+  type TaskResult,
 } from '@platform-ops/client';
 import type { PlatformClient } from '../../platform-client/client';
-import { isTerminalTaskStatus, type TaskResult } from '@platform-ops/client';
 import {
   awaitPollTurn,
   errorBackoffMs,
@@ -211,18 +213,6 @@ export function taskDeadlineExceeded(
     FailureType.DeadlineExceeded,
     { taskId: input.taskId, last },
   );
-}
-
-export function outputsOf(result: TaskResult): TaskOutputRef[] {
-  const ref = (kind: TaskOutputRef['kind'], url: string, ttl: string | number | undefined, type?: string) => {
-    const n = Number(ttl);
-    return { kind, url, ttlSeconds: ttl === undefined || !Number.isFinite(n) ? undefined : n, type };
-  };
-  return [
-    ...result.videos.map((v) => ref('video', v.video_url, v.video_url_ttl, v.video_type)),
-    ...result.images.map((i) => ref('image', i.image_url, i.image_url_ttl, i.image_type)),
-    ...result.audios.map((a) => ref('audio', a.audio_url, a.audio_url_ttl, a.audio_type)),
-  ];
 }
 
 // When to poll next (src/operations/mediaGeneration/README.md): just past the end `eta` and `progress_percent`

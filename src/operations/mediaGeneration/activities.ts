@@ -6,14 +6,20 @@
 import { Context, log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
-import type { ActivityDeps } from '../../activities/deps';
-import { FailureType, markedSending } from '@platform-ops/client';
-import type { ParsedPollingOptions, TaskObservation } from '@platform-ops/client';
+import type { ActivityDeps } from '../activities-deps';
+import {
+  type AsyncBody,
+  FailureType,
+  type ImageToVideoRequest,
+  markedSending,
+  type ParsedPollingOptions,
+  priorityClassOf,
+  type Resumed,
+  type TaskObservation,
+  type TextToVideoRequest,
+} from '@platform-ops/client';
 import { classifySubmitFailure, PlatformError, redact, type SubmitFailureClass } from '../../platform-client/errors';
-import type { AsyncBody } from '@platform-ops/client';
-import type { ImageToVideoRequest, TextToVideoRequest } from '@platform-ops/client';
 import type { CallbackUrls } from '../../webhooks/token';
-import { priorityClassOf, type Resumed } from '@platform-ops/client';
 import { recordSubmitWait } from '../../metrics';
 import {
   answerPaidCall,

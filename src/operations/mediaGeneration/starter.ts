@@ -1,7 +1,7 @@
 // mediaGeneration's flags, progress and outputs. Not workflow-safe (it reads --body): only the starter loads it.
-import { CliError, ExitCode } from '../../starter/cli';
-import { defineView, formatSeconds, renderBar } from '../../starter/progress';
-import { defineStarter, num, parseJson, readText, type FlagsOf } from '../../starter/flags';
+import { CliError, ExitCode } from '../../cli/command';
+import { defineView, formatSeconds, renderBar } from '../../cli/progress';
+import { defineStarter, num, parseJson, readText, type FlagsOf } from '../../cli/flags';
 import {
   MEDIA_OPERATIONS,
   MEDIA_STATUS_BY_TASK_STATUS,

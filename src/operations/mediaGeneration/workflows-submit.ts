@@ -15,12 +15,20 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { TimeoutType } from '@temporalio/common';
-import { PRIORITY_CLASSES, priorityClassOf, quotaTaskQueue, SHARED_FAIRNESS_KEY } from '@platform-ops/client';
-import { FailureType, markedSending } from '@platform-ops/client';
-import type { ParsedMediaGenerationRequestInput, SubmissionAttempt } from '@platform-ops/client';
+import {
+  FailureType,
+  markedSending,
+  MODEL_REGISTRY,
+  type ParsedMediaGenerationRequestInput,
+  PRIORITY_CLASSES,
+  priorityClassOf,
+  quotaTaskQueue,
+  type ResolvedModel,
+  SHARED_FAIRNESS_KEY,
+  type SubmissionAttempt,
+} from '@platform-ops/client';
 import type { Activities, SubmitFailureDetails, SubmitMediaTaskInput } from './activities';
 import type { SubmitMediaTaskResult } from './activities';
-import { MODEL_REGISTRY, type ResolvedModel } from '@platform-ops/client';
 import { isoTime } from '../../shared/time';
 import { startedByReset, SUBMIT_ONCE } from '../../workflows/retry-policies';
 import { paidCall } from '../../workflows/activity-summary';

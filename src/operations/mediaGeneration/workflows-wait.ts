@@ -9,9 +9,14 @@ import {
   proxyActivities,
   workflowInfo,
 } from '@temporalio/workflow';
-import { FailureType } from '@platform-ops/client';
-import { isTerminalTaskStatus } from '@platform-ops/client';
-import { predictedEnd, TaskCallback, type ParsedPollingOptions, type TaskObservation } from '@platform-ops/client';
+import {
+  FailureType,
+  isTerminalTaskStatus,
+  type ParsedPollingOptions,
+  predictedEnd,
+  TaskCallback,
+  type TaskObservation,
+} from '@platform-ops/client';
 import type { Activities, CallbackFallback, TaskCheckpoint } from './activities';
 import { MAX_IN_ATTEMPT_MS, pollTimedOut, retryAsPollOptions } from '../../workflows/retry-policies';
 import { summarized, WAITING } from '../../workflows/activity-summary';

@@ -9,30 +9,33 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { setVersioningBehavior } from '../../workflows/versioning';
-import { isAttach, SearchAttributes, statusQuery } from '@platform-ops/client';
-import { FailureType, parseInput } from '@platform-ops/client';
-import type { Activities, SubmitMediaTaskResult, TaskCheckpoint } from './activities';
-import { usdText } from '../../platform/money';
-import { NSFW_DETECTION_COST_PER_IMAGE } from '@platform-ops/client';
-import { isoTime } from '../../shared/time';
-import { summarized } from '../../workflows/activity-summary';
-import { attachedNotFound } from '../../workflows/attach';
-import { WorkflowType } from '@platform-ops/client';
-import { DEFAULT_DEADLINE_MS, untilDeadline } from '../../workflows/retry-policies';
-import { trackProgress } from '../../workflows/status';
 import {
+  FailureType,
+  isAttach,
   MEDIA_STATUS_BY_TASK_STATUS,
   MediaGenerationInput,
-  mediaProgressQuery,
-  taskCallbackSignal,
   type MediaGenerationResult,
   type MediaGenerationStatus,
   type MediaProgress,
+  mediaProgressQuery,
+  NSFW_DETECTION_COST_PER_IMAGE,
   type ParsedMediaGenerationRequestInput,
+  parseInput,
+  SearchAttributes,
+  statusQuery,
   type SubmissionAttempt,
+  taskCallbackSignal,
   type TaskObservation,
   type TaskOutputRef,
+  WorkflowType,
 } from '@platform-ops/client';
+import type { Activities, SubmitMediaTaskResult, TaskCheckpoint } from './activities';
+import { usdText } from '../../platform/money';
+import { isoTime } from '../../shared/time';
+import { summarized } from '../../workflows/activity-summary';
+import { attachedNotFound } from '../../workflows/attach';
+import { DEFAULT_DEADLINE_MS, untilDeadline } from '../../workflows/retry-policies';
+import { trackProgress } from '../../workflows/status';
 import { resolvedModel, submitGeneration } from './workflows-submit';
 import { TaskCallbackInbox, waitForTaskEnd } from './workflows-wait';
 

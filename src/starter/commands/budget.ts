@@ -1,16 +1,25 @@
 // `budget …`: an operator's view of a member's ledger, its re-check after a top-up, and a release by hand.
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Command } from 'commander';
-import { budgetJobProgressQuery } from '@platform-ops/client';
-import { formatAmount } from '../../operations/budgetGatedJob/starter';
 import {
+  budgetJobProgressQuery,
   budgetLedgerStateQuery,
   budgetLedgerWorkflowId,
   recheckBudgetSignal,
   releaseBudgetUpdate,
+  WorkflowType,
 } from '@platform-ops/client';
-import { WorkflowType } from '@platform-ops/client';
-import { CliError, ExitCode, isClosedWorkflow, orCliError, plural, toCliError, withStarter, type Out } from '../cli';
+import { formatAmount } from '../../operations/budgetGatedJob/starter';
+import {
+  CliError,
+  ExitCode,
+  isClosedWorkflow,
+  orCliError,
+  plural,
+  toCliError,
+  withStarter,
+  type Out,
+} from '../../cli/command';
 
 const onLedger = <T>(promise: Promise<T>, memberId: string): Promise<T> =>
   promise.catch((err: unknown) => {

@@ -6,8 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { isGrpcServiceError, ServiceError, type Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { Command } from 'commander';
-import { CliError, ExitCode, plural, withStarter, type Out } from '../cli';
-import { formatSeconds } from '../progress';
+import { CliError, ExitCode, plural, withStarter, type Out } from '../../cli/command';
+import { formatSeconds } from '../../cli/progress';
 
 const { BatchOperationState } = temporal.api.enums.v1;
 

@@ -9,7 +9,7 @@ import {
   setCurrentVersion,
   VersionInUse,
 } from '../../worker-deployment';
-import { CliError, ExitCode, tableRow, withStarter, type Out } from '../cli';
+import { CliError, ExitCode, tableRow, withStarter, type Out } from '../../cli/command';
 
 const IDENTITY = 'platform-ops-starter deploy';
 const DEFAULT_WAIT_MINUTES = 15;

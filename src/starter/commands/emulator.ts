@@ -1,8 +1,12 @@
 // `platform-ops emulator`: the platform emulator (packages/emulator) alone, as its `platform-ops-emulator` runs it.
 import type { Command } from 'commander';
-import { runEmulatorProcess } from '@platform-ops/emulator';
-import { EmulatorConfigError, loadEmulatorConfig, type EmulatorFlags } from '@platform-ops/emulator';
-import { CliError, ExitCode, type Out } from '../cli';
+import {
+  EmulatorConfigError,
+  type EmulatorFlags,
+  loadEmulatorConfig,
+  runEmulatorProcess,
+} from '@platform-ops/emulator';
+import { CliError, ExitCode, type Out } from '../../cli/command';
 
 export function addEmulatorCommand(program: Command, out: Out): void {
   program

@@ -10,7 +10,7 @@ import type { Command } from 'commander';
 import type { Activities as BatchActivities } from '../../operations/batchJob/activities';
 import type { Activities as InstanceActivities } from '../../operations/instances/activities';
 import type { Activities as MediaActivities } from '../../operations/mediaGeneration/activities';
-import { CliError, ExitCode, plural, withStarter, type Out } from '../cli';
+import { CliError, ExitCode, plural, withStarter, type Out } from '../../cli/command';
 import { addBulkCommands } from './bulk';
 import { addRerunCommand } from './rerun';
 

@@ -1,8 +1,7 @@
 // `describe`, `cancel`, `cancel-batch` and `list`: what an operator needs next to the Web UI.
 import type { Command } from 'commander';
-import { cancelBatchUpdate } from '@platform-ops/client';
-import { SearchAttributes, statusQuery } from '@platform-ops/client';
-import { CliError, ExitCode, orCliError, tableRow, withStarter, type Out } from '../cli';
+import { cancelBatchUpdate, SearchAttributes, statusQuery } from '@platform-ops/client';
+import { CliError, ExitCode, orCliError, tableRow, withStarter, type Out } from '../../cli/command';
 
 export function addInspectCommands(program: Command, out: Out): void {
   program

@@ -2,15 +2,13 @@
 // can be created from, every page. `quotas`: docs/rate-limits.md#seeing-it.
 import type { Command } from 'commander';
 import type { Client } from '@temporalio/client';
-import { priorityClassOf, quotaTaskQueue, SearchAttributes } from '@platform-ops/client';
+import { MODEL_REGISTRY, priorityClassOf, quotaTaskQueue, SearchAttributes } from '@platform-ops/client';
 import { loadRateLimitSettings } from '../../config/settings';
-import { MODEL_REGISTRY } from '@platform-ops/client';
 import { PlatformClient } from '../../platform-client/client';
 import { AdaptivePacing, resolveLimits, type QuotaLimit } from '../../ratelimit/pacing';
 import { describeQuotaQueue, queuePartitions, type ServerPace } from '../../ratelimit/shared-pacing';
-import { CliError, ExitCode, plural, tableRow, withStarter, type Out } from '../cli';
-import { DEV_API_KEY, loadEmulatorConfig } from '@platform-ops/emulator';
-import { HEALTH_PATH } from '@platform-ops/emulator';
+import { CliError, ExitCode, plural, tableRow, withStarter, type Out } from '../../cli/command';
+import { DEV_API_KEY, HEALTH_PATH, loadEmulatorConfig } from '@platform-ops/emulator';
 
 /**
  * PLATFORM_BASE_URL's and PLATFORM_API_KEY's platform; with neither set, the emulator that `npm start` runs on this

@@ -8,10 +8,9 @@ import type { Client } from '@temporalio/client';
 import { encodeToPayload } from '@temporalio/common/lib/internal-non-workflow';
 import { temporal } from '@temporalio/proto';
 import type { Command } from 'commander';
-import { IDEMPOTENCY_MEMO } from '@platform-ops/client';
+import { IDEMPOTENCY_MEMO, STARTABLE_WORKFLOW_TYPES } from '@platform-ops/client';
 import { paidFor } from '../../api/paid';
-import { STARTABLE_WORKFLOW_TYPES } from '@platform-ops/client';
-import { withStarter, type Out } from '../cli';
+import { withStarter, type Out } from '../../cli/command';
 import { checkedQuery, grpcCode, queryRefused } from './bulk';
 
 type StartedAttributes = temporal.api.history.v1.IWorkflowExecutionStartedEventAttributes;

@@ -2,11 +2,16 @@
 // schedule (src/operations/autoRenew/README.md). A schedule lives on the server: no process of ours has to stay up.
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { Command } from 'commander';
-import { SearchAttributes } from '@platform-ops/client';
-import type { AutoRenewInput } from '@platform-ops/client';
-import { budgetJobProgressQuery, type BudgetGatedJobInput } from '@platform-ops/client';
-import { WorkflowType, workflowSummary } from '@platform-ops/client';
-import { failureText, tableRow, toScheduleCliError, withStarter, type Out } from '../cli';
+import {
+  type AutoRenewInput,
+  type BudgetGatedJobInput,
+  budgetJobProgressQuery,
+  SearchAttributes,
+  startPriority,
+  workflowSummary,
+  WorkflowType,
+} from '@platform-ops/client';
+import { failureText, tableRow, toScheduleCliError, withStarter, type Out } from '../../cli/command';
 import {
   describeScheduleSpec,
   formatDuration,
@@ -17,7 +22,7 @@ import {
   scheduleSpec,
   schedulePolicies,
   type ScheduleFlags,
-} from '../schedule-spec';
+} from '../../cli/schedule-spec';
 import { renderAutoRenewSummary } from '../../operations/autoRenew/starter';
 import { renderBudgetJobSummary } from '../../operations/budgetGatedJob/starter';
 import {
@@ -28,8 +33,7 @@ import {
   priorityOf,
   type PriorityFlags,
 } from '../workflow-inputs';
-import type { InputFlags } from '../flags';
-import { startPriority } from '@platform-ops/client';
+import type { InputFlags } from '../../cli/flags';
 
 interface ScheduleCreateOptions extends InputFlags, ScheduleFlags, PriorityFlags {
   taskQueue?: string;

@@ -2,10 +2,17 @@
 // (docs/starter.md#attach-task-or-batch). With `--wait`, both print the result.
 import type { WorkflowHandle } from '@temporalio/client';
 import type { Command } from 'commander';
-import { attachBatch, attachTask, startWorkflow, WorkflowType, type Started } from '@platform-ops/client';
-import { STARTABLE_WORKFLOW_TYPES, type StartableWorkflowType } from '@platform-ops/client';
-import { CliError, ExitCode, orCliError, withStarter, type Out } from '../cli';
-import { waitWithProgress } from '../progress';
+import {
+  attachBatch,
+  attachTask,
+  STARTABLE_WORKFLOW_TYPES,
+  type StartableWorkflowType,
+  type Started,
+  startWorkflow,
+  WorkflowType,
+} from '@platform-ops/client';
+import { CliError, ExitCode, orCliError, withStarter, type Out } from '../../cli/command';
+import { waitWithProgress } from '../../cli/progress';
 import {
   addInputOptions,
   addPriorityOptions,
@@ -16,7 +23,7 @@ import {
   watchOf,
   type PriorityFlags,
 } from '../workflow-inputs';
-import type { InputFlags } from '../flags';
+import type { InputFlags } from '../../cli/flags';
 
 const TASK_QUEUE_HELP = 'task queue (default: TEMPORAL_TASK_QUEUE or platform-ops)';
 

@@ -2,11 +2,10 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Runtime, type Logger } from '@temporalio/worker';
-import { SEARCH_ATTRIBUTE_DEFINITIONS } from '@platform-ops/client';
+import { ensureLocalKeyFile, loadKeyring, SEARCH_ATTRIBUTE_DEFINITIONS } from '@platform-ops/client';
 import { loadDevServerPorts, loadTemporalSettings, loadWorkerSettings, localKeyFile } from '../../config/settings';
-import { ensureLocalKeyFile, loadKeyring } from '@platform-ops/client';
 import { loadCodecServerSettings, startCodecServer } from '../../codec/server';
-import { findOrBuildClusterBinaries } from '../../cluster/versions';
+import { findOrBuildClusterBinaries } from '../../devserver/versions';
 import {
   isDevServerOf,
   SERVER_DEFAULT_PARTITIONS,
@@ -17,9 +16,8 @@ import { listProcesses, stopPid } from '../../devserver/processes';
 import { linesOf, logFormatOf, settleLogs, type LogFormat } from '../../logging';
 import { installRuntime } from '../../process-entry';
 import { runWorker } from '../../worker';
-import { DEV_API_KEY, loadEmulatorConfig } from '@platform-ops/emulator';
-import { startEmulator } from '@platform-ops/emulator';
-import type { Out } from '../cli';
+import { DEV_API_KEY, loadEmulatorConfig, startEmulator } from '@platform-ops/emulator';
+import type { Out } from '../../cli/command';
 import { starterExamples } from '../workflow-inputs';
 
 type Stop = () => Promise<void>;

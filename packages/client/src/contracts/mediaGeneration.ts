@@ -1,7 +1,7 @@
 // The contract of mediaGeneration: one v3 async task, from submit to kept outputs (src/operations/mediaGeneration/README.md).
 import { z } from 'zod';
 import { AsyncBody, MODEL_REGISTRY, ModelName, OUTPUT_KINDS } from '../models';
-import { ImageToVideoRequest, requestedVideoSeconds, TextToVideoRequest } from '../platform/media';
+import { ImageToVideoRequest, requestedVideoSeconds, TextToVideoRequest, type TaskResult } from '../platform/media';
 import {
   ATTRIBUTION,
   defineOperation,
@@ -175,6 +175,19 @@ export const TaskOutputRef = z.object({
   type: z.string().optional(),
 });
 export type TaskOutputRef = z.infer<typeof TaskOutputRef>;
+
+/** A finished task's outputs, as its result (a poll's) or its callback (the webhook's) lists them. */
+export function outputsOf(result: TaskResult): TaskOutputRef[] {
+  const ref = (kind: TaskOutputRef['kind'], url: string, ttl: string | number | undefined, type?: string) => {
+    const n = Number(ttl);
+    return { kind, url, ttlSeconds: ttl === undefined || !Number.isFinite(n) ? undefined : n, type };
+  };
+  return [
+    ...result.videos.map((v) => ref('video', v.video_url, v.video_url_ttl, v.video_type)),
+    ...result.images.map((i) => ref('image', i.image_url, i.image_url_ttl, i.image_type)),
+    ...result.audios.map((a) => ref('audio', a.audio_url, a.audio_url_ttl, a.audio_type)),
+  ];
+}
 
 export const KeptOutput = z.object({
   kind: z.enum(OUTPUT_KINDS),

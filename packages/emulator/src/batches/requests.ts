@@ -1,8 +1,6 @@
 // Turns the input file's lines into the emulator's plan for each request: its token usage, its reply
 // and whether it fails. Decided once at create, so counters, output files and the bill always agree.
-import type { BatchEndpoint } from '@platform-ops/client';
-import { BatchInputLine, jsonlLines } from '@platform-ops/client';
-import { utf8Length } from '@platform-ops/client';
+import { type BatchEndpoint, BatchInputLine, jsonlLines, utf8Length } from '@platform-ops/client';
 import { draw } from '../hash';
 
 /** A request whose message content or prompt holds this text fails (status 400), whatever the rate. */

@@ -4,8 +4,7 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { BATCH_MAX_BYTES, CreateBatchRequest } from '@platform-ops/client';
-import type { ValidationIssue } from '@platform-ops/client';
+import { BATCH_MAX_BYTES, CreateBatchRequest, type ValidationIssue } from '@platform-ops/client';
 import { parseOr400, sendInvalid, sendPlatformError } from '../http';
 import type { BatchRouteDeps } from './deps';
 import { BatchApiError } from './errors';

@@ -1,8 +1,7 @@
 // Tunables of the batch emulator, global (admin API) and per batch (metadata overrides). Every
 // duration is in emulated milliseconds, so EMULATOR_CLOCK_SPEED shortens all of them at once.
 import { z } from 'zod';
-import { BATCH_WINDOW_HOURS } from '@platform-ops/client';
-import { formatIssues, parseOrThrow, type ValidationIssue } from '@platform-ops/client';
+import { BATCH_WINDOW_HOURS, formatIssues, parseOrThrow, type ValidationIssue } from '@platform-ops/client';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;

@@ -2,8 +2,13 @@
 // (state.ts); the side effects of a batch's end (output and error files, the charge) are applied
 // exactly once, by whichever comes first: a read of the batch or settleDue() (which the routes' timer
 // calls, so a batch nobody polls is still billed).
-import { batchInputProblems, type BatchEndpoint, BATCH_COMPLETION_WINDOW, jsonlLines } from '@platform-ops/client';
-import type { ValidationIssue } from '@platform-ops/client';
+import {
+  BATCH_COMPLETION_WINDOW,
+  type BatchEndpoint,
+  batchInputProblems,
+  jsonlLines,
+  type ValidationIssue,
+} from '@platform-ops/client';
 import type { BatchEnv, Caller, ChargeInput } from '../types';
 import { batchObject, type BatchObject } from './batch-object';
 import { BatchApiError } from './errors';

@@ -8,7 +8,7 @@ import type { BatchStore } from '../batches';
 import type { EmulatorClock } from '../clock';
 import type { FaultStore } from '../faults';
 import type { TaskStore } from '../tasks/store';
-import { mergeTaskSettings } from '../tasks/settings';
+import { mergeTaskSettings } from '../task-settings';
 import type { Scenario } from './schema';
 import { ScenarioTimeline, type TimelineAction } from './timeline';
 

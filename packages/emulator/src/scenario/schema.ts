@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { BatchSettingsUpdate } from '../batches/settings';
 import { FaultConfigSchema } from '../faults';
-import { FailureReason, TASK_OPERATIONS, TaskSettingsUpdateSchema } from '../tasks/settings';
+import { FailureReason, TASK_OPERATIONS, TaskSettingsUpdateSchema } from '../task-settings';
 
 const DAY_MS = 86_400_000;
 /** Longer than any incident worth replaying, and far inside what the clock can add. */

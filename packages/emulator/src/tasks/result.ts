@@ -6,7 +6,7 @@ import type { ChargeRecord } from '../accounts';
 import type { VideoCharge } from '../pricing';
 import type { Caller } from '../types';
 import type { OutputKind } from './outputs';
-import type { TaskOperation } from './settings';
+import type { TaskOperation } from '../task-settings';
 
 export type TaskStatus = 'TASK_STATUS_QUEUED' | 'TASK_STATUS_PROCESSING' | 'TASK_STATUS_SUCCEED' | 'TASK_STATUS_FAILED';
 

@@ -2,10 +2,14 @@
 // (/v3/async/<model>), task-result, and the output files their results point at.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import { AsyncBody, MODEL_REGISTRY, type OutputKind as MediaKind } from '@platform-ops/client';
-import { asyncSubmitPath, type PlatformPaths } from '@platform-ops/client';
 import {
+  AsyncBody,
+  asyncSubmitPath,
+  describeZodIssues,
   ImageToVideoRequest,
+  MODEL_REGISTRY,
+  type OutputKind as MediaKind,
+  type PlatformPaths,
   requestedVideoSeconds,
   TaskResultRequest,
   TextToVideoRequest,
@@ -21,7 +25,6 @@ import { FILE_OF_KIND, OUTPUT_KINDS, OUTPUT_NAME, outputBytes, type OutputKind }
 import type { CallbackSender } from './callbacks';
 import type { ModelTask } from './result';
 import type { TaskStore } from './store';
-import { describeZodIssues } from '@platform-ops/client';
 
 interface TaskRouteDeps {
   tasks: TaskStore;

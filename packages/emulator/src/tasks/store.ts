@@ -10,7 +10,12 @@ import type { Caller } from '../types';
 import type { TaskMarkers } from './markers';
 import type { OutputKind } from './outputs';
 import { resultBody, statusAt, type ModelTask, type Settlement, type TaskRecord } from './result';
-import { DEFAULT_TASK_SETTINGS, type TaskOperation, type TaskSettings, type TaskSettingsByOperation } from './settings';
+import {
+  DEFAULT_TASK_SETTINGS,
+  type TaskOperation,
+  type TaskSettings,
+  type TaskSettingsByOperation,
+} from '../task-settings';
 
 const SWEEP_INTERVAL_MS = 250;
 

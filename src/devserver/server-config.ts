@@ -3,7 +3,7 @@
 import * as path from 'path';
 import { z } from 'zod';
 import { findProjectRoot } from '../config/settings';
-import { tryListen } from '../devserver/processes';
+import { tryListen } from './processes';
 import { parseConfig } from '../platform-client/config';
 
 /** The server's persistence plugin for PostgreSQL 12 and later. */

@@ -3,7 +3,7 @@
 // which lists those starters, imports them.
 import { readFileSync } from 'node:fs';
 import type { StartableWorkflowType } from '@platform-ops/client';
-import { CliError, ExitCode } from './cli';
+import { CliError, ExitCode } from './command';
 import type { ProgressView } from './progress';
 
 export interface InputFlags {

@@ -2,7 +2,7 @@
 // how often it fails and why, how long its output URLs live, and how honest its ETA is. Every model
 // of the registry (POST /v3/async/<model>) shares the `submitAsyncTask` settings.
 import { z } from 'zod';
-import type { VideoOperation } from '../pricing';
+import type { VideoOperation } from './pricing';
 
 export const TASK_OPERATIONS = [
   'submitImageToVideo',

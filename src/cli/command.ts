@@ -1,6 +1,6 @@
 // What the starter's commands share: a client configured like the worker's, exit codes, and errors as sentences.
 import type { DataConverter } from '@temporalio/common';
-import { KeyringError, loadDataConverter } from '@platform-ops/client';
+import { IdempotencyKeyReusedError, KeyringError, loadDataConverter } from '@platform-ops/client';
 import {
   Client,
   Connection,
@@ -14,7 +14,6 @@ import {
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure, TerminatedFailure, TimeoutFailure } from '@temporalio/common';
-import { IdempotencyKeyReusedError } from '@platform-ops/client';
 import { clientConnectionOptions, loadTemporalSettings, localKeyFile, type TemporalSettings } from '../config/settings';
 import { startTracing, tracingClientInterceptors } from '../tracing';
 

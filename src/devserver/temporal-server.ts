@@ -5,7 +5,7 @@ import { msToTs, type Duration } from '@temporalio/common';
 import { promises as fs } from 'fs';
 import * as net from 'net';
 import * as path from 'path';
-import { sleep, startManagedProcess, type ManagedProcess } from '../devserver/processes';
+import { sleep, startManagedProcess, type ManagedProcess } from './processes';
 
 const HOST = '127.0.0.1';
 const UI_READY_TIMEOUT_MS = 60_000;

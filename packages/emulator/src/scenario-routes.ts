@@ -1,7 +1,7 @@
 // The admin API's scenario calls: load one (it starts at once, t = 0 now), see where it is, stop it.
 import type { FastifyInstance } from 'fastify';
-import { sendInvalid } from '../http';
-import type { EmulatorState } from '../state';
+import { sendInvalid } from './http';
+import type { EmulatorState } from './state';
 
 export function registerScenarioAdminRoutes(app: FastifyInstance, state: EmulatorState): void {
   app.get('/scenario', (_request, reply) => reply.send(state.scenario.view()));

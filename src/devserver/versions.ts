@@ -3,7 +3,7 @@
 // server and the UI server are both called `server`).
 import * as path from 'path';
 import { findProjectRoot } from '../config/settings';
-import { goInstallWithLock } from '../devserver/find-temporal-cli';
+import { goInstallWithLock } from './find-temporal-cli';
 
 /** The server and its SQL tool: the newest release that builds with these machines' Go 1.26.8 (later need 1.26.10). */
 export const TEMPORAL_SERVER_VERSION = '1.32.1';

@@ -13,11 +13,11 @@
 //   npm run bench -- --only=media-polling [--tasks=200] [--duration=10000]
 import { randomBytes } from 'node:crypto';
 import { Client } from '@temporalio/client';
-import { getFreePort } from '../src/devserver/processes';
-import { etaAwareRun, fixedIntervalRun, type TaskRun } from './media/plain-runs';
-import { mediaTaskRuns, submitPhases, textToVideoLoad } from './media/temporal-run';
-import type { PhaseFigures } from './support/history-phases';
-import { atMost, isTrue, type Check } from './support/checks';
+import { getFreePort } from '../../src/devserver/processes';
+import { etaAwareRun, fixedIntervalRun, type TaskRun } from './plain-runs';
+import { mediaTaskRuns, submitPhases, textToVideoLoad } from './temporal-run';
+import type { PhaseFigures } from '../support/history-phases';
+import { atMost, isTrue, type Check } from '../support/checks';
 import {
   ratioToFloor,
   readIdle,
@@ -25,12 +25,12 @@ import {
   workerFigures,
   type ServerRequestFigures,
   type WorkerFigures,
-} from './support/load-figures';
-import { RequestsRecorder } from './support/server-metrics';
-import { withBenchStack, type BenchStack } from './support/stack';
-import { mean, percentile, round } from './support/stats';
-import { floorHistories, runWorkflowLoad } from './support/workflow-load';
-import { NO_QUOTAS } from './support/fixtures';
+} from '../support/load-figures';
+import { RequestsRecorder } from '../support/server-metrics';
+import { withBenchStack, type BenchStack } from '../support/stack';
+import { mean, percentile, round } from '../support/stats';
+import { floorHistories, runWorkflowLoad } from '../support/workflow-load';
+import { NO_QUOTAS } from '../support/fixtures';
 
 export interface MediaBenchOptions {
   tasks: number;
@@ -76,7 +76,7 @@ export interface MediaBenchResult {
   passed: boolean;
 }
 
-/** Issue 10's targets. The makespan ratio's depends on the size: 1.15 for 200 × 10 s, 1.25 for 1,000 × 60 s. */
+/** The targets. The makespan ratio's depends on the size: 1.15 for 200 × 10 s, 1.25 for 1,000 × 60 s. */
 export const MEDIA_TARGETS = {
   makespanRatio: (o: MediaBenchOptions) => (o.tasks > 200 || o.durationMs > 10_000 ? 1.25 : 1.15),
   detectionP95Ms: 1_500,

@@ -8,7 +8,7 @@ import {
   type ScheduleSpec,
   type ScheduleSpecDescription,
 } from '@temporalio/client';
-import { CliError, ExitCode } from './cli';
+import { CliError, ExitCode } from './command';
 
 /** Largest first, as formatDuration writes them. */
 const UNIT_SECONDS = { d: 86_400, h: 3_600, m: 60, s: 1 } as const;

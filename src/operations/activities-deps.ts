@@ -7,7 +7,7 @@ import type { FetchPolicy } from '../fetching/policy';
 import type { PlatformClient } from '../platform-client/client';
 import type { SubmitPacing } from '../ratelimit/shared-pacing';
 import type { CallbackUrls } from '../webhooks/token';
-import type { PriceTable } from '../operations/budgetGatedJob/activities-price';
+import type { PriceTable } from './budgetGatedJob/activities-price';
 
 export interface ActivityDeps {
   platform: PlatformClient;
