@@ -135,6 +135,115 @@ function describeFailure(err: unknown) {
   return { outcome: 'ambiguous' as const, type: 'Unknown', message, cause };
 }
 
+/** One generation's submit attempts: the class and share they wait in, and what the ambiguous ones risked. */
+class SubmitAttempts {
+  /** Unset fields mean the server's defaults: the middle class, and one shared key for everyone. */
+  priorityKey: number;
+  readonly fairnessKey: string;
+  mayExistAlready = false;
+  ambiguous = 0;
+  lookUpFirst: boolean;
+
+  constructor(
+    readonly input: ParsedMediaGenerationRequestInput,
+    readonly generation: number,
+    readonly attempts: SubmissionAttempt[],
+    readonly onAttempt: () => void,
+    readonly deadlineAt: number,
+  ) {
+    const startedAs = workflowInfo().priority;
+    this.priorityKey = startedAs?.priorityKey || PRIORITY_CLASSES.scheduled;
+    this.fairnessKey = startedAs?.fairnessKey || input.memberId || SHARED_FAIRNESS_KEY;
+    this.lookUpFirst = startedByReset() && patched(SUBMIT_RESET_LOOKS_UP_FIRST);
+  }
+
+  record(
+    attempt: number,
+    possibleDuplicate: true | undefined,
+    a: Omit<SubmissionAttempt, 'generation' | 'attempt' | 'possibleDuplicate'>,
+  ) {
+    this.attempts.push({ generation: this.generation, attempt, ...a, possibleDuplicate });
+    this.onAttempt();
+  }
+
+  /** One attempt: after a reset, the task an earlier run's same submit created is taken (src/activities/earlier-runs.ts). */
+  send(attempt: number): Promise<SubmitMediaTaskResult> {
+    const { input, generation, priorityKey, fairnessKey, lookUpFirst } = this;
+    // operation and request were parsed together, so they match.
+    return paidCall(
+      lookUpFirst
+        ? lookUpOnOwnQueue()
+        : submitOnQuotaQueue(
+            input.operation,
+            this.deadlineAt,
+            { priorityKey, fairnessKey },
+            input.submission.priorityAgingMs,
+          ),
+      `${lookUpFirst ? 'take the earlier run’s submit of' : 'submit'} ${input.operation}` +
+        `${input.memberId ? ` for ${input.memberId}` : ''} (generation ${generation}, ` +
+        `attempt ${attempt}; ${priorityClassOf(priorityKey)}` +
+        `${fairnessKey === input.memberId ? '' : `, share of ${fairnessKey}`})`,
+    )({
+      ...submitTarget(input),
+      generation,
+      attempt,
+      // The activity reads the accepted task once: the wait starts from its status and eta.
+      polling: input.polling,
+      ...(lookUpFirst && { lookUpOnly: true }),
+    } as SubmitMediaTaskInput);
+  }
+
+  /** A failed attempt, recorded: how long to wait before the next (0: at once), or the failure that ends the submit. */
+  afterFailure(err: unknown, attempt: number, possibleDuplicate: true | undefined): number {
+    const { submission } = this.input;
+    const f = describeFailure(err);
+    const error = { type: f.type, message: f.message };
+    this.record(attempt, possibleDuplicate, {
+      at: f.details ? isoTime(f.details.at) : undefined,
+      outcome: f.outcome,
+      error,
+    });
+    if (f.outcome === 'rejected') throw f.cause;
+    if (f.outcome === 'ambiguous') {
+      if (submission.onAmbiguous === 'fail') throw this.ambiguousFailure(attempt, f.message);
+      this.mayExistAlready = true;
+      this.ambiguous++;
+    }
+    const left = this.deadlineAt - Date.now();
+    if (f.aged && left > 0 && this.priorityKey > PRIORITY_CLASSES.interactive && patched(SUBMIT_AGING)) {
+      // Never sent: it goes again at once, one class up, and keeps its fair-share key.
+      this.priorityKey--;
+      return 0;
+    }
+    if (this.ambiguous >= submission.maxAttempts || left <= 0) {
+      throw ApplicationFailure.create({
+        type: left <= 0 ? FailureType.DeadlineExceeded : f.type,
+        nonRetryable: true,
+        message:
+          `Gave up submitting generation ${this.generation} after ${attempt} attempts ` +
+          (left <= 0 ? 'at the deadline' : `(${this.ambiguous} may have created a task)`) +
+          `; the last: ${f.message}`,
+        details: [{ attempts: this.attempts }],
+      });
+    }
+    const backoff = Math.min(submission.backoffMaxMs, submission.backoffInitialMs * 2 ** Math.min(attempt - 1, 30));
+    // Never past the deadline: the last attempt is made at it.
+    return Math.max(1, Math.min(Math.max(backoff, f.details?.retryAfterMs ?? 0), left));
+  }
+
+  private ambiguousFailure(attempt: number, message: string): ApplicationFailure {
+    return ApplicationFailure.create({
+      type: FailureType.AmbiguousSubmission,
+      nonRetryable: true,
+      message:
+        `Submit attempt ${attempt} of generation ${this.generation} may have created a task on the platform ` +
+        `but returned no task id (${message}). It was not sent again, so as not to pay twice ` +
+        `(submission.onAmbiguous is "fail"); check the platform's bills before starting again.`,
+      details: [{ attempts: this.attempts }],
+    });
+  }
+}
+
 export async function submitGeneration(
   input: ParsedMediaGenerationRequestInput,
   generation: number,
@@ -142,88 +251,28 @@ export async function submitGeneration(
   onAttempt: () => void,
   deadlineAt: number,
 ): Promise<SubmitMediaTaskResult> {
-  const { submission } = input;
-  const startedAs = workflowInfo().priority;
-  // Unset fields mean the server's defaults: the middle class, and one shared key for everyone.
-  let priorityKey = startedAs?.priorityKey || PRIORITY_CLASSES.scheduled;
-  const fairnessKey = startedAs?.fairnessKey || input.memberId || SHARED_FAIRNESS_KEY;
-  let mayExistAlready = false;
-  let ambiguous = 0;
-  let lookUpFirst = startedByReset() && patched(SUBMIT_RESET_LOOKS_UP_FIRST);
+  const submits = new SubmitAttempts(input, generation, attempts, onAttempt, deadlineAt);
   for (let attempt = 1; ; attempt++) {
-    const possibleDuplicate = mayExistAlready || undefined;
-    const record = (a: Omit<SubmissionAttempt, 'generation' | 'attempt' | 'possibleDuplicate'>) => {
-      attempts.push({ generation, attempt, ...a, possibleDuplicate });
-      onAttempt();
-    };
+    const possibleDuplicate = submits.mayExistAlready || undefined;
     try {
-      // operation and request were parsed together, so they match.
-      // After a reset, the task an earlier run's same submit created is taken (src/activities/earlier-runs.ts).
-      const res = await paidCall(
-        lookUpFirst
-          ? lookUpOnOwnQueue()
-          : submitOnQuotaQueue(input.operation, deadlineAt, { priorityKey, fairnessKey }, submission.priorityAgingMs),
-        `${lookUpFirst ? 'take the earlier run’s submit of' : 'submit'} ${input.operation}` +
-          `${input.memberId ? ` for ${input.memberId}` : ''} (generation ${generation}, ` +
-          `attempt ${attempt}; ${priorityClassOf(priorityKey)}` +
-          `${fairnessKey === input.memberId ? '' : `, share of ${fairnessKey}`})`,
-      )({
-        ...submitTarget(input),
-        generation,
-        attempt,
-        // The activity reads the accepted task once: the wait starts from its status and eta.
-        polling: input.polling,
-        ...(lookUpFirst && { lookUpOnly: true }),
-      } as SubmitMediaTaskInput);
-      record({ at: isoTime(res.submittedAt), outcome: 'accepted', taskId: res.taskId, resumed: res.resumed });
+      const res = await submits.send(attempt);
+      submits.record(attempt, possibleDuplicate, {
+        at: isoTime(res.submittedAt),
+        outcome: 'accepted',
+        taskId: res.taskId,
+        resumed: res.resumed,
+      });
       return res;
     } catch (err) {
       if (isCancellation(err)) throw err;
-      if (lookUpFirst && nothingEarlier(err)) {
+      if (submits.lookUpFirst && nothingEarlier(err)) {
         // Nothing to take, nothing sent: the same attempt goes to the quota, unrecorded.
-        lookUpFirst = false;
+        submits.lookUpFirst = false;
         attempt--;
         continue;
       }
-      const f = describeFailure(err);
-      const error = { type: f.type, message: f.message };
-      record({ at: f.details ? isoTime(f.details.at) : undefined, outcome: f.outcome, error });
-      if (f.outcome === 'rejected') throw f.cause;
-      if (f.outcome === 'ambiguous') {
-        if (submission.onAmbiguous === 'fail') {
-          throw ApplicationFailure.create({
-            type: FailureType.AmbiguousSubmission,
-            nonRetryable: true,
-            message:
-              `Submit attempt ${attempt} of generation ${generation} may have created a task on the platform ` +
-              `but returned no task id (${f.message}). It was not sent again, so as not to pay twice ` +
-              `(submission.onAmbiguous is "fail"); check the platform's bills before starting again.`,
-            details: [{ attempts }],
-          });
-        }
-        mayExistAlready = true;
-        ambiguous++;
-      }
-      const left = deadlineAt - Date.now();
-      if (f.aged && left > 0 && priorityKey > PRIORITY_CLASSES.interactive && patched(SUBMIT_AGING)) {
-        // Never sent: it goes again at once, one class up, and keeps its fair-share key.
-        priorityKey--;
-        continue;
-      }
-      if (ambiguous >= submission.maxAttempts || left <= 0) {
-        throw ApplicationFailure.create({
-          type: left <= 0 ? FailureType.DeadlineExceeded : f.type,
-          nonRetryable: true,
-          message:
-            `Gave up submitting generation ${generation} after ${attempt} attempts ` +
-            (left <= 0 ? 'at the deadline' : `(${ambiguous} may have created a task)`) +
-            `; the last: ${f.message}`,
-          details: [{ attempts }],
-        });
-      }
-      const backoff = Math.min(submission.backoffMaxMs, submission.backoffInitialMs * 2 ** Math.min(attempt - 1, 30));
-      // Never past the deadline: the last attempt is made at it.
-      await sleep(Math.max(1, Math.min(Math.max(backoff, f.details?.retryAfterMs ?? 0), left)));
+      const waitMs = submits.afterFailure(err, attempt, possibleDuplicate);
+      if (waitMs > 0) await sleep(waitMs);
     }
   }
 }

@@ -1,247 +1,39 @@
 // mediaGeneration: one v3 async generation, from submit to kept outputs; or, with `attach`, a task submitted
 // elsewhere followed to its end the same way, with nothing paid sent (src/operations/mediaGeneration/README.md).
-import {
-  ApplicationFailure,
-  metricMeter,
-  proxyActivities,
-  setHandler,
-  upsertSearchAttributes,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { setHandler } from '@temporalio/workflow';
 import { setVersioningBehavior } from '../../workflows/versioning';
 import {
-  FailureType,
-  isAttach,
-  MEDIA_STATUS_BY_TASK_STATUS,
   MediaGenerationInput,
   type MediaGenerationResult,
-  type MediaGenerationStatus,
-  type MediaProgress,
   mediaProgressQuery,
-  NSFW_DETECTION_COST_PER_IMAGE,
-  type ParsedMediaGenerationRequestInput,
   parseInput,
-  SearchAttributes,
   statusQuery,
-  type SubmissionAttempt,
   taskCallbackSignal,
-  type TaskObservation,
-  type TaskOutputRef,
   WorkflowType,
 } from '@platform-ops/client';
-import type { Activities, SubmitMediaTaskResult, TaskCheckpoint } from './activities';
-import { usdText } from '../../platform/money';
-import { isoTime } from '../../shared/time';
-import { summarized } from '../../workflows/activity-summary';
-import { attachedNotFound } from '../../workflows/attach';
-import { DEFAULT_DEADLINE_MS, untilDeadline } from '../../workflows/retry-policies';
-import { trackProgress } from '../../workflows/status';
-import { resolvedModel, submitGeneration } from './workflows-submit';
-import { TaskCallbackInbox, waitForTaskEnd } from './workflows-wait';
+import { MediaRun } from './workflows-run';
 
 export async function mediaGeneration(rawInput: MediaGenerationInput): Promise<MediaGenerationResult> {
   const input = parseInput(MediaGenerationInput, rawInput, WorkflowType.mediaGeneration);
-  // An attached task is known from the start: its id goes in the first upsert, with ATTACHING.
-  const attachedId = isAttach(input) ? input.attach.taskId : undefined;
-  const progress = trackProgress<MediaGenerationStatus, MediaProgress>(
-    WorkflowType.mediaGeneration,
-    {
-      generation: 1,
-      polls: 0,
-      submissions: 0,
-      status: attachedId === undefined ? 'SUBMITTING' : 'ATTACHING',
-      ...(attachedId === undefined ? {} : { taskId: attachedId }),
-    },
-    { memberId: input.memberId, taskId: attachedId, costEstimate: input.costEstimate },
-  );
-  setHandler(statusQuery, () => progress.status.current);
-  setHandler(mediaProgressQuery, () => progress.current);
-  const callbacks = new TaskCallbackInbox();
-  setHandler(taskCallbackSignal, (end) => void callbacks.add(end));
-  const deadlineAt = workflowInfo().startTime.getTime() + input.deadlineSeconds * 1000;
-  const attachedAt = Date.now();
-  const submissions: SubmissionAttempt[] = [];
-  const generations: MediaGenerationResult['generations'] = [];
-  let polls = 0;
-  // Submits one generation; its task id is upserted with the status of the submit's first look when there is one.
-  const submit = async (request: ParsedMediaGenerationRequestInput, generation: number) => {
-    const submitting = () =>
-      progress.update({
-        status: generation > 1 ? 'REGENERATING' : 'SUBMITTING',
-        generation,
-        submissions: submissions.length,
-        taskId: undefined,
-      });
-    submitting();
-    const sent = await submitGeneration(request, generation, submissions, submitting, deadlineAt);
-    const { taskId, firstLook, uncountedPolls = 0 } = sent;
-    const taskIdAttribute = { key: SearchAttributes.taskId, value: taskId };
-    const update = { taskId, submissions: submissions.length, resumedFrom: sent.resumed?.runId };
-    if (firstLook) {
-      progress.update({ ...update, ...observed(firstLook, polls + uncountedPolls) }, [taskIdAttribute]);
-    } else {
-      upsertSearchAttributes([taskIdAttribute]);
-      progress.update({ ...update, status: 'SUBMITTED', progressPercent: undefined, eta: undefined });
-    }
-    return sent;
-  };
+  const run = new MediaRun(input);
+  setHandler(statusQuery, () => run.progress.status.current);
+  setHandler(mediaProgressQuery, () => run.progress.current);
+  setHandler(taskCallbackSignal, (end) => void run.callbacks.add(end));
 
   for (let generation = 1; ; generation++) {
     // 1. Submit, at most once; an attached task was submitted elsewhere, and nothing paid is sent.
-    const sent: Sent = isAttach(input) ? { taskId: input.attach.taskId } : await submit(input, generation);
-    const { taskId, firstLook, uncountedPolls = 0, callback } = sent;
-    // Every task-result request counts: the submit's look is this task's first poll.
-    const pollsBefore = polls + uncountedPolls;
-
+    const sent = run.attached() ?? (await run.submit(generation));
     // 2. Wait for the end by the platform's hints or its callback; a wrong attached id fails at the first poll.
-    let end: TaskCheckpoint;
-    try {
-      end = await waitForTaskEnd(
-        taskId,
-        input.polling,
-        deadlineAt,
-        (o) => progress.update(observed(o, pollsBefore)),
-        firstLook,
-        callback && { inbox: callbacks, fallback: callback },
-      );
-    } catch (err) {
-      const missing = isAttach(input) ? attachedNotFound(err, 'task', taskId) : undefined;
-      if (missing) progress.update({ status: 'FAILED' });
-      throw missing ?? err;
-    }
-    const done = end.observation;
-    polls = pollsBefore + done.polls;
-    if (!isAttach(input)) {
-      // Polls per task on the worker's Prometheus endpoint, recorded where both the polls and how the
-      // end came are known. Metrics are no commands (replay drops them): no patch.
-      metricMeter
-        .createHistogram('platform_task_polls', 'int', 'polls', 'Task-result reads per task, by how its end was learnt')
-        .record(uncountedPolls + done.polls, {
-          operation: input.operation,
-          webhook: callback ? 'on' : 'off',
-          ended_by: callbacks.endOf(taskId) ? 'callback' : 'poll',
-        });
-    }
-    const { status, reason = 'no reason given' } = done;
-    generations.push({ generation, taskId, status, reason: done.reason, polls: uncountedPolls + done.polls });
-
+    const end = await run.waitForEnd(sent, generation);
     // 3. A failed task: generate again if the reason is worth it (never an attached task: its request is unknown).
-    if (status !== 'TASK_STATUS_SUCCEED') {
-      if (!isAttach(input)) {
-        const final = input.regeneration.nonRetryableReasons.includes(reason);
-        if (!final && generation <= input.regeneration.maxRegenerations) continue;
-        const why = final ? ' (not worth generating again)' : ` (after ${generation} generations)`;
-        const details = { reason, taskId, generations, submissions };
-        throw generationFailed(progress, `Task ${taskId} failed: ${reason}${why}`, details);
-      }
-      const message = `Attached task ${taskId} failed: ${reason} (an attached task is not generated again)`;
-      throw generationFailed(progress, message, { reason, taskId, generations });
+    if (end.observation.status !== 'TASK_STATUS_SUCCEED') {
+      run.failed(sent.taskId, end.observation, generation);
+      continue;
     }
-
     // 4. Keep the outputs before their URLs expire (or only report their URLs, keepOutputs false).
-    let outputs: MediaGenerationResult['outputs'] = [];
-    if (input.keepOutputs && end.outputs.length > 0) {
-      progress.update({ status: 'KEEPING_OUTPUTS' });
-      // Retried until they are kept or their URLs expire (OutputExpired ends it).
-      const { keepTaskOutputs } = proxyActivities<Activities>(
-        untilDeadline(Date.now() + DEFAULT_DEADLINE_MS.keepOutputs, { attemptMs: 10 * 60_000, heartbeatMs: 60_000 }),
-      );
-      outputs = await summarized(
-        keepTaskOutputs,
-        `keep ${end.outputs.length} outputs of task ${taskId}`,
-      )({ workflowId: workflowInfo().workflowId, taskId, outputs: end.outputs, seenDoneAt: done.observedAt });
-      progress.update({ outputs: outputs.map((o) => ({ kind: o.kind, uri: o.kept.uri })) });
-    }
-    progress.update({ status: 'SUCCEEDED' });
-    return {
-      ...(isAttach(input)
-        ? { attached: true as const }
-        : { operation: input.operation, model: modelFacts(input, end.outputs) }),
-      taskId,
-      outputs,
-      outputUrls: input.keepOutputs
-        ? []
-        : end.outputs.map((o) => ({ kind: o.kind, url: o.url, ttlSeconds: o.ttlSeconds })),
-      timings: {
-        ...(sent.submittedAt === undefined
-          ? { attachedAt: isoTime(attachedAt) }
-          : { submittedAt: isoTime(sent.submittedAt) }),
-        firstProcessingAt: isoTime(done.firstProcessingAt),
-        doneAt: isoTime(done.observedAt),
-      },
-      polls,
-      generations,
-      submissions,
-      possibleDuplicates: submissions.filter((s) => s.outcome === 'accepted' && s.possibleDuplicate).length,
-      ...resumedSubmits(submissions),
-      cost: costFacts(end.outputs, end.nsfwDetection),
-    };
+    const outputs = run.keepsOutputs(end) ? await run.keepOutputs(sent.taskId, end) : [];
+    return run.succeeded(sent, end, outputs);
   }
-}
-
-/** The submits a run that a reset started took from earlier runs, as the result's `resumed` (absent when none). */
-function resumedSubmits(submissions: SubmissionAttempt[]) {
-  const resumed = submissions.flatMap((s) => s.resumed ?? []);
-  return resumed.length > 0 ? { resumed } : {};
-}
-
-type MediaProgressTracker = ReturnType<typeof trackProgress<MediaGenerationStatus, MediaProgress>>;
-/** What a generation starts from: its task, and for a submitted one, what the submit answered. */
-type Sent = Pick<SubmitMediaTaskResult, 'taskId'> & Partial<SubmitMediaTaskResult>;
-
-/** What a poll saw, as progress: the task's status by our name, and this run's polls so far. */
-const observed = (o: TaskObservation, pollsBefore: number): Partial<MediaProgress> => ({
-  status: MEDIA_STATUS_BY_TASK_STATUS[o.status] ?? o.status,
-  progressPercent: o.progressPercent,
-  eta: o.eta,
-  polls: pollsBefore + o.polls,
-  taskPolls: o.polls,
-  observedAt: isoTime(o.observedAt),
-  nextPollAt: isoTime(o.nextPollAt),
-});
-
-function generationFailed(progress: MediaProgressTracker, message: string, details: object): ApplicationFailure {
-  progress.update({ status: 'FAILED' });
-  return ApplicationFailure.create({
-    type: FailureType.GenerationFailed,
-    nonRetryable: true,
-    message,
-    details: [details],
-  });
-}
-
-/** The cost facts the spec gives. The video price itself is not published; the bill list has the charge. */
-function costFacts(outputs: TaskOutputRef[], nsfwDetection: boolean): MediaGenerationResult['cost'] {
-  const images = outputs.filter((o) => o.kind === 'image').length;
-  const nsfwSurcharge = nsfwDetection ? images * NSFW_DETECTION_COST_PER_IMAGE : 0;
-  return {
-    nsfwDetection,
-    images,
-    nsfwSurcharge,
-    nsfwSurchargeUsd: usdText(nsfwSurcharge),
-    note:
-      'NSFW detection adds 0.0015 USD per generated image when enabled. The generation price is not published ' +
-      'in the spec: see the bill list for what was charged.',
-  };
-}
-
-/** The result's `model` facts: the path submitted to and the output kinds expected but not produced. */
-function modelFacts(
-  input: ParsedMediaGenerationRequestInput,
-  outputs: readonly Pick<TaskOutputRef, 'kind'>[],
-): MediaGenerationResult['model'] {
-  if (input.operation !== 'async') return undefined;
-  const m = resolvedModel(input);
-  const produced = new Set(outputs.map((o) => o.kind));
-  // Pass-through models may produce any kind: only a registered model's list is an expectation.
-  const expected = m.passThrough ? [] : m.outputs;
-  return {
-    name: m.model,
-    path: m.path,
-    passThrough: m.passThrough,
-    expectedOutputs: expected,
-    missingOutputs: expected.filter((k) => !produced.has(k)),
-  };
 }
 
 // Versioning (docs/versioning.md): a run is short, so it finishes on the build it started on.
