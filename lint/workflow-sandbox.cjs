@@ -34,9 +34,10 @@ const ROOT = path.resolve(__dirname, '..');
 const PACKAGES = ['zod', '@temporalio/workflow', '@temporalio/common', '@platform-ops/client'];
 const WHY = 'This file is workflow-safe code (docs/contributing.md)';
 
-/** What the client's I/O modules export by value: a workflow may import none of it from the package. */
+/** What the client's I/O modules export by value, read once a lint run: a workflow may import none of it. */
+let ioNamesRead;
 const clientIoNames = () =>
-  new Set(
+  (ioNamesRead ??= new Set(
     CLIENT_IO.flatMap((file) =>
       [
         ...readFileSync(path.join(__dirname, '..', file), 'utf8').matchAll(
@@ -44,7 +45,7 @@ const clientIoNames = () =>
         ),
       ].map((m) => m[1]),
     ),
-  );
+  ));
 
 /** `**` spans folders, `*` stays within one. */
 const globRegex = (glob) =>

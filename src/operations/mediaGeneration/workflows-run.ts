@@ -34,7 +34,7 @@ import { TaskCallbackInbox, waitForTaskEnd } from './workflows-wait';
 
 type MediaProgressTracker = ReturnType<typeof trackProgress<MediaGenerationStatus, MediaProgress>>;
 /** What a generation starts from: its task, and for a submitted one, what the submit answered. */
-type Sent = Pick<SubmitMediaTaskResult, 'taskId'> & Partial<SubmitMediaTaskResult>;
+export type Sent = Pick<SubmitMediaTaskResult, 'taskId'> & Partial<SubmitMediaTaskResult>;
 
 export class MediaRun {
   readonly progress: MediaProgressTracker;
@@ -63,16 +63,9 @@ export class MediaRun {
     this.attachedAt = Date.now();
   }
 
-  /** The attached task, submitted elsewhere (nothing paid is sent for it); none for a request. */
-  attached(): Sent | undefined {
-    return isAttach(this.input) ? { taskId: this.input.attach.taskId } : undefined;
-  }
-
   /** Submits one generation; its task id is upserted with the status of the submit's first look when there is one. */
-  async submit(generation: number): Promise<Sent> {
-    const { progress, submissions, input } = this;
-    if (isAttach(input)) throw new Error('an attached task is not submitted');
-    const request: ParsedMediaGenerationRequestInput = input;
+  async submit(request: ParsedMediaGenerationRequestInput, generation: number): Promise<Sent> {
+    const { progress, submissions } = this;
     const submitting = () =>
       progress.update({
         status: generation > 1 ? 'REGENERATING' : 'SUBMITTING',

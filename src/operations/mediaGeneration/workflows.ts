@@ -3,6 +3,7 @@
 import { setHandler } from '@temporalio/workflow';
 import { setVersioningBehavior } from '../../workflows/versioning';
 import {
+  isAttach,
   MediaGenerationInput,
   type MediaGenerationResult,
   mediaProgressQuery,
@@ -11,7 +12,7 @@ import {
   taskCallbackSignal,
   WorkflowType,
 } from '@platform-ops/client';
-import { MediaRun } from './workflows-run';
+import { MediaRun, type Sent } from './workflows-run';
 
 export async function mediaGeneration(rawInput: MediaGenerationInput): Promise<MediaGenerationResult> {
   const input = parseInput(MediaGenerationInput, rawInput, WorkflowType.mediaGeneration);
@@ -22,7 +23,7 @@ export async function mediaGeneration(rawInput: MediaGenerationInput): Promise<M
 
   for (let generation = 1; ; generation++) {
     // 1. Submit, at most once; an attached task was submitted elsewhere, and nothing paid is sent.
-    const sent = run.attached() ?? (await run.submit(generation));
+    const sent: Sent = isAttach(input) ? { taskId: input.attach.taskId } : await run.submit(input, generation);
     // 2. Wait for the end by the platform's hints or its callback; a wrong attached id fails at the first poll.
     const end = await run.waitForEnd(sent, generation);
     // 3. A failed task: generate again if the reason is worth it (never an attached task: its request is unknown).
