@@ -1,9 +1,3 @@
-// Customers' content (prompts, decision states, batch lines, output URLs) leaves the process only encrypted: every
-// payload the service and its callers write goes through this codec, AES-256-GCM from Node's own crypto, a fresh
-// nonce per payload and the key's id in the payload's metadata, so older keys still decode what they wrote
-// (docs/encryption.md). The format is that of Temporal's encryption samples in every language (nonce, ciphertext,
-// tag; no associated data), so a backend in another language decodes with its sample's codec and the same keys.
-// The worker, the starter, the codec server and the client package all read their keys with loadKeyring.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -18,9 +12,7 @@ import { decode as utf8Decode, encode as utf8Encode } from '@temporalio/common/l
 import { temporal } from '@temporalio/proto';
 import { failureConverter } from './failure-converter';
 
-/** The encoding of an encrypted payload, as Temporal's samples in every language name it. */
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
-/** The metadata entry naming the key a payload was encrypted with. */
 export const KEY_ID_METADATA = 'encryption-key-id';
 
 const CIPHER = 'aes-256-gcm';
@@ -28,24 +20,19 @@ const KEY_BYTES = 32;
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
 const KEY_ID = /^[A-Za-z0-9._-]{1,64}$/;
-/** A key file is a few lines; anything larger is not one. */
 const MAX_KEY_FILE_BYTES = 64 * 1024;
-/** Enough keys for years of rotations; a longer list is a mistake. */
 const MAX_KEYS = 100;
 
-/** A setting's value is wrong: the message names the setting and the rule, never a key. */
 export class KeyringError extends Error {
   override name = 'KeyringError';
 }
 
-/** The keys a process holds: one encodes, every one decodes what it wrote. */
 export class Keyring {
   private constructor(
     readonly currentId: string,
     private readonly keys: ReadonlyMap<string, Buffer>,
   ) {}
 
-  /** `keys` in order: the first encodes. Each key is 32 bytes, in base64. */
   static of(setting: string, keys: ReadonlyArray<readonly [id: string, base64: string]>): Keyring {
     if (keys.length === 0) throw new KeyringError(`${setting}: holds no key; at least one is needed.`);
     if (keys.length > MAX_KEYS) throw new KeyringError(`${setting}: holds ${keys.length} keys; at most ${MAX_KEYS}.`);
@@ -67,7 +54,6 @@ export class Keyring {
     return new Keyring(keys[0][0], map);
   }
 
-  /** A key file's contents (`{ "current": id, "keys": { id: base64, … } }`); `setting` names it in errors. */
   static fromFile(setting: string, contents: unknown): Keyring {
     const file = contents as Partial<KeyFile> | null;
     if (typeof file !== 'object' || file === null || typeof file.keys !== 'object' || file.keys === null) {
@@ -107,14 +93,8 @@ export interface KeyFile {
   keys: Record<string, string>;
 }
 
-/** A new random key, in base64: what `openssl rand -base64 32` makes. */
 export const newKey = (): string => randomBytes(KEY_BYTES).toString('base64');
 
-/**
- * Encrypts each payload whole (its metadata and data, as one serialized Payload), so that even its encoding is
- * hidden; decodes what it encrypted and passes every other payload through unchanged, so a history written before
- * encryption, or a payload of another codec's, still reads.
- */
 export class PayloadEncryption implements PayloadCodec {
   constructor(readonly keyring: Keyring) {}
 
@@ -170,10 +150,6 @@ export class PayloadEncryption implements PayloadCodec {
   }
 }
 
-/**
- * What PAYLOAD_ENCRYPTION and the key settings give: the keyring, or undefined when encryption is off. With neither
- * key setting, `localKeyFile` when it exists: the key `npm start` makes for the local stack (ensureLocalKeyFile).
- */
 export function loadKeyring(
   env: NodeJS.ProcessEnv = process.env,
   { localKeyFile }: { localKeyFile?: string } = {},
@@ -203,7 +179,6 @@ export function loadKeyring(
   );
 }
 
-/** The keyring in `file`; `setting` names where it came from in errors. */
 function keyringInFile(setting: string, file: string): Keyring {
   let text: string;
   try {
@@ -221,10 +196,6 @@ function keyringInFile(setting: string, file: string): Keyring {
   return Keyring.fromFile(`${setting} (${file})`, contents);
 }
 
-/**
- * The local stack's key file: made with one random key the first time, readable by its owner only, never committed
- * (it sits in `.data/`). Whether it was made now.
- */
 export function ensureLocalKeyFile(file: string): boolean {
   if (existsSync(file)) return false;
   mkdirSync(path.dirname(file), { recursive: true });
@@ -245,19 +216,11 @@ export { failureConverter };
 /** For a workflow bundle built ahead of its worker (bundleWorkflowCode's failureConverterPath): the worker's own. */
 export const FAILURE_CONVERTER_PATH = require.resolve('./failure-converter');
 
-/**
- * The data converter of every client and worker of the service: the codec when a keyring is given, and failures'
- * messages and stack traces moved into the encoded attributes, since a refusal's message can quote a prompt.
- */
 export function dataConverterOf(keyring: Keyring | undefined): DataConverter {
   if (!keyring) return {};
-  return {
-    payloadCodecs: [new PayloadEncryption(keyring)],
-    failureConverterPath: FAILURE_CONVERTER_PATH,
-  };
+  return { payloadCodecs: [new PayloadEncryption(keyring)], failureConverterPath: FAILURE_CONVERTER_PATH };
 }
 
-/** The data converter the environment's settings give (see loadKeyring). */
 export const loadDataConverter = (
   env: NodeJS.ProcessEnv = process.env,
   opts: { localKeyFile?: string } = {},

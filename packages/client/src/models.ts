@@ -1,6 +1,3 @@
-// The model registry (./model-registry.json, docs/models.md): the v3 async models mediaGeneration submits to,
-// their body checks, outputs, prices and quotas. Bundled with the workflow code; its JSON Schemas compile
-// to zod once per V8 context (src/sandbox/preload.ts), never per workflow.
 import { z } from 'zod';
 import registryFile from './model-registry.json';
 import { ImageToVideoRequest, TextToVideoRequest } from './platform/media';
@@ -8,7 +5,6 @@ import { ImageToVideoRequest, TextToVideoRequest } from './platform/media';
 export const OUTPUT_KINDS = ['image', 'video', 'audio'] as const;
 export type OutputKind = (typeof OUTPUT_KINDS)[number];
 
-/** Path segments under /v3/async/ that are not models. */
 const RESERVED_SEGMENTS: readonly string[] = ['task-result'];
 
 /** A model as one URL path segment (never "." or ".."). */
@@ -27,7 +23,6 @@ export const ModelName = z
  */
 export const ASYNC_BODY_BOUNDS = { maxChars: 256 * 1024, maxDepth: 16, maxNodes: 5_000 };
 
-/** The first rule `value` breaks, as a sentence fragment, or undefined when it is within bounds. */
 export function jsonBoundsProblem(value: unknown, bounds: typeof ASYNC_BODY_BOUNDS): string | undefined {
   let nodes = 0;
   const stack: Array<{ v: unknown; depth: number }> = [{ v: value, depth: 1 }];
@@ -47,18 +42,15 @@ export function jsonBoundsProblem(value: unknown, bounds: typeof ASYNC_BODY_BOUN
   return undefined;
 }
 
-/** A body sent to a model: a JSON object, bounded in size and shape (its own schema, if any, comes after). */
 export const AsyncBody = z.record(z.string(), z.unknown()).superRefine((body, ctx) => {
   const problem = jsonBoundsProblem(body, ASYNC_BODY_BOUNDS);
   if (problem) ctx.addIssue({ code: 'custom', message: problem });
 });
 export type AsyncBody = z.infer<typeof AsyncBody>;
 
-/** A generic submit: POST /v3/async/<path> with the body as it is (checked by the workflow already). */
 export const AsyncSubmitRequest = z.strictObject({ path: ModelName, body: AsyncBody });
 export type AsyncSubmitRequest = z.input<typeof AsyncSubmitRequest>;
 
-/** The spec's two detailed models: their bodies are checked by this project's own strict schemas. */
 const BUILT_IN_BODIES = { 'image-to-video': ImageToVideoRequest, 'text-to-video': TextToVideoRequest } as const;
 
 const Kinds = z.array(z.enum(OUTPUT_KINDS)).min(1).max(3);
@@ -66,18 +58,13 @@ const Kinds = z.array(z.enum(OUTPUT_KINDS)).min(1).max(3);
 const ModelEntry = z
   .strictObject({
     description: z.string().max(500).optional(),
-    /** An example entry (a model the spec names without its body): check it against the live docs. */
     example: z.boolean().default(false),
-    /** The segment sent: POST /v3/async/<path>. */
     path: ModelName,
-    /** A spec model whose body is one of the built-in schemas. */
     builtIn: z.enum(Object.keys(BUILT_IN_BODIES) as [keyof typeof BUILT_IN_BODIES]).optional(),
-    /** A JSON Schema (draft 2020-12 subset zod reads) for the body; without one, size and shape bounds only. */
     body: z.record(z.string(), z.unknown()).optional(),
     outputs: Kinds,
     /** What one task costs, in 1/10000 USD, for budget-gated jobs; without it such jobs must give `cost`. */
     price: z.strictObject({ perTask: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER) }).optional(),
-    /** The quota (rate limit) the model's submits count against. */
     quota: z.string().min(1).max(128).optional(),
   })
   .refine((e) => !(e.builtIn && e.body), { path: ['body'], error: 'cannot be given with builtIn' });
@@ -87,7 +74,6 @@ export const ModelRegistryFile = z.strictObject({
   passThrough: z
     .strictObject({
       $comment: z.string().optional(),
-      /** Unlisted models starting with one of these are sent unchecked (bounds only); empty: none. */
       prefixes: z.array(z.string().min(1).max(64)).max(100).default([]),
       outputs: Kinds.default([...OUTPUT_KINDS]),
     })
@@ -95,10 +81,8 @@ export const ModelRegistryFile = z.strictObject({
   models: z.record(ModelName, ModelEntry),
 });
 
-/** A model as the workflow uses it: its registry entry, without the body's schema, which stays here. */
 export type ResolvedModel = Omit<z.output<typeof ModelEntry>, 'body' | 'price'> & {
   model: string;
-  /** Not in the registry: sent under its own name by the pass-through rule. */
   passThrough: boolean;
   pricePerTask?: number;
   hasSchema: boolean;
@@ -135,12 +119,10 @@ export class ModelRegistry {
     }
   }
 
-  /** Every registered model, in the file's order. */
   list(): ResolvedModel[] {
     return Object.values(this.models);
   }
 
-  /** The model, by the registry or the pass-through rule; undefined when it may not be used. */
   resolve(model: string): ResolvedModel | undefined {
     if (Object.hasOwn(this.models, model)) return this.models[model];
     if (!this.passThroughPrefixes.some((p) => model.startsWith(p))) return undefined;
@@ -154,14 +136,12 @@ export class ModelRegistry {
     };
   }
 
-  /** The model a path segment is submitted to (what the emulator serves), by the same rules. */
   forPath(segment: string): ResolvedModel | undefined {
     if (!ModelName.safeParse(segment).success) return undefined;
     const listed = Object.values(this.models).find((m) => m.path === segment);
     return listed ? this.resolve(listed.model) : this.resolve(segment);
   }
 
-  /** Why the model may not be used, for an InvalidInput on `model`. */
   unknownRule(model: string): string {
     const known = Object.keys(this.models).join(', ');
     const pass = this.passThroughPrefixes.length
@@ -170,7 +150,6 @@ export class ModelRegistry {
     return `"${model}" is not in the model registry (${known})${pass}`;
   }
 
-  /** The body checked with the model's schema: zod's issues, with paths from the body (`prompt`). */
   bodyIssues(model: string, body: unknown): z.core.$ZodIssue[] {
     const schema = Object.hasOwn(this.schemas, model) ? this.schemas[model] : undefined;
     if (!schema) return [];
@@ -179,5 +158,4 @@ export class ModelRegistry {
   }
 }
 
-/** The registry the workflows, activities, starter and emulator share. */
 export const MODEL_REGISTRY = new ModelRegistry(registryFile);

@@ -1,8 +1,7 @@
 // Keys that reach a plain object's prototype machinery. JSON.parse makes `"__proto__"` an own key, which copied
 // into a map swaps its prototype and which zod's records drop silently: so they are refused, in any map and in
 // any list of names that become keys (a decision's options).
-import type { ValidationIssue } from './validation';
-import { fieldPath } from './validation';
+import { fieldPath, type ValidationIssue } from './validation';
 
 export const RESERVED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
@@ -11,7 +10,6 @@ export const RESERVED_KEY_RULE = 'must not be "__proto__", "constructor" or "pro
 /** Deep enough for every input and answer here; anything nested deeper is refused as too deep. */
 const MAX_DEPTH = 32;
 
-/** Every reserved own key in a JSON-like value by path, and nesting past MAX_DEPTH (a hostile input's). */
 export function reservedKeyIssues(value: unknown): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const walk = (v: unknown, path: PropertyKey[]): void => {

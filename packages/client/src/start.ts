@@ -1,5 +1,3 @@
-// Starting a workflow from a backend: every start checks its input first and, given an idempotency key, starts at
-// most once per key instead of paying for a second job (docs/backends.md).
 import { createHash, randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import {
@@ -17,11 +15,9 @@ import { invalidInput, parseInput } from './failures';
 import { parseOrThrow } from './validation';
 import { WORKFLOWS, workflowSummary, type InputOf, type ResultOf, type WorkflowTypeName } from './operations';
 
-/** A run of workflow type `T`, typed: `result()` resolves to the workflow's result. */
 export type Handle<T extends WorkflowTypeName> = WorkflowHandle<(input: InputOf<T>) => Promise<ResultOf<T>>>;
 
 export interface StartOptions {
-  /** Defaults to the service's default task queue (`platform-ops`). */
   taskQueue?: string;
   /**
    * The caller's name for this request (an order id, say). Starting again with the same key returns
@@ -29,38 +25,25 @@ export interface StartOptions {
    * fails with IdempotencyKeyReusedError. Becomes the workflow id `<workflowType>:<key>`.
    */
   idempotencyKey?: string;
-  /** A workflow id of the caller's own, when there is no idempotency key (a random one otherwise). */
   workflowId?: string;
   /**
    * Whether a key whose run failed (timed out, was cancelled or terminated) may start a new run. Off by default:
    * a failed paid job may still have been charged, so repeating it should be a decision, not a retry's side effect.
    */
   retryFailedRuns?: boolean;
-  /** One line for the Web UI's workflow list; a summary of the input by default. */
   summary?: string;
-  /**
-   * Which starts' paid submits go first when a quota has a backlog (docs/fairness.md): `interactive`
-   * (the default here: a backend serving a person), `scheduled` or `bulk`.
-   */
   priority?: PriorityClass;
-  /** Whose fair share of each quota the run takes: the input's `memberId` by default, else a shared key. */
   fairnessKey?: string;
-  /** That key's share against the others' (1 each by default), 0.001 … 1000. */
   fairnessWeight?: number;
 }
 
-/** The Temporal priority of a start from `opts`, its fields checked; `memberId` is the input's. */
 export function startPriority(
   type: WorkflowTypeName,
   opts: Pick<StartOptions, 'priority' | 'fairnessKey' | 'fairnessWeight'>,
   memberId: string | undefined,
   defaultClass: PriorityClass = 'interactive',
 ) {
-  const given = Object.fromEntries(
-    (['priority', 'fairnessKey', 'fairnessWeight'] as const)
-      .filter((k) => opts[k] !== undefined)
-      .map((k) => [k, opts[k]]),
-  );
+  const given = { priority: opts.priority, fairnessKey: opts.fairnessKey, fairnessWeight: opts.fairnessWeight };
   const checked = parseOrThrow(StartPriority, given, (issues) => invalidInput(`${type} start`, issues));
   const priority = temporalPriority(checked, memberId, defaultClass);
   return {
@@ -75,14 +58,11 @@ export function startPriority(
 export interface Started<T extends WorkflowTypeName> {
   handle: Handle<T>;
   workflowId: string;
-  /** False when an idempotency key named an execution that already existed. */
   started: boolean;
 }
 
-/** A caller's idempotency key. */
 export const IdempotencyKey = idToken(200);
 
-/** The workflow id a key names: one per workflow type, so a key can be reused across types. */
 export function idempotentWorkflowId(type: WorkflowTypeName, key: string): string {
   const bad = (issues: { rule: string }[]) =>
     invalidInput(
@@ -92,7 +72,6 @@ export function idempotentWorkflowId(type: WorkflowTypeName, key: string): strin
   return `${type}:${parseOrThrow(IdempotencyKey, key, bad)}`;
 }
 
-/** sha256 of the input as JSON with its object keys sorted: equal requests, equal fingerprints. */
 export function inputFingerprint(input: unknown): string {
   const sorted = (_key: string, v: unknown) =>
     v === null || typeof v !== 'object' || Array.isArray(v)
@@ -101,7 +80,6 @@ export function inputFingerprint(input: unknown): string {
   return createHash('sha256').update(JSON.stringify(input, sorted)).digest('hex');
 }
 
-/** The same idempotency key was used for a different request. */
 export class IdempotencyKeyReusedError extends Error {
   override readonly name = 'IdempotencyKeyReusedError';
   constructor(
@@ -115,10 +93,6 @@ export class IdempotencyKeyReusedError extends Error {
   }
 }
 
-/**
- * Starts `type` with `input`, or, with an idempotency key, attaches to the execution the key names.
- * Throws the workflow's own InvalidInput failure (every bad field and its rule) before sending.
- */
 export async function startWorkflow<T extends WorkflowTypeName>(
   client: Client,
   type: T,
@@ -133,7 +107,6 @@ export async function startWorkflow<T extends WorkflowTypeName>(
   // The nonce tells the call that started the key's run from a repeat.
   const fingerprint = key !== undefined ? inputFingerprint(parsed) : '';
   const nonce = randomUUID();
-  /** Whether this call started the key's run; throws when the run was started for another input. */
   const startedHere = async (handle: WorkflowHandle): Promise<boolean> => {
     const description = await handle.describe();
     const memo = description.memo?.[IDEMPOTENCY_MEMO] as IdempotencyMemo | undefined;
@@ -158,11 +131,7 @@ export async function startWorkflow<T extends WorkflowTypeName>(
           }
         : {}),
     })) as Handle<T>;
-    return {
-      handle,
-      workflowId,
-      started: key === undefined || (await startedHere(handle)),
-    };
+    return { handle, workflowId, started: key === undefined || (await startedHere(handle)) };
   } catch (err) {
     if (key === undefined || !(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     // The key's run has closed and may not be started again: answer with it.
@@ -172,18 +141,14 @@ export async function startWorkflow<T extends WorkflowTypeName>(
   }
 }
 
-/** The run an idempotency key names, typed, without starting anything (to wait on or query later). */
 export function workflowHandle<T extends WorkflowTypeName>(client: Client, type: T, idempotencyKey: string): Handle<T> {
   return client.workflow.getHandle(idempotentWorkflowId(type, idempotencyKey));
 }
 
-/** Without an idempotency key or workflow id, the key is attachKey's: a second attach answers with the first's run. */
 export interface AttachOptions<T extends 'mediaGeneration' | 'batchJob'> extends StartOptions {
-  /** The attach form's own options (polling, deadlineSeconds, keepOutputs, memberId …). */
   options?: Omit<Extract<InputOf<T>, { attach: unknown }>, 'attach'>;
 }
 
-/** The default idempotency key of an attach: one run per task or batch. */
 export const attachKey = (what: 'task' | 'batch', id: string): string => `attach-${what}:${id}`;
 
 function startAttach<T extends 'mediaGeneration' | 'batchJob'>(
@@ -198,10 +163,8 @@ function startAttach<T extends 'mediaGeneration' | 'batchJob'>(
   return startWorkflow(client, type, input, { ...opts, idempotencyKey });
 }
 
-/** Follows a task submitted elsewhere to its end and keeps its outputs (mediaGeneration's attach form). */
 export const attachTask = (client: Client, taskId: string, opts: AttachOptions<'mediaGeneration'> = {}) =>
   startAttach(client, 'mediaGeneration', 'task', taskId, opts);
 
-/** Follows a batch created elsewhere to its end and keeps its files (batchJob's attach form). */
 export const attachBatch = (client: Client, batchId: string, opts: AttachOptions<'batchJob'> = {}) =>
   startAttach(client, 'batchJob', 'batch', batchId, opts);

@@ -1,13 +1,8 @@
-// Turns zod issues into "field: rule" sentences. Pure (no Node modules): workflow code imports it to
-// validate inputs inside the workflow sandbox.
 import type { z } from 'zod';
 
 export interface ValidationIssue {
-  /** Dotted path of the offending field, such as `multi_prompt[1].duration`; empty for the whole value. */
   field: string;
-  /** The rule that was broken, as a sentence fragment: "must be at most 2500 characters". */
   rule: string;
-  /** When set, the platform words this rule's message without a field prefix (the bill-range rule). */
   verbatim?: boolean;
 }
 
@@ -36,7 +31,6 @@ function sizeRule(origin: string, bound: number | bigint, inclusive: boolean, di
 /** zod's own default messages; anything else was written by us in a schema and is kept as is. */
 const isZodDefault = (message: string) => /^(Invalid|Too (big|small)|Unrecognized key)/.test(message);
 
-/** One uniform wording for zod's built-in checks; messages written in a schema are kept. */
 function describeIssue(issue: z.core.$ZodIssue): ValidationIssue[] {
   const field = fieldPath(issue.path);
   if (issue.code !== 'unrecognized_keys' && issue.code !== 'invalid_union' && !isZodDefault(issue.message)) {
@@ -71,12 +65,8 @@ function describeIssue(issue: z.core.$ZodIssue): ValidationIssue[] {
       if (best && best.every((i) => i.path.length > 0)) {
         return best.flatMap((i) => describeIssue({ ...i, path: [...issue.path, ...i.path] }));
       }
-      return [
-        {
-          field,
-          rule: issue.message && !/^Invalid input$/.test(issue.message) ? issue.message : 'has an invalid shape',
-        },
-      ];
+      const rule = issue.message && !/^Invalid input$/.test(issue.message) ? issue.message : 'has an invalid shape';
+      return [{ field, rule }];
     }
     default:
       return [{ field, rule: issue.message }];
@@ -92,10 +82,8 @@ export function formatIssues(issues: ValidationIssue[], opts: { platformWording?
     .join('; ');
 }
 
-/** A value its schema accepted, or every rule it breaks. */
 type Checked<T> = { ok: true; value: T } | { ok: false; issues: ValidationIssue[] };
 
-/** Parses without throwing, for callers that collect issues (of several values, under a prefix). */
 export function tryParse<S extends z.ZodType>(schema: S, value: unknown): Checked<z.output<S>> {
   const parsed = schema.safeParse(value);
   return parsed.success
@@ -103,7 +91,6 @@ export function tryParse<S extends z.ZodType>(schema: S, value: unknown): Checke
     : { ok: false, issues: describeZodIssues(parsed.error.issues) };
 }
 
-/** Parses `value`, or throws what `refuse` makes of every rule it breaks (each caller keeps its error type). */
 export function parseOrThrow<S extends z.ZodType>(
   schema: S,
   value: unknown,

@@ -1,4 +1,3 @@
-// The contract of billingReport: bills over a range of any length.
 import { z } from 'zod';
 import { defineOperation, workflow } from '../contract';
 import { BILL_EARLIEST_START, CYCLE_TYPES, Quota } from '../platform/account';
@@ -6,29 +5,24 @@ import { BILL_EARLIEST_START, CYCLE_TYPES, Quota } from '../platform/account';
 // About three years (157 Hour windows, 36 of the others). Unbounded, an endTime of 2^53 builds windows without end
 // (100% CPU, GBs of memory, other workflows' tasks starved on the same worker).
 export const BILLING_REPORT_MAX_DAYS = 1_096;
-/** 2100-01-01 00:00:00 UTC: no bill list reaches further; bounds startTime and endTime alike. */
 export const BILL_LATEST_TIME = 4_102_444_800;
 const DAY = 86_400;
 const UnixSeconds = z
   .number()
   .int()
   .max(BILL_LATEST_TIME, { error: 'must be before 2100-01-01 00:00:00 UTC (4102444800)' });
-/** Filters travel in every bill-list request's query string. */
 const Filter = z.string().min(1).max(255);
 
 export const BillingReportInput = z
   .strictObject({
     cycleType: z.enum(CYCLE_TYPES),
-    /** Unix seconds, at or after 2026-01-01 00:00:00 UTC. */
     startTime: UnixSeconds.min(BILL_EARLIEST_START, {
       error: 'must be at or after 2026-01-01 00:00:00 UTC (1767225600)',
     }),
     endTime: UnixSeconds,
     category: Filter.optional(),
     productName: Filter.optional(),
-    /** Add a snapshot of the quota list to the report. */
     includeQuotas: z.boolean().default(false),
-    /** Bill-list windows fetched at once. */
     maxConcurrency: z.number().int().min(1).max(16).default(4),
   })
   .refine((i) => i.endTime > i.startTime, { path: ['endTime'], error: 'must be greater than startTime' })
@@ -43,15 +37,12 @@ export const BillingReportInput = z
       '31 otherwise), fetched with bounded concurrency, summed per product, category and API key, with a CSV.',
   });
 export type BillingReportInput = z.input<typeof BillingReportInput>;
-export type ParsedBillingReportInput = z.output<typeof BillingReportInput>;
 
-/** One request of the bill list: [startTime, endTime], Unix seconds, both inclusive. */
 export const BillWindow = z.object({ startTime: z.number().int(), endTime: z.number().int() });
 export type BillWindow = z.infer<typeof BillWindow>;
 
 export const BillingTotal = z.object({
   key: z.string(),
-  /** 1/10000 USD. */
   amount: z.number().int(),
   usd: z.string(),
   bills: z.number().int(),

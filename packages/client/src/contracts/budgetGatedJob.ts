@@ -23,20 +23,15 @@ export type BudgetJob = z.input<typeof BudgetJob>;
 export type ParsedBudgetJob = z.output<typeof BudgetJob>;
 export type BudgetJobType = ParsedBudgetJob['workflowType'];
 
-/** Jobs whose input holds content a gate can judge without `gate.state`. */
 export const GATE_CONTENT_FROM_JOB: readonly BudgetJobType[] = ['mediaGeneration', 'evaluateDecision'];
 
-/** A question about the content, asked before anything is submitted: the job runs if passOption gets threshold. */
 export const DecisionGate = z
   .strictObject({
     question: z.string().min(1).max(10_000),
     kind: z.string().min(1).max(64).default('yes_no'),
     options: DecisionOptions.optional(),
-    /** The option that lets the job through; default the first option ("yes" for yes_no). */
     passOption: DecisionOption.optional(),
-    /** The least probability of passOption for the job to run, 0 to 1. */
     threshold: z.number().min(0).max(1),
-    /** The content judged. Default: a mediaGeneration's prompt and images, an evaluateDecision's state. */
     state: DecisionState.optional(),
     thinking: z.boolean().optional(),
   })
@@ -54,20 +49,16 @@ export const DecisionGate = z
   });
 export type DecisionGate = z.input<typeof DecisionGate>;
 
-/** How a job waits for budget (onInsufficient "wait"). */
 export const BudgetWaitOptions = z
   .strictObject({
-    /** How long to wait, from the first refusal. */
     timeoutSeconds: z
       .number()
       .int()
       .min(1)
       .max(30 * 86_400)
       .default(3_600),
-    /** Gaps between re-checks grow from this, doubling, up to maxIntervalSeconds. */
     initialIntervalSeconds: z.number().min(1).max(86_400).default(30),
     maxIntervalSeconds: z.number().min(1).max(86_400).default(600),
-    /** What the run becomes when the wait times out: a BudgetExceeded failure, or Skipped. */
     onTimeout: z.enum(['fail', 'skip']).default('fail'),
   })
   .refine(...notBelow('maxIntervalSeconds', 'initialIntervalSeconds'));
@@ -76,11 +67,9 @@ export const DEFAULT_BUDGET_WAIT: ParsedBudgetWaitOptions = BudgetWaitOptions.pa
 
 export const BudgetGatedJobInput = z
   .strictObject({
-    /** The team member whose budget pays (the member owning the worker's API key). */
     memberId: MemberId,
     /** The job's cost in 1/10000 USD; default: priced from the worker's price table (PLATFORM_PRICES). */
     cost: Amount.optional(),
-    /** Without enough budget: fail (BudgetExceeded), wait for it, or end as Skipped (a success). */
     onInsufficient: z.enum(['fail', 'wait', 'skip']).default('fail'),
     wait: BudgetWaitOptions.optional(),
     job: BudgetJob,
@@ -125,14 +114,10 @@ export const BudgetAdmission = z.object({
   ledgerWorkflowId: z.string(),
   cost: z.number().int(),
   costSource: z.enum(['input', 'priceTable']),
-  /** How the price table arrived at the cost (e.g. "5 s × 1120 (text-to-video)"). */
   costBreakdown: z.string().optional(),
-  /** The decision gate's own estimated cost (it is a billed platform call). */
   gateCost: z.number().int(),
-  /** What the reservation held: cost + gateCost when admitted, 0 when refused. */
   reserved: z.number().int(),
   reservedUsd: z.string(),
-  /** Other jobs' reservations at the deciding check, and what the platform was asked to cover. */
   outstandingAtCheck: z.number().int(),
   checkedCost: z.number().int(),
   checks: z.number().int(),
@@ -146,13 +131,11 @@ export const GateVerdict = z.object({
   question: z.string(),
   passOption: z.string(),
   threshold: z.number(),
-  /** The probability passOption got. */
   probability: z.number(),
   probabilities: z.record(z.string(), z.number()),
   choice: z.string().optional(),
   passed: z.boolean(),
   promptTokens: z.number().optional(),
-  /** After a reset: the answer came from the same question of an earlier run, not paid again. */
   resumed: Resumed.optional(),
 });
 export type GateVerdict = z.infer<typeof GateVerdict>;
@@ -161,7 +144,6 @@ export const BudgetGatedJobResult = z
   .object({
     outcome: z.enum(BUDGET_OUTCOMES),
     memberId: z.string(),
-    /** Why the job did not run (Skipped, Rejected). */
     reason: z.string().optional(),
     admission: BudgetAdmission,
     gate: GateVerdict.optional(),
@@ -169,15 +151,12 @@ export const BudgetGatedJobResult = z
       .object({ workflowType: z.string(), workflowId: z.string(), result: z.unknown() })
       .optional()
       .describe("the child workflow and its result (that workflow type's own result schema)"),
-    /** Whether the reservation was given back to the ledger at the end. */
     released: z.boolean(),
-    /** What this run took from earlier runs after a reset (docs/retries.md#a-reset-never-pays-twice). */
     resumed: z.array(Resumed).optional(),
   })
   .meta({ title: 'budgetGatedJob result' });
 export type BudgetGatedJobResult = z.infer<typeof BudgetGatedJobResult>;
 
-/** budgetGatedJob's business status (the `status` query and the PlatformStatus search attribute). */
 export const BUDGET_GATED_JOB_STATUSES = [
   'PRICING',
   'CHECKING_BUDGET',
@@ -192,7 +171,6 @@ export const BUDGET_GATED_JOB_STATUSES = [
 export type BudgetGatedJobStatus = (typeof BUDGET_GATED_JOB_STATUSES)[number];
 
 export interface BudgetJobProgress {
-  /** After a reset: the earlier run whose gate answer or job this run took. */
   resumedFrom?: string;
   status: BudgetGatedJobStatus;
   memberId: string;
@@ -201,7 +179,6 @@ export interface BudgetJobProgress {
   gateCost?: number;
   reservationId: string;
   checks: number;
-  /** The last refusal: what the platform was asked to cover, and how much other jobs held. */
   lastRefusal?: { checkedCost: number; outstanding: number; at?: string };
   waitingSince?: string;
   waitDeadline?: string;
@@ -216,10 +193,7 @@ export const budgetGatedJob = defineOperation({
       member(i.memberId),
     ]),
   },
-  queries: {
-    /** The admission, wait, gate and child, as of the last checkpoint. */
-    budgetJobProgress: query<BudgetJobProgress>('budgetJobProgress'),
-  },
+  queries: { budgetJobProgress: query<BudgetJobProgress>('budgetJobProgress') },
   signals: { recheckBudget: recheckBudgetSignal },
 });
 export const budgetJobProgressQuery = budgetGatedJob.queries.budgetJobProgress;

@@ -1,9 +1,7 @@
-// The contract of decision evaluation: one content, several questions, one platform request each.
 import { z } from 'zod';
 import { count, defineOperation, Resumed, workflow } from '../contract';
 import { DecisionOptions, DecisionState, DecisionEvaluationResponse, utf8Length } from '../platform/decision';
 
-/** The content travels in the input and every question's activity input: far below Temporal's 2 MB limit. */
 export const DECISION_WORKFLOW_MAX_STATE_BYTES = 256 * 1024;
 
 export const DecisionQuestion = z.strictObject({
@@ -20,7 +18,6 @@ export const EvaluateDecisionInput = z
     thinking: z.boolean().optional(),
     think_budget: z.number().int().gt(0).optional(),
     return_reasoning: z.boolean().optional(),
-    /** How many questions are asked of the platform at once. */
     maxConcurrency: z.number().int().min(1).max(32).default(4),
   })
   .superRefine((input, ctx) => {
@@ -49,7 +46,6 @@ export const DecisionAnswer = z.object({
   completionTokens: z.number().optional(),
   numModelRequests: z.number().optional(),
   thinking: DecisionEvaluationResponse.shape.thinking,
-  /** Taken from an earlier run of this workflow, which a reset replaced: not paid again. */
   resumed: Resumed.optional(),
 });
 export type DecisionAnswer = z.infer<typeof DecisionAnswer>;
@@ -57,10 +53,8 @@ export type DecisionAnswer = z.infer<typeof DecisionAnswer>;
 export const EvaluateDecisionResult = z
   .object({
     answers: z.array(DecisionAnswer),
-    /** Billed tokens (prompt tokens only are billed). */
     promptTokens: z.number(),
     completionTokens: z.number(),
-    /** The answers taken from earlier runs after a reset (docs/retries.md#a-reset-never-pays-twice). */
     resumed: z.array(Resumed).optional(),
   })
   .meta({ title: 'evaluateDecision result' });

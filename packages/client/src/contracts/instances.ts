@@ -1,6 +1,6 @@
-// The contract of the GPU instance workflows: renew, and create, restart, start, stop or delete, then wait.
 import { z } from 'zod';
 import { count, defineOperation, notBelow, workflow } from '../contract';
+import { NumericString } from '../platform/common';
 import { CreateInstanceRequest, InstanceId, RenewInstanceRequest } from '../platform/gpu';
 
 export const RenewInstanceInput = RenewInstanceRequest.extend({
@@ -12,27 +12,21 @@ export const RenewInstanceInput = RenewInstanceRequest.extend({
 });
 export type RenewInstanceInput = z.input<typeof RenewInstanceInput>;
 
-const EndTime = z.union([z.string(), z.number()]).optional();
-
 export const RenewInstanceResult = z
   .object({
     instanceId: z.string(),
     months: z.number().int(),
     /** The instance's expiry before and after (Unix seconds; -1 for pay-as-you-go). */
-    endTimeBefore: EndTime,
-    endTimeAfter: EndTime,
-    /** True when a retried renew found the first attempt had already been applied (no double renewal). */
+    endTimeBefore: NumericString.optional(),
+    endTimeAfter: NumericString.optional(),
     alreadyApplied: z.boolean(),
-    /** Set when nothing was renewed: the expiry was no longer `expectedEndTime`. */
     notRenewed: z.string().optional(),
   })
   .meta({ title: 'renewInstance result' });
 export type RenewInstanceResult = z.infer<typeof RenewInstanceResult>;
 
-/** How long and how often a workflow waits for an instance's status after acting on it. */
 export const INSTANCE_WAIT_FIELDS = {
   timeoutSeconds: z.number().int().min(10).max(86_400).default(900),
-  /** First gap between two get-instance polls; doubles up to pollMaxSeconds. */
   pollInitialSeconds: z.number().min(0.1).max(300).default(2),
   pollMaxSeconds: z.number().min(0.1).max(3600).default(30),
 };
@@ -41,7 +35,6 @@ const pollGapsGrow = notBelow('pollMaxSeconds', 'pollInitialSeconds');
 
 export const InstanceWaitResult = z.object({
   instanceId: z.string(),
-  /** Every status seen while waiting, in order, without repeats of the same status in a row. */
   statuses: z.array(z.string()),
   finalStatus: z.string(),
   polls: z.number().int(),
@@ -49,7 +42,6 @@ export const InstanceWaitResult = z.object({
 });
 export type InstanceWaitResult = z.infer<typeof InstanceWaitResult>;
 
-/** Restart, start, stop or delete an instance, then wait for its target status. */
 const instanceAction = (verb: string, description: string) =>
   workflow(
     z
@@ -70,7 +62,6 @@ export type RestartInstanceStatus = 'RESTARTING' | 'WAITING_FOR_RUNNING' | 'TIME
 
 export const CreateInstanceInput = z
   .object({
-    /** What the platform is asked to create; `name` must be one no live instance has (it finds a retry's instance). */
     request: CreateInstanceRequest,
     ...INSTANCE_WAIT_FIELDS,
     // Creating pulls an image: longer than a restart.
@@ -82,7 +73,6 @@ export const CreateInstanceInput = z
 export type CreateInstanceInput = z.input<typeof CreateInstanceInput>;
 
 export const CreateInstanceResult = InstanceWaitResult.extend({
-  /** A retried create found the instance an earlier attempt created: created (and paid) once. */
   alreadyApplied: z.boolean(),
 }).meta({ title: 'createInstance result' });
 export type CreateInstanceResult = z.infer<typeof CreateInstanceResult>;

@@ -1,4 +1,3 @@
-// The contract of mediaGeneration: one v3 async task, from submit to kept outputs (src/operations/mediaGeneration/README.md).
 import { z } from 'zod';
 import { AsyncBody, MODEL_REGISTRY, ModelName, OUTPUT_KINDS } from '../models';
 import { ImageToVideoRequest, requestedVideoSeconds, TextToVideoRequest, type TaskResult } from '../platform/media';
@@ -19,7 +18,6 @@ import {
 export const MEDIA_OPERATIONS = ['image-to-video', 'text-to-video', 'async'] as const;
 export type MediaOperation = (typeof MEDIA_OPERATIONS)[number];
 
-/** Failure reasons another generation cannot fix (a refused input, short money); any other is worth one. */
 export const DEFAULT_NON_RETRYABLE_REASONS = [
   'ILLEGAL_PROMPT',
   'ILLEGAL_IMAGE',
@@ -32,35 +30,23 @@ export const DEFAULT_NON_RETRYABLE_REASONS = [
 
 export const PollingOptions = z
   .strictObject({
-    /** No two polls of one task closer than this, whatever the hints say. */
     minIntervalMs: z.number().int().min(50).max(600_000).default(1_000),
-    /** No gap longer than this, however far away the eta is. */
     maxIntervalMs: z.number().int().min(50).max(3_600_000).default(30_000),
-    /** Added to a hint-based wait, so the poll lands just after the predicted end, not just before. */
     marginMs: z.number().int().min(0).max(60_000).default(250),
   })
   .refine(...notBelow('maxIntervalMs', 'minIntervalMs'));
 export type ParsedPollingOptions = z.output<typeof PollingOptions>;
 
 export const SubmissionOptions = z.strictObject({
-  /** Ambiguous attempts per generation, at most (what a budget reserves); refused ones are sent until the deadline. */
   maxAttempts: z.number().int().min(1).max(20).default(6),
-  /** A submit that may have made a task without its id: `fail` (AmbiguousSubmission) or `resubmit` (a duplicate). */
   onAmbiguous: z.enum(['fail', 'resubmit']).default('fail'),
-  /** First wait between attempts refused by the platform (429 waits for Retry-After when given). */
   backoffInitialMs: z.number().int().min(10).max(600_000).default(1_000),
   backoffMaxMs: z.number().int().min(10).max(3_600_000).default(60_000),
-  /**
-   * A submit that waited this long for its turn on the quota, below the interactive class, is sent
-   * again one class up (docs/fairness.md): how long a lower class can be kept waiting by a higher one.
-   */
   priorityAgingMs: z.number().int().min(1_000).max(3_600_000).default(60_000),
 });
 
 export const RegenerationOptions = z.strictObject({
-  /** Generations after the first one, for a task that ended TASK_STATUS_FAILED with a retryable reason. */
   maxRegenerations: z.number().int().min(0).max(10).default(2),
-  /** Reasons never worth another generation. Replaces the default list when given. */
   nonRetryableReasons: z
     .array(z.string().min(1).max(128))
     .max(100)
@@ -69,9 +55,7 @@ export const RegenerationOptions = z.strictObject({
 
 const FollowOptions = {
   polling: PollingOptions.default(PollingOptions.parse({})),
-  /** Overall deadline of the whole generation (all attempts), from the workflow's start. */
   deadlineSeconds: z.number().int().min(10).max(604_800).default(7_200),
-  /** Copy the outputs to the artifact store (default) or only report their URLs. */
   keepOutputs: z.boolean().default(true),
   ...ATTRIBUTION,
 };
@@ -81,7 +65,6 @@ const CommonOptions = {
   regeneration: RegenerationOptions.default(RegenerationOptions.parse({})),
 };
 
-/** Any v3 async model by its name in packages/client/src/model-registry.json, its body checked by the model's schema. */
 const AsyncModelInput = z
   .strictObject({ operation: z.literal('async'), model: ModelName, request: AsyncBody, ...CommonOptions })
   .superRefine((input, ctx) => {
@@ -96,7 +79,6 @@ const AsyncModelInput = z
     }
   });
 
-/** The request forms: submit a new task (and pay for it). budgetGatedJob's jobs take only these. */
 export const MediaGenerationRequestInput = z.discriminatedUnion('operation', [
   z.strictObject({ operation: z.literal('image-to-video'), request: ImageToVideoRequest, ...CommonOptions }),
   z.strictObject({ operation: z.literal('text-to-video'), request: TextToVideoRequest, ...CommonOptions }),
@@ -104,13 +86,11 @@ export const MediaGenerationRequestInput = z.discriminatedUnion('operation', [
 ]);
 export type MediaGenerationRequestInput = z.input<typeof MediaGenerationRequestInput>;
 
-/** The attach form: follow a task submitted elsewhere to its end (never generated again: its request is unknown). */
 export const MediaAttachInput = z.strictObject({
   attach: z.strictObject({ taskId: PlatformObjectId }),
   ...FollowOptions,
 });
 export type MediaAttachInput = z.input<typeof MediaAttachInput>;
-export type ParsedMediaAttachInput = z.output<typeof MediaAttachInput>;
 
 export const MediaGenerationInput = requestOrAttach(MediaGenerationRequestInput, MediaAttachInput, {
   requestKeys: ['operation', 'model', 'request', 'submission', 'regeneration'],
@@ -127,37 +107,28 @@ export type MediaGenerationInput = MediaGenerationRequestInput | MediaAttachInpu
 export type ParsedMediaGenerationInput = z.output<typeof MediaGenerationInput>;
 export type ParsedMediaGenerationRequestInput = z.output<typeof MediaGenerationRequestInput>;
 
-/** One submit attempt, as recorded by the workflow (every attempt, so duplicates can be seen). */
 export const SubmissionAttempt = z.object({
   generation: z.number().int(),
   attempt: z.number().int(),
-  /** When the attempt ended (ISO, the worker's clock); absent when the worker running it was lost. */
   at: z.string().optional(),
   outcome: z.enum(['accepted', 'refused', 'ambiguous', 'rejected']),
   taskId: z.string().optional(),
-  /** The failure type and message for attempts that did not return a task id. */
   error: z.object({ type: z.string(), message: z.string() }).optional(),
-  /** True when this attempt was sent although an earlier one may already have created a task. */
   possibleDuplicate: z.boolean().optional(),
-  /** After a reset: the task came from the same submit of an earlier run, not paid again. */
   resumed: Resumed.optional(),
 });
 export type SubmissionAttempt = z.infer<typeof SubmissionAttempt>;
 
-/** What one poll saw; the poll activity reports it at checkpoints, and in its StillRunning failure between them. */
 export const TaskObservation = z.object({
   taskId: z.string(),
   status: z.string(),
   reason: z.string().optional(),
   eta: z.number().optional(),
   progressPercent: z.number().optional(),
-  /** Polls of this task so far (all attempts of the poll activity). */
   polls: z.number().int(),
   /** Real epoch ms of the poll. */
   observedAt: z.number(),
-  /** Real epoch ms of the next poll planned (absent once terminal). */
   nextPollAt: z.number().optional(),
-  /** Real epoch ms when PROCESSING was first seen. */
   firstProcessingAt: z.number().optional(),
 });
 export type TaskObservation = z.infer<typeof TaskObservation>;
@@ -166,17 +137,14 @@ export type TaskObservation = z.infer<typeof TaskObservation>;
 export const predictedEnd = (o: Pick<TaskObservation, 'observedAt' | 'eta'>): number | undefined =>
   o.eta !== undefined && o.eta > 0 ? o.observedAt + o.eta * 1000 : undefined;
 
-/** An output URL of a finished task, as task-result lists it (TTL in seconds, parsed leniently). */
 export const TaskOutputRef = z.object({
   kind: z.enum(OUTPUT_KINDS),
   url: z.string(),
   ttlSeconds: z.number().optional(),
-  /** The platform's video_type / image_type / audio_type (mp4, jpeg, wav …). */
   type: z.string().optional(),
 });
 export type TaskOutputRef = z.infer<typeof TaskOutputRef>;
 
-/** A finished task's outputs, as its result (a poll's) or its callback (the webhook's) lists them. */
 export function outputsOf(result: TaskResult): TaskOutputRef[] {
   const ref = (kind: TaskOutputRef['kind'], url: string, ttl: string | number | undefined, type?: string) => {
     const n = Number(ttl);
@@ -193,7 +161,6 @@ export const KeptOutput = z.object({
   kind: z.enum(OUTPUT_KINDS),
   originalUrl: z.string(),
   ttlSeconds: z.number().optional(),
-  /** ISO time after which the original URL stops working (from the TTL and when the task was seen done). */
   expiresAt: z.string().optional(),
   kept: z.object({ uri: z.string(), bytes: z.number().int(), sha256: z.string(), contentType: z.string().optional() }),
 });
@@ -209,29 +176,22 @@ export const GenerationAttempt = z.object({
 
 export const MediaGenerationResult = z
   .object({
-    /** The form submitted; absent when the run attached to an existing task. */
     operation: z.enum(MEDIA_OPERATIONS).optional(),
-    /** True when the run followed a task submitted elsewhere (input `attach`) instead of submitting one. */
     attached: z.literal(true).optional(),
-    /** The "async" form: the model asked for, the path submitted to, and the output kinds it expects. */
     model: z
       .object({
         name: z.string(),
         path: z.string(),
         passThrough: z.boolean(),
         expectedOutputs: z.array(z.enum(OUTPUT_KINDS)),
-        /** Expected kinds the finished task did not produce (a registry entry to check). */
         missingOutputs: z.array(z.enum(OUTPUT_KINDS)),
       })
       .optional(),
     taskId: z.string(),
     outputs: z.array(KeptOutput),
-    /** Outputs reported but not copied (keepOutputs false). */
     outputUrls: z.array(z.object({ kind: z.string(), url: z.string(), ttlSeconds: z.number().optional() })),
     timings: z.object({
-      /** Absent for an attached task: it was submitted elsewhere. */
       submittedAt: z.string().optional(),
-      /** When an attached task was first seen. */
       attachedAt: z.string().optional(),
       firstProcessingAt: z.string().optional(),
       doneAt: z.string(),
@@ -240,7 +200,6 @@ export const MediaGenerationResult = z
     generations: z.array(GenerationAttempt),
     submissions: z.array(SubmissionAttempt),
     possibleDuplicates: z.number().int(),
-    /** The submits taken from earlier runs after a reset (docs/retries.md#a-reset-never-pays-twice). */
     resumed: z.array(Resumed).optional(),
     cost: z.object({
       nsfwDetection: z.boolean(),
@@ -261,13 +220,11 @@ const TASK_STATUS_NAMES = {
   TASK_STATUS_FAILED: 'GENERATION_FAILED',
 } as const;
 
-/** mediaGeneration's business status: its own steps, and the task's status by our name or as the platform wrote it. */
 type MediaStep = 'SUBMITTING' | 'ATTACHING' | 'REGENERATING' | 'SUBMITTED' | 'KEEPING_OUTPUTS' | 'SUCCEEDED' | 'FAILED';
 export type MediaGenerationOwnStatus = MediaStep | (typeof TASK_STATUS_NAMES)[keyof typeof TASK_STATUS_NAMES];
 export type MediaGenerationStatus = MediaGenerationOwnStatus | PlatformReportedStatus;
 export const MEDIA_STATUS_BY_TASK_STATUS: Readonly<Record<string, MediaGenerationOwnStatus>> = TASK_STATUS_NAMES;
 
-/** What the `status` query's detail holds for mediaGeneration (the progress bar reads it). */
 export interface MediaProgress {
   taskId?: string;
   generation: number;
@@ -275,23 +232,19 @@ export interface MediaProgress {
   progressPercent?: number;
   eta?: number;
   polls: number;
-  /** Polls of the current task (the rest were made for earlier generations). */
   taskPolls?: number;
   nextPollAt?: string;
   observedAt?: string;
   submissions: number;
   outputs?: { kind: string; uri: string }[];
-  /** After a reset: the earlier run whose submit this run's task came from. */
   resumedFrom?: string;
 }
 
-/** At most this many outputs per task: a video, its audio and a few images are what tasks give. */
 const MAX_OUTPUTS = 64;
 
 /** A task's end as the webhook receiver (src/webhooks) tells it; checked again, as anyone may signal. */
 export const TaskCallback = z.strictObject({
   taskId: z.string().min(1).max(256),
-  /** The generation whose submit carried the callback URL (from the URL, checked by its token). */
   generation: z.number().int().min(1).max(1_000),
   status: z.string().min(1).max(64),
   reason: z.string().max(2_000).optional(),
@@ -311,14 +264,8 @@ export const mediaGeneration = defineOperation({
           : [i.operation, `${requestedVideoSeconds(i.request)} s`, member(i.memberId)],
     ),
   },
-  queries: {
-    /** Live progress: status, progress, eta, poll count and next poll time. */
-    mediaProgress: query<MediaProgress>('mediaProgress'),
-  },
-  signals: {
-    /** The task's end from the platform's callback (src/webhooks): the wait stops; repeats are ignored. */
-    taskCallback: signal<[TaskCallback]>('taskCallback'),
-  },
+  queries: { mediaProgress: query<MediaProgress>('mediaProgress') },
+  signals: { taskCallback: signal<[TaskCallback]>('taskCallback') },
 });
 export const mediaProgressQuery = mediaGeneration.queries.mediaProgress;
 export const taskCallbackSignal = mediaGeneration.signals.taskCallback;

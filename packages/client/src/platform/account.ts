@@ -1,4 +1,3 @@
-// Account services (spec "Check member budget", "API key billing list", "Quota list").
 import { z } from 'zod';
 import { NumericString } from './common';
 
@@ -11,7 +10,6 @@ export const CheckMemberBudgetResponse = z.looseObject({ enough: z.boolean() });
 
 export const CYCLE_TYPES = ['Hour', 'Day', 'Week', 'Month'] as const;
 export type CycleType = (typeof CYCLE_TYPES)[number];
-/** 2026-01-01 00:00:00 UTC: the bill list holds no earlier data. */
 export const BILL_EARLIEST_START = 1_767_225_600;
 export const BILL_MAX_RANGE_DAYS: Record<CycleType, number> = { Hour: 7, Day: 31, Week: 31, Month: 31 };
 const DAY = 86_400;
@@ -59,7 +57,6 @@ export function billWindows(cycleType: CycleType, startTime: number, endTime: nu
   return windows;
 }
 
-/** An API key bill: what the report reads is typed, quantities as strings (../money.ts); the rest kept as sent. */
 export const Bill = z.looseObject({
   startTime: NumericString,
   endTime: NumericString,
@@ -96,10 +93,8 @@ export type Quota = z.infer<typeof Quota>;
 
 export const QuotaListResponse = z.looseObject({ data: z.array(Quota), total: z.number().int() });
 
-/** `GET /v1/models` (spec: "used as the first call"): the OpenAI-style list; only the ids are read. */
 export const ListModelsResponse = z.looseObject({
   data: z.array(z.looseObject({ id: z.string().max(256) })).max(10_000),
 });
 
-/** The balance (platform-notes: `GET /openapi/v1/billing/balance/detail`): the worker reads what is available. */
 export const BalanceDetail = z.looseObject({ availableBalance: NumericString.optional() });

@@ -1,5 +1,3 @@
-// LLM batch jobs and their files (spec "Create batch" and "Batch job"; paths and file objects from
-// platform-notes, OpenAI-compatible under /openai/v1).
 import { z } from 'zod';
 import { tryParse, type ValidationIssue } from '../validation';
 import { utf8Length } from './decision';
@@ -26,7 +24,6 @@ export const isTerminalBatchStatus = (status: string): boolean => TERMINAL_BATCH
 
 export const BatchEndpointSchema = z.enum(BATCH_ENDPOINTS);
 
-/** One line of a batch input file: `{custom_id, body}` (method/url as OpenAI writes them are allowed). */
 export const BatchInputLine = z.strictObject({
   custom_id: z.string().min(1),
   method: z.literal('POST').optional(),
@@ -35,7 +32,6 @@ export const BatchInputLine = z.strictObject({
 });
 export type BatchInputLine = z.infer<typeof BatchInputLine>;
 
-/** What a line's body must hold for the batch's endpoint. */
 function endpointMismatch(line: BatchInputLine, endpoint: BatchEndpoint): string | undefined {
   if (line.url !== undefined && line.url !== endpoint) return `url ${line.url} does not match the endpoint ${endpoint}`;
   if (endpoint === '/v1/chat/completions' && !Array.isArray(line.body.messages)) {
@@ -47,7 +43,6 @@ function endpointMismatch(line: BatchInputLine, endpoint: BatchEndpoint): string
   return undefined;
 }
 
-/** Splits JSONL into its non-empty lines, keeping 1-based line numbers. */
 export function jsonlLines(jsonl: string): Array<{ lineNo: number; text: string }> {
   return jsonl
     .split('\n')
@@ -55,7 +50,6 @@ export function jsonlLines(jsonl: string): Array<{ lineNo: number; text: string 
     .filter((l) => l.text !== '');
 }
 
-/** Every rule of a batch input file, its issues naming the line (`line 3.custom_id`). */
 export function batchInputProblems(jsonl: string, endpoint?: BatchEndpoint, maxIssues = 20): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const bytes = utf8Length(jsonl);
@@ -104,21 +98,17 @@ export function batchInputProblems(jsonl: string, endpoint?: BatchEndpoint, maxI
   return issues.slice(0, maxIssues);
 }
 
-/** Serialises request lines to JSONL, the input-file format. */
 export function toJsonl(lines: ReadonlyArray<unknown>): string {
   return lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
 }
 
 export const UploadBatchFileRequest = z.strictObject({
-  /** The JSONL text of the input file. */
   content: z.string(),
   filename: z.string().min(1).max(255).default('batch-input.jsonl'),
-  /** When given, every line's body is also checked against this endpoint before upload. */
   endpoint: BatchEndpointSchema.optional(),
 });
 export type UploadBatchFileRequest = z.input<typeof UploadBatchFileRequest>;
 
-/** A file: what the upload reads is typed; its name, purpose and the rest are kept as sent. */
 export const FileObject = z.looseObject({
   id: z.string(),
   bytes: z.number().optional(),
@@ -137,7 +127,6 @@ export type CreateBatchRequest = z.input<typeof CreateBatchRequest>;
 
 const Count = z.number().int().min(0);
 
-/** A batch: what the batch job reads is typed; event timestamps and the rest are kept as sent (docs/platform.md). */
 export const Batch = z.looseObject({
   id: z.string(),
   endpoint: z.string(),
@@ -146,7 +135,6 @@ export const Batch = z.looseObject({
   error_file_id: z.string().nullish(),
   /** Upper case on the platform, but one documented example is lower case: normalised here. */
   status: z.string().transform((s) => s.toUpperCase()),
-  /** An RFC 3339 string (possibly with a zone offset) or Unix seconds. */
   created_at: z.union([z.string(), z.number()]),
   metadata: z.record(z.string(), z.unknown()).nullish(),
   request_counts: z.looseObject({ total: Count, completed: Count, failed: Count }),
@@ -169,7 +157,6 @@ export const ListBatchesResponse = z.looseObject({
   has_more: z.boolean(),
 });
 
-/** One line of an output or error file (the error line is assumed to share the envelope). */
 export const BatchOutputLine = z.looseObject({
   id: z.string().optional(),
   custom_id: z.string(),

@@ -1,12 +1,9 @@
-// Decision evaluation (spec "Decision evaluation (synchronous)"). Its path, `kind` values and the shapes of
-// options and thinking are this project's design (docs/platform.md), open where the spec says "validated upstream".
 import { z } from 'zod';
 import { RESERVED_KEY_RULE, RESERVED_KEYS } from '../reserved-keys';
 
 export const DECISION_MODEL = 'vendor/decision-27b-vl';
 const DECISION_MAX_IMAGES = 8;
 export const DECISION_MAX_BODY_BYTES = 64 * 1024 * 1024;
-/** Kinds the emulator answers; the live platform validates `kind` upstream, so any string is sent. */
 export const KNOWN_DECISION_KINDS = ['yes_no', 'choice'] as const;
 
 const StateImage = z.strictObject({
@@ -78,13 +75,11 @@ export const DecisionEvaluationRequest = z
 export type DecisionEvaluationRequest = z.input<typeof DecisionEvaluationRequest>;
 
 export const DecisionEvaluationResponse = z.looseObject({
-  /** Probability of each option, keyed by option (this project's shape; the spec does not show one). */
   probabilities: z.record(z.string(), z.number()),
   choice: z.string().optional(),
   usage: z.looseObject({ prompt_tokens: z.number(), completion_tokens: z.number() }).optional(),
   model: z.string().optional(),
   num_model_requests: z.number().optional(),
-  /** With thinking, the reasoning round's report (docs/platform.md#decision-evaluation), passed on as sent. */
   thinking: z.looseObject({}).nullish(),
 });
 export type DecisionEvaluationResponse = z.infer<typeof DecisionEvaluationResponse>;

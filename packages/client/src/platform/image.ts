@@ -13,14 +13,12 @@ const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 const B64_INDEX = new Int16Array(128).fill(-1);
 for (let i = 0; i < B64.length; i++) B64_INDEX[B64.charCodeAt(i)] = i;
 
-/** Decoded size of a base64 payload, without decoding it. */
 function base64DecodedLength(b64: string): number {
   const clean = b64.replace(/\s+/g, '');
   const padding = clean.endsWith('==') ? 2 : clean.endsWith('=') ? 1 : 0;
   return Math.floor((clean.length * 3) / 4) - padding;
 }
 
-/** Decodes at most `maxBytes` bytes of a base64 string; returns undefined if it is not base64. */
 export function decodeBase64Prefix(b64: string, maxBytes = Infinity): Uint8Array | undefined {
   const clean = b64.replace(/\s+/g, '').replace(/=+$/, '');
   const size = Math.min(Math.floor((clean.length * 3) / 4), maxBytes);
@@ -43,7 +41,6 @@ interface ImageInfo {
   height: number;
 }
 
-/** Reads the format and pixel size from PNG or JPEG bytes; undefined if neither, or truncated. */
 export function readImageInfo(bytes: Uint8Array): ImageInfo | undefined {
   const u16 = (i: number) => (bytes[i] << 8) | bytes[i + 1];
   const u32 = (i: number) => ((bytes[i] << 24) >>> 0) + (bytes[i + 1] << 16) + (bytes[i + 2] << 8) + bytes[i + 3];
@@ -75,7 +72,6 @@ export function readImageInfo(bytes: Uint8Array): ImageInfo | undefined {
 
 const mb = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 
-/** Checks the measured facts of an image against the spec's limits. */
 function imageInfoProblems(info: ImageInfo, bytes: number): string[] {
   const problems: string[] = [];
   if (bytes > IMAGE_LIMITS.maxBytes) problems.push(`must be at most 10 MB (is ${mb(bytes)})`);
@@ -91,7 +87,6 @@ function imageInfoProblems(info: ImageInfo, bytes: number): string[] {
 
 const DATA_URL = /^data:([^;,]*)(;[^,]*)?,(.*)$/s;
 
-/** An image URL's or data URL's problems as rule fragments ("must be …"), as far as checkable without fetching. */
 export function imageSourceProblems(value: string): string[] {
   const data = DATA_URL.exec(value);
   if (data) {

@@ -1,4 +1,3 @@
-// Async media generation (spec: v3 image-to-video, text-to-video, task result).
 import { z } from 'zod';
 import { imageSourceProblems } from './image';
 import { HttpUrl, NumericString } from './common';
@@ -11,12 +10,10 @@ const Prompt = z.string().max(PROMPT_MAX);
 const Duration = z.number().int().min(DURATION_MIN).max(DURATION_MAX);
 const CfgScale = z.number().min(0).max(1);
 
-/** An image given as an http(s) URL or a data URL, checked against the start-image rules. */
 const ImageSource = z.string().superRefine((value, ctx) => {
   for (const problem of imageSourceProblems(value)) ctx.addIssue({ code: 'custom', message: problem });
 });
 
-/** Optional `extra` of a submit body (platform-notes): webhook and NSFW detection; more is kept. */
 const SubmitExtra = z.looseObject({
   webhook: z
     .strictObject({
@@ -50,7 +47,6 @@ export type ImageToVideoRequest = z.input<typeof ImageToVideoRequest>;
 
 const T2V_ASPECT_RATIOS = ['16:9', '9:16', '1:1'] as const;
 
-/** A pro-t2v shot: a plain string (spec) or `{prompt, duration}` as in i2v (platform-notes). */
 const TextShot = z.union([Prompt, Shot]);
 
 export const TextToVideoRequest = z
@@ -74,10 +70,8 @@ export const TextToVideoRequest = z
   });
 export type TextToVideoRequest = z.input<typeof TextToVideoRequest>;
 
-/** The spec's default video length, in seconds. */
 const DEFAULT_VIDEO_SECONDS = 5;
 
-/** Seconds of video a submit asks for (what the emulator bills and the price table estimates). */
 export function requestedVideoSeconds(req: {
   duration?: number;
   multi_prompt?: ReadonlyArray<string | { duration: number }>;
@@ -99,7 +93,6 @@ export const isTerminalTaskStatus = (status: string): boolean => TERMINAL_TASK_S
 
 const TaskImage = z.looseObject({
   image_url: z.string(),
-  /** Seconds; an integer in task-result, a string in the webhook example: both are kept as given. */
   image_url_ttl: NumericString.optional(),
   image_type: z.string().optional(),
 });
@@ -114,7 +107,12 @@ const TaskAudio = z.looseObject({
   audio_type: z.string().optional(),
 });
 
-/** The task result: what the waits and the outputs read is typed; the rest is kept as sent (docs/platform.md). */
+const outputList = <T extends z.ZodType>(item: T) =>
+  z
+    .array(item)
+    .nullish()
+    .transform((v) => v ?? []);
+
 export const TaskResult = z.looseObject({
   extra: z.looseObject({ enable_nsfw_detection: z.boolean().optional() }).nullish(),
   task: z.looseObject({
@@ -124,18 +122,9 @@ export const TaskResult = z.looseObject({
     eta: z.number().nullish(),
     progress_percent: z.number().nullish(),
   }),
-  images: z
-    .array(TaskImage)
-    .nullish()
-    .transform((v) => v ?? []),
-  videos: z
-    .array(TaskVideo)
-    .nullish()
-    .transform((v) => v ?? []),
-  audios: z
-    .array(TaskAudio)
-    .nullish()
-    .transform((v) => v ?? []),
+  images: outputList(TaskImage),
+  videos: outputList(TaskVideo),
+  audios: outputList(TaskAudio),
 });
 export type TaskResult = z.infer<typeof TaskResult>;
 
