@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-// The starter CLI (docs/starter.md). Errors read as sentences; the exit status says what happened (src/cli/command.ts).
 import { Command, CommanderError } from 'commander';
 import { addRegisterSearchAttributesOption } from './namespace/search-attributes';
 import { addBudgetCommands } from './starter/commands/budget';
@@ -44,10 +43,8 @@ export async function main(argv: string[]): Promise<number> {
     await buildProgram().parseAsync(argv);
     return ExitCode.Ok;
   } catch (err) {
-    if (err instanceof CommanderError) {
-      // Commander already printed the usage problem (or the help, which is not an error).
-      return err.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
-    }
+    // Commander has printed the usage problem already (or the help, which is no error).
+    if (err instanceof CommanderError) return err.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
     const cliError = toCliError(err);
     process.stderr.write(`${cliError.message}\n`);
     return cliError.exitCode;

@@ -1,4 +1,3 @@
-// What the starter's commands share: a client configured like the worker's, exit codes, and errors as sentences.
 import type { DataConverter } from '@temporalio/common';
 import { IdempotencyKeyReusedError, KeyringError, loadDataConverter } from '@platform-ops/client';
 import {
@@ -17,7 +16,6 @@ import { ApplicationFailure, CancelledFailure, TerminatedFailure, TimeoutFailure
 import { clientConnectionOptions, loadTemporalSettings, localKeyFile, type TemporalSettings } from '../config/settings';
 import { startTracing, tracingClientInterceptors } from '../tracing';
 
-/** The exit status, for scripts to act on (docs/starter.md#exit-codes). */
 export const ExitCode = {
   Ok: 0,
   WorkflowFailed: 1,
@@ -29,7 +27,6 @@ export const ExitCode = {
   Interrupted: 130,
 } as const;
 
-/** An error meant for a person: printed as its message alone, with its exit code. */
 export class CliError extends Error {
   override readonly name = 'CliError';
   constructor(
@@ -40,17 +37,16 @@ export class CliError extends Error {
   }
 }
 
-/** The innermost failure that says what went wrong (an activity failure wraps the real one). */
+/** An activity failure wraps the one that says what went wrong. */
 const rootCause = (err: Error, depth = 0): Error =>
   err.cause instanceof Error && depth < 10 ? rootCause(err.cause, depth + 1) : err;
 
-/** The innermost failure's message, with its type where it has one: `no budget [BudgetExceeded]`. */
 export function failureText(err: Error): string {
   const cause = rootCause(err);
   return cause instanceof ApplicationFailure && cause.type ? `${cause.message} [${cause.type}]` : cause.message;
 }
 
-/** An Update to a closed workflow: the server's NOT_FOUND "already completed" reaches us as WorkflowNotFoundError. */
+/** An Update to a closed workflow: the server's NOT_FOUND "already completed" comes as WorkflowNotFoundError. */
 export function isClosedWorkflow(err: unknown): boolean {
   return err instanceof WorkflowNotFoundError && /already completed/i.test(err.message);
 }
@@ -59,7 +55,7 @@ export function toCliError(err: unknown, workflowId?: string): CliError {
   if (err instanceof CliError) return err;
   const id = workflowId ? `Workflow ${workflowId}` : 'The workflow';
   if (isClosedWorkflow(err)) {
-    // The request came too late rather than naming a wrong id: the same code as a validator's refusal.
+    // Too late rather than a wrong id: the same code as a validator's refusal.
     return new CliError(
       `${id} has already finished, so it takes no more requests; describe it to see how it ended.`,
       ExitCode.Usage,
@@ -71,7 +67,6 @@ export function toCliError(err: unknown, workflowId?: string): CliError {
     return new CliError(`${id} is already running: pick another --id, or describe it.`, ExitCode.AlreadyStarted);
   }
   if (err instanceof WorkflowUpdateFailedError) {
-    // A validator's refusal (or the handler's failure): the workflow itself goes on.
     return new CliError(`${id} refused the request: ${rootCause(err).message}`, ExitCode.Usage);
   }
   if (err instanceof WorkflowFailedError) {
@@ -90,8 +85,24 @@ export const orCliError = <T>(promise: Promise<T>, workflowId?: string): Promise
     throw toCliError(err, workflowId);
   });
 
-/** gRPC INVALID_ARGUMENT: the server refused what was sent (an unregistered search attribute, say). */
-const INVALID_ARGUMENT = 3;
+const GRPC_STATUS = { InvalidArgument: 3, NotFound: 5, AlreadyExists: 6, ResourceExhausted: 8 } as const;
+
+/** The gRPC error under a client error, if there is one (the client wraps some calls' errors). */
+function grpcError(err: unknown) {
+  if (isGrpcServiceError(err)) return err;
+  if (err instanceof ServiceError && isGrpcServiceError(err.cause)) return err.cause;
+  return undefined;
+}
+
+export const isGrpcStatus = (err: unknown, status: keyof typeof GRPC_STATUS): boolean =>
+  (grpcError(err)?.code as number | undefined) === GRPC_STATUS[status];
+
+/** A visibility query's refusal as the flag's error; any other error as it is. */
+export function queryRefused(err: unknown, query: string): unknown {
+  const grpc = grpcError(err);
+  if (!grpc || !isGrpcStatus(grpc, 'InvalidArgument')) return err;
+  return new CliError(`--query "${query}" was refused by Temporal: ${grpc.details}.`, ExitCode.Usage);
+}
 
 export function toScheduleCliError(err: unknown, scheduleId: string, what: { cron?: string } = {}): CliError {
   if (err instanceof CliError) return err;
@@ -112,15 +123,15 @@ export function toScheduleCliError(err: unknown, scheduleId: string, what: { cro
     const flag = what.cron === undefined ? 'The schedule spec' : `--cron "${what.cron}"`;
     return new CliError(`${flag} was refused by Temporal: ${err.message}.`, ExitCode.Usage);
   }
-  if (err instanceof ServiceError && isGrpcServiceError(err.cause) && (err.cause.code as number) === INVALID_ARGUMENT) {
-    return new CliError(`Temporal refused schedule ${scheduleId}: ${err.cause.details}.`, ExitCode.Usage);
+  const grpc = err instanceof ServiceError ? grpcError(err.cause) : undefined;
+  if (grpc && isGrpcStatus(grpc, 'InvalidArgument')) {
+    return new CliError(`Temporal refused schedule ${scheduleId}: ${grpc.details}.`, ExitCode.Usage);
   }
   return toCliError(err);
 }
 
 export type Out = (line: string) => void;
 
-/** A table's line: each cell padded to its column's width (a last cell without one as it is). */
 export const tableRow = (widths: number[], cells: unknown[], gap = ' '): string =>
   cells.map((cell, i) => String(cell).padEnd(widths[i] ?? 0)).join(gap);
 
@@ -130,7 +141,6 @@ export async function withStarter<T>(
   fn: (starter: { client: Client; settings: TemporalSettings }) => Promise<T>,
 ): Promise<T> {
   const settings = loadTemporalSettings();
-  // What the starter writes is encrypted, and what it reads decrypted, as the worker's (src/codec).
   let dataConverter: DataConverter;
   try {
     dataConverter = loadDataConverter(process.env, { localKeyFile: localKeyFile() });

@@ -1,6 +1,5 @@
-// What an operation's starter flags are made of (src/workflows/<operation>/starter.ts): the flag types, defineStarter
-// and the parsers of a flag's value. A leaf: the operations' starters import it, and src/starter/workflow-inputs.ts,
-// which lists those starters, imports them.
+// What an operation's starter (src/operations/<operation>/starter.ts) is made of. A leaf: the operations' starters
+// import it, and src/starter/workflow-inputs.ts, which lists them, imports them.
 import { readFileSync } from 'node:fs';
 import type { StartableWorkflowType } from '@platform-ops/client';
 import { CliError, ExitCode } from './command';
@@ -15,7 +14,7 @@ export interface InputFlags {
 /** A flag's help: a line, a function naming the command's defaults, or `{ repeatable }` when each use adds a value. */
 export type Flag = string | ((defaults: Record<string, unknown>) => string) | { repeatable: string };
 
-/** The name commander gives a flag's option: `memberId` for `--member-id <id>`. */
+/** `memberId` for `--member-id <id>`, as commander names it. */
 type OptionName<F> = F extends `--${infer N} ${string}` ? Camel<N> : F extends `--${infer N}` ? Camel<N> : never;
 type Camel<S extends string> = S extends `${infer H}-${infer T}` ? `${H}${Capitalize<Camel<T>>}` : S;
 type FlagValue<F, H> = H extends { repeatable: string }
@@ -23,15 +22,13 @@ type FlagValue<F, H> = H extends { repeatable: string }
   : F extends `${string}<${string}>`
     ? string
     : boolean;
-/** The options an operation reads, typed by its own flags. */
 export type FlagsOf<O extends Record<string, Flag>> = { [F in keyof O as OptionName<F>]?: FlagValue<F, O[F]> };
 
-/** What an operation's flags may ask of the others: a budget-gated job builds its job's input from the same flags. */
-export interface StarterContext {
+/** A budget-gated job builds its job's input from the same flags. */
+interface StarterContext {
   inputFromFlags: (type: StartableWorkflowType, flags: InputFlags) => Record<string, unknown>;
 }
 
-/** What src/workflows/<operation>/starter.ts exports as `starter`. */
 export interface OperationStarter<O extends Record<string, Flag> = Record<string, Flag>> {
   flags: O;
   /** Each workflow type's input from the flags, and the flags in one line (`usage`) for `start --help` and errors. */
@@ -41,13 +38,12 @@ export interface OperationStarter<O extends Record<string, Flag> = Record<string
       { usage: string; input(flags: FlagsOf<O>, starters: StarterContext): Record<string, unknown> }
     >
   >;
-  /** How `--wait` shows a workflow type's progress and result, where it has a progress query. */
+  /** How `--wait` shows a workflow type's progress and result. */
   watch?: Partial<Record<StartableWorkflowType, ProgressView<unknown>>>;
   /** Command lines, after `npm run starter --`, that `npm start` suggests trying. */
   examples?: string[];
 }
 
-/** Types an operation's `starter` by its flags. */
 export const defineStarter = <const O extends Record<string, Flag>>(s: OperationStarter<O>): OperationStarter<O> => s;
 
 /** `field` names where the number goes in the input, so the message matches the schema's wording. */

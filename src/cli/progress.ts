@@ -9,26 +9,23 @@ type PendingActivity = temporal.api.workflow.v1.IPendingActivityInfo;
 
 export interface ProgressView<P, O = never> {
   query: QueryDefinition<P>;
-  /** A poll activity fresher than the query (via describe()); `lay` answers undefined for another task or an error. */
+  /** A poll activity fresher than the query; `lay` answers undefined for another task or an error. */
   poll?: { activity: string; lay(progress: P, poll: O): Partial<P> | undefined };
   render(progress: P, now: number): string;
-  /** What counts as a change worth a new line where the line is not redrawn in place. */
+  /** A change worth a new line where the line is not redrawn in place. */
   changeKey(progress: P): string;
-  /** Lines printed after the result's JSON. */
   summary?(result: unknown): string[];
 }
 
-/** Types a view by its query and its poll's observation; `watch` holds views of any progress type. */
 export const defineView = <P, O = never>(view: ProgressView<P, O>) => view as ProgressView<unknown>;
 
-export interface ProgressStream {
+interface ProgressStream {
   write(text: string): unknown;
   isTTY?: boolean;
   /** Terminal width; a longer line would wrap, and `\r` would then redraw only its last row. */
   columns?: number;
 }
 
-/** The part of a WorkflowHandle the watcher uses (a fake in tests). */
 export interface WatchedWorkflow<P> {
   query(def: QueryDefinition<P>): Promise<P>;
   result(): Promise<unknown>;
@@ -56,7 +53,7 @@ export function renderBar(percent: number | undefined, width = 20): string {
   return `[${'#'.repeat(filled)}${'-'.repeat(cells - filled)}]  ${label}`;
 }
 
-/** `progress` with a newer observation laid over it: a pending poll's last "still running" failure's details. */
+/** `progress` with a pending poll's newer observation (its last "still running" failure's details) laid over it. */
 export function withLastPoll<P, O extends { observedAt: number; nextPollAt?: number; polls: number }>(
   progress: P,
   pending: readonly PendingActivity[] | null | undefined,
@@ -73,7 +70,7 @@ export function withLastPoll<P, O extends { observedAt: number; nextPollAt?: num
       const laid = valid && (!newest || o.observedAt > newest.o.observedAt) ? poll.lay(progress, o) : undefined;
       if (laid) newest = { o: o!, laid };
     } catch {
-      // Not an observation: nothing to lay over the query.
+      // Not an observation.
     }
   }
   const queried = (progress as { observedAt?: string }).observedAt;
@@ -82,7 +79,7 @@ export function withLastPoll<P, O extends { observedAt: number; nextPollAt?: num
   return { ...progress, ...laid, observedAt: isoTime(o.observedAt), nextPollAt: isoTime(o.nextPollAt) };
 }
 
-/** Pending activities with their last failure's details decoded (a describe gives them as stored, encrypted). */
+/** A describe gives the pending activities' failure details as stored, encrypted. */
 async function decodedPending(
   pending: readonly PendingActivity[] | null | undefined,
   codecs: readonly PayloadCodec[],
@@ -112,10 +109,10 @@ export async function waitWithProgress<P>(
     return withLastPoll(queried, pending, view.poll);
   };
   let latest: P | undefined;
+  let lastKey: string | undefined;
   let querying = false;
   let stopped = false;
   let drawn = false;
-  let lastKey: string | undefined;
   // In place on a terminal, else one line per change (countdowns would only be noise).
   const show = (p: P) => {
     const line = view.render(p, now());
@@ -128,7 +125,6 @@ export async function waitWithProgress<P>(
       stream.write(`${line}\n`);
     }
   };
-
   const tick = () => {
     if (latest) show(latest);
     // One query at a time: with no worker polling yet, a query waits until the server gives up.
@@ -140,20 +136,17 @@ export async function waitWithProgress<P>(
         latest = p;
         show(p);
       })
-      .catch(() => {
-        // No worker yet, the workflow closing, a worker without the query: result() reports what matters.
-      })
+      // No worker yet, the workflow closing, a worker without the query: result() reports what matters.
+      .catch(() => undefined)
       .finally(() => {
         querying = false;
       });
   };
-
   const timer = setInterval(tick, intervalMs);
   tick();
   try {
     return await workflow.result();
   } finally {
-    // No timer left to keep the process alive, and whatever is printed next starts on a line of its own.
     stopped = true;
     clearInterval(timer);
     if (drawn) stream.write('\n');

@@ -1,5 +1,5 @@
-// `schedule create`'s timing as a Schedule's spec and policies, and the server's spec as text. The server checks cron
-// itself; the check here names the flag. Durations are whole seconds: the server rounds intervals to the second.
+// `schedule create`'s timing as a Schedule's spec and policies, and the server's spec as text. Durations are whole
+// seconds: the server rounds intervals to the second.
 import {
   ScheduleOverlapPolicy,
   type CalendarSpecDescription,
@@ -14,7 +14,7 @@ import { CliError, ExitCode } from './command';
 const UNIT_SECONDS = { d: 86_400, h: 3_600, m: 60, s: 1 } as const;
 const DURATION = /^(?:\d+[smhd])+$/;
 
-/** Milliseconds; anything else than `<n><unit>…` with s, m, h or d, or a zero duration, is refused. */
+/** In milliseconds. */
 export function parseDuration(value: string, flag: string): number {
   const text = value.trim().toLowerCase();
   if (!DURATION.test(text)) {
@@ -27,7 +27,7 @@ export function parseDuration(value: string, flag: string): number {
   return seconds * 1_000;
 }
 
-/** `4s`, `1h30m`, `365d`: the inverse of parseDuration (a fraction of a second reads `250ms`). */
+/** `4s`, `1h30m`, `365d`, `250ms`: the inverse of parseDuration. */
 export function formatDuration(ms: number): string {
   if (ms > 0 && ms < 1_000) return `${ms}ms`;
   let rest = Math.round(ms / 1_000);
@@ -48,7 +48,7 @@ export interface ScheduleFlags {
   jitter?: string;
 }
 
-/** `--overlap` names: Temporal's overlap policies, `buffer-one` for BUFFER_ONE. */
+/** `buffer-one` for BUFFER_ONE … */
 const OVERLAP_POLICIES = Object.fromEntries(
   Object.values(ScheduleOverlapPolicy)
     .filter((policy) => policy !== undefined)
@@ -63,7 +63,7 @@ export function overlapPolicy(value: string): ScheduleOverlapPolicy {
   return OVERLAP_POLICIES[value];
 }
 
-/** The `--overlap` name of a policy (the server answers SKIP for a schedule created without one). */
+/** The server answers SKIP for a schedule created without a policy. */
 export function overlapName(policy: ScheduleOverlapPolicy | undefined): string {
   return OVERLAP_NAMES.find((name) => OVERLAP_POLICIES[name] === policy) ?? 'skip';
 }
@@ -71,6 +71,7 @@ export function overlapName(policy: ScheduleOverlapPolicy | undefined): string {
 const CRON_SHORTHANDS = ['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly'];
 const CRON_FIELD = /^[A-Za-z0-9*?,/-]+$/;
 
+/** The server checks the cron itself; this check names the flag. */
 function checkCron(expr: string): string {
   // What Temporal accepts around the fields: a time zone before them, a comment after them.
   const fields = expr
@@ -106,10 +107,10 @@ export function schedulePolicies(flags: ScheduleFlags): NonNullable<ScheduleOpti
   };
 }
 
-/** `2026-03-01T10:00:04Z`: schedules work in whole seconds. */
+/** `2026-03-01T10:00:04Z` */
 export const isoSeconds = (date: Date): string => date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-/** One cron field: `*`, `5`, `1-5`, `0-30/10`, several joined by commas. */
+/** `*`, `5`, `1-5`, `0-30/10`, several joined by commas. */
 function cronField<T extends string | number>(ranges: Range<T>[], all: [T, T], name = (v: T) => String(v)): string {
   if (ranges.length === 0) return '*';
   return ranges
@@ -139,7 +140,6 @@ export function calendarAsCron(c: CalendarSpecDescription): string {
   return [second, ...fields, year].join(' ');
 }
 
-/** `every 4s`, `cron "0 3 * * MON-FRI"`, joined when there are several. */
 export function describeScheduleSpec(spec: ScheduleSpecDescription | undefined): string {
   const parts = [
     ...(spec?.intervals ?? []).map(

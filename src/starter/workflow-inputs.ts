@@ -23,10 +23,9 @@ import { CliError, ExitCode } from '../cli/command';
 import { parseJson, readText, type Flag, type InputFlags, type OperationStarter } from '../cli/flags';
 import type { ProgressView } from '../cli/progress';
 
-/** The operations that start a workflow type: every one but a member's budget ledger, which its jobs start. */
+/** A member's budget ledger is started by its jobs. */
 type StartingOperation = Exclude<OperationName, 'budgetLedger'>;
 
-/** Each operation's starter flags, for every operation that starts something (the compiler names one missing). */
 const STARTERS: { readonly [O in StartingOperation]: OperationStarter } = {
   mediaGeneration: mediaStarter,
   batchJob: batchStarter,
@@ -39,7 +38,7 @@ const STARTERS: { readonly [O in StartingOperation]: OperationStarter } = {
 
 export const operationStarters = (): Readonly<Record<string, OperationStarter>> => STARTERS;
 
-/** One option per flag, whichever operations declare it; a flag of two kinds cannot be one option, so it throws. */
+/** One option per flag, whichever operations declare it; a flag of two kinds cannot be one option. */
 export function mergeFlags(byOperation: Record<string, OperationStarter>) {
   const merged = new Map<
     string,
@@ -65,7 +64,7 @@ export function mergeFlags(byOperation: Record<string, OperationStarter>) {
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-/** The input flags, shared by `start` and `schedule create` (whose runs are built from the same flags). */
+/** Shared by `start` and `schedule create`. */
 export function addInputOptions(command: Command, defaults: Record<string, unknown> = {}): Command {
   command
     .option('--input <json>', 'the whole input as JSON')
@@ -91,7 +90,6 @@ export const watchOf = (type: StartableWorkflowType): ProgressView<unknown> | un
 
 export const starterExamples = (): string[] => Object.values(operationStarters()).flatMap((s) => s.examples ?? []);
 
-/** `type`'s input from its flags (a budget-gated job builds its job's input from the same command line). */
 export const inputFromFlags = (type: StartableWorkflowType, flags: InputFlags): Record<string, unknown> =>
   workflowFlags(type).input(flags, { inputFromFlags });
 
@@ -144,7 +142,7 @@ export interface PriorityFlags {
   fairnessWeight?: string;
 }
 
-/** The start options every start command takes for its place in the quotas' queues (docs/fairness.md). */
+/** A run's place in the quotas' queues (docs/fairness.md). */
 export function addPriorityOptions(command: Command, defaultClass: PriorityClass = 'interactive'): Command {
   return command
     .option(

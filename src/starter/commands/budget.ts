@@ -91,7 +91,7 @@ export function addBudgetCommands(program: Command, out: Out): void {
     );
 }
 
-/** To the ledger: every waiting job of the member re-checks. The count is as of just before the signal. */
+/** The count is as of just before the signal. */
 async function recheckMember(client: Client, memberId: string, out: Out): Promise<void> {
   const { waiting } = await onLedger(ledger(client, memberId).query(budgetLedgerStateQuery), memberId);
   await onLedger(ledger(client, memberId).signal(recheckBudgetSignal), memberId);
@@ -103,7 +103,6 @@ async function recheckMember(client: Client, memberId: string, out: Out): Promis
   );
 }
 
-/** To one budgetGatedJob: it re-checks at once, whatever its backoff says. */
 async function recheckJob(client: Client, workflowId: string, out: Out): Promise<void> {
   const handle = client.workflow.getHandle(workflowId);
   const d = await orCliError(handle.describe(), workflowId);

@@ -1,65 +1,48 @@
-// `incident reset` and `incident cancel`: one server batch operation over every run a visibility query
-// matches (docs/operations.md#bulk-actions). The server does the work, paced by its batcher
-// (deploy/dynamicconfig/cluster.yaml); the starter counts the matches first, starts the batch, and follows
-// its counts until it ends. Ctrl-C stops the following, not the batch: it runs on in the server.
+// `incident reset` and `incident cancel`: one server batch operation over every run a visibility query matches
+// (docs/operations.md#bulk-actions), paced by the server's batcher. Ctrl-C stops the following, not the batch.
 import { randomUUID } from 'node:crypto';
-import { isGrpcServiceError, ServiceError, type Client } from '@temporalio/client';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { Command } from 'commander';
-import { CliError, ExitCode, plural, withStarter, type Out } from '../../cli/command';
+import { CliError, ExitCode, isGrpcStatus, plural, queryRefused, withStarter, type Out } from '../../cli/command';
 import { formatSeconds } from '../../cli/progress';
 
 const { BatchOperationState } = temporal.api.enums.v1;
 
-/** The reset points `--to` names, as the server's ResetOptions calls them. */
 const RESET_POINTS = { 'last-task': 'lastWorkflowTask', 'first-task': 'firstWorkflowTask' } as const;
-export type ResetPoint = keyof typeof RESET_POINTS;
+type ResetPoint = keyof typeof RESET_POINTS;
 
-/** The server updates a batch's counts in its heartbeat, every 2.5 s: a describe a few seconds apart sees each. */
+/** The server updates a batch's counts in its heartbeat, every 2.5 s. */
 const WATCH_EVERY_MS = 3_000;
-/** Unchanged counts are printed again this often, so a log shows the watch is alive without a line per poll. */
+/** Unchanged counts are printed again this often, so a log shows the watch is alive. */
 const QUIET_LINE_MS = 30_000;
-/** The server records the reason with the batch; a screenful is plenty. */
 const MAX_REASON = 1_000;
+/** Runs a sweep works on at once: two or three frontend requests each, far below the namespace's rate limit. */
+const IN_FLIGHT = 8;
 
-const INVALID_ARGUMENT = 3;
-const RESOURCE_EXHAUSTED = 8;
-
-/** The gRPC error under a client error, if there is one (the client wraps some calls' errors). */
-export function grpcError(err: unknown) {
-  if (isGrpcServiceError(err)) return err;
-  if (err instanceof ServiceError && isGrpcServiceError(err.cause)) return err.cause;
-  return undefined;
+/** `fn` on each listed run, IN_FLIGHT at once: each runner takes the next run when it is free. */
+export async function forEachRun(client: Client, query: string, fn: (run: WorkflowExecutionInfo) => Promise<void>) {
+  const runs = client.workflow.list({ query })[Symbol.asyncIterator]();
+  const runner = async () => {
+    for (let next = await runs.next(); !next.done; next = await runs.next()) await fn(next.value);
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, runner));
 }
 
-/** The gRPC status code of a failed call, if it has one. */
-export const grpcCode = (err: unknown): number | undefined => grpcError(err)?.code;
-
-/** A visibility query's refusal as the flag's error; any other error as it is. */
-export function queryRefused(err: unknown, query: string): unknown {
-  const grpc = grpcError(err);
-  if (!grpc || grpcCode(grpc) !== INVALID_ARGUMENT) return err;
-  return new CliError(`--query "${query}" was refused by Temporal: ${grpc.details}.`, ExitCode.Usage);
-}
-
-/** `--query`: the flag is required by commander; it must also say something. */
 export function checkedQuery(query: string): string {
   if (query.trim() === '') throw new CliError('--query: must not be empty (a visibility query).', ExitCode.Usage);
   return query;
 }
 
-function checkedReason(reason: string): string {
-  if (reason.trim() === '') throw new CliError('--reason: must not be empty.', ExitCode.Usage);
-  if (reason.length > MAX_REASON) {
-    throw new CliError(`--reason: at most ${MAX_REASON} characters (it has ${reason.length}).`, ExitCode.Usage);
+function checkedFlags(opts: BatchOptions): BatchOptions {
+  const query = checkedQuery(opts.query);
+  if (opts.reason.trim() === '') throw new CliError('--reason: must not be empty.', ExitCode.Usage);
+  if (opts.reason.length > MAX_REASON) {
+    throw new CliError(`--reason: at most ${MAX_REASON} characters (it has ${opts.reason.length}).`, ExitCode.Usage);
   }
-  return reason;
+  return { query, reason: opts.reason };
 }
-
-const checkedFlags = (opts: BatchOptions): BatchOptions => ({
-  query: checkedQuery(opts.query),
-  reason: checkedReason(opts.reason),
-});
 
 function checkedResetPoint(to: string): ResetPoint {
   if (Object.hasOwn(RESET_POINTS, to)) return to as ResetPoint;
@@ -67,16 +50,17 @@ function checkedResetPoint(to: string): ResetPoint {
 }
 
 interface BatchAction {
-  /** What one operation does to a run, for the lines: "reset", "cancelled". */
+  name: 'reset' | 'cancel';
+  /** For the lines: "reset", "cancelled". */
   done: string;
-  /** The runs the server acts on: a cancel only reaches open ones (the batcher adds the same condition). */
+  /** A cancel only reaches open runs (the batcher adds the same condition). */
   matching(query: string): string;
   operation(identity: string): temporal.api.workflowservice.v1.IStartBatchOperationRequest;
-  /** The first line, once the batch has started. */
   intro(runs: string, jobId: string): string;
 }
 
 const resetAction = (to: ResetPoint): BatchAction => ({
+  name: 'reset',
   done: 'reset',
   matching: (query) => query,
   operation: (identity) => ({ resetOperation: { identity, options: { [RESET_POINTS[to]]: {} } } }),
@@ -84,13 +68,13 @@ const resetAction = (to: ResetPoint): BatchAction => ({
 });
 
 const cancelAction: BatchAction = {
+  name: 'cancel',
   done: 'cancelled',
   matching: (query) => `(${query}) AND ExecutionStatus = 'Running'`,
   operation: (identity) => ({ cancellationOperation: { identity } }),
   intro: (runs, jobId) => `Requesting cancellation of ${runs}, as batch operation ${jobId}.`,
 };
 
-/** The batch operations running in the namespace now (listBatchOperations shows the newest first). */
 async function runningBatches(client: Client): Promise<string[]> {
   const { operationInfo } = await client.workflowService
     .listBatchOperations({ namespace: client.options.namespace, pageSize: 100 })
@@ -100,7 +84,6 @@ async function runningBatches(client: Client): Promise<string[]> {
     .map((o) => o.jobId ?? '');
 }
 
-/** The namespace's batch slots are taken: which batches hold them, for the operator to wait for. */
 async function busyError(client: Client): Promise<CliError> {
   const running = await runningBatches(client);
   const holders = running.length > 0 ? running.join(', ') : 'another batch operation';
@@ -112,7 +95,7 @@ async function busyError(client: Client): Promise<CliError> {
   );
 }
 
-export interface BatchCounts {
+interface BatchCounts {
   state: temporal.api.enums.v1.BatchOperationState;
   total: number;
   completed: number;
@@ -128,22 +111,10 @@ const STATE_WORDS: Partial<Record<temporal.api.enums.v1.BatchOperationState, str
 const countsLine = (jobId: string, c: BatchCounts, done: string) =>
   `Batch ${jobId} ${STATE_WORDS[c.state] ?? 'in an unknown state'}: ${c.completed} of ${c.total} ${done}, ${c.failed} failed`;
 
-/**
- * Describes the batch every few seconds until it ends, a line whenever its counts change; resolves to its
- * last counts, or undefined when Ctrl-C stopped the watch first.
- */
-async function watchBatch(
-  client: Client,
-  jobId: string,
-  { done, counted }: { done: string; counted: number },
-  out: Out,
-): Promise<BatchCounts | undefined> {
-  let interrupted = false;
-  let wake = () => {};
-  const onInterrupt = () => {
-    interrupted = true;
-    wake();
-  };
+/** The batch's last counts, or undefined when Ctrl-C stopped the watch first. */
+async function watchBatch(client: Client, jobId: string, done: string, counted: number, out: Out) {
+  const interrupt = new AbortController();
+  const onInterrupt = () => interrupt.abort();
   process.once('SIGINT', onInterrupt);
   const started = Date.now();
   let last = '';
@@ -173,11 +144,8 @@ async function watchBatch(
         last = line;
         lastAt = Date.now();
       }
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        if (!interrupted) setTimeout(resolve, WATCH_EVERY_MS);
-      });
-      if (interrupted) return undefined;
+      const slept = await sleep(WATCH_EVERY_MS, true, { signal: interrupt.signal }).catch(() => false);
+      if (!slept) return undefined;
     }
   } finally {
     process.removeListener('SIGINT', onInterrupt);
@@ -190,32 +158,17 @@ interface BatchOptions {
   to?: string;
 }
 
-/**
- * Resets every run `query` matches to `to`, as `incident reset` does, and follows the batch to its end. For the
- * fault suites, which reset by query as an operator does and judge the outcome themselves.
- */
+/** `incident reset` for the fault suites, which judge the outcome themselves. */
 export async function resetByQuery(
   client: Client,
   { query, to, reason }: { query: string; to: ResetPoint; reason: string },
   out: Out,
-): Promise<Batch | undefined> {
-  return startAndWatch(client, 'reset', resetAction(to), { query: checkedQuery(query), reason }, out);
+) {
+  return startAndWatch(client, resetAction(to), { query: checkedQuery(query), reason }, out);
 }
 
-/** A batch operation started, and its last counts (none when Ctrl-C stopped the watch first). */
-export interface Batch {
-  jobId: string;
-  end: BatchCounts | undefined;
-}
-
-/** Starts the batch and follows it to its end; undefined when no run matches, so nothing started. */
-async function startAndWatch(
-  client: Client,
-  name: string,
-  action: BatchAction,
-  { query, reason }: BatchOptions,
-  out: Out,
-): Promise<Batch | undefined> {
+/** Undefined when no run matches, so nothing started. */
+async function startAndWatch(client: Client, action: BatchAction, { query, reason }: BatchOptions, out: Out) {
   const { namespace } = client.options;
   const matching = action.matching(query);
   const { count } = await client.workflow.count(matching).catch((err: unknown) => {
@@ -225,36 +178,29 @@ async function startAndWatch(
     out(`No run matches: ${matching}. Nothing ${action.done}; no batch operation started.`);
     return undefined;
   }
-  // The server refuses a batch while its slots are taken, and the client retries that refusal for about half a
-  // minute before giving up: say what it waits for.
+  // The client retries the server's refusal while the batch slots are taken for about half a minute: say why.
   const others = await runningBatches(client);
   if (others.length > 0) {
     const [noun, verb] = others.length === 1 ? ['Batch operation', 'is'] : ['Batch operations', 'are'];
     out(`${noun} ${others.join(', ')} ${verb} running: the server may hold this one until a slot is free.`);
   }
-  const jobId = `platform-ops-${name}-${randomUUID()}`;
-  const identity = `platform-ops-starter incident ${name}`;
+  const jobId = `platform-ops-${action.name}-${randomUUID()}`;
+  const identity = `platform-ops-starter incident ${action.name}`;
   await client.workflowService
     .startBatchOperation({ namespace, jobId, reason, visibilityQuery: matching, ...action.operation(identity) })
     .catch(async (err: unknown) => {
-      if (grpcCode(err) === RESOURCE_EXHAUSTED) throw await busyError(client);
+      if (isGrpcStatus(err, 'ResourceExhausted')) throw await busyError(client);
       throw queryRefused(err, query);
     });
   out(action.intro(plural(count, 'run'), jobId));
   out('Ctrl-C stops watching; the batch goes on in the server. Its counts move a page of 1,000 runs at a time.');
-  const end = await watchBatch(client, jobId, { done: action.done, counted: count }, out);
+  const end = await watchBatch(client, jobId, action.done, count, out);
   if (end) out(`${countsLine(jobId, end, action.done)}.`);
   return { jobId, end };
 }
 
-async function runBatch(
-  client: Client,
-  name: string,
-  action: BatchAction,
-  opts: BatchOptions,
-  out: Out,
-): Promise<void> {
-  const batch = await startAndWatch(client, name, action, opts, out);
+async function runBatch(client: Client, action: BatchAction, opts: BatchOptions, out: Out): Promise<void> {
+  const batch = await startAndWatch(client, action, opts, out);
   if (!batch) return;
   const { jobId, end } = batch;
   if (!end) {
@@ -286,10 +232,9 @@ export function addBulkCommands(incident: Command, out: Out): void {
     .option('--to <point>', `where each run starts again: ${Object.keys(RESET_POINTS).join(' or ')}`, 'last-task')
     .option('--reason <text>', 'why, recorded with the batch and each reset', 'platform-ops incident reset')
     .action((opts: BatchOptions) => {
-      // Every flag is checked before anything reaches the server.
       const action = resetAction(checkedResetPoint(opts.to!));
       const checked = checkedFlags(opts);
-      return withStarter(({ client }) => runBatch(client, 'reset', action, checked, out));
+      return withStarter(({ client }) => runBatch(client, action, checked, out));
     });
   incident
     .command('cancel')
@@ -298,6 +243,6 @@ export function addBulkCommands(incident: Command, out: Out): void {
     .option('--reason <text>', 'why, recorded with the batch', 'platform-ops incident cancel')
     .action((opts: BatchOptions) => {
       const checked = checkedFlags(opts);
-      return withStarter(({ client }) => runBatch(client, 'cancel', cancelAction, checked, out));
+      return withStarter(({ client }) => runBatch(client, cancelAction, checked, out));
     });
 }

@@ -1,6 +1,5 @@
-// `deploy status`, `deploy current` and `deploy retire`: roll a new build of the worker beside the one
-// running, then retire the old one once it has drained (docs/versioning.md, "Rolling a new build").
-// Starting and stopping the builds' workers is the process manager's part; these move the routing.
+// `deploy …`: roll a new build of the worker beside the running one, then retire the old one once it has drained
+// (docs/versioning.md). Starting and stopping the builds' workers is the process manager's part.
 import type { Command } from 'commander';
 import {
   DEPLOYMENT_NAME,
@@ -12,7 +11,6 @@ import {
 import { CliError, ExitCode, tableRow, withStarter, type Out } from '../../cli/command';
 
 const IDENTITY = 'platform-ops-starter deploy';
-const DEFAULT_WAIT_MINUTES = 15;
 const MAX_WAIT_MINUTES = 24 * 60;
 
 function waitMinutes(text: string): number {
@@ -66,11 +64,7 @@ export function addDeployCommands(program: Command, out: Out): void {
   deploy
     .command('retire <build-id>')
     .description('once a build has drained and its workers are stopped, delete it from the deployment')
-    .option(
-      '--wait <minutes>',
-      'how long to wait for it to drain and for its workers to stop',
-      String(DEFAULT_WAIT_MINUTES),
-    )
+    .option('--wait <minutes>', 'how long to wait for it to drain and for its workers to stop', '15')
     .action((buildId: string, opts: { wait: string }) => {
       const minutes = waitMinutes(opts.wait);
       return withStarter(async ({ client, settings }) => {

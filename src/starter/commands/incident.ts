@@ -1,32 +1,19 @@
-// `incident pause-polling` and `resume-polling`: stop the waiting polls of running workflows while the
-// platform is in trouble (or its read quota is needed elsewhere), and start them again after. A poll
-// is retry-as-poll (src/activities/retries.ts): paused between attempts, it makes no request until it
-// is unpaused, and the workflow waits without failing. The server has no batch operation that pauses
-// activities, so each workflow's pending polls are paused one by one, a few workflows at a time.
-// The group's actions on many runs by query: bulk.ts (reset, cancel) and rerun.ts (rerun-failed), beside this file.
+// `incident pause-polling` and `resume-polling`: a paused poll (retry-as-poll, src/activities/retries.ts) makes no
+// platform request until it is unpaused, and its workflow waits without failing. The server has no batch operation
+// that pauses activities, so each workflow's pending polls are paused one by one.
 import { randomUUID } from 'node:crypto';
-import { isGrpcServiceError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { Command } from 'commander';
 import type { Activities as BatchActivities } from '../../operations/batchJob/activities';
 import type { Activities as InstanceActivities } from '../../operations/instances/activities';
 import type { Activities as MediaActivities } from '../../operations/mediaGeneration/activities';
-import { CliError, ExitCode, plural, withStarter, type Out } from '../../cli/command';
-import { addBulkCommands } from './bulk';
+import { CliError, ExitCode, isGrpcStatus, plural, withStarter, type Out } from '../../cli/command';
+import { addBulkCommands, forEachRun } from './bulk';
 import { addRerunCommand } from './rerun';
 
-/** The retry-as-poll activity types: the waits that make platform reads. */
-export const POLL_ACTIVITY_TYPES = ['pollTaskResult', 'pollBatch', 'pollInstanceStatus'] satisfies (
+const POLL_ACTIVITY_TYPES = ['pollTaskResult', 'pollBatch', 'pollInstanceStatus'] satisfies (
   keyof MediaActivities | keyof BatchActivities | keyof InstanceActivities
 )[];
-
-/**
- * Workflows described and paused at once: each costs two or three frontend requests, far below the
- * namespace's rate limit, so a sweep never crowds out the workers' own calls.
- */
-const IN_FLIGHT = 8;
-
-/** gRPC NOT_FOUND: the poll (or its workflow) ended between the describe and the pause. */
-const NOT_FOUND = 5;
 
 interface IncidentOptions {
   query?: string;
@@ -45,9 +32,8 @@ async function sweep(client: Client, pause: boolean, opts: IncidentOptions, task
   }
   const query = opts.query ?? `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`;
   const identity = `platform-ops-starter incident ${pause ? 'pause' : 'resume'}`;
-  const runs = client.workflow.list({ query })[Symbol.asyncIterator]();
   let done = 0;
-  const one = async (workflowId: string, runId: string) => {
+  await forEachRun(client, query, async ({ workflowId, runId }) => {
     const { raw } = await client.workflow.getHandle(workflowId, runId).describe();
     for (const a of raw.pendingActivities ?? []) {
       const type = a.activityType?.name ?? '';
@@ -61,25 +47,17 @@ async function sweep(client: Client, pause: boolean, opts: IncidentOptions, task
       const sent = pause
         ? client.workflowService.pauseActivity({ ...request, reason: opts.reason, requestId: randomUUID() })
         : client.workflowService.unpauseActivity(request);
-      const ok = await sent.then(
-        () => true,
-        (err: unknown) => {
-          if (isGrpcServiceError(err) && (err.code as number) === NOT_FOUND) return false;
-          throw err;
-        },
-      );
-      if (!ok) continue;
+      // NOT_FOUND: the poll (or its workflow) ended between the describe and the pause.
+      try {
+        await sent;
+      } catch (err) {
+        if (isGrpcStatus(err, 'NotFound')) continue;
+        throw err;
+      }
       done++;
       out(`${pause ? 'Paused' : 'Resumed'} ${type} (activity ${a.activityId}) of ${workflowId}`);
     }
-  };
-  // A few runners share the one listing: each takes the next workflow when it is free.
-  const runner = async () => {
-    for (let next = await runs.next(); !next.done; next = await runs.next()) {
-      await one(next.value.workflowId, next.value.runId);
-    }
-  };
-  await Promise.all(Array.from({ length: IN_FLIGHT }, runner));
+  });
   out(`${pause ? 'Paused' : 'Resumed'} ${plural(done, 'poll')} of the workflows matching: ${query}`);
 }
 

@@ -42,7 +42,6 @@ export function addInspectCommands(program: Command, out: Out): void {
     .description("cancel a batchJob's platform batch (the cancelBatch Update) and print its final state")
     .action((workflowId: string, opts: { reason?: string }) =>
       withStarter(async ({ client }) => {
-        // Answers once the platform batch has stopped.
         const update = client.workflow
           .getHandle(workflowId)
           .executeUpdate(cancelBatchUpdate, { args: [{ reason: opts.reason }] });

@@ -1,5 +1,4 @@
-// `models`: the model registry (packages/client/src/model-registry.json). `products` and `templates`: what an instance
-// can be created from, every page. `quotas`: docs/rate-limits.md#seeing-it.
+// `models`, `products`, `templates` and `quotas` (docs/rate-limits.md#seeing-it).
 import type { Command } from 'commander';
 import type { Client } from '@temporalio/client';
 import { MODEL_REGISTRY, priorityClassOf, quotaTaskQueue, SearchAttributes } from '@platform-ops/client';
@@ -10,11 +9,8 @@ import { describeQuotaQueue, queuePartitions, type ServerPace } from '../../rate
 import { CliError, ExitCode, plural, tableRow, withStarter, type Out } from '../../cli/command';
 import { DEV_API_KEY, HEALTH_PATH, loadEmulatorConfig } from '@platform-ops/emulator';
 
-/**
- * PLATFORM_BASE_URL's and PLATFORM_API_KEY's platform; with neither set, the emulator that `npm start` runs on this
- * machine (EMULATOR_PORT, its first key, which is no secret), said on stderr so the figures are not taken for live.
- */
-export async function platformOf(env: NodeJS.ProcessEnv): Promise<PlatformClient> {
+/** With no PLATFORM_* set, `npm start`'s emulator, said on stderr so the figures are not taken for live. */
+async function platformOf(env: NodeJS.ProcessEnv): Promise<PlatformClient> {
   if (env.PLATFORM_BASE_URL !== undefined || env.PLATFORM_API_KEY !== undefined) return PlatformClient.fromEnv(env);
   const emulator = loadEmulatorConfig(env);
   const url = `http://127.0.0.1:${emulator.port}`;
@@ -87,19 +83,17 @@ function printModels(out: Out): void {
   out('Prices are in 1/10000 USD per task; entries marked (example) stand for models the spec names without a body.');
 }
 
-/** A header and rows, each column as wide as its widest cell. */
 function printTable(out: Out, header: string[], rows: string[][]): void {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   for (const row of [header, ...rows]) out(tableRow(widths, row, '  ').trimEnd());
 }
 
-/** The most items a list command shows: a bound on what one command reads, whatever the platform answers. */
+/** A bound on what one list command reads, whatever the platform answers. */
 const MAX_ITEMS = 1_000;
 
-/** A whole number option, or undefined; the request's own check names the rule when it is not one. */
+/** The request's own check names the rule when it is no whole number. */
 const count = (value: string | undefined) => (value === undefined ? undefined : Number(value));
 
-/** Prints a table of at most MAX_ITEMS rows, read page by page. */
 async function printPages<T>(out: Out, items: AsyncIterable<T>, header: string[], row: (item: T) => string[]) {
   const rows: string[][] = [];
   for await (const item of items) {
@@ -180,11 +174,10 @@ function paceLine(server: ServerPace, windowSeconds: number): string {
   return `${rate}, ${slowed}${held}${backlog}`;
 }
 
-/** The most runs read for the by-key count, and the keys shown by name (the rest are "other"). */
 const MAX_LISTED = 10_000;
 const TOP_KEYS = 5;
 
-/** Running generations still submitting, counted per fairness key: the top keys, then the rest as "other". */
+/** Running generations still submitting, per fairness key: the top keys, then the rest as "other". */
 async function submittingByFairnessKey(client: Client, taskQueue: string): Promise<string[]> {
   const counts = new Map<string, number>();
   let listed = 0;
@@ -202,10 +195,10 @@ async function submittingByFairnessKey(client: Client, taskQueue: string): Promi
   return [...shown, ...(other > 0 ? [`other ${other}`] : []), ...(listed >= MAX_LISTED ? ['(first 10,000 only)'] : [])];
 }
 
-async function printQuotas(out: Out, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+async function printQuotas(out: Out): Promise<void> {
   // The same settings and quota list the workers read, so the figures match theirs.
-  const settings = loadRateLimitSettings(env);
-  const platform = await platformOf(env);
+  const settings = loadRateLimitSettings(process.env);
+  const platform = await platformOf(process.env);
   const quotas = await platform.listQuotas({}).then(
     (r) => r.data,
     (err: unknown) => {

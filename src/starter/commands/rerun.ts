@@ -1,32 +1,22 @@
-// `incident rerun-failed`: a new run of each failed run a query matches, of the same workflow type with the
-// same input, started as the failed run was (docs/operations.md#bulk-actions). The new run's id is derived
-// from the failed run's, and the server refuses a second run of that id, so running the command again starts
-// nothing more. A type that pays the platform (src/api/paid.ts) is only rerun when the operator says so: its
-// failed run may have been charged already.
+// `incident rerun-failed`: a new run of each failed run a query matches, of the same type with the same input
+// (docs/operations.md#bulk-actions). The new run's id is derived from the failed run's, so running the command
+// again starts nothing more. A paid type (src/api/paid.ts) may have been charged already: rerun only when told.
 import { randomUUID } from 'node:crypto';
-import type { Client } from '@temporalio/client';
+import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { encodeToPayload } from '@temporalio/common/lib/internal-non-workflow';
 import { temporal } from '@temporalio/proto';
 import type { Command } from 'commander';
 import { IDEMPOTENCY_MEMO, STARTABLE_WORKFLOW_TYPES } from '@platform-ops/client';
 import { paidFor } from '../../api/paid';
-import { withStarter, type Out } from '../../cli/command';
-import { checkedQuery, grpcCode, queryRefused } from './bulk';
+import { isGrpcStatus, queryRefused, withStarter, type Out } from '../../cli/command';
+import { checkedQuery, forEachRun } from './bulk';
 
 type StartedAttributes = temporal.api.history.v1.IWorkflowExecutionStartedEventAttributes;
+type FailedRun = Pick<WorkflowExecutionInfo, 'workflowId' | 'runId'>;
 const { WorkflowIdReusePolicy, WorkflowIdConflictPolicy, EventType } = temporal.api.enums.v1;
 
 /** The memo key that marks a rerun, and names the run it reruns (ids only). */
-export const RERUN_MEMO = 'rerunOf';
-
-/** Failed runs read and rerun at once: two or three frontend requests each, as incident's sweep makes. */
-const IN_FLIGHT = 8;
-
-const ALREADY_EXISTS = 6;
-const NOT_FOUND = 5;
-
-/** The rerun's workflow id: one per failed run, so a second start of it is refused. */
-export const rerunId = (workflowId: string, runId: string): string => `${workflowId}-rerun-${runId.slice(0, 8)}`;
+const RERUN_MEMO = 'rerunOf';
 
 interface RerunOptions {
   query: string;
@@ -35,11 +25,6 @@ interface RerunOptions {
 }
 
 type Verdict = 'started' | 'already rerun' | 'refused';
-
-interface FailedRun {
-  workflowId: string;
-  runId: string;
-}
 
 async function startedEvent(client: Client, run: FailedRun) {
   const { history } = await client.workflowService.getWorkflowExecutionHistory({
@@ -59,8 +44,8 @@ function neverRerun(attrs: StartedAttributes, type: string): string | undefined 
   if (attrs.memo?.fields?.[RERUN_MEMO]) {
     return 'it is itself a rerun that failed too: find out why before starting it a third time';
   }
+  // Alone, a child would run outside what its parent holds for it (a budget reservation).
   if (attrs.parentWorkflowExecution) {
-    // Alone, a child would run outside what its parent holds for it (a budget reservation).
     return `a child of ${attrs.parentWorkflowExecution.workflowId}: rerun that workflow instead`;
   }
   if (!(STARTABLE_WORKFLOW_TYPES as string[]).includes(type)) {
@@ -69,10 +54,7 @@ function neverRerun(attrs: StartedAttributes, type: string): string | undefined 
   return undefined;
 }
 
-/**
- * The start request of the rerun: the failed run's own start, its input passed through unchanged (still encrypted,
- * under the key it was written with: the keyring keeps older keys for decoding, src/codec).
- */
+/** The failed run's own start, its input passed through still encrypted (the keyring keeps older keys, src/codec). */
 async function rerunRequest(
   client: Client,
   run: FailedRun,
@@ -91,7 +73,8 @@ async function rerunRequest(
   );
   return {
     namespace: client.options.namespace,
-    workflowId: rerunId(run.workflowId, run.runId),
+    // One id per failed run, so that a second start of it is refused.
+    workflowId: `${run.workflowId}-rerun-${run.runId.slice(0, 8)}`,
     workflowType: attrs.workflowType,
     taskQueue: { name: attrs.taskQueue?.name },
     input: attrs.input,
@@ -111,17 +94,16 @@ async function rerunRequest(
   };
 }
 
-/** Whether a workflow of this id exists (for --dry-run, which starts nothing to find out). */
+/** For --dry-run, which starts nothing to find out. */
 async function exists(client: Client, workflowId: string): Promise<boolean> {
-  return client.workflowService
-    .describeWorkflowExecution({ namespace: client.options.namespace, execution: { workflowId } })
-    .then(
-      () => true,
-      (err: unknown) => {
-        if (grpcCode(err) === NOT_FOUND) return false;
-        throw err;
-      },
-    );
+  const execution = { workflowId };
+  return client.workflowService.describeWorkflowExecution({ namespace: client.options.namespace, execution }).then(
+    () => true,
+    (err: unknown) => {
+      if (isGrpcStatus(err, 'NotFound')) return false;
+      throw err;
+    },
+  );
 }
 
 async function rerunOne(client: Client, run: FailedRun, opts: RerunOptions): Promise<[Verdict, string]> {
@@ -143,7 +125,7 @@ async function rerunOne(client: Client, run: FailedRun, opts: RerunOptions): Pro
   try {
     await client.workflowService.startWorkflowExecution(request);
   } catch (err) {
-    if (grpcCode(err) === ALREADY_EXISTS) return ['already rerun', `Already rerun ${failed}: ${id}`];
+    if (isGrpcStatus(err, 'AlreadyExists')) return ['already rerun', `Already rerun ${failed}: ${id}`];
     throw err;
   }
   return ['started', `Started ${id}, a rerun of ${failed}`];
@@ -151,27 +133,21 @@ async function rerunOne(client: Client, run: FailedRun, opts: RerunOptions): Pro
 
 async function rerunFailed(client: Client, opts: RerunOptions, out: Out): Promise<void> {
   const query = `(${opts.query}) AND ExecutionStatus = 'Failed'`;
-  const runs = client.workflow.list({ query })[Symbol.asyncIterator]();
   const tally: Record<Verdict, number> = { started: 0, 'already rerun': 0, refused: 0 };
-  // A few runners share the one listing: each takes the next failed run when it is free.
-  const runner = async () => {
-    for (let next = await runs.next(); !next.done; next = await runs.next()) {
-      const [verdict, line] = await rerunOne(client, next.value, opts);
-      tally[verdict]++;
-      out(line);
-    }
-  };
-  await Promise.all(Array.from({ length: IN_FLIGHT }, runner)).catch((err: unknown) => {
+  await forEachRun(client, query, async (run) => {
+    const [verdict, line] = await rerunOne(client, run, opts);
+    tally[verdict]++;
+    out(line);
+  }).catch((err: unknown) => {
     throw queryRefused(err, opts.query);
   });
   if (tally.started + tally['already rerun'] + tally.refused === 0) {
     out(`No failed run matches: ${query}. Nothing rerun.`);
     return;
   }
-  const startedWord = opts.dryRun ? 'would start' : 'started';
   out(
-    `Failed runs matching ${query}: ${tally.started} ${startedWord}, ${tally['already rerun']} already rerun, ` +
-      `${tally.refused} refused${opts.dryRun ? ' (--dry-run: nothing started)' : ''}.`,
+    `Failed runs matching ${query}: ${tally.started} ${opts.dryRun ? 'would start' : 'started'}, ` +
+      `${tally['already rerun']} already rerun, ${tally.refused} refused${opts.dryRun ? ' (--dry-run: nothing started)' : ''}.`,
   );
 }
 

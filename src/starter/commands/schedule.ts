@@ -1,5 +1,4 @@
-// `schedule …`: Temporal Schedules of budget-gated jobs (docs/workflows/schedules.md), or a member's autoRenew
-// schedule (src/operations/autoRenew/README.md). A schedule lives on the server: no process of ours has to stay up.
+// `schedule …`: Temporal Schedules of budget-gated jobs (docs/workflows/schedules.md), or a member's autoRenew.
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { Command } from 'commander';
 import {
@@ -41,7 +40,6 @@ interface ScheduleCreateOptions extends InputFlags, ScheduleFlags, PriorityFlags
   note?: string;
 }
 
-/** A scheduled run without budget ends Skipped (a success) unless the input says otherwise. */
 const SCHEDULE_INPUT_DEFAULTS = { onInsufficient: 'skip' };
 
 /** autoRenew's default: a 72 h window never misses an expiry, and it costs only a few list calls a day. */
@@ -89,7 +87,6 @@ export function addScheduleCommands(program: Command, out: Out): void {
         let n = 0;
         const widths = [36, 28, 6, 20];
         out(tableRow(widths, ['SCHEDULE ID', 'SPEC', 'PAUSED', 'NEXT RUN', 'RECENT']));
-        // Listing is eventually consistent: a schedule created a moment ago may show up a moment later.
         for await (const s of client.schedule.list()) {
           const next = s.state.paused ? undefined : s.info.nextActionTimes[0];
           const cells = [s.scheduleId, describeScheduleSpec(s.spec), s.state.paused ? 'yes' : 'no'];
@@ -135,7 +132,7 @@ export function addScheduleCommands(program: Command, out: Out): void {
       const override = opts.overlap === undefined ? undefined : overlapPolicy(opts.overlap);
       return withSchedules(scheduleId, async (client) => {
         const handle = client.schedule.getHandle(scheduleId);
-        // Without --overlap, the schedule's own policy (the client alone would allow any overlap).
+        // Without --overlap the client alone would allow any overlap.
         const overlap = override ?? (await handle.describe()).policies.overlap;
         await handle.trigger(overlap);
         out(`Triggered schedule ${scheduleId}: a run starts now, as overlap ${overlapName(overlap)} allows.`);
@@ -153,7 +150,6 @@ export function addScheduleCommands(program: Command, out: Out): void {
     );
 }
 
-/** Everything is checked before connecting: nothing is created from a bad command line. */
 async function createSchedule(id: string, opts: ScheduleCreateOptions, out: Out): Promise<void> {
   const autoRenew = id === WorkflowType.autoRenew;
   const timing = autoRenew && opts.cron === undefined && opts.every === undefined ? { every: AUTO_RENEW_EVERY } : {};
@@ -180,7 +176,6 @@ async function createSchedule(id: string, opts: ScheduleCreateOptions, out: Out)
           workflowId: scheduleId,
           taskQueue,
           args: [input],
-          // Each run's one line in the Web UI, as a start by hand has.
           staticSummary: `${workflowSummary(workflowType, input)}, schedule ${scheduleId}`,
           typedSearchAttributes: [
             { key: SearchAttributes.operation, value: workflowType },
@@ -210,7 +205,7 @@ async function createSchedule(id: string, opts: ScheduleCreateOptions, out: Out)
   });
 }
 
-/** A run's standing: `Completed: reserved …`, `Running (WAITING_FOR_BUDGET)`, `Failed: … [BudgetExceeded]` … */
+/** `Completed: reserved …`, `Running (WAITING_FOR_BUDGET)`, `Failed: … [BudgetExceeded]` … */
 export async function runLine(handle: Pick<WorkflowHandle, 'describe' | 'query' | 'result'>): Promise<string> {
   const described = await handle.describe().catch(() => undefined);
   if (!described) return 'no longer found (its history may have been removed)';
@@ -250,7 +245,6 @@ function describeSchedule(scheduleId: string, out: Out): Promise<void> {
     const next = d.info.nextActionTimes.slice(0, 3).map(isoSeconds);
     out(`  next runs:  ${d.state.paused ? '(paused)' : next.length > 0 ? next.join('  ') : 'none'}`);
     out(`  recent runs:${d.info.recentActions.length === 0 ? ' none yet' : ''}`);
-    // Each run's outcome is in its own result: fetched together, printed in the order they started.
     const lines = await Promise.all(
       d.info.recentActions.map(({ action: { workflow } }) =>
         runLine(client.workflow.getHandle(workflow.workflowId, workflow.firstExecutionRunId)),

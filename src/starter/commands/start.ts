@@ -1,5 +1,4 @@
-// `start <workflow>`, and `attach task|batch <id>`: follows a task or batch submitted elsewhere, sending nothing paid
-// (docs/starter.md#attach-task-or-batch). With `--wait`, both print the result.
+// `start <workflow>`, and `attach task|batch <id>` (docs/starter.md#attach-task-or-batch).
 import type { WorkflowHandle } from '@temporalio/client';
 import type { Command } from 'commander';
 import {
@@ -73,10 +72,9 @@ export function addStartCommands(program: Command, out: Out): void {
           ? `Started ${workflowType} as workflow ${workflowId}.`
           : `Already started for this idempotency key: workflow ${workflowId} (nothing new was started).`,
       );
-      if (opts.wait) await waitAndPrint(workflowType, handle, workflowId, out);
+      if (opts.wait) await waitAndPrint(workflowType, handle, out);
     });
   });
-
   program
     .command('attach')
     .argument('<kind>', 'task (a mediaGeneration) or batch (a batchJob)')
@@ -102,24 +100,19 @@ export function addStartCommands(program: Command, out: Out): void {
             ? `Attached to ${kind} ${id}: following it as ${workflowType} workflow ${workflowId}.`
             : `Already attached to ${kind} ${id}: workflow ${workflowId} (nothing new was started).`,
         );
-        if (opts.wait) await waitAndPrint(workflowType, handle, workflowId, out);
+        if (opts.wait) await waitAndPrint(workflowType, handle, out);
       });
     });
 }
 
-/** Waits for the run, its progress on stderr, then prints the result and its summary. */
-async function waitAndPrint(
-  workflowType: StartableWorkflowType,
-  handle: WorkflowHandle,
-  workflowId: string,
-  out: Out,
-): Promise<void> {
+/** Its progress on stderr, then the result and its summary on stdout. */
+async function waitAndPrint(workflowType: StartableWorkflowType, handle: WorkflowHandle, out: Out): Promise<void> {
   const view = watchOf(workflowType);
   const result: unknown = await orCliError(
     view
       ? waitWithProgress(handle, view, { codecs: handle.client.options.loadedDataConverter.payloadCodecs })
       : handle.result(),
-    workflowId,
+    handle.workflowId,
   );
   out(JSON.stringify(result, null, 2));
   for (const line of view?.summary?.(result) ?? []) out(line);

@@ -22,7 +22,7 @@ import { starterExamples } from '../workflow-inputs';
 
 type Stop = () => Promise<void>;
 
-/** One task queue partition for a new database (noted beside it); older data keeps the default: fewer strand tasks. */
+/** One task queue partition for a new database (noted beside it): fewer strand tasks. Older data keeps the default. */
 export function partitionsForData(dbFile: string, out: Out): Record<string, number> {
   const note = `${dbFile}.partitions`;
   if (!existsSync(dbFile)) {
@@ -37,15 +37,10 @@ export function partitionsForData(dbFile: string, out: Out): Record<string, numb
   return taskQueuePartitions(SERVER_DEFAULT_PARTITIONS);
 }
 
-// The one `up` whose dev server holds a data file: a server whose parent is gone was left behind by it.
 const UP_PROCESS = /starter\.js up\b/;
 const STOP_LEFT_BEHIND_MS = 15_000;
 
-/**
- * Dev servers on `dbFile` (their command line names it): one left behind by an earlier `up` of this checkout is
- * stopped; one that a running `up` still uses is reported. Any other process holding the port is left alone
- * (startDevServer refuses it with busyPortMessage below).
- */
+/** A dev server on `dbFile` left behind by an earlier `up` is stopped; one a running `up` still uses is reported. */
 async function clearLeftBehind(dbFile: string, out: Out): Promise<void> {
   const processes = await listProcesses();
   const byPid = new Map(processes.map((p) => [p.pid, p]));
@@ -63,18 +58,9 @@ async function clearLeftBehind(dbFile: string, out: Out): Promise<void> {
   }
 }
 
-const busyPortMessage = (dbFile: string) => (port: number) =>
-  `Port ${port} is in use, and not by a dev server of this checkout (none runs on ${dbFile}), so it is left alone. ` +
-  'Stop whatever holds it, set TEMPORAL_DEV_PORT to use another port, or TEMPORAL_ADDRESS to use a Temporal ' +
-  'server that is already running.';
-
 async function startLocalTemporal(out: Out, log: Out) {
-  const {
-    TEMPORAL_DEV_PORT: port,
-    TEMPORAL_DEV_UI_PORT: uiPort,
-    TEMPORAL_DEV_DATA_DIR: dataDir,
-  } = loadDevServerPorts();
-  const dbFile = path.resolve(dataDir, 'temporal.sqlite');
+  const { TEMPORAL_DEV_PORT: port, TEMPORAL_DEV_UI_PORT: uiPort, TEMPORAL_DEV_DATA_DIR } = loadDevServerPorts();
+  const dbFile = path.resolve(TEMPORAL_DEV_DATA_DIR, 'temporal.sqlite');
   const binaries = await findOrBuildClusterBinaries(log);
   await clearLeftBehind(dbFile, out);
   const codec = await startLocalCodecServer(uiPort);
@@ -86,7 +72,10 @@ async function startLocalTemporal(out: Out, log: Out) {
     dbFile,
     searchAttributes: SEARCH_ATTRIBUTE_DEFINITIONS,
     dynamicConfig: partitionsForData(dbFile, out),
-    busyPortMessage: busyPortMessage(dbFile),
+    busyPortMessage: (busy) =>
+      `Port ${busy} is in use, and not by a dev server of this checkout (none runs on ${dbFile}), so it is left alone. ` +
+      'Stop whatever holds it, set TEMPORAL_DEV_PORT to use another port, or TEMPORAL_ADDRESS to use a Temporal ' +
+      'server that is already running.',
     codecEndpoint: codec?.url,
   }).catch(async (err: unknown) => {
     await codec?.close();
@@ -99,10 +88,7 @@ async function startLocalTemporal(out: Out, log: Out) {
   return { address: server.address, uiUrl: server.uiUrl, stop };
 }
 
-/**
- * The codec server the local Web UI decrypts payloads with, on a free port of 127.0.0.1 (CODEC_PORT to choose),
- * open to the UI's origins only; none when encryption is off.
- */
+/** The local Web UI's codec server, on a free port unless CODEC_PORT says; none when encryption is off. */
 export async function startLocalCodecServer(uiPort: number) {
   const env = process.env;
   const keyring = loadKeyring(env, { localKeyFile: localKeyFile(env) });
@@ -115,7 +101,7 @@ export async function startLocalCodecServer(uiPort: number) {
   return startCodecServer({ ...settings, keyring });
 }
 
-/** The platform of `npm start`'s and `npm run cluster`'s worker: PLATFORM_BASE_URL's, else the emulator in-process. */
+/** PLATFORM_BASE_URL's platform, else the emulator in-process. */
 export async function startLocalPlatform(out: Out): Promise<Stop> {
   if (process.env.PLATFORM_BASE_URL && process.env.PLATFORM_API_KEY) {
     out(`Using the platform at ${process.env.PLATFORM_BASE_URL}.`);
@@ -128,16 +114,12 @@ export async function startLocalPlatform(out: Out): Promise<Stop> {
   return () => emulator.close();
 }
 
-/** Ctrl-C, `kill`, a closed terminal: each stops the stack the same way. */
 const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 /**
- * Holds the stop signals for as long as `up` runs, so that none of them can end it before it has stopped what it
- * started. The Runtime's own handler (src/process-entry.ts installRuntime) stops the worker at the first one and then lets
- * go of them all: the next one would kill the process at once, leaving its dev server (in a session of its own, which
- * no terminal signal reaches) running. And there is often a next one: a closed terminal sends SIGHUP more than once
- * (the terminal or the shell signals the foreground job, then the kernel signals it again as the session's leader,
- * the shell or `npm start` itself, exits), and people press Ctrl-C twice. Later ones find the shutdown under way.
+ * Holds the stop signals while `up` runs. The Runtime's handler (src/process-entry.ts) stops the worker at the first
+ * and lets go of them: a second (a closed terminal sends SIGHUP more than once; people press Ctrl-C twice) would then
+ * kill the process at once, leaving its dev server, in a session of its own, running.
  */
 function holdStopSignals(say: Out): { received: () => NodeJS.Signals | undefined; release: () => void } {
   let received: NodeJS.Signals | undefined;
@@ -158,12 +140,11 @@ function holdStopSignals(say: Out): { received: () => NodeJS.Signals | undefined
   };
 }
 
-/** Every line it prints is a log line, readable or JSON (src/logging.ts): a machine reading it gets one JSON object a line. */
+/** Every line it prints is a log line, readable or JSON (src/logging.ts). */
 export async function upCommand(): Promise<void> {
   const stops: Stop[] = [];
-  // A closed terminal leaves the output nowhere to go (EIO, EPIPE): that must not stop the shutdown below. The
-  // starter's own handler (src/starter.ts) ends the process there, as it should for a command piped into `head`, so
-  // it makes way: ended then, the stack would be left to the 'exit' handlers and the guard, without its drain.
+  // A closed terminal leaves the output nowhere to go (EIO, EPIPE): that must not stop the shutdown below, so the
+  // starter's handler (src/starter.ts), which ends the process there, makes way.
   for (const stream of [process.stdout, process.stderr]) {
     stream.removeAllListeners('error');
     stream.on('error', () => undefined);
@@ -184,7 +165,7 @@ export async function upCommand(): Promise<void> {
       uiUrl = local.uiUrl;
     }
     const { address, taskQueue } = loadTemporalSettings();
-    // A signal during the startup: what has started is stopped (below), and the rest is not started.
+    // A signal during the startup: what has started is stopped, and the rest is not started.
     if (signals.received()) return;
     stops.push(await startLocalPlatform(say));
     if (signals.received()) return;
@@ -204,10 +185,7 @@ export async function upCommand(): Promise<void> {
   }
 }
 
-/**
- * Payloads are encrypted by default (src/codec): with no key setting, the local stack (and `npm run cluster`) makes
- * its own key the first time, which its workers and the starter then find by themselves.
- */
+/** With no key setting, the local stack makes its own key the first time (payloads are encrypted by default). */
 export function makeLocalKey(say: Out): void {
   const env = process.env;
   if (env.PAYLOAD_ENCRYPTION?.trim() === 'off' || env.PAYLOAD_KEYS || env.PAYLOAD_KEY_FILE) return;
@@ -220,11 +198,7 @@ export function makeLocalKey(say: Out): void {
   }
 }
 
-/**
- * What is running and what to try: `npm start`'s and `npm run cluster`'s banner, `more` lines under the addresses.
- * In a terminal it is one log entry of several lines (so it keeps its place among the others); for a machine, the
- * heading with the addresses as fields.
- */
+/** The banner: in a terminal one log entry of several lines; for a machine, the heading with the addresses as fields. */
 export function announce(
   logger: Logger,
   format: LogFormat,
