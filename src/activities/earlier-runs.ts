@@ -1,45 +1,31 @@
-// A paid call made again by a run that a Reset started. A reset copies an earlier run's history up to
-// a point and runs the workflow on from there, so the paid calls the earlier run made after that
-// point are not in the new run's history, and the platform may have accepted them (docs/retries.md).
-// The workflow marks each paid call its reset run makes (`afterReset`); the call then reads the runs
-// it was reset from, in the workflow's history through the Temporal client, and finds there the same
-// call: the n-th call of that activity type, since the code makes the same calls in the same order
-// while it gets the same answers. An earlier call still in flight when the run was reset answers to
-// nobody (its run is closed), so every paid call completes itself and, when its run is gone, reports
-// its answer to the workflow's current run in a signal, where the reset run's call finds it.
+// A paid call made again by a run that a Reset started (docs/retries.md): it finds the same call, the n-th of
+// its activity type, in the runs it was reset from. A call in flight when its run was reset reports its answer
+// to the workflow's current run in a signal, where the reset run's call finds it.
 import { CompleteAsyncError, log, type Context } from '@temporalio/activity';
 import { ActivityNotFoundError, type Client } from '@temporalio/client';
 import { decodeArrayFromPayloads, decodeFailure } from '@temporalio/common/lib/internal-non-workflow';
 import type { temporal } from '@temporalio/proto';
 import { FailureType, markedSending, type Resumed, type SendingMark } from '@platform-ops/client';
 
-/** The signal's name: the workflows need no handler, the reset run's call reads it in the history. */
-export const PAID_CALL_ANSWERED = 'paidCallAnswered';
+/** The workflows need no handler: the reset run's call reads the signal in the history. */
+const PAID_CALL_ANSWERED = 'paidCallAnswered';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
-/** Set by the workflow on a paid call that a run started by a reset makes. */
 export interface AfterReset {
   afterReset?: boolean;
 }
 
-/** The signal a paid call's attempt sends when its run was closed (reset) before its answer. */
-export interface PaidCallAnswer {
+interface PaidCallAnswer {
   runId: string;
   activityId: string;
   result: unknown;
 }
 
-/** The same paid call in an earlier run, and what became of it. */
 export interface EarlierPaidCall<I, R> {
-  /** The run that made it. */
   runId: string;
-  /** What it was asked. */
   input: I;
-  /**
-   * `answered`: it returned `result` (in that run's history, or reported late); `failed`: it ended
-   * with `failure` and no answer; `unanswered`: no answer came back while an attempt could still send.
-   */
+  /** `unanswered`: no answer came back while an attempt could still send. */
   outcome: 'answered' | 'failed' | 'unanswered';
   result?: R;
   failure?: temporal.api.failure.v1.IFailure;
@@ -47,23 +33,18 @@ export interface EarlierPaidCall<I, R> {
   laterCalls: number;
 }
 
-/** What a call that took an earlier run's answer reports (in its result, and the workflow's). */
 export const resumedFrom = (ctx: Context, earlier: { runId: string }, found: string): Resumed => ({
   runId: earlier.runId,
   call: ctx.info.activityType,
   found,
 });
 
-/** Gap between two looks for a late answer while an earlier call is still in flight. */
 const LOOK_EVERY_MS = 2_000;
-/** Events read per page when looking for a late answer, newest first. */
 const NEWEST_PAGE = 50;
-/** PendingActivityState SCHEDULED: no attempt has started. */
 const PENDING_SCHEDULED: temporal.api.enums.v1.PendingActivityState = 1;
 /** After its attempt timed out, how long an earlier call's late answer may take to arrive. */
 const REPORT_MARGIN_MS = 15_000;
 
-/** The values in a history's payloads (a failure's details, a heartbeat's), decoded as the client decodes (src/codec). */
 export const decodePayloads = (
   temporal: Client,
   payloads?: temporal.api.common.v1.IPayloads | null,
@@ -98,12 +79,6 @@ function baseRunIds(events: HistoryEvent[]): string[] {
   return [...new Set(bases.reverse())];
 }
 
-/** One call of an activity type in a history: its scheduled event and, once it ended, its closing event. */
-interface Call {
-  scheduled: HistoryEvent;
-  closed?: HistoryEvent;
-}
-
 function closingAttrs(e: HistoryEvent) {
   return (
     e.activityTaskCompletedEventAttributes ??
@@ -113,14 +88,8 @@ function closingAttrs(e: HistoryEvent) {
   );
 }
 
-/**
- * The calls of one activity type that may have sent, in the order they were scheduled. A call that ended
- * without ever starting (it timed out or was cancelled while waiting in its queue: a paced submit moved up a
- * priority class, say), or a reset run's look-up that found nothing, sent nothing, and a run makes such calls
- * as its own queue and resets decide, so they are left out on both sides: the n-th call that may have sent in
- * one run is the n-th in the other.
- */
-function callsOf(events: HistoryEvent[], type: string): Call[] {
+/** The calls of a type that may have sent: the n-th in one run is the n-th in the other. */
+function callsOf(events: HistoryEvent[], type: string) {
   const closings = new Map<string, HistoryEvent>();
   for (const e of events) {
     const attrs = closingAttrs(e);
@@ -129,20 +98,16 @@ function callsOf(events: HistoryEvent[], type: string): Call[] {
   return events
     .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === type)
     .map((scheduled) => ({ scheduled, closed: closings.get(String(scheduled.eventId)) }))
-    .filter(({ closed }) => !closed || (Number(closingAttrs(closed)?.startedEventId ?? 0) > 0 && !lookUpOnly(closed)));
+    .filter(
+      ({ closed }) =>
+        !closed ||
+        (Number(closingAttrs(closed)?.startedEventId ?? 0) > 0 &&
+          closed.activityTaskFailedEventAttributes?.failure?.applicationFailureInfo?.type !==
+            FailureType.NothingEarlier),
+    );
 }
 
-/** A reset run's look-up that found nothing to take (NothingEarlier): it sent nothing, by its own word. */
-function lookUpOnly(closed: HistoryEvent): boolean {
-  return closed.activityTaskFailedEventAttributes?.failure?.applicationFailureInfo?.type === FailureType.NothingEarlier;
-}
-
-/**
- * The call of this activity's type that the runs this run was reset from made in this one's place
- * (the n-th of its type that may have sent, as this is), newest run first, or undefined when none made
- * it. A call in flight when its run was reset is waited for until its answer arrives or no attempt of it
- * can still send (its start-to-close timeout after its run closed).
- */
+/** The call the runs this run was reset from made in its place; one in flight is waited for until it settles. */
 export async function earlierPaidCall<I, R>(
   temporal: Client,
   ctx: Context,
@@ -174,9 +139,7 @@ export async function earlierPaidCall<I, R>(
         closed.activityTaskFailedEventAttributes?.failure ?? closed.activityTaskTimedOutEventAttributes?.failure;
       return { ...found, outcome: 'failed', failure: failure ? await readableFailure(temporal, failure) : undefined };
     }
-    // Never begun when its run closed (still waiting for a worker: a paced submit in its quota's queue), or,
-    // for a call that marks its sending, begun without the mark: nothing was sent, and nothing can be (the
-    // closed run's task is never handed out, and the server refuses a mark for it), so this run makes the call.
+    // Never begun when its run closed, or begun without its sending mark: nothing was sent, and nothing can be.
     if (await neverSent(temporal, workflowId, baseRunId, attrs.activityId ?? '', opts)) return undefined;
     // In flight when its run closed: its attempt answers, if at all, in a signal to the current run.
     const closedAt = ms(events[events.length - 1]?.eventTime);
@@ -187,12 +150,7 @@ export async function earlierPaidCall<I, R>(
   return undefined;
 }
 
-async function answerIn(
-  temporal: Client,
-  events: HistoryEvent[],
-  runId: string,
-  activityId: string,
-): Promise<PaidCallAnswer | undefined> {
+async function answerIn(temporal: Client, events: HistoryEvent[], runId: string, activityId: string) {
   for (const e of events) {
     const signal = e.workflowExecutionSignaledEventAttributes;
     if (signal?.signalName !== PAID_CALL_ANSWERED) continue;
@@ -202,11 +160,7 @@ async function answerIn(
   return undefined;
 }
 
-/**
- * The answer an earlier run's call reports to this run in a signal, waited for until `settledAt`. Each
- * look reads this run's history newest first, only as far back as the last look reached, so a look costs
- * what arrived since the one before, however long the history is.
- */
+/** The answer an earlier run's call signals to this run, waited for until `settledAt`; a look reads only new events. */
 async function lateAnswer(
   temporal: Client,
   ctx: Context,
@@ -245,11 +199,7 @@ async function lateAnswer(
   }
 }
 
-/**
- * Whether the closed run's activity `activityId` never sent: its first attempt was still waiting to start,
- * or, `marksSending`, its attempt holds no sending mark (markSending). A closed run keeps its pending
- * activities' state and last heartbeat, so the server can tell.
- */
+/** Whether the closed run's activity never sent: its first attempt never started, or holds no sending mark. */
 async function neverSent(
   temporal: Client,
   workflowId: string,
@@ -265,11 +215,7 @@ async function neverSent(
   return !markedSending(await decodeFirst(temporal, pending.heartbeatDetails));
 }
 
-/**
- * After a reset, what the earlier run's same call made: from its answer, or, when its answer was lost,
- * found on the platform by `lookUp` with the input that call was given. Undefined when no earlier run
- * made the call or nothing of it is found: this run makes the call itself.
- */
+/** After a reset, what the earlier run's same call made: from its answer, or found by `lookUp` when it was lost. */
 export async function madeByEarlierRun<I, R, M>(
   temporal: Client,
   ctx: Context,
@@ -282,15 +228,11 @@ export async function madeByEarlierRun<I, R, M>(
   return found === undefined ? undefined : { earlier, made: found };
 }
 
-/** How long the server may take to record the mark; past it, nothing is sent. */
 const MARK_TIMEOUT_MS = 10_000;
 
 /**
- * Records, and waits until the server holds, that this attempt is about to send its paid request. A timed-out
- * attempt without the mark never sent anything: the server may record an attempt as started that no worker
- * ever received (a task handed out while the server was overloaded, its answer to the worker lost), and it
- * then times out like a lost worker. The server refuses the mark once the attempt timed out or its run
- * closed, so an attempt that is late never sends. Throws when the mark was not recorded: nothing was sent.
+ * Records, and waits until the server holds, that this attempt is about to send: a timed-out attempt without the
+ * mark never sent, and the server refuses the mark once the attempt timed out or its run closed.
  */
 export async function markSending(temporal: Client, ctx: Context): Promise<void> {
   const mark: SendingMark = { sendingAt: Date.now() };
@@ -299,12 +241,7 @@ export async function markSending(temporal: Client, ctx: Context): Promise<void>
   );
 }
 
-/**
- * Ends a paid call's attempt with its answer. It completes itself through the client, so that when
- * its run was closed by a reset meanwhile (the server no longer knows the activity) it can report the
- * answer to the workflow's current run instead, where the reset run's same call finds it. When the
- * client cannot reach the server, the answer is returned, and the worker delivers it as usual.
- */
+/** Completes a paid call through the client, so that when a reset closed its run the answer goes to the current one. */
 export async function answerPaidCall<R>(temporal: Client, ctx: Context, result: R): Promise<R> {
   const { taskToken, workflowExecution, activityId } = ctx.info;
   if (!workflowExecution) return result;

@@ -5,7 +5,6 @@ import { FailureType, type FailureTypeName } from '@platform-ops/client';
 import type { PlatformClient } from '../platform-client/client';
 import { classifySubmitFailure, PlatformError } from '../platform-client/errors';
 
-// Typed failures let callers in any language tell "retry later" from "this will never work".
 const BUDGET_REASONS = new Set(['BILLING_BALANCE_NOT_ENOUGH', 'BUDGET_EXCEEDED', 'INSUFFICIENT_BALANCE']);
 
 function finalType(err: PlatformError): FailureTypeName {
@@ -18,26 +17,20 @@ function finalType(err: PlatformError): FailureTypeName {
   return FailureType.PlatformRejected;
 }
 
-/** `nextRetryDelayMs` replaces Retry-After for activities that pace their own retries; `detail` adds their facts. */
 export function toApplicationFailure(
   err: PlatformError,
   opts: { nextRetryDelayMs?: number; detail?: Record<string, unknown> } = {},
 ): ApplicationFailure {
-  const details = [{ ...err.toJSON(), ...opts.detail }];
-  if (!err.retryable) {
-    return ApplicationFailure.create({ type: finalType(err), message: err.message, nonRetryable: true, details });
-  }
+  const { retryable } = err;
   return ApplicationFailure.create({
-    type: err.status === 429 ? FailureType.RateLimited : FailureType.PlatformUnavailable,
+    type: !retryable ? finalType(err) : err.status === 429 ? FailureType.RateLimited : FailureType.PlatformUnavailable,
     message: err.message,
-    nonRetryable: false,
-    details,
-    // Honour the platform's Retry-After; otherwise the activity's retry policy backs off.
-    nextRetryDelay: opts.nextRetryDelayMs ?? err.retryAfterMs,
+    nonRetryable: !retryable,
+    details: [{ ...err.toJSON(), ...opts.detail }],
+    nextRetryDelay: retryable ? (opts.nextRetryDelayMs ?? err.retryAfterMs) : undefined,
   });
 }
 
-/** Wraps every activity so a PlatformError leaves it as a typed ApplicationFailure. */
 export function withPlatformFailures<T extends Record<string, (...args: never[]) => Promise<unknown>>>(
   activities: T,
 ): T {
@@ -56,20 +49,14 @@ export function withPlatformFailures<T extends Record<string, (...args: never[])
   return wrapped as T;
 }
 
-// A retry of a costly call may start while the platform still acts on an earlier attempt's request, so it
-// looks until no such request can land ("Money exactly once" in docs/retries.md). The heartbeat records
-// when a request that may have got through was sent: a retry after clear refusals need not wait.
-
-/** Gap between two looks while waiting (they are reads). */
+// A retry of a costly call looks until no earlier attempt's request can still land ("Money exactly once" in
+// docs/retries.md); the heartbeat records when a request that may have got through was sent.
 const LOOK_EVERY_MS = 2_000;
 
-interface InFlight {
-  maybeSentAt?: number;
-}
+type InFlight = { maybeSentAt?: number } | undefined;
 
-/** Sends a costly request, recording first that it may land; a clear refusal takes that back. */
 export async function sendCostly<T>(ctx: Context, send: () => Promise<T>): Promise<T> {
-  const before = ctx.info.heartbeatDetails as InFlight | undefined;
+  const before = ctx.info.heartbeatDetails as InFlight;
   ctx.heartbeat({ maybeSentAt: Date.now() } satisfies InFlight);
   try {
     return await send();
@@ -79,11 +66,7 @@ export async function sendCostly<T>(ctx: Context, send: () => Promise<T>): Promi
   }
 }
 
-/**
- * On a retry, calls `look` until it finds what an earlier attempt did, or until twice the client timeout after
- * the latest request that may have got through (with no heartbeat, after this attempt was scheduled: every
- * earlier attempt had sent by then). Undefined means the call has to be made.
- */
+/** On a retry, looks until twice the client timeout after the latest request that may have got through. */
 export async function findAfterEarlierAttempts<T>(
   ctx: Context,
   platform: PlatformClient,
@@ -91,13 +74,13 @@ export async function findAfterEarlierAttempts<T>(
 ): Promise<T | undefined> {
   const { attempt, currentAttemptScheduledTimestampMs } = ctx.info;
   if (attempt <= 1) return undefined;
-  const recorded = ctx.info.heartbeatDetails as InFlight | undefined;
+  const recorded = ctx.info.heartbeatDetails as InFlight;
   if (recorded && recorded.maybeSentAt === undefined) return undefined;
   const settledAt = (recorded?.maybeSentAt ?? currentAttemptScheduledTimestampMs) + 2 * platform.config.timeoutMs;
   for (;;) {
     const found = await look();
     if (found !== undefined) return found;
-    ctx.heartbeat(recorded); // alive, and the record kept for a retry of this attempt
+    ctx.heartbeat(recorded);
     const left = settledAt - Date.now();
     if (left <= 0) return undefined;
     await ctx.sleep(Math.min(LOOK_EVERY_MS, left));
@@ -105,30 +88,17 @@ export async function findAfterEarlierAttempts<T>(
 }
 
 // Retry-as-poll: an attempt makes one poll and, while the operation runs, fails as StillRunning with a
-// nextRetryDelay, so a long wait holds no slot and sends no heartbeats (a heartbeating activity per wait would
-// cost about 3,300 requests/s for 10,000 waits). A wait that fits the attempt's own time is made in the
-// attempt instead, while a waiting place is free (waitInAttempt): a retry costs the server two requests and the
-// worker an activity task. Its facts travel in the failure's details, read by the starter's live progress and
-// the Web UI (src/operations/mediaGeneration/README.md).
-
-/** Bounds a poll, and with it an attempt, so the poll activities' start-to-close timeout can be short. */
+// nextRetryDelay, so a long wait holds no slot and sends no heartbeats; a wait that fits the attempt's time is
+// made in the attempt (waitInAttempt). See src/operations/mediaGeneration/README.md.
 export const POLL_TIMEOUT_MS = 10_000;
-
 export const pollTimeoutMs = (platform: PlatformClient) => Math.min(POLL_TIMEOUT_MS, platform.config.timeoutMs);
 
-/** A failed poll (429, 5xx, timeout) is tried again after at most this, however long the outage. */
 const MAX_ERROR_BACKOFF_MS = 5 * 60_000;
 
-/**
- * The server runs a retry up to about a second late (its timer queue fires in steps; 0.7-0.95 s on the dev
- * server), so a retry is asked for this much early and awaitPollTurn waits out the rest: polls land on time.
- */
+/** The server runs a retry up to about a second late: it is asked for this much early and awaitPollTurn waits. */
 export const RETRY_TIMER_LEAD_MS = 1_000;
 
-/**
- * Waits made in attempts at once, across the worker process: each holds an activity slot, which the other
- * activities need too (src/config/settings.ts WORKER_IN_ATTEMPT_WAITS sets it).
- */
+/** Waits made in attempts at once, each holding an activity slot (WORKER_IN_ATTEMPT_WAITS sets the limit). */
 const inAttemptWaits = { held: 0, limit: 1_000 };
 
 export function limitInAttemptWaits(limit: number): void {
@@ -136,21 +106,8 @@ export function limitInAttemptWaits(limit: number): void {
 }
 
 /**
- * Whether a wait of `waitMs` and then one read of at most `readMs` end well within this attempt's time: the
- * workflow gives an attempt the time for the waits it may make (src/workflows/retry-policies.ts).
- */
-function fitsInAttempt(ctx: Context, waitMs: number, readMs: number): boolean {
-  // Counted from when the attempt was due, not when it started: never later than the server's own bound.
-  const endsAt = ctx.info.currentAttemptScheduledTimestampMs + (ctx.info.startToCloseTimeoutMs ?? Infinity);
-  return Date.now() + waitMs + readMs + RETRY_TIMER_LEAD_MS <= endsAt;
-}
-
-/**
- * Waits `waitMs` in this attempt when that fits its time and a waiting place is free; false (nothing waited)
- * otherwise. A worker shutting down ends the wait as `stillRunning` with the time left, so another worker's
- * retry polls on time. The wait sends no heartbeats, so no pause or cancel reaches it while it waits:
- * `stillWanted`, asked once at its end, tells whether the read after it is still wanted (the activity
- * not paused or cancelled meanwhile); when not, the attempt ends as `stillRunning` without reading.
+ * Waits `waitMs` in this attempt when it and a read fit its time and a place is free. No pause or cancel reaches
+ * the wait (no heartbeats): `stillWanted`, asked at its end, says whether the read is still wanted.
  */
 export async function waitInAttempt(
   ctx: Context,
@@ -160,7 +117,10 @@ export async function waitInAttempt(
   stillWanted: () => Promise<boolean> = () => Promise.resolve(true),
 ): Promise<boolean> {
   if (waitMs <= 0) return true;
-  if (!fitsInAttempt(ctx, waitMs, readMs) || inAttemptWaits.held >= inAttemptWaits.limit) return false;
+  // Counted from when the attempt was due, not when it started: never later than the server's own bound.
+  const endsAt = ctx.info.currentAttemptScheduledTimestampMs + (ctx.info.startToCloseTimeoutMs ?? Infinity);
+  const fits = Date.now() + waitMs + readMs + RETRY_TIMER_LEAD_MS <= endsAt;
+  if (!fits || inAttemptWaits.held >= inAttemptWaits.limit) return false;
   const until = Date.now() + waitMs;
   inAttemptWaits.held++;
   try {
@@ -168,6 +128,7 @@ export async function waitInAttempt(
     if (!(await stillWanted())) throw stillRunning(RETRY_TIMER_LEAD_MS);
     return true;
   } catch (err) {
+    // A worker shutting down hands the wait to another worker's retry.
     if (ctx.cancellationDetails?.workerShutdown) throw stillRunning(until - Date.now());
     throw err;
   } finally {
@@ -175,12 +136,8 @@ export async function waitInAttempt(
   }
 }
 
-/** The nextRetryDelay that makes the next attempt's poll due `waitMs` from now. */
-export function retryDelayFor(waitMs: number): number {
-  return Math.max(1, Math.round(waitMs - RETRY_TIMER_LEAD_MS));
-}
+const retryDelayFor = (waitMs: number) => Math.max(1, Math.round(waitMs - RETRY_TIMER_LEAD_MS));
 
-/** Ends this attempt, asking for the next poll in `waitMs` (at least RETRY_TIMER_LEAD_MS). */
 export function pollAgainIn(waitMs: number, message: string, details: unknown): ApplicationFailure {
   return ApplicationFailure.create({
     type: FailureType.StillRunning,
@@ -192,46 +149,25 @@ export function pollAgainIn(waitMs: number, message: string, details: unknown): 
   });
 }
 
-/** The polls since the checkpoint made through an attempt, recorded when a retry could not count them itself. */
-interface PollCount {
-  polls: number;
-  attempt: number;
-}
-
-/** Whether a first attempt planned at `since` was due later than its start (it waits, or asks to run then). */
 const firstPollLater = (ctx: Context, since: { nextPollAt?: number } | undefined) =>
   since?.nextPollAt !== undefined && since.nextPollAt - ctx.info.scheduledTimestampMs > RETRY_TIMER_LEAD_MS;
 
-/**
- * The polls since the checkpoint that the attempts before attempt `n` made, as attempt `n` counts them: one
- * each, but none for a first attempt that only asked to run later, unless an attempt recorded its own count
- * (recordPollCount; the record an attempt starts with is the latest).
- */
+/** The polls the attempts before attempt `n` made since the checkpoint: one each, or as recorded. */
 function pollsBefore(ctx: Context, since: { nextPollAt?: number } | undefined, n: number): number {
-  const recorded = ctx.info.heartbeatDetails as Partial<PollCount> | undefined;
+  const recorded = ctx.info.heartbeatDetails as { polls?: unknown; attempt?: unknown } | undefined;
   if (typeof recorded?.polls === 'number' && typeof recorded.attempt === 'number' && recorded.attempt < n) {
     return recorded.polls + (n - 1 - recorded.attempt);
   }
   return n - 1 - (n > 1 && firstPollLater(ctx, since) ? 1 : 0);
 }
 
-/**
- * Before an attempt ends in a failure that the next attempt retries: records `polls` (since the checkpoint, this
- * attempt's included) when the next attempt would count otherwise (this one waited for its first poll, or made
- * two reads). Most attempts make one read and record nothing: a heartbeat is a request.
- */
+/** Records `polls` only when the next attempt would count otherwise: a heartbeat is a request. */
 export function recordPollCount(ctx: Context, since: { nextPollAt?: number } | undefined, polls: number): void {
   const { attempt } = ctx.info;
-  if (polls !== pollsBefore(ctx, since, attempt + 1)) ctx.heartbeat({ polls, attempt } satisfies PollCount);
+  if (polls !== pollsBefore(ctx, since, attempt + 1)) ctx.heartbeat({ polls, attempt });
 }
 
-/**
- * Starts every retry-as-poll attempt. A first attempt whose poll (planned at the checkpoint `since`) is not due
- * soon asks to run again then, or, given `inAttemptReadMs` (the caller records its count on failure,
- * recordPollCount), waits for it in the attempt when it can (waitInAttempt); any other waits until its poll is
- * due, never past `deadlineAt`. Returns which poll since the checkpoint this is (1 for the first): failed
- * requests count too.
- */
+/** Starts every retry-as-poll attempt, at its poll's time; returns which poll since the checkpoint this is. */
 export async function awaitPollTurn(
   ctx: Context,
   what: string,
@@ -256,24 +192,14 @@ export async function awaitPollTurn(
   return pollsBefore(ctx, since, attempt) + 1;
 }
 
-/**
- * The wait after a transient poll failure: exponential with full jitter from `minMs`, capped by `maxMs` (the
- * polls' own gap) and MAX_ERROR_BACKOFF_MS; a longer Retry-After wins. Polls are reads: retrying is safe.
- */
-export function errorBackoffMs(
-  err: PlatformError,
-  attempt: number,
-  minMs: number,
-  maxMs = Infinity,
-  random = Math.random,
-): number {
+/** Exponential backoff with full jitter from `minMs`, capped by `maxMs` and 5 minutes; a longer Retry-After wins. */
+export function errorBackoffMs(err: PlatformError, attempt: number, minMs: number, maxMs = Infinity): number {
   const ceiling = Math.min(MAX_ERROR_BACKOFF_MS, minMs * 2 ** Math.min(Math.max(attempt - 1, 0), 20));
-  const jittered = minMs + random() * Math.max(0, ceiling - minMs);
+  const jittered = minMs + Math.random() * Math.max(0, ceiling - minMs);
   const backoff = Math.max(err.retryAfterMs ?? 0, Math.round(jittered));
   return Math.min(backoff, Math.max(maxMs, err.retryAfterMs ?? 0));
 }
 
-/** One poll's read; a transient failure ends the attempt asking for the next one after `backoffMs(err)`. */
 export async function pollRead<T>(
   ctx: Context,
   platform: PlatformClient,

@@ -27,7 +27,7 @@ export async function runReceiver(env: NodeJS.ProcessEnv = process.env): Promise
     temporal.namespace,
   );
   Runtime.instance().logger.info('Webhook receiver started', { url: receiver?.url, namespace: temporal.namespace });
-  // Ready for whoever started it (tests, a supervisor): the URL on a line of its own.
+  // Ready for whoever started it (tests, a supervisor).
   process.send?.({ ready: true, url: receiver?.url });
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);

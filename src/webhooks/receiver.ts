@@ -18,21 +18,10 @@ import {
 } from '@platform-ops/client';
 import { CallbackSigner, TASK_CALLBACK_PATH } from './token';
 
-/** Why a callback was refused (4xx): the label of its counter. */
 type RejectedReason =
   'bad_token' | 'bad_address' | 'malformed_body' | 'too_large' | 'unknown_task' | 'replay' | 'flood';
 
-export interface GuardLimits {
-  /** Deliveries remembered (the oldest forgotten first). */
-  maxRemembered: number;
-  /** Callbacks one URL may send at once, and how fast that allowance comes back. */
-  burstPerUrl: number;
-  refillMsPerUrl: number;
-  /** Signals waiting on Temporal at once, over all URLs. */
-  maxInFlight: number;
-}
-
-export const DEFAULT_GUARD_LIMITS: GuardLimits = {
+const DEFAULT_GUARD_LIMITS = {
   maxRemembered: 100_000,
   // The platform sends one callback and up to 5 retries per task; a few duplicates on top are fine.
   burstPerUrl: 10,
@@ -40,28 +29,24 @@ export const DEFAULT_GUARD_LIMITS: GuardLimits = {
   maxInFlight: 256,
 };
 
-/** Map with insertion order as age: past `max` entries, the oldest goes. */
+/** Insertion order is age: past `max` entries, the oldest goes. */
 function remember<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
   map.delete(key);
   map.set(key, value);
   if (map.size > max) map.delete(map.keys().next().value as K);
 }
 
-/**
- * What the receiver remembers, in bounded memory: deliveries made (a replay gets 409), a token bucket per URL
- * and the signals in flight (a flood gets 429). Lost on a restart, harmlessly: a workflow ignores an end it has.
- */
+/** Deliveries made, a token bucket per URL and the signals in flight, bounded; lost on a restart, harmlessly. */
 export class CallbackGuard {
   private readonly delivered = new Map<string, true>();
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
   private inFlight = 0;
 
   constructor(
-    private readonly limits: GuardLimits = DEFAULT_GUARD_LIMITS,
+    private readonly limits: typeof DEFAULT_GUARD_LIMITS = DEFAULT_GUARD_LIMITS,
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Takes one callback from `url`'s allowance; false when it is used up. */
   admit(url: string): boolean {
     const now = this.now();
     const b = this.buckets.get(url) ?? { tokens: this.limits.burstPerUrl, at: now };
@@ -79,12 +64,10 @@ export class CallbackGuard {
     remember(this.delivered, delivery, true, this.limits.maxRemembered);
   }
 
-  /** A delivery that failed: a retry of it is not a replay. */
   forget(delivery: string): void {
     this.delivered.delete(delivery);
   }
 
-  /** Counts a signal in flight; false (nothing counted) when too many are. */
   enter(): boolean {
     if (this.inFlight >= this.limits.maxInFlight) return false;
     this.inFlight++;
@@ -96,10 +79,8 @@ export class CallbackGuard {
   }
 }
 
-// A callback's body as the platform sends it: the task-result, parsed with its lenient schema, in `payload`.
 const CallbackBody = z.looseObject({ event_type: z.literal('ASYNC_TASK_RESULT'), payload: TaskResult });
 
-/** The signal for a callback body, or every rule it breaks (a bounded task id and outputs included). */
 export function parseCallbackBody(
   body: unknown,
   generation: number,
@@ -117,10 +98,8 @@ export function parseCallbackBody(
   });
   if (!signal.ok) {
     const where: Record<string, string> = { taskId: 'payload.task.task_id', status: 'payload.task.status' };
-    return {
-      ok: false,
-      issues: signal.issues.map((i) => ({ ...i, field: where[i.field] ?? `payload (${i.field})` })),
-    };
+    const issues = signal.issues.map((i) => ({ ...i, field: where[i.field] ?? `payload (${i.field})` }));
+    return { ok: false, issues };
   }
   return { ok: true, callback: signal.value };
 }
@@ -133,31 +112,19 @@ const Address = z.strictObject({
   token: z.string().min(1).max(128),
 });
 
-/** Seconds a flooded URL should wait; the platform retries on its own schedule anyway. */
 const FLOOD_RETRY_AFTER_S = 10;
 
-/**
- * Starts the receiver when WEBHOOK_LISTEN is set; `client` signals the tokens' namespace. Counters go to the Runtime
- * meter (METRICS_PORT), our own failures to its logger, never with the token.
- */
+/** Starts the receiver when WEBHOOK_LISTEN is set; `client` signals the tokens' namespace. Logs never hold a token. */
 export async function serveCallbacks(settings: WebhookSettings, client: Client, namespace: string) {
   if (!settings.WEBHOOK_LISTEN || !settings.WEBHOOK_SECRET) return undefined;
   const signer = new CallbackSigner(settings.WEBHOOK_SECRET, namespace);
   const maxBodyBytes = settings.WEBHOOK_MAX_BODY_KB * 1024;
   const { logger, metricMeter } = Runtime.instance();
-  const received = metricMeter.createCounter(
-    'platform_ops_webhook_callbacks_received',
-    'callbacks',
-    'Task callbacks taken, by outcome',
-  );
-  const rejected = metricMeter.createCounter(
-    'platform_ops_webhook_callbacks_rejected',
-    'callbacks',
-    'Task callbacks refused with a 4xx, by reason',
-  );
+  const counter = (name: string, description: string) => metricMeter.createCounter(name, 'callbacks', description);
+  const received = counter('platform_ops_webhook_callbacks_received', 'Task callbacks taken, by outcome');
+  const rejected = counter('platform_ops_webhook_callbacks_rejected', 'Task callbacks refused with a 4xx, by reason');
   const guard = new CallbackGuard();
   const app = Fastify({ logger: false, bodyLimit: maxBodyBytes, forceCloseConnections: true });
-
   const refuse = (reply: FastifyReply, status: number, reason: RejectedReason, message: string) => {
     rejected.add(1, { reason });
     return reply.code(status).send({ error: reason, message });
@@ -220,12 +187,8 @@ export async function serveCallbacks(settings: WebhookSettings, client: Client, 
           // The workflow does not exist at all (one that does has ended).
           if (!(e instanceof WorkflowNotFoundError)) throw e;
           guard.forget(delivery);
-          return await refuse(
-            reply,
-            404,
-            'unknown_task',
-            `no workflow ${workflowId} waits for task ${callback.taskId}`,
-          );
+          const message = `no workflow ${workflowId} waits for task ${callback.taskId}`;
+          return await refuse(reply, 404, 'unknown_task', message);
         }
         // A late callback (the workflow found the end by polling and finished): nothing to do.
         received.add(1, { outcome: 'workflow_closed' });

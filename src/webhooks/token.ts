@@ -4,11 +4,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { WebhookSettings } from '../config/settings';
 
-/** The receiver's route, under WEBHOOK_PUBLIC_URL. */
 export const TASK_CALLBACK_PATH = '/task-callback';
 
-/** Where a callback is addressed: which workflow, which of its generations. */
-export interface CallbackTarget {
+interface CallbackTarget {
   workflowId: string;
   generation: number;
 }
@@ -33,10 +31,8 @@ export class CallbackSigner {
   }
 }
 
-/** What the submit activity needs to ask for callbacks. */
 export type CallbackUrls = NonNullable<ReturnType<typeof callbackUrls>>;
 
-/** Each URL a submit carries: the public base, the route, the target and its token. */
 export function callbackUrls(
   settings: Omit<WebhookSettings, 'WEBHOOK_LISTEN' | 'WEBHOOK_MAX_BODY_KB'>,
   namespace: string,

@@ -1,6 +1,5 @@
 // keepTaskOutputs: copies a finished task's outputs into the artifact store before their URLs run out. The URL
-// is the credential (a CDN or presigned link): fetched with no API key, and only its origin and path are ever
-// printed (query strings carry tokens).
+// is the credential (a CDN or presigned link): fetched with no API key, and only its origin is ever printed.
 import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
@@ -15,18 +14,11 @@ export interface KeepTaskOutputsInput {
   workflowId: string;
   taskId: string;
   outputs: TaskOutputRef[];
-  /** real epoch ms when the task was first seen finished: TTLs count from there */
+  /** When the task was first seen finished: TTLs count from there. */
   seenDoneAt: number;
 }
 
-/** What each heartbeat carries: the file in flight, and the copies made so far (a retry skips them). */
-interface KeepOutputsProgress {
-  file: number;
-  bytes: number;
-  kept: KeptOutput[];
-}
-
-/** Per file. Outputs are small: this only ends a transfer that stalls or crawls. */
+/** Per file: outputs are small, so this only ends a transfer that stalls or crawls. */
 const FILE_TIMEOUT_MS = 5 * 60_000;
 /** The URL is gone for good: presigned links answer 403 once expired (S3), the platform 410. */
 const GONE_STATUSES: ReadonlySet<number> = new Set([403, 404, 410]);
@@ -38,7 +30,8 @@ export function createOutputActivities(store: ArtifactStore, policy: FetchPolicy
       const kept = resumedCopies(ctx.info.heartbeatDetails, input.outputs);
       for (let index = kept.length; index < input.outputs.length; index++) {
         const job = outputJob(input, index);
-        const beat = (bytes: number) => ctx.heartbeat({ file: index, bytes, kept } satisfies KeepOutputsProgress);
+        // The file in flight, and the copies made so far (a retry skips them).
+        const beat = (bytes: number) => ctx.heartbeat({ file: index, bytes, kept });
         beat(0);
         kept.push(await keepOne(ctx, store, policy, job, beat));
         recordOutputKept(job.ref.kind, kept[index].kept.bytes);
@@ -53,16 +46,11 @@ export function createOutputActivities(store: ArtifactStore, policy: FetchPolicy
 function resumedCopies(details: unknown, outputs: TaskOutputRef[]): KeptOutput[] {
   const parsed = z.object({ kept: z.array(KeptOutput) }).safeParse(details);
   if (!parsed.success) return [];
-  const resumed: KeptOutput[] = [];
-  for (const [i, copy] of parsed.data.kept.entries()) {
-    const ref = outputs[i];
-    if (!ref || ref.url !== copy.originalUrl || ref.kind !== copy.kind) break;
-    resumed.push(copy);
-  }
-  return resumed;
+  const { kept } = parsed.data;
+  const changed = kept.findIndex((copy, i) => outputs[i]?.url !== copy.originalUrl || outputs[i]?.kind !== copy.kind);
+  return changed < 0 ? kept : kept.slice(0, changed);
 }
 
-/** One output being copied, with everything its messages need: only its origin and path are printed. */
 function outputJob(input: KeepTaskOutputsInput, index: number) {
   const ref = input.outputs[index];
   const url = URL.canParse(ref.url) ? new URL(ref.url) : undefined;
@@ -76,8 +64,6 @@ function outputJob(input: KeepTaskOutputsInput, index: number) {
   const { taskId, seenDoneAt } = input;
   const ttl = ref.ttlSeconds;
   const expiresAtMs = ttl !== undefined && Number.isFinite(ttl) ? seenDoneAt + ttl * 1000 : undefined;
-  // The host only: an output's path and query are the customer's media (and often its access token), which
-  // live only inside encoded payloads; messages and details reach the worker's log when an attempt fails.
   const where = url.origin;
   const key = `media/${safeSegment(input.workflowId)}/${safeSegment(taskId)}/${index}-${ref.kind}.${extensionOf(ref, url)}`;
   return {
@@ -108,7 +94,6 @@ async function keepOne(
   job: OutputJob,
   progress: (bytes: number) => void,
 ): Promise<KeptOutput> {
-  // Refused by the worker's fetch policy (host, redirect, size): final.
   const refused = (why: string) =>
     ApplicationFailure.nonRetryable(`${job.subject} was not copied: ${why}`, FailureType.PlatformRejected, job.details);
   const dl = await download(
@@ -136,7 +121,6 @@ async function keepOne(
   return { kind: ref.kind, originalUrl: ref.url, ttlSeconds: ref.ttlSeconds, expiresAt, kept: stored };
 }
 
-/** OutputExpired when the URL is gone or its TTL ran out, PlatformRejected for another refusal, else retryable. */
 function copyFailure(job: OutputJob, what: string, status?: number): ApplicationFailure {
   const now = Date.now();
   const { subject, expiresAt } = job;
@@ -148,10 +132,8 @@ function copyFailure(job: OutputJob, what: string, status?: number): Application
     expiresAt,
     at: isoTime(now),
   };
-  if (
-    (status !== undefined && GONE_STATUSES.has(status)) ||
-    (job.expiresAtMs !== undefined && now >= job.expiresAtMs)
-  ) {
+  const expired = job.expiresAtMs !== undefined && now >= job.expiresAtMs;
+  if ((status !== undefined && GONE_STATUSES.has(status)) || expired) {
     const message = `${subject} could not be copied: ${what} at ${isoTime(now)}; ${ttlFacts(job, now)}`;
     return ApplicationFailure.nonRetryable(message, FailureType.OutputExpired, details);
   }

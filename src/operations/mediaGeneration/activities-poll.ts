@@ -1,5 +1,5 @@
-// Waiting for a task by retry-as-poll (../retries.ts): an attempt returns a checkpoint only on a status change
-// or the end, so the history grows by a few events per task however many polls are made.
+// Waiting for a task by retry-as-poll (src/activities/retries.ts): an attempt returns a checkpoint only on a status
+// change or the end, so the history grows by a few events per task however many polls are made.
 import { Context } from '@temporalio/activity';
 import { ActivityCancelledError, ActivityNotFoundError, ActivityPausedError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
@@ -27,24 +27,18 @@ import {
 export interface PollTaskInput {
   taskId: string;
   polling: ParsedPollingOptions;
-  /** Real epoch ms after which the wait fails as DeadlineExceeded. */
   deadlineAt: number;
   /** The last checkpoint: its poll count, when the next poll is due, and the sample progress is measured from. */
   since?: TaskObservation;
-  /** A callback is expected (the submit carried its URL): polls are a sparse safety net. */
   fallback?: CallbackFallback;
 }
 
 /** Polls while a callback is expected (a lost one delays the result): first at `firstPollAt`, then sparse. */
-export interface CallbackFallback {
-  firstPollAt: number;
-  pollIntervalMs: number;
-}
+export type CallbackFallback = { firstPollAt: number; pollIntervalMs: number };
 
 export interface TaskCheckpoint {
   observation: TaskObservation;
   terminal: boolean;
-  /** On TASK_STATUS_SUCCEED: the outputs, with their TTLs. */
   outputs: TaskOutputRef[];
   nsfwDetection: boolean;
 }
@@ -63,7 +57,6 @@ function observe(task: TaskResult['task'], taskId: string, polls: number, since?
   };
 }
 
-/** The next poll's delay the platform's hints suggest, measured from the earlier sample of this phase. */
 function hintedDelayMs(
   polling: ParsedPollingOptions,
   o: TaskObservation,
@@ -74,10 +67,7 @@ function hintedDelayMs(
   return nextPollDelayMs(polling, o, since, hinted ? 0 : attempt);
 }
 
-/**
- * The submit's read of its task, so the wait starts from its status and eta; none when the read fails or the
- * task ended (the wait polls at once). Never throws: the accepted submit must reach the workflow.
- */
+/** The submit's read of its task, so the wait starts from its status and eta. Never throws: the submit must land. */
 export async function firstLook(
   platform: PlatformClient,
   taskId: string,
@@ -96,14 +86,9 @@ export async function firstLook(
   }
 }
 
-/** How long the question may take: a busy server does not hold a planned read back longer. */
 const STILL_WANTED_TIMEOUT_MS = 5_000;
 
-/**
- * Whether the attempt's activity is still wanted, asked of the server with one heartbeat: an operator's pause
- * (`incident pause-polling`) or a cancel of the run says no. A server that cannot be reached says nothing, and
- * the read goes ahead as without the question.
- */
+/** Asked with one heartbeat: a pause (`incident pause-polling`) or a cancel says no, an unreachable server nothing. */
 async function stillWanted(temporal: Client | undefined, ctx: Context): Promise<boolean> {
   if (!temporal) return true;
   try {
@@ -112,11 +97,7 @@ async function stillWanted(temporal: Client | undefined, ctx: Context): Promise<
     );
     return true;
   } catch (err) {
-    return !(
-      err instanceof ActivityPausedError ||
-      err instanceof ActivityCancelledError ||
-      err instanceof ActivityNotFoundError
-    );
+    return ![ActivityPausedError, ActivityCancelledError, ActivityNotFoundError].some((E) => err instanceof E);
   }
 }
 
@@ -127,7 +108,7 @@ export function createMediaPollActivities(platform: PlatformClient, temporal?: C
       const planned = input.since ?? (input.fallback && { nextPollAt: input.fallback.firstPollAt });
       const before = input.since?.polls ?? 0;
       const readMs = pollTimeoutMs(platform);
-      // The reads made since the checkpoint, this attempt's own counted as each starts (a failed one counts).
+      // The reads since the checkpoint, each counted as it starts (a failed one counts).
       const wanted = () => stillWanted(temporal, ctx);
       let polls = before + (await awaitPollTurn(ctx, input.taskId, planned, input.deadlineAt, readMs, wanted)) - 1;
       try {
@@ -144,7 +125,6 @@ export function createMediaPollActivities(platform: PlatformClient, temporal?: C
     ctx: Context,
     input: PollTaskInput,
     readMs: number,
-    /** Counts one more read, returning its count. */
     nextRead: () => number,
     wanted: () => Promise<boolean>,
   ): Promise<TaskCheckpoint> {
@@ -155,7 +135,6 @@ export function createMediaPollActivities(platform: PlatformClient, temporal?: C
       const now = Date.now();
       if (now >= deadlineAt) throw taskDeadlineExceeded(input, since);
       const untilDeadline = (ms: number) => Math.max(1, Math.min(ms, deadlineAt - now));
-
       const polls = nextRead();
       const result = await pollRead(
         ctx,
@@ -173,12 +152,10 @@ export function createMediaPollActivities(platform: PlatformClient, temporal?: C
           nsfwDetection: result.extra?.enable_nsfw_detection === true,
         };
       }
-
       const hinted = hintedDelayMs(polling, observation, since, attempt);
       const delay = untilDeadline(Math.max(hinted, input.fallback?.pollIntervalMs ?? 0));
       const next: TaskObservation = { ...observation, nextPollAt: observation.observedAt + delay };
-      // Checkpoints on status changes only: nearly every eta-aware poll crosses a progress step. In between,
-      // the pending poll's last failure holds the observation the starter reads (src/operations/mediaGeneration/starter.ts).
+      // Checkpoints on status changes only; in between, the pending poll's last failure holds what the starter reads.
       const checkpoint = { observation: next, terminal: false, outputs: [], nsfwDetection: false };
       if (status !== since?.status) return checkpoint;
       const stillRunning = (leftMs: number) =>
@@ -188,10 +165,8 @@ export function createMediaPollActivities(platform: PlatformClient, temporal?: C
             `next poll in ${leftMs} ms`,
           next,
         );
-      // The next read, made here rather than by a retry when it fits: one at the predicted end (within the
-      // eta's whole second), or a step of the hints at least IN_ATTEMPT_STEP_MS off. Short steps are left to
-      // retries, and an attempt makes at most MAX_READS_PER_ATTEMPT, so a cancel (which reaches no wait) is
-      // followed by few reads. Never on a callback's safety net, whose cancel is the usual end.
+      // The next read is made here when it fits: at the predicted end, or a long step of the hints. An attempt
+      // makes few reads, since a cancel reaches no wait; never on a callback's safety net, whose cancel is usual.
       const remaining = estimateRemainingMs(observation, since);
       const atEnd = remaining !== undefined && remaining <= delay + ETA_STEP_MS;
       const longStep = remaining !== undefined && delay >= IN_ATTEMPT_STEP_MS;
@@ -202,7 +177,7 @@ export function createMediaPollActivities(platform: PlatformClient, temporal?: C
   }
 }
 
-export function taskDeadlineExceeded(
+function taskDeadlineExceeded(
   input: { taskId: string; deadlineAt: number },
   last: TaskObservation | undefined,
 ): ApplicationFailure {
@@ -217,14 +192,11 @@ export function taskDeadlineExceeded(
 
 // When to poll next (src/operations/mediaGeneration/README.md): just past the end `eta` and `progress_percent`
 // predict; far-off ends in steps (hints drift), unless two samples agree; without hints, jittered backoff.
-
 export type PollSample = Pick<TaskObservation, 'observedAt' | 'status' | 'eta' | 'progressPercent'>;
 
-/** The eta's step: whole seconds, rounded up. */
+/** The eta is whole seconds, rounded up. */
 const ETA_STEP_MS = 1_000;
-/** The shortest step short of the end that an attempt waits for itself. */
 const IN_ATTEMPT_STEP_MS = 5_000;
-/** Reads one attempt makes at most. */
 const MAX_READS_PER_ATTEMPT = 3;
 /** Beyond this, aim at a fraction of the remaining time and look again, instead of at the end. */
 const FAR_MS = 20_000;
@@ -233,7 +205,7 @@ const FAR_FRACTION = 0.8;
 const AGREEMENT_MS = 1_000;
 const AGREEMENT_SHARE = 0.01;
 
-/** The progress rate (percent per ms) between two samples of one phase, when progress moved. */
+/** Percent per ms between two samples of one phase, when progress moved. */
 function progressRate(latest: PollSample, previous?: PollSample): number | undefined {
   if (
     previous &&
@@ -248,7 +220,6 @@ function progressRate(latest: PollSample, previous?: PollSample): number | undef
   return undefined;
 }
 
-/** Milliseconds left, from the eta and from the progress rate between two samples of one phase. */
 export function estimateRemainingMs(latest: PollSample, previous?: PollSample): number | undefined {
   const estimates: number[] = [];
   if (latest.eta !== undefined && latest.eta > 0) estimates.push(latest.eta * 1000);
@@ -258,10 +229,7 @@ export function estimateRemainingMs(latest: PollSample, previous?: PollSample): 
   return estimates.length ? Math.min(...estimates) : undefined;
 }
 
-/**
- * Milliseconds left when two samples taken apart predict the same end (a steady task's eta), so stepping
- * towards it would only add polls; undefined when they disagree or one has no eta.
- */
+/** Milliseconds left when two samples taken apart predict the same end, so stepping towards it only adds polls. */
 function confirmedRemainingMs(latest: PollSample, previous?: PollSample): number | undefined {
   const now = predictedEnd(latest);
   const before = previous && predictedEnd(previous);
@@ -274,7 +242,6 @@ export function nextPollDelayMs(
   opts: Pick<ParsedPollingOptions, 'minIntervalMs' | 'maxIntervalMs' | 'marginMs'>,
   latest: PollSample,
   previous: PollSample | undefined,
-  /** Polls in a row without a usable hint (drives the backoff). */
   hintlessPolls: number,
   random: () => number = Math.random,
 ): number {

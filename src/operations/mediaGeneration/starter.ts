@@ -38,14 +38,16 @@ export const starter = defineStarter({
         '[--sound] [--aspect-ratio 16:9|9:16|1:1] [--negative-prompt TEXT] [--cfg-scale X] [--nsfw-detection] ' +
         '[--on-ambiguous fail|resubmit] [--member-id ID]; or --model NAME (--body request.json | --prompt TEXT)',
       input: (f) => {
-        if (f.model !== undefined || f.operation === 'async') return asyncModelInput(f);
+        const submission = f.onAmbiguous === undefined ? undefined : { onAmbiguous: f.onAmbiguous };
+        const common = { submission, memberId: f.memberId };
+        if (f.model !== undefined || f.operation === 'async') return { ...asyncModelInput(f), ...common };
         if (f.body !== undefined) {
           throw new CliError('--body is the body of a --model; give --model too.', ExitCode.Usage);
         }
         const image = startImage(f.image);
         return {
           operation: mediaOperation(f.operation, image),
-          // The platform body as is: the schema says which fields the operation allows (aspect ratio is t2v only).
+          // The schema says which fields the operation allows (aspect ratio is t2v only).
           request: {
             image,
             end_image: f.endImage,
@@ -57,8 +59,7 @@ export const starter = defineStarter({
             cfg_scale: num(f.cfgScale, '--cfg-scale', 'request.cfg_scale'),
             extra: f.nsfwDetection ? { enable_nsfw_detection: true } : undefined,
           },
-          submission: f.onAmbiguous === undefined ? undefined : { onAmbiguous: f.onAmbiguous },
-          memberId: f.memberId,
+          ...common,
         };
       },
     },
@@ -66,7 +67,7 @@ export const starter = defineStarter({
   watch: {
     mediaGeneration: defineView({
       query: mediaProgressQuery,
-      // The poll activity's newest poll of the same task: fresher between checkpoints (status changes).
+      // The poll activity's newest poll: fresher between checkpoints.
       poll: {
         activity: 'pollTaskResult',
         lay: (progress, o: TaskObservation) =>
@@ -88,8 +89,7 @@ export const starter = defineStarter({
   examples: ['start mediaGeneration --prompt "a red fox in the snow" --duration 5 --sound --wait'],
 });
 
-/** `--model` with its body: from `--body request.json`, or `{prompt}` from `--prompt`. */
-function asyncModelInput(f: FlagsOf<typeof flags>): Record<string, unknown> {
+function asyncModelInput(f: FlagsOf<typeof flags>) {
   if (f.model === undefined) {
     throw new CliError('--operation async needs --model <name> (see `models`).', ExitCode.Usage);
   }
@@ -100,12 +100,9 @@ function asyncModelInput(f: FlagsOf<typeof flags>): Record<string, unknown> {
     operation: 'async',
     model: f.model,
     request: f.body !== undefined ? parseJson(readText(f.body, '--body'), `--body ${f.body}`) : { prompt: f.prompt },
-    submission: f.onAmbiguous === undefined ? undefined : { onAmbiguous: f.onAmbiguous },
-    memberId: f.memberId,
   };
 }
 
-/** A video has one start image (the last frame is --end-image). */
 function startImage(images: string[] | undefined): string | undefined {
   if (images && images.length > 1) {
     throw new CliError(
@@ -120,7 +117,6 @@ function startImage(images: string[] | undefined): string | undefined {
 /** Checked here, not by the schema: `operation` picks the schema's branch, and a wrong one reads "invalid shape". */
 function mediaOperation(operation: string | undefined, image: string | undefined): string {
   if (operation === undefined) return image !== undefined ? 'image-to-video' : 'text-to-video';
-  // "async" never gets here: it goes with --model (asyncModelInput).
   const detailed = MEDIA_OPERATIONS.filter((o) => o !== 'async');
   if (!(detailed as readonly string[]).includes(operation)) {
     throw new CliError(`--operation must be ${detailed.join(' or ')}, not "${operation}".`, ExitCode.Usage);
@@ -128,10 +124,9 @@ function mediaOperation(operation: string | undefined, image: string | undefined
   return operation;
 }
 
-/** Statuses after which nothing is polled any more (set by src/operations/mediaGeneration/workflows.ts). */
 const FINAL_MEDIA_STATUSES: readonly string[] = ['SUCCEEDED', 'FAILED'];
 
-/** The generation itself is complete: the bar is full even when the platform reported no percent (optional). */
+/** The generation is complete: the bar is full even when the platform reported no percent. */
 const GENERATED_STATUSES: readonly string[] = ['GENERATED', 'KEEPING_OUTPUTS', 'SUCCEEDED'];
 
 const parseTime = (iso: string | undefined): number | undefined => {
@@ -152,7 +147,6 @@ export function renderMediaProgress(p: MediaProgress, now: number, width?: numbe
   const final = FINAL_MEDIA_STATUSES.includes(status);
   const percent = p.progressPercent ?? (GENERATED_STATUSES.includes(status) ? 100 : undefined);
   const parts = [status, renderBar(percent, width)];
-
   // Countdowns only while the task is being waited for: after the end they would be stale.
   const waiting = !final && !GENERATED_STATUSES.includes(status);
   const eta = waiting ? etaLeft(p, now) : undefined;
@@ -162,7 +156,6 @@ export function renderMediaProgress(p: MediaProgress, now: number, width?: numbe
   if (nextPollAt !== undefined) {
     parts.push(nextPollAt > now ? `next poll in ${formatSeconds((nextPollAt - now) / 1000)}` : 'polling now');
   }
-  // Rare, and worth seeing: a task generated again, or a submit that took more than one attempt.
   if (p.generation > 1) parts.push(`generation ${p.generation}`);
   if (p.submissions > 1) parts.push(`submissions ${p.submissions}`);
   if (p.taskId !== undefined) parts.push(`task ${p.taskId}`);
@@ -174,21 +167,14 @@ export function renderMediaSummary(result: unknown): string[] {
   const parsed = MediaGenerationResult.safeParse(result);
   if (!parsed.success) return [];
   const { outputs, outputUrls } = parsed.data;
-  const lines: string[] = [];
-  if (outputs.length > 0) {
-    lines.push('Outputs kept:');
-    for (const o of outputs) {
-      lines.push(`  ${o.kind}  ${o.kept.uri}  (${o.kept.bytes} bytes, sha256 ${o.kept.sha256.slice(0, 12)})`);
-    }
-  }
-  // keepOutputs false: only the platform's URLs, which expire, so say so.
-  if (outputUrls.length > 0) {
-    lines.push('Outputs not kept (the platform URLs expire):');
-    for (const o of outputUrls) {
-      const ttl = o.ttlSeconds === undefined ? '' : `  (ttl ${o.ttlSeconds} s)`;
-      lines.push(`  ${o.kind}  ${o.url}${ttl}`);
-    }
-  }
-  if (lines.length === 0) lines.push('No outputs.');
-  return lines;
+  const kept = outputs.map(
+    (o) => `  ${o.kind}  ${o.kept.uri}  (${o.kept.bytes} bytes, sha256 ${o.kept.sha256.slice(0, 12)})`,
+  );
+  const ttl = (s?: number) => (s === undefined ? '' : `  (ttl ${s} s)`);
+  const notKept = outputUrls.map((o) => `  ${o.kind}  ${o.url}${ttl(o.ttlSeconds)}`);
+  const lines = [
+    ...(kept.length > 0 ? ['Outputs kept:', ...kept] : []),
+    ...(notKept.length > 0 ? ['Outputs not kept (the platform URLs expire):', ...notKept] : []),
+  ];
+  return lines.length > 0 ? lines : ['No outputs.'];
 }

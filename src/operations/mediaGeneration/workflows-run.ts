@@ -1,4 +1,4 @@
-// mediaGeneration's run: its progress, its submits and generations, and each step's details, over one input.
+// mediaGeneration's run: its progress, its submits and generations, and each step's details.
 import {
   ApplicationFailure,
   metricMeter,
@@ -33,7 +33,6 @@ import { resolvedModel, submitGeneration } from './workflows-submit';
 import { TaskCallbackInbox, waitForTaskEnd } from './workflows-wait';
 
 type MediaProgressTracker = ReturnType<typeof trackProgress<MediaGenerationStatus, MediaProgress>>;
-/** What a generation starts from: its task, and for a submitted one, what the submit answered. */
 export type Sent = Pick<SubmitMediaTaskResult, 'taskId'> & Partial<SubmitMediaTaskResult>;
 
 export class MediaRun {
@@ -63,7 +62,6 @@ export class MediaRun {
     this.attachedAt = Date.now();
   }
 
-  /** Submits one generation; its task id is upserted with the status of the submit's first look when there is one. */
   async submit(request: ParsedMediaGenerationRequestInput, generation: number): Promise<Sent> {
     const { progress, submissions } = this;
     const submitting = () =>
@@ -87,7 +85,6 @@ export class MediaRun {
     return sent;
   }
 
-  /** The task's end, its polls counted (the submit's look is its first) and its generation recorded. */
   async waitForEnd(sent: Sent, generation: number): Promise<TaskCheckpoint> {
     const { input, progress } = this;
     const { taskId, firstLook, uncountedPolls = 0, callback } = sent;
@@ -110,8 +107,7 @@ export class MediaRun {
     const done = end.observation;
     this.polls = pollsBefore + done.polls;
     if (!isAttach(input)) {
-      // Polls per task on the worker's Prometheus endpoint, recorded where both the polls and how the
-      // end came are known. Metrics are no commands (replay drops them): no patch.
+      // Metrics are no commands (replay drops them): no patch.
       metricMeter
         .createHistogram('platform_task_polls', 'int', 'polls', 'Task-result reads per task, by how its end was learnt')
         .record(uncountedPolls + done.polls, {
@@ -140,12 +136,10 @@ export class MediaRun {
     throw generationFailed(progress, message, { reason, taskId, generations });
   }
 
-  /** Whether the task's outputs are kept (keepOutputs), not only reported by their URLs. */
   keepsOutputs(end: TaskCheckpoint): boolean {
     return this.input.keepOutputs && end.outputs.length > 0;
   }
 
-  /** The outputs kept in the artifact store, retried until they are kept or their URLs expire (OutputExpired). */
   async keepOutputs(taskId: string, end: TaskCheckpoint): Promise<MediaGenerationResult['outputs']> {
     this.progress.update({ status: 'KEEPING_OUTPUTS' });
     const { keepTaskOutputs } = proxyActivities<Activities>(
@@ -162,6 +156,7 @@ export class MediaRun {
   succeeded(sent: Sent, end: TaskCheckpoint, outputs: MediaGenerationResult['outputs']): MediaGenerationResult {
     const { input, submissions } = this;
     const done = end.observation;
+    const resumed = submissions.flatMap((s) => s.resumed ?? []);
     this.progress.update({ status: 'SUCCEEDED' });
     return {
       ...(isAttach(input)
@@ -183,19 +178,12 @@ export class MediaRun {
       generations: this.generations,
       submissions,
       possibleDuplicates: submissions.filter((s) => s.outcome === 'accepted' && s.possibleDuplicate).length,
-      ...resumedSubmits(submissions),
+      ...(resumed.length > 0 ? { resumed } : {}),
       cost: costFacts(end.outputs, end.nsfwDetection),
     };
   }
 }
 
-/** The submits a run that a reset started took from earlier runs, as the result's `resumed` (absent when none). */
-function resumedSubmits(submissions: SubmissionAttempt[]) {
-  const resumed = submissions.flatMap((s) => s.resumed ?? []);
-  return resumed.length > 0 ? { resumed } : {};
-}
-
-/** What a poll saw, as progress: the task's status by our name, and this run's polls so far. */
 const observed = (o: TaskObservation, pollsBefore: number): Partial<MediaProgress> => ({
   status: MEDIA_STATUS_BY_TASK_STATUS[o.status] ?? o.status,
   progressPercent: o.progressPercent,
@@ -208,15 +196,9 @@ const observed = (o: TaskObservation, pollsBefore: number): Partial<MediaProgres
 
 function generationFailed(progress: MediaProgressTracker, message: string, details: object): ApplicationFailure {
   progress.update({ status: 'FAILED' });
-  return ApplicationFailure.create({
-    type: FailureType.GenerationFailed,
-    nonRetryable: true,
-    message,
-    details: [details],
-  });
+  return ApplicationFailure.nonRetryable(message, FailureType.GenerationFailed, details);
 }
 
-/** The cost facts the spec gives. The video price itself is not published; the bill list has the charge. */
 function costFacts(outputs: TaskOutputRef[], nsfwDetection: boolean): MediaGenerationResult['cost'] {
   const images = outputs.filter((o) => o.kind === 'image').length;
   const nsfwSurcharge = nsfwDetection ? images * NSFW_DETECTION_COST_PER_IMAGE : 0;
@@ -231,7 +213,6 @@ function costFacts(outputs: TaskOutputRef[], nsfwDetection: boolean): MediaGener
   };
 }
 
-/** The result's `model` facts: the path submitted to and the output kinds expected but not produced. */
 function modelFacts(
   input: ParsedMediaGenerationRequestInput,
   outputs: readonly Pick<TaskOutputRef, 'kind'>[],

@@ -1,6 +1,5 @@
-// Waiting for a submitted task to end. The poll activity runs again on its own (retry-as-poll,
-// src/operations/mediaGeneration/activities-poll.ts) and comes back only at checkpoints (status change, end), so this loop runs a
-// handful of times per task however many polls are made.
+// Waiting for a submitted task to end. The poll activity retries on its own (retry-as-poll) and comes back only at
+// checkpoints (status change, end), so this loop runs a handful of times per task.
 import {
   ApplicationFailure,
   CancellationScope,
@@ -21,18 +20,10 @@ import type { Activities, CallbackFallback, TaskCheckpoint } from './activities'
 import { MAX_IN_ATTEMPT_MS, pollTimedOut, retryAsPollOptions } from '../../workflows/retry-policies';
 import { summarized, WAITING } from '../../workflows/activity-summary';
 
-/**
- * 1.1: a poll planned at most MAX_IN_ATTEMPT_MS off gives its attempts the time to wait for it, and for the
- * predicted end, in the worker (retryAsPollOptions' inAttemptMs), sparing retries; runs started before gave
- * every attempt 15 s.
- */
+/** 1.1: a poll planned at most MAX_IN_ATTEMPT_MS off gives its attempts the time to wait for it in the worker. */
 const POLL_WAITS_IN_ATTEMPT = 'poll-waits-in-attempt';
 
-/**
- * The time a poll's attempts get for waits in the worker, when the first poll is near enough: up to that
- * poll, or to the predicted end when it is later (the hints' steps towards it may be made in the attempt).
- * Not on a callback's safety net: the callback's cancel would not reach a wait in the worker.
- */
+/** The time a poll's attempts get for waits in the worker: up to the first poll, or the predicted end when later. */
 function inAttemptMs(since: TaskObservation | undefined): number | undefined {
   const now = Date.now();
   if (since?.nextPollAt === undefined || since.nextPollAt - now > MAX_IN_ATTEMPT_MS) return undefined;
@@ -40,14 +31,13 @@ function inAttemptMs(since: TaskObservation | undefined): number | undefined {
   return Math.max(since.nextPollAt, predictedEnd(since) ?? 0) - now;
 }
 
-/** Ends kept at most (a run has a few dozen tasks); the oldest is dropped first, its task long past. */
+/** A run has a few dozen tasks: the oldest end is dropped first. */
 const MAX_KEPT = 32;
 
 /** Task ends told by callback (taskCallback), kept by task id: one may come before its submit answered. */
 export class TaskCallbackInbox {
   private readonly ends = new Map<string, TaskCallback>();
 
-  /** Keeps a valid terminal end not seen before; returns whether it was kept. */
   add(raw: unknown): boolean {
     const parsed = TaskCallback.safeParse(raw);
     if (!parsed.success || !isTerminalTaskStatus(parsed.data.status)) return false;
@@ -68,27 +58,18 @@ export async function waitForTaskEnd(
   polling: ParsedPollingOptions,
   deadlineAt: number,
   onCheckpoint: (observation: TaskObservation) => void,
-  /** The submit's first look at the task (not ended): the wait starts from it. */
   first?: TaskObservation,
-  /** The submit carried a callback URL: the end may come as a signal, and polls are only a safety net. */
+  /** The end may come as a signal: polls are a safety net (no waits in attempts, which no cancel reaches). */
   callbacks?: { inbox: TaskCallbackInbox; fallback: CallbackFallback },
 ): Promise<TaskCheckpoint> {
   let since: TaskObservation | undefined = first;
+  const fallback = callbacks?.fallback;
   for (;;) {
     const { pollTaskResult } = proxyActivities<Activities>(
       retryAsPollOptions(deadlineAt - Date.now(), { inAttemptMs: callbacks ? undefined : inAttemptMs(since) }),
     );
-    const poll = () =>
-      summarized(
-        pollTaskResult,
-        `task ${taskId}: ${WAITING}`,
-      )({
-        taskId,
-        polling,
-        deadlineAt,
-        since,
-        fallback: callbacks?.fallback,
-      });
+    const summary = `task ${taskId}: ${WAITING}`;
+    const poll = () => summarized(pollTaskResult, summary)({ taskId, polling, deadlineAt, since, fallback });
     let checkpoint: TaskCheckpoint;
     try {
       checkpoint = callbacks ? await pollOrCallback(poll, taskId, callbacks.inbox, since) : await poll();
@@ -131,7 +112,6 @@ async function pollOrCallback(
       status: end.status,
       reason: end.reason || undefined,
       polls: since?.polls ?? 0,
-      // When the workflow heard of it: what a caller waits for.
       observedAt: Date.now(),
       firstProcessingAt: since?.firstProcessingAt,
     },
@@ -142,12 +122,10 @@ async function pollOrCallback(
 }
 
 function deadlineExceeded(taskId: string, deadlineAt: number, last: TaskObservation | undefined) {
-  return ApplicationFailure.create({
-    type: FailureType.DeadlineExceeded,
-    nonRetryable: true,
-    message:
-      `Task ${taskId} did not end before the deadline ${new Date(deadlineAt).toISOString()} ` +
+  return ApplicationFailure.nonRetryable(
+    `Task ${taskId} did not end before the deadline ${new Date(deadlineAt).toISOString()} ` +
       `(workflow ${workflowInfo().workflowId}); the task may still finish (and be charged) on the platform.`,
-    details: [{ taskId, last }],
-  });
+    FailureType.DeadlineExceeded,
+    { taskId, last },
+  );
 }
