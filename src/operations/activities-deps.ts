@@ -1,6 +1,4 @@
-// What every operation's activity factory is given: the platform client, the artifact store, the worker's own
-// Temporal client and the rest, injected so that tests and benchmarks point the same activities elsewhere. A leaf:
-// the factories import it, and src/operations/activities.ts imports the factories.
+// Injected, so that tests and benchmarks point the same activities elsewhere.
 import type { Client } from '@temporalio/client';
 import type { ArtifactStore } from '../artifacts';
 import type { FetchPolicy } from '../fetching/policy';
@@ -11,11 +9,9 @@ import type { PriceTable } from './budgetGatedJob/activities-price';
 
 export interface ActivityDeps {
   platform: PlatformClient;
-  /** Where generation outputs are kept (a local folder by default). */
   artifacts: ArtifactStore;
   /** The worker's own Temporal client: budget-gated jobs reach their member's ledger through it. */
   temporal: Client;
-  /** What budget-gated jobs that give no cost are priced at. */
   prices: PriceTable;
   /** Where inputFileUri and output downloads may come from (FETCH_ALLOWED_HOSTS, INPUT_FILE_DIR). */
   fetchPolicy: FetchPolicy;

@@ -1,6 +1,3 @@
-// Every activity of the service: each operation's factory in src/activities/<operation>/activities.ts, imported
-// here by name for every operation packages/client/src/operations.ts lists. The platform client comes in by dependency
-// injection, so tests and benchmarks point the same activities at the emulator.
 import type { OperationName } from '@platform-ops/client';
 import type { ActivityDeps } from './activities-deps';
 import { createBatchActivities } from './batchJob/activities';
@@ -14,10 +11,7 @@ import { withPlatformFailures } from '../activities/retries';
 
 type ActivityFunctions = Record<string, (...args: never[]) => Promise<unknown>>;
 
-/**
- * Each operation's activity factory, listed for every operation of packages/client/src/operations.ts (the compiler names one
- * missing); `null` for an operation that only reuses others' activities (autoRenew runs the instances' ones).
- */
+// `null` for an operation that only reuses others' activities (autoRenew runs the instances' ones).
 export const ACTIVITY_FACTORIES: { readonly [O in OperationName]: ((deps: ActivityDeps) => ActivityFunctions) | null } =
   {
     mediaGeneration: createMediaActivities,

@@ -1,6 +1,4 @@
-// The workflow bundle's entry: every operation's workflows, as the worker registers them by their exported names.
-// The type below must name a module for every operation of packages/client/src/operations.ts (the compiler says which is
-// missing), and test/operations.test.ts checks that this file exports every workflow type.
+// The workflow bundle's entry. The type below makes the compiler name an operation missing here.
 import type { OperationName } from '@platform-ops/client';
 
 export * from './autoRenew/workflows';

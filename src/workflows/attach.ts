@@ -1,4 +1,3 @@
-// The activities' NotFound (the platform's TASK_NOT_FOUND, BATCH_NOT_FOUND) told as what it means for an attach.
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
 import { FailureType } from '@platform-ops/client';
 

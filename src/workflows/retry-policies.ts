@@ -1,7 +1,5 @@
-// Retry policies and activity options of the workflows' activities, in one place (docs/retries.md):
-// an outage delays an operation, it never destroys it. A transient failure is retried with a capped
-// backoff until the operation's deadline (the schedule-to-close timeout), never after a count of
-// attempts; only the other failure types end a call, and with it the workflow.
+// The activities' options (docs/retries.md): a transient failure is retried until the operation's deadline, never
+// after a count of attempts; only the other failure types end a call.
 import { RetryState } from '@temporalio/common';
 import {
   ActivityCancellationType,
@@ -13,32 +11,24 @@ import {
 } from '@temporalio/workflow';
 import { FailureType } from '@platform-ops/client';
 
-/** The failure types worth another attempt; StillRunning is retry-as-poll's own. */
 const TRANSIENT: string[] = [FailureType.RateLimited, FailureType.PlatformUnavailable, FailureType.StillRunning];
 
-export const TRANSIENT_RETRY: RetryPolicy = {
+const TRANSIENT_RETRY: RetryPolicy = {
   initialInterval: '1s',
   backoffCoefficient: 2,
   maximumInterval: '3m',
   nonRetryableErrorTypes: Object.values<string>(FailureType).filter((t) => !TRANSIENT.includes(t)),
 };
 
-/**
- * The longest one attempt of a platform call may take: longer than the client's HTTP timeout
- * (PLATFORM_TIMEOUT_MS), so the server never retries while an attempt's request may still be in flight.
- */
+// Longer than the client's HTTP timeout (PLATFORM_TIMEOUT_MS): no retry while a request may still be in flight.
 export const PLATFORM_ATTEMPT_MS = 2 * 60_000;
 
 export const HOUR_MS = 60 * 60_000;
 
-/**
- * How long a step that several operations share keeps retrying, from the workflow's start, when the
- * input gives no deadline of its own. Each operation keeps its own default beside its workflow.
- */
+/** How long a step several operations share keeps retrying from the workflow's start, when the input gives no deadline. */
 export const DEFAULT_DEADLINE_MS = {
-  /** Pricing, the gate and admission of a budget-gated job (the ledger answers while the platform is up). */
   budgetAdmission: 6 * HOUR_MS,
-  /** Keeping a finished task's or batch's outputs: their URLs expire on their own (OutputExpired ends it). */
+  // Output URLs expire on their own (OutputExpired ends it).
   keepOutputs: 6 * HOUR_MS,
 } as const;
 
@@ -47,19 +37,14 @@ interface AttemptOptions {
   heartbeatMs?: number;
 }
 
-/**
- * Options of a platform call retried until `deadlineAt` (epoch ms on the workflow's clock). A deadline
- * already past still gets one attempt: the call was going to be made, and its outcome must come back.
- */
+/** A deadline already past still gets one attempt: the call was going to be made, and its outcome must come back. */
 export function untilDeadline(deadlineAt: number, opts: AttemptOptions = {}): ActivityOptions {
   return forUpTo(deadlineAt - Date.now(), opts);
 }
 
-/** untilDeadline, `ms` after the workflow's start. */
 export const untilAfterStart = (ms: number, opts?: AttemptOptions): ActivityOptions =>
   untilDeadline(workflowInfo().startTime.getTime() + ms, opts);
 
-/** Options of a call retried for up to `ms` from when it is scheduled (at least one attempt's worth). */
 export function forUpTo(ms: number, opts: AttemptOptions = {}): ActivityOptions {
   const attemptMs = opts.attemptMs ?? PLATFORM_ATTEMPT_MS;
   return {
@@ -70,16 +55,10 @@ export function forUpTo(ms: number, opts: AttemptOptions = {}): ActivityOptions 
   };
 }
 
-/**
- * Whether a reset started this run: its history began under another run's id. Its paid calls look for
- * the same call in the runs it was reset from before they pay (src/activities/earlier-runs.ts).
- */
+// A reset run's paid calls look for the same call in the runs it was reset from (src/activities/earlier-runs.ts).
 export const startedByReset = (): boolean => workflowInfo().runId !== workflowInfo().originalExecutionRunId;
 
-/**
- * A paid call's extra options and input mark in a run a reset started: the call may wait for an earlier
- * run's call in flight to answer, up to one more attempt (and the time for that answer to arrive).
- */
+// After a reset, a paid call may wait for an earlier run's call in flight: up to one more attempt, and its answer.
 export const afterReset = () =>
   startedByReset()
     ? { options: { startToCloseTimeout: 2 * PLATFORM_ATTEMPT_MS + 15_000 }, mark: { afterReset: true } }
@@ -88,27 +67,20 @@ export const afterReset = () =>
 /** A call that must happen whatever the outage (releasing a reservation, cancelling a paid batch). */
 export const UNTIL_DONE: ActivityOptions = { startToCloseTimeout: PLATFORM_ATTEMPT_MS, retry: TRANSIENT_RETRY };
 
-/**
- * A costly submit whose resubmission the workflow decides itself, never the server
- * (src/operations/mediaGeneration/workflows-submit.ts): one attempt per activity run; the timeout catches a lost worker.
- */
+/** A costly submit whose resubmission the workflow decides itself, never the server. */
 export const SUBMIT_ONCE: ActivityOptions = { startToCloseTimeout: PLATFORM_ATTEMPT_MS, retry: { maximumAttempts: 1 } };
 
-/** Past its deadline a poll activity fails by itself; the server's bound is this much later, for a lost worker. */
+// A poll activity fails by itself past its deadline; the server's bound is this much later, for a lost worker.
 const DEADLINE_GRACE_MS = 60_000;
 
-/** A retry-as-poll attempt's time: a wait of at most a second and one bounded read (POLL_TIMEOUT_MS). */
+// A wait of at most a second and one bounded read (POLL_TIMEOUT_MS).
 const POLL_ATTEMPT_MS = 15_000;
-/** The longest wait an attempt is given time for (inAttemptMs): a lost worker is found that much later. */
 export const MAX_IN_ATTEMPT_MS = 2 * 60_000;
 
 /**
- * Options of a retry-as-poll activity (src/activities/retries.ts) that must be done within `waitMs`.
- * Each attempt sets its own next delay, so the retry policy applies only to an attempt that ends
- * without one (a lost worker, a bug); the deadline is the only bound. With `inAttemptMs`, every attempt
- * has that much more time (at most MAX_IN_ATTEMPT_MS), for the polls it may wait for in the worker
- * instead of asking for a retry (waitInAttempt): the first one, planned that far off, and the one at the
- * predicted end.
+ * A retry-as-poll activity (src/activities/retries.ts) done within `waitMs`. Each attempt sets its own next delay,
+ * so the retry policy applies only to one that ends without (a lost worker, a bug). `inAttemptMs` gives every
+ * attempt time for the polls it waits for in the worker (waitInAttempt) instead of asking for a retry.
  */
 export function retryAsPollOptions(
   waitMs: number,
@@ -124,10 +96,7 @@ export function retryAsPollOptions(
   };
 }
 
-/**
- * Whether a poll activity ended because its time ran out: the server's schedule-to-close fired (a lost
- * worker), or it refused a retry past it (the cause is then the last StillRunning failure).
- */
+/** The server's schedule-to-close fired (a lost worker), or it refused a retry past it. */
 export function pollTimedOut(err: unknown): err is ActivityFailure {
   return (
     err instanceof ActivityFailure && (err.cause instanceof TimeoutFailure || err.retryState === RetryState.TIMEOUT)

@@ -1,15 +1,13 @@
-// The workflow's business status, for operators: the `status` query's answer (`current`), mirrored to the
-// PlatformStatus search attribute only when it changes (never once per poll), and the run's current details in the UI.
+// The `status` query's answer, mirrored to the PlatformStatus search attribute only when it changes, and the run's
+// current details in the UI.
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
 import { SearchAttributes, type WorkflowStatus, type WorkflowTypeName } from '@platform-ops/client';
 
-/** `S`: the workflow's status union, from its contract (docs/contributing.md). */
 export interface StatusTracker<S extends string = string> {
   /** `also`: other attributes that change with it, upserted in the same command (one history event). */
   set(status: S, detail?: Record<string, unknown>, also?: SearchAttributeUpdatePair[]): void;
   detail(patch: Record<string, unknown>): void;
-  /** What the `status` query answers. */
   readonly current: WorkflowStatus<S>;
 }
 
@@ -55,7 +53,7 @@ export function trackStatus<S extends string>(
   };
 }
 
-/** A workflow's progress record (its progress query's answer), copied to the status detail; a patch's status is set. */
+/** A workflow's progress record, copied to the status detail. */
 export function trackProgress<S extends string, P extends { status?: S }>(
   operation: WorkflowTypeName,
   initial: P & { status: S },
@@ -76,8 +74,7 @@ export function trackProgress<S extends string, P extends { status?: S }>(
   };
 }
 
-// The run's "current details" in the Web UI (kept in memory, read by the SDK's metadata query: no history). The
-// UI shows a short block; a long detail (a prompt, a file list) would bury the status.
+// The UI shows a short block of current details; a long detail (a prompt, a file list) would bury the status.
 const MAX_VALUE = 80;
 const MAX_FACTS = 12;
 const MAX_DETAILS = 1_200;

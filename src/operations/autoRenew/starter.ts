@@ -1,4 +1,3 @@
-// autoRenew's flags, and its run's result line for `schedule describe`. Not workflow-safe: only the starter loads it.
 import { parseDuration } from '../../cli/schedule-spec';
 import { defineStarter, num } from '../../cli/flags';
 import { AutoRenewResult } from '@platform-ops/client';
@@ -6,7 +5,6 @@ import { AutoRenewResult } from '@platform-ops/client';
 export const starter = defineStarter({
   flags: {
     '--member <id>': 'autoRenew: the member whose instances are renewed and whose budget pays',
-    // --member-id works too, as for the other operations.
     '--member-id <id>': 'the team member whose budget pays',
     '--before <duration>': 'autoRenew: renew what expires within this (72h, 3d …)',
     '--months <n>': 'months to renew',
@@ -25,7 +23,7 @@ export const starter = defineStarter({
   },
 });
 
-/** An autoRenew run's result in one line: `Completed: renewed 1, skipped 2, refused by budget 0, failed 0`. */
+/** For `schedule describe`. */
 export function renderAutoRenewSummary(result: unknown): string | undefined {
   const parsed = AutoRenewResult.safeParse(result);
   if (!parsed.success) return undefined;

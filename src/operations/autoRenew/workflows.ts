@@ -1,5 +1,3 @@
-// autoRenew: renews a member's subscription instances that expire within a window, each as a budgetGatedJob, never
-// twice for one expiry (src/operations/autoRenew/README.md#never-twice-for-one-expiry). Run by a Temporal Schedule.
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import {
   ApplicationFailure,
@@ -35,10 +33,8 @@ import type { budgetGatedJob } from '../budgetGatedJob/workflows';
 import { DEFAULT_DEADLINE_MS, forUpTo, HOUR_MS, untilAfterStart } from '../../workflows/retry-policies';
 import { trackStatus } from '../../workflows/status';
 
-/** The member's instance list is retried this long (each renewal has renewInstance's own). */
 const LIST_DEADLINE_MS = HOUR_MS;
 
-/** One renewal's outcome: an entry for one of the result's lists. */
 type Lists = Pick<AutoRenewResult, 'renewed' | 'skipped' | 'refusedByBudget' | 'failed'>;
 type Outcome = { [K in keyof Lists]: { kind: K; entry: Lists[K][number] } }[keyof Lists];
 
@@ -46,12 +42,8 @@ export async function autoRenew(rawInput: AutoRenewInput): Promise<AutoRenewResu
   const input = parseInput(AutoRenewInput, rawInput, WorkflowType.autoRenew);
   const status = trackStatus<AutoRenewStatus>(WorkflowType.autoRenew, 'PRICING', { memberId: input.memberId });
   setHandler(statusQuery, () => status.current);
-
-  // 1. What one renewal reserves: given, or the worker's price table (InvalidInput when it has none).
   const costPerRenewal =
     input.costPerMonth !== undefined ? input.costPerMonth * input.months : await priceRenewal(input);
-
-  // 2. The member's instances, and which of them expire within the window (workflow time: replay-safe).
   status.set('LISTING');
   const { listInstances } = proxyActivities<InstanceActivities>(untilAfterStart(LIST_DEADLINE_MS));
   const listed = await summarized(
@@ -64,11 +56,8 @@ export async function autoRenew(rawInput: AutoRenewInput): Promise<AutoRenewResu
     nowMs,
     beforeMs: input.beforeSeconds * 1000,
   });
-
-  // 3. Each due renewal as its own budget-gated job.
   status.set('RENEWING', { due: plan.due.map((d) => d.instanceId) });
   const outcomes = await mapBounded(plan.due, input.concurrency, (due) => renewOne(input, due, costPerRenewal));
-
   const result: AutoRenewResult = {
     memberId: input.memberId,
     checkedAt: isoTime(nowMs),
@@ -92,18 +81,14 @@ export async function autoRenew(rawInput: AutoRenewInput): Promise<AutoRenewResu
 }
 
 async function priceRenewal(input: ParsedAutoRenewInput): Promise<number> {
-  // A local activity: it only reads the worker's price table.
   const { priceBudgetJob } = proxyLocalActivities<BudgetActivities>(
     forUpTo(DEFAULT_DEADLINE_MS.budgetAdmission, { attemptMs: 30_000 }),
   );
-  const priced = await summarized(
-    priceBudgetJob,
-    'price the renewals',
-  )({ job: { workflowType: 'renewInstance', months: input.months } });
-  return priced.cost!;
+  const job = { workflowType: 'renewInstance' as const, months: input.months };
+  return (await summarized(priceBudgetJob, 'price the renewals')({ job })).cost!;
 }
 
-/** One renewal: a budgetGatedJob whose id is the instance's and the expiry's, skipped without budget. */
+/** A budgetGatedJob whose id is the instance's and the expiry's, skipped without budget. */
 async function renewOne(input: ParsedAutoRenewInput, due: DueRenewal, cost: number): Promise<Outcome> {
   const { instanceId } = due;
   const workflowId = autoRenewalWorkflowId(input.memberId, instanceId, due.endTime);
@@ -111,10 +96,7 @@ async function renewOne(input: ParsedAutoRenewInput, due: DueRenewal, cost: numb
     memberId: input.memberId,
     cost,
     onInsufficient: 'skip',
-    job: {
-      workflowType: 'renewInstance',
-      input: { instanceId, months: input.months, expectedEndTime: due.endTime },
-    },
+    job: { workflowType: 'renewInstance', input: { instanceId, months: input.months, expectedEndTime: due.endTime } },
   };
   let result: BudgetGatedJobResult;
   try {
@@ -153,5 +135,4 @@ async function renewOne(input: ParsedAutoRenewInput, due: DueRenewal, cost: numb
   };
 }
 
-// Versioning (docs/versioning.md): a run lives long, so it moves to the current build; changes use patched().
 setVersioningBehavior('AUTO_UPGRADE', autoRenew);

@@ -1,6 +1,5 @@
-// keepBatchOutputs: keeps a finished batch's output and error files, and a per-request summary, in the artifact
-// store; only references and counts reach the history. A retry does it all again: the files stay on the platform
-// for 30 days and a put overwrites its key.
+// Only references and counts reach the history. A retry does it all again: the files stay on the platform for 30
+// days and a put overwrites its key.
 import { Readable } from 'node:stream';
 import { Context, log } from '@temporalio/activity';
 import {
@@ -25,17 +24,13 @@ export interface KeepBatchOutputsInput {
 
 export type KeepBatchOutputsResult = Pick<BatchJobResult, 'output' | 'errors'> & { summary: BatchRequestSummary };
 
-/** Codes the platform gives requests that never ran (with no response). */
 const NOT_RUN_CODES: ReadonlySet<string> = new Set(['batch_expired', 'batch_cancelled']);
-/** A request in the input with no line in either file: the platform lost it, so it counts as failed. */
 const MISSING_CODE = 'missing_result';
 const SAMPLE_FAILURES = 20;
-/** Messages (and ids, which have no length limit) in the sample are cut: the result must stay small. */
+// The result must stay small: messages, ids and error codes (the platform's strings) are cut, and so is their number.
 const SAMPLE_CHARS = 200;
-/** Error codes are the platform's strings: their number and length are bounded the same way. */
 const MAX_ERROR_CODES = 50;
 const OTHER_CODES = 'other';
-/** Unparseable lines named in the log, at most. */
 const LOGGED_BAD_LINES = 5;
 
 type Kind = 'succeeded' | 'failed' | 'notRun';
@@ -48,7 +43,6 @@ interface RequestOutcome {
   message?: string;
 }
 
-/** One line's outcome, or undefined for a line that is no result line; error-file lines never succeed. */
 function outcomeOf(text: string, file: 'output' | 'errors'): RequestOutcome | undefined {
   let json: unknown;
   try {
@@ -68,7 +62,6 @@ function outcomeOf(text: string, file: 'output' | 'errors'): RequestOutcome | un
   return { custom_id, kind: notRun ? 'notRun' : 'failed', status_code, error_code, message: error?.message };
 }
 
-/** The store takes a stream of bytes; the content is already in memory as one piece. */
 const bytesOf = (text: string): AsyncIterable<Uint8Array> => Readable.from([Buffer.from(text, 'utf8')]);
 
 export function createBatchOutputActivities(platform: PlatformClient, store: ArtifactStore) {
@@ -78,7 +71,6 @@ export function createBatchOutputActivities(platform: PlatformClient, store: Art
       const signal = ctx.cancellationSignal;
       const dir = `batches/${safeSegment(input.workflowId)}/${safeSegment(input.batchId)}`;
       const outcomes: RequestOutcome[] = [];
-
       const keep = async (
         fileId: string | undefined,
         file: 'output' | 'errors',
@@ -112,7 +104,6 @@ export function createBatchOutputActivities(platform: PlatformClient, store: Art
       const output = await keep(input.outputFileId, 'output');
       const errors = await keep(input.errorFileId, 'errors');
       const all = withMissing(outcomes, input.customIds);
-
       ctx.heartbeat({ step: 'summarising', requests: all.length });
       const perRequest = all
         .map(({ custom_id, kind, status_code, error_code }) =>
@@ -124,21 +115,15 @@ export function createBatchOutputActivities(platform: PlatformClient, store: Art
         signal,
       });
       const summary = summarise(all, summaryFile.uri);
-      log.info('Kept batch outputs', {
-        batchId: input.batchId,
-        output: output?.uri,
-        errors: errors?.uri,
-        requests: summaryFile.uri,
-        succeeded: summary.succeeded,
-        failed: summary.failed,
-        notRun: summary.notRun,
-      });
+      const { succeeded, failed, notRun } = summary;
+      const kept = { output: output?.uri, errors: errors?.uri, requests: summaryFile.uri };
+      log.info('Kept batch outputs', { batchId: input.batchId, ...kept, succeeded, failed, notRun });
       return { ...(output ? { output } : {}), ...(errors ? { errors } : {}), summary };
     },
   };
 }
 
-/** With the input's custom_ids: outcomes in input order, a failed one for each id no file mentions, strays last. */
+/** Outcomes in input order, a failed one for each id no file mentions, strays last. */
 function withMissing(outcomes: RequestOutcome[], customIds: string[] | undefined): RequestOutcome[] {
   if (!customIds) return outcomes;
   const byId = new Map<string, RequestOutcome[]>();

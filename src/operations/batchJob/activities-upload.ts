@@ -1,6 +1,4 @@
-// uploadBatchInput: checks every line of a batch's requests (inline, or a file the worker can reach), then uploads
-// them. An upload costs nothing: a retry that uploads again leaves at worst an unused file the platform deletes.
-// After a reset, the file the earlier run uploaded is taken instead (src/activities/earlier-runs.ts).
+// An upload costs nothing: a retry that uploads again leaves at worst an unused file the platform deletes.
 import { readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,7 +32,6 @@ export interface UploadBatchInputResult {
 }
 
 const DEFAULT_FILENAME = 'batch-input.jsonl';
-/** A whole download of the input file, at most 100 MB: slower than this is not going to end well. */
 const DOWNLOAD_TIMEOUT_MS = 10 * 60_000;
 
 const invalidInput = (message: string, ...details: unknown[]) =>
@@ -57,13 +54,8 @@ export function createBatchUploadActivities(platform: PlatformClient, policy: Fe
       const signal = ctx.cancellationSignal;
       const source = 'requests' in input ? 'requests' : 'inputFileUri';
       const jsonl = 'requests' in input ? toJsonl(input.requests) : await readInputUri(ctx, input.inputFileUri, policy);
-
-      // The same rules the platform applies, checked before anything is sent.
       const problems = batchInputProblems(jsonl, input.endpoint);
-      if (problems.length > 0) {
-        throw invalidInput(`${source}: ${formatIssues(problems)}`, { source, issues: problems });
-      }
-
+      if (problems.length > 0) throw invalidInput(`${source}: ${formatIssues(problems)}`, { source, issues: problems });
       ctx.heartbeat({ step: 'uploading', bytes: utf8Length(jsonl) });
       const file = await platform.uploadBatchInputFile(
         { content: jsonl, endpoint: input.endpoint, filename: input.filename ?? filenameOf(input) },
@@ -78,7 +70,6 @@ export function createBatchUploadActivities(platform: PlatformClient, policy: Fe
   };
 }
 
-/** The URI's own file name when it is a plain one, so the platform's file list shows where it came from. */
 function filenameOf(input: UploadBatchInputInput): string {
   if (!('inputFileUri' in input)) return DEFAULT_FILENAME;
   if (!URL.canParse(input.inputFileUri)) return DEFAULT_FILENAME;
@@ -86,7 +77,6 @@ function filenameOf(input: UploadBatchInputInput): string {
   return /^[A-Za-z0-9._-]{1,200}$/.test(name) && !/^\.+$/.test(name) ? name : DEFAULT_FILENAME;
 }
 
-/** The JSONL behind an inputFileUri: a file on a volume the workers share, or an http(s) URL. */
 async function readInputUri(ctx: Context, uri: string, policy: FetchPolicy): Promise<string> {
   if (!URL.canParse(uri)) throw invalidInput(`inputFileUri: ${JSON.stringify(uri.slice(0, 200))} is not a URL`);
   const url = new URL(uri);
@@ -95,7 +85,6 @@ async function readInputUri(ctx: Context, uri: string, policy: FetchPolicy): Pro
   throw invalidInput(`inputFileUri: must be a file://, http:// or https:// URL (is ${url.protocol})`);
 }
 
-/** Codes meaning the path itself is wrong: another attempt would find the same. */
 const BAD_PATH_CODES = new Set(['ENOENT', 'ENOTDIR', 'EACCES', 'EPERM', 'EISDIR', 'ELOOP', 'ENAMETOOLONG']);
 
 async function readLocalFile(ctx: Context, url: URL, policy: FetchPolicy): Promise<string> {
@@ -103,7 +92,6 @@ async function readLocalFile(ctx: Context, url: URL, policy: FetchPolicy): Promi
   try {
     file = fileURLToPath(url);
   } catch (err) {
-    // e.g. file://otherhost/… : only paths on this machine can be read.
     throw invalidInput(`inputFileUri: ${url.href} is not a local file path (${(err as Error).message})`);
   }
   // Inside INPUT_FILE_DIR by its path, and again once links are resolved (a link may point anywhere).
@@ -113,7 +101,6 @@ async function readLocalFile(ctx: Context, url: URL, policy: FetchPolicy): Promi
     const real = await realpath(file);
     const linkedOut = localFileRefusal(real, { ...policy, inputFileDir: await realpath(policy.inputFileDir) });
     if (linkedOut) throw invalidInput(`inputFileUri: ${file} links to a file outside INPUT_FILE_DIR`);
-    // The size first: a file over the platform's limit is refused without reading it into memory.
     const info = await stat(real);
     if (!info.isFile()) throw invalidInput(`inputFileUri: ${file} is not a regular file`);
     if (info.size > BATCH_MAX_BYTES) throw tooLarge(file, info.size);
@@ -126,7 +113,6 @@ async function readLocalFile(ctx: Context, url: URL, policy: FetchPolicy): Promi
   }
 }
 
-/** Fetches the file with no credentials of ours (the platform key never leaves the platform client). */
 async function fetchInputFile(ctx: Context, url: URL, policy: FetchPolicy): Promise<string> {
   const where = `${url.origin}${url.pathname}`;
   const unavailable = (what: string) =>

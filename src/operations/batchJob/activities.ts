@@ -1,5 +1,3 @@
-// The batchJob activities: upload (./upload.ts), create once, follow by retry-as-poll, cancel, keep
-// the outputs (./outputs.ts); read a batch created elsewhere (attach).
 import { Context, log } from '@temporalio/activity';
 import type { ActivityDeps } from '../activities-deps';
 import {
@@ -30,14 +28,12 @@ function epochMs(value: string | number | null | undefined): number | undefined 
   return Number.isNaN(ms) ? undefined : ms;
 }
 
-/** The few facts of a platform batch the workflow needs, small enough for its history. */
 function snapshotOf(batch: Batch) {
   const { total, completed, failed } = batch.request_counts;
   return {
     id: batch.id,
     status: batch.status,
     inputFileId: batch.input_file_id,
-    /** Epoch ms of the platform's created_at (RFC 3339 or Unix seconds). */
     createdAtMs: epochMs(batch.created_at) ?? Date.now(),
     requestCounts: { total, completed, failed },
     outputFileId: batch.output_file_id ?? undefined,
@@ -46,12 +42,10 @@ function snapshotOf(batch: Batch) {
 }
 type BatchSnapshot = ReturnType<typeof snapshotOf>;
 
-/** The metadata key that ties a platform batch to the workflow that created it. */
 export const WORKFLOW_ID_METADATA_KEY = 'platform_ops_workflow_id';
-/** How far back the lookup reads the batch list (newest first). */
 const LOOKUP_LIMIT = 500;
 
-export interface CreateBatchOnceInput {
+interface CreateBatchOnceInput {
   workflowId: string;
   inputFileId: string;
   endpoint: BatchEndpoint;
@@ -60,18 +54,11 @@ export interface CreateBatchOnceInput {
 
 export interface CreateBatchOnceResult {
   batch: BatchSnapshot;
-  /** True when an earlier attempt had created it already (found by the lookup). */
   found: boolean;
   attempt: number;
-  /** Real epoch ms of the answer. */
   at: number;
-  /**
-   * Our clock's latest moment the batch cannot have been created before: when this attempt sent the
-   * create, or, for a batch an earlier attempt made, when the first attempt was scheduled. The window
-   * is timed from here, on the workers' clock (the platform's may differ, an emulator's runs faster).
-   */
+  // The window is timed on the workers' clock (the platform's may differ, an emulator's runs faster).
   windowStartAt: number;
-  /** After a reset: the batch an earlier run's same create made, taken instead of a second. */
   resumed?: Resumed;
 }
 
@@ -83,22 +70,17 @@ export interface BatchCheckpoint {
 export interface PollBatchInput {
   batchId: string;
   polling: ParsedBatchPollingOptions;
-  /** The last checkpoint: its poll count, when the next poll is due, and the gap after that poll. */
   since: BatchObservation;
-  /** Report back each time this many percent more of the requests are done (0: status changes only). */
+  /** Percent of the requests done between checkpoints (0: status changes only). */
   progressStep: number;
 }
 
-/** The step of requests done (completed or failed) an observation is at, in `step` percent. */
 const doneStep = (o: BatchObservation, step: number): number => {
   if (step <= 0 || o.requestCounts.total === 0) return 0;
   return Math.floor(((o.requestCounts.completed + o.requestCounts.failed) * 100) / o.requestCounts.total / step);
 };
 
-/**
- * The gap after the n-th poll since a checkpoint whose next gap is `firstMs`: grown n - 1 times by
- * the coefficient (rounded at each step), up to the maximum.
- */
+/** The gap after the n-th poll since a checkpoint: grown n - 1 times by the coefficient, rounded at each step. */
 export function batchGapMs(firstMs: number, n: number, polling: ParsedBatchPollingOptions): number {
   let gap = Math.min(polling.maxIntervalMs, firstMs);
   for (let i = 1; i < n && gap < polling.maxIntervalMs; i++) {
@@ -123,14 +105,8 @@ export function createBatchActivities({ platform, fetchPolicy, artifacts, tempor
   return {
     ...createBatchUploadActivities(platform, fetchPolicy, temporal),
 
-    /**
-     * Creates the batch at most once. The platform takes no idempotency key, so the batch carries the
-     * workflow id in its metadata: a retried attempt (after a timeout, a reset, a 5xx, a lost worker)
-     * looks for a batch on the same input file with that tag until no create an earlier attempt sent
-     * can still land (../retries.ts), and creates only if there is none. A create the platform acts
-     * on later still is the residual risk. After a reset, the batch an earlier run's same create made
-     * is taken: from its answer, or found by that create's tag and input file.
-     */
+    // The platform takes no idempotency key, so the batch carries the workflow id in its metadata: a retried attempt
+    // looks for a batch on the same input file with that tag until no create an earlier attempt sent can still land.
     async createBatchOnce({ afterReset, ...input }: CreateBatchOnceInput & AfterReset): Promise<CreateBatchOnceResult> {
       const ctx = Context.current();
       const { attempt } = ctx.info;
@@ -168,21 +144,21 @@ export function createBatchActivities({ platform, fetchPolicy, artifacts, tempor
         ),
       );
       log.info('Created batch', { batchId: batch.id, inputFileId, attempt });
+      const at = Date.now();
       return answerPaidCall(temporal, ctx, {
         batch: snapshotOf(batch),
         found: false,
         attempt,
-        at: Date.now(),
+        at,
         windowStartAt: sentAt,
       });
     },
 
-    /** A batch created elsewhere (attach): a read, retried through outages; an unknown id (404) is final. */
     async getPlatformBatch(batchId: string): Promise<Pick<CreateBatchOnceResult, 'batch' | 'at'>> {
       return { batch: snapshotOf(await platform.getBatch(batchId, { signal: signal() })), at: Date.now() };
     },
 
-    /** A batch that has just finished on its own is not an error: the caller wants it stopped, and it is. */
+    // A batch that has just finished on its own is not an error: the caller wants it stopped, and it is.
     async cancelPlatformBatch(batchId: string): Promise<BatchSnapshot> {
       try {
         return snapshotOf(await platform.cancelBatch(batchId, { signal: signal() }));
@@ -192,13 +168,7 @@ export function createBatchActivities({ platform, fetchPolicy, artifacts, tempor
       }
     },
 
-    /**
-     * One get-batch per attempt (retry-as-poll, ../retries.ts). Nothing new: the attempt fails as
-     * StillRunning with the next gap. A status change, each `progressStep` percent of requests done, or
-     * the end: a checkpoint, so the history stays small over the 48-hour window (the workflow's timer,
-     * which cancels this activity). The gaps grow from the checkpoint's intervalMs by
-     * backoffCoefficient with each attempt, up to maxIntervalMs: minutes apart once a batch has run a while.
-     */
+    // Only a status change, a progress step or the end is a checkpoint, so the history stays small over 48 hours.
     async pollBatch(input: PollBatchInput): Promise<BatchCheckpoint> {
       const ctx = Context.current();
       const { since, polling, batchId } = input;
@@ -211,7 +181,6 @@ export function createBatchActivities({ platform, fetchPolicy, artifacts, tempor
           (err) => errorBackoffMs(err, ctx.info.attempt, polling.initialIntervalMs, polling.maxIntervalMs),
         ),
       );
-
       const now = Date.now();
       const { status, requestCounts: c } = snapshot;
       const observation: BatchObservation = {
@@ -224,7 +193,6 @@ export function createBatchActivities({ platform, fetchPolicy, artifacts, tempor
         observedAt: now,
       };
       if (isTerminalBatchStatus(status)) return { observation, terminal: true };
-
       const gap = batchGapMs(since.intervalMs ?? polling.initialIntervalMs, n, polling);
       const next: BatchObservation = {
         ...observation,

@@ -1,5 +1,4 @@
-// batchJob's flags and progress. A large --file is read by the worker from the shared disk, since a workflow input
-// must stay far below Temporal's 2 MB limit. Not workflow-safe: only the starter loads it.
+// A large --file is read by the worker from the shared disk: a workflow input must stay far below Temporal's 2 MB limit.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
@@ -74,7 +73,6 @@ function batchEndpoint(value: string | undefined): BatchEndpoint {
   return value as BatchEndpoint;
 }
 
-/** `{requests}` for a small file, `{inputFileUri}` for a large one; a bad line stops here. */
 function batchFileInput(file: string, endpoint: BatchEndpoint): { requests: unknown[] } | { inputFileUri: string } {
   const text = readText(file, '--file');
   const problems = batchInputProblems(text, endpoint);

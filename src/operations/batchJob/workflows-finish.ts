@@ -1,4 +1,3 @@
-// batchJob's last step: a failed batch fails the run; an ended one has its output and error files kept.
 import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import { FailureType, isAttach, type BatchJobResult, type BatchObservation } from '@platform-ops/client';
 import type { Activities } from './activities';
@@ -9,7 +8,6 @@ import { ATTEMPT } from './workflows-start';
 
 export type KeptOutputs = Awaited<ReturnType<Activities['keepBatchOutputs']>>;
 
-/** 4. Keep the output and error files (partial ones too), as references, and answer the run's result. */
 export async function finishBatch(run: BatchRun, final: BatchObservation): Promise<BatchJobResult> {
   const { batchId, input, progress } = run;
   if (final.status === 'FAILED') {

@@ -1,4 +1,3 @@
-// batchJob's third step: the batch followed until it ends, within its window, or cancelled on the platform.
 import {
   CancellationScope,
   condition,
@@ -13,13 +12,9 @@ import { summarized, WAITING } from '../../workflows/activity-summary';
 import { HOUR_MS, retryAsPollOptions, UNTIL_DONE } from '../../workflows/retry-policies';
 import type { BatchRun } from './workflows-run';
 
-/**
- * Cancelling a paid batch: retried until it is done, whatever the outage, so nothing is left running
- * on the platform because a call failed. Cancelling twice is harmless (an ended batch answers its state).
- */
 const { cancelPlatformBatch } = proxyActivities<Activities>(UNTIL_DONE);
 
-/** A checkpoint every 10 % of the requests: the query's counts stay fresh for a few events each. */
+// Percent of the requests: the query's counts stay fresh for a few events each.
 const PROGRESS_STEP = 10;
 
 type PollBatch = ActivityInterfaceFor<Activities>['pollBatch'];
@@ -32,10 +27,7 @@ const settle = <T>(p: Promise<T>): Promise<Settled<T>> =>
     (error: unknown) => ({ ok: false as const, error }),
   );
 
-/**
- * 3. Follows the batch until it ends, racing its window and an operator's cancel. A cancel of the
- * workflow itself cancels the platform batch too: it must not run on, unowned.
- */
+// A cancel of the workflow itself cancels the platform batch too: it must not run on, unowned.
 export async function followToEnd(run: BatchRun): Promise<BatchObservation> {
   const { input } = run;
   const { pollBatch } = proxyActivities<Activities>(
@@ -55,10 +47,7 @@ export async function followToEnd(run: BatchRun): Promise<BatchObservation> {
   return run.end();
 }
 
-/**
- * The follow races the window (a durable timer from the batch's creation, then a grace period for the
- * platform's own final state) and an operator's cancel; whichever cuts it short cancels the batch.
- */
+// The window is a durable timer from the batch's creation, then a grace period for the platform's final state.
 async function raceWindowAndCancel(run: BatchRun, pollBatch: PollBatch): Promise<void> {
   const following = new CancellationScope();
   const ended = settle(following.run(() => followBatch(run, pollBatch)));
@@ -77,7 +66,6 @@ async function raceWindowAndCancel(run: BatchRun, pollBatch: PollBatch): Promise
   let why = await race(run.windowEndsAt - run.started.at);
   if (why === 'window') why = await race(run.input.graceMinutes * 60_000);
   waits.cancel();
-
   if (why === 'ended') {
     const r = await ended;
     if (!r.ok) throw r.error;
@@ -90,12 +78,7 @@ async function raceWindowAndCancel(run: BatchRun, pollBatch: PollBatch): Promise
   }
 }
 
-/**
- * Follows the platform batch until it ends, and resolves with the terminal observation. The poll
- * activity runs again on its own after each poll (retry-as-poll, src/operations/batchJob/activities.ts)
- * and comes back only at checkpoints, a handful however long the batch takes. The window timer ends
- * the follow first: the schedule-to-close bound is only a backstop.
- */
+// The poll activity comes back only at checkpoints, a handful however long the batch takes.
 async function followBatch(
   run: BatchRun,
   pollBatch: PollBatch,
@@ -110,7 +93,6 @@ async function followBatch(
   }
 }
 
-/** Cancels the platform batch, then waits for CANCELLED (or whatever final state it reaches instead). */
 async function cancelBatch(run: BatchRun, pollBatch: PollBatch): Promise<void> {
   const { batchId } = run;
   run.progress.update({ status: 'CANCELLING' });

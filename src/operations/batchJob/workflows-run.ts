@@ -1,5 +1,3 @@
-// One batchJob run's state: the batch as last seen, its window, and an operator's cancel. The handlers and
-// the steps read and change it here, so the workflow function reads as its steps.
 import { condition, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import {
   BATCH_OUTCOMES,
@@ -26,14 +24,11 @@ export type BatchProgressTracker = ReturnType<typeof trackProgress<BatchJobStatu
 export class BatchRun {
   readonly progress: BatchProgressTracker;
   readonly workflowId: string;
-  /** An operator's cancel: refused once the batch has ended; answered with the final state. */
   cancelRequested = false;
   cancelReason: string | undefined;
-  /** What cut the follow short, if anything: the window's end or an operator's cancel. */
   cancelledBy: BatchJobResult['cancelledBy'];
-  /** The batch's state once it has ended: what the cancel Update waits for and answers. */
   final: BatchObservation | undefined;
-  // Known once the batch is created or attached to (begin); no step runs before that.
+  // Set by begin(); no step runs before that.
   started!: StartedBatch;
   windowEndsAt!: number;
   last!: BatchObservation;
@@ -51,7 +46,6 @@ export class BatchRun {
     return this.started.batch.id;
   }
 
-  /** The cancel Update: asks the follow to stop, and answers once the batch has ended. */
   async requestCancel(reason: string | undefined): Promise<CancelBatchResult> {
     this.cancelRequested = true;
     this.cancelReason = reason;
@@ -61,7 +55,6 @@ export class BatchRun {
     return { batchId: final.batchId, status: final.status, requestCounts: final.requestCounts };
   }
 
-  /** The cancel Update's validator: an ended batch has nothing left to cancel. */
   refuseCancelOnceEnded(): void {
     const status = this.final?.status ?? this.progress.current.status;
     if (this.final || isTerminalBatchStatus(status)) {
@@ -69,7 +62,6 @@ export class BatchRun {
     }
   }
 
-  /** The batch is known: its id and window go on record, and its first state is the first checkpoint. */
   begin(started: StartedBatch): void {
     this.started = started;
     const { inputFileId } = started;
@@ -88,7 +80,6 @@ export class BatchRun {
     });
   }
 
-  /** A poll's checkpoint; the request counts' attributes change only at checkpoints where the counts did. */
   checkpoint(o: BatchObservation): void {
     this.last = o;
     const before = this.progress.current.requestCounts;
@@ -109,19 +100,17 @@ export class BatchRun {
     });
   }
 
-  /** The batch has ended: its last state is final, and a waiting cancel Update answers with it. */
   end(): BatchObservation {
     this.final = this.last;
     return this.final;
   }
 
-  /** How the batch ended, by our name: one we cancelled at the end of its window has expired. */
+  // One we cancelled at the end of its window has expired.
   outcome(): BatchOutcome {
     const endedAs = BATCH_OUTCOMES.find((o) => o.toUpperCase() === this.last.status);
     return this.cancelledBy === 'window' ? 'Expired' : (endedAs ?? 'Cancelled');
   }
 
-  /** The run's result: the batch, how it ended, its counts and times, and the files kept. */
   result(final: BatchObservation, outcome: BatchOutcome, kept: KeptOutputs | undefined): BatchJobResult {
     const { input, started } = this;
     return {

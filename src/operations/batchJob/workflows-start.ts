@@ -1,5 +1,3 @@
-// batchJob's first steps: the batch created here (its input uploaded, then the batch created once), or one
-// created elsewhere attached to.
 import { CancellationScope, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { isAttach, type ParsedBatchJobInput, type ParsedBatchJobRequestInput } from '@platform-ops/client';
 import type { Activities, CreateBatchOnceResult } from './activities';
@@ -8,24 +6,17 @@ import { attachedNotFound } from '../../workflows/attach';
 import { afterReset, HOUR_MS, untilDeadline } from '../../workflows/retry-policies';
 import type { BatchProgressTracker } from './workflows-run';
 
-/** Uploading the input and creating the batch are retried this long, from the workflow's start. */
 const CREATE_DEADLINE_MS = 6 * HOUR_MS;
 
 export const ATTEMPT = { attemptMs: 5 * 60_000, heartbeatMs: 60_000 };
 
-/** Upload and create: retried through any outage until the deadline for getting the batch going. */
 const creating = () =>
   proxyActivities<Activities>(untilDeadline(workflowInfo().startTime.getTime() + CREATE_DEADLINE_MS, ATTEMPT));
 
-/**
- * Where the batch stands when the run starts following it (`at`, real epoch ms), when its window
- * started on our clock, and the create attempts (0 for an attached batch).
- */
 export type StartedBatch = Pick<CreateBatchOnceResult, 'batch' | 'at' | 'windowStartAt' | 'attempt' | 'resumed'> & {
   inputFileId: string;
 };
 
-/** 1–2. The batch: created here (upload, then create once), or created elsewhere and attached to. */
 export const startBatch = (
   input: ParsedBatchJobInput,
   workflowId: string,
@@ -38,8 +29,8 @@ async function createBatch(
   workflowId: string,
   progress: BatchProgressTracker,
 ): Promise<StartedBatch> {
-  // 1. The input file: given, or uploaded now. After a reset, the file an earlier run uploaded is
-  // taken (the mark, as on a paid call, without its shorter attempt: a download may take minutes).
+  // After a reset, the file an earlier run uploaded is taken (the mark, as on a paid call, without its shorter
+  // attempt: a download may take minutes).
   progress.update({ status: 'UPLOADING' });
   const platform = creating();
   const { mark } = afterReset();
@@ -56,12 +47,7 @@ async function createBatch(
       )
     ).fileId;
 
-  // 2. The batch, created once. Costs money. Retried while the first attempt may still be in flight?
-  // Never by the server: an attempt outlives the client's timeout. A retry looks for the batch an
-  // earlier attempt made until no create it sent can still land, and creates only if there is none
-  // (src/operations/batchJob/activities.ts).
   progress.update({ status: 'CREATING', inputFileId });
-  // After a reset, the batch an earlier run's same create made is taken (src/activities/earlier-runs.ts).
   const create = () =>
     paidCall(
       platform.createBatchOnce,
@@ -74,11 +60,7 @@ async function createBatch(
   return { ...created, inputFileId: created.batch.inputFileId };
 }
 
-/**
- * A batch created elsewhere: read once (nothing is uploaded or created, nothing paid is sent), then
- * followed, windowed and kept as one created here. Its window runs from its created_at, but never
- * from later than now: the platform's clock may run ahead of ours (an emulator's does).
- */
+// Its window runs from its created_at, but never from later than now: the platform's clock may run ahead of ours.
 async function attachBatch(batchId: string, progress: BatchProgressTracker): Promise<StartedBatch> {
   progress.update({ status: 'ATTACHING', batchId });
   let got;

@@ -21,18 +21,12 @@ export async function batchJob(rawInput: BatchJobInput): Promise<BatchJobResult>
   const run = new BatchRun(input);
   setHandler(statusQuery, () => run.progress.status.current);
   setHandler(batchProgressQuery, () => run.progress.current);
-  // An operator's cancel: refused once the batch has ended; answered with the final state.
   setHandler(cancelBatchUpdate, ({ reason }) => run.requestCancel(reason), {
     validator: (_request: { reason?: string }) => run.refuseCancelOnceEnded(),
   });
-
-  // 1–2. The batch: created here (upload, then create once), or created elsewhere and attached to.
   run.begin(await startBatch(input, run.workflowId, run.progress));
-  // 3. Follow it until it ends, its window closes, or an operator cancels it.
   const final = await followToEnd(run);
-  // 4. Keep its output and error files, and answer how it ended.
   return finishBatch(run, final);
 }
 
-// Versioning (docs/versioning.md): a run lives long, so it moves to the current build; changes use patched().
 setVersioningBehavior('AUTO_UPGRADE', batchJob);

@@ -1,5 +1,4 @@
-// The billing report's heavy part: every bill-list window read, summed and written to a CSV in one activity, so
-// only totals reach the history (a week of hourly bills can exceed 2 MB). Reads are idempotent: a retry reads again.
+// One activity, so only totals reach the history (a week of hourly bills can exceed 2 MB).
 import { Readable } from 'node:stream';
 import { Context } from '@temporalio/activity';
 import type { Bill, BillingReportResult, BillingTotal, BillWindow, CycleType } from '@platform-ops/client';
@@ -8,7 +7,7 @@ import { safeSegment } from '../../artifacts';
 import { mapBounded } from '../../shared/lanes';
 import type { ActivityDeps } from '../activities-deps';
 
-export interface BuildBillingReportInput {
+interface BuildBillingReportInput {
   reportId: string;
   cycleType: CycleType;
   windows: BillWindow[];
@@ -37,10 +36,7 @@ const CSV_COLUMNS = [
 const FORMULA_START = /^[=+\-@\t\r]/;
 const PLAIN_NUMBER = /^[+-]?\d+(\.\d+)?$/;
 
-/**
- * One CSV cell, quoted when needed. The platform's names would run as spreadsheet formulas when they start with
- * =, +, -, @, a tab or CR: such text gets a leading apostrophe, as OWASP advises; numbers stay numbers.
- */
+// Text that would run as a spreadsheet formula gets a leading apostrophe, as OWASP advises; numbers stay numbers.
 export function csvCell(value: string | number | undefined): string {
   let s = value === undefined ? '' : String(value);
   if (typeof value === 'string' && FORMULA_START.test(s) && !PLAIN_NUMBER.test(s)) s = `'${s}`;
@@ -74,7 +70,6 @@ export function createBillingActivities({ platform, artifacts: store }: Activity
         ctx.heartbeat({ windowsDone: ++done, windows: input.windows.length });
         return res.bills;
       });
-
       const bills = perWindow.flat();
       const rows = bills.map((b) => {
         const amount = parseTenThousandths(b.amount);

@@ -1,4 +1,3 @@
-// billingReport's flags and how they make its input. Not workflow-safe: only the starter loads it.
 import { CliError, ExitCode } from '../../cli/command';
 import { defineStarter } from '../../cli/flags';
 
@@ -27,7 +26,6 @@ export const starter = defineStarter({
   },
 });
 
-/** A date (2026-02-01, 2026-02-01T12:00:00Z) or Unix seconds, as Unix seconds. */
 function unixSeconds(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
   if (/^\d+$/.test(value)) return Number(value);

@@ -1,4 +1,3 @@
-// billingReport: the bill list over a range of any length, in windows the platform accepts.
 import { proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import { setVersioningBehavior } from '../../workflows/versioning';
 import {
@@ -22,15 +21,10 @@ export async function billingReport(rawInput: BillingReportInput): Promise<Billi
   const windows = billWindows(input.cycleType, input.startTime, input.endTime);
   const status = trackStatus<BillingReportStatus>(WorkflowType.billingReport, 'FETCHING_BILLS', {});
   setHandler(statusQuery, () => status.current);
-  // Reads only: retried through any outage until the report's deadline, from the workflow's start.
   const platform = proxyActivities<Activities>(
-    untilAfterStart(DEADLINE_MS, {
-      attemptMs: 10 * 60_000,
-      heartbeatMs: 2 * 60_000,
-    }),
+    untilAfterStart(DEADLINE_MS, { attemptMs: 10 * 60_000, heartbeatMs: 2 * 60_000 }),
   );
   status.detail({ windows: windows.length });
-
   const [report, quotas] = await Promise.all([
     summarized(
       platform.buildBillingReport,
@@ -46,15 +40,8 @@ export async function billingReport(rawInput: BillingReportInput): Promise<Billi
     input.includeQuotas ? summarized(platform.snapshotQuotas, 'snapshot the quotas')() : Promise.resolve(undefined),
   ]);
   status.set('REPORTED', { bills: report.bills, total: report.total });
-  return {
-    cycleType: input.cycleType,
-    startTime: input.startTime,
-    endTime: input.endTime,
-    windows,
-    ...report,
-    quotas,
-  };
+  const { cycleType, startTime, endTime } = input;
+  return { cycleType, startTime, endTime, windows, ...report, quotas };
 }
 
-// Versioning (docs/versioning.md): a run is short, so it finishes on the build it started on.
 setVersioningBehavior('PINNED', billingReport);

@@ -1,5 +1,4 @@
-// The worker's price table (1/10000 USD per unit; docs/configuration.md#price-table), and priceBudgetJob, which
-// prices budget-gated jobs that give no `cost`. Its defaults are the emulator's list prices.
+// The worker's price table (docs/configuration.md#price-table); its defaults are the emulator's list prices.
 import { readFileSync } from 'node:fs';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
@@ -38,7 +37,6 @@ export type PriceTable = z.output<typeof PriceTable>;
 
 export const DEFAULT_PRICE_TABLE: PriceTable = PriceTable.parse({});
 
-/** PLATFORM_PRICES (JSON) or PLATFORM_PRICES_FILE; a bad table stops the worker with every bad field named. */
 export function loadPriceTable(env: NodeJS.ProcessEnv = process.env): PriceTable {
   const inline = env.PLATFORM_PRICES?.trim();
   const file = env.PLATFORM_PRICES_FILE?.trim();
@@ -75,7 +73,6 @@ const needsCost = (lack: string, fix: string) =>
 const noTablePrice = (what: string, hint: string) =>
   needsCost(`the price table has no ${what} (${hint})`, 'it in PLATFORM_PRICES');
 
-/** The price of a job's quantities, with how it was reached. Throws InvalidInput when the table has no price. */
 export function priceQuantities(table: PriceTable, q: JobQuantities): { amount: number; breakdown: string } {
   const priced = (amount: number, breakdown: string) => ({ amount, breakdown });
   switch (q.workflowType) {
@@ -92,7 +89,7 @@ export function priceQuantities(table: PriceTable, q: JobQuantities): { amount: 
       }
       const m = table.mediaGeneration;
       const perSecond = q.operation === 'image-to-video' ? m.imageToVideoPerSecond : m.textToVideoPerSecond;
-      // [quantity, unit, price, what]: the terms of the sum, each shown in the breakdown.
+      // [quantity, unit, price, what]
       const terms: [number, string, number, string][] = [[q.seconds, ' s', perSecond, q.operation]];
       if (q.sound) terms.push([q.seconds, ' s', m.soundPerSecond, 'sound']);
       if (q.nsfwImages > 0) terms.push([q.nsfwImages, '', m.nsfwDetectionPerImage, 'NSFW detection']);

@@ -1,8 +1,5 @@
-// The budget-gated job activities: pricing (./price.ts), and the job's side of its member's ledger
-// (reserve, wait, release; the ledger's own activities are in ../budgetLedger/activities.ts).
-// Workflows cannot send Updates to other workflows, so these activities do, with the worker's
-// Temporal client: update-with-start creates the ledger on first use. Every call is idempotent per
-// reservationId, so retried attempts are harmless.
+// Workflows cannot send Updates to other workflows, so these activities do, with the worker's Temporal client.
+// Every call is idempotent per reservationId, so retried attempts are harmless.
 import { Context } from '@temporalio/activity';
 import {
   WithStartWorkflowOperation,
@@ -33,35 +30,28 @@ import { BatchLanes } from '../../shared/lanes';
 import { recordBudgetReleased, recordBudgetReserved } from '../../metrics';
 import { createPriceActivities } from './activities-price';
 
-/** The longest gap between two looks at an earlier run's job. */
 const EARLIER_JOB_MAX_GAP_MS = 60_000;
 
 export { priceQuantities, type PriceBudgetJobInput, type PriceBudgetJobResult } from './activities-price';
 
-export interface ReserveMemberBudgetInput {
+interface ReserveMemberBudgetInput {
   memberId: string;
   request: ReserveBudgetRequest;
 }
 
-export interface AwaitBudgetAdmissionInput extends ReserveMemberBudgetInput {
-  /** Epoch ms (the worker's clock) after which the job stops waiting. */
+interface AwaitBudgetAdmissionInput extends ReserveMemberBudgetInput {
   deadlineAt: number;
   initialIntervalMs: number;
   maxIntervalMs: number;
-  /** Check at once (after a re-check signal) instead of waiting one interval first. */
   checkFirst: boolean;
 }
 
 export interface AwaitBudgetAdmissionResult {
-  /** The admitting answer; absent when the deadline came first. */
   admitted?: ReserveBudgetResult;
-  /** The last refusal, if any check was refused. */
   lastRefusal?: ReserveBudgetResult;
-  /** Checks made by this activity (all its attempts). */
   checks: number;
 }
 
-/** What a waiting job heartbeats: enough to resume after a lost worker, and to show progress. */
 interface WaitHeartbeat {
   checks: number;
   intervalMs: number;
@@ -69,22 +59,16 @@ interface WaitHeartbeat {
   lastRefusal?: ReserveBudgetResult;
 }
 
-/**
- * Reservation Updates of one member in flight from one worker (the server keeps at most 10 Updates
- * of one workflow in flight). Each carries every request that was waiting for it, so this bounds
- * the Updates, not the requests: a burst of 100 goes in a few Updates of many.
- */
+// The server keeps at most 10 Updates of one workflow in flight. Each carries every request waiting for it.
 const UPDATES_IN_FLIGHT = 5;
-/** Heartbeats at least this often while sleeping, so a cancellation (a re-check signal) lands quickly. */
+// So that a cancellation (a re-check signal) lands quickly.
 const HEARTBEAT_EVERY_MS = 2_000;
 
 const OUR_FAILURE_TYPES: ReadonlySet<string> = new Set(Object.values(FailureType));
 
 /**
- * The ledger's handler failing (the Update's own failure, or a request's in a batched Update's answer)
- * with one of our failure types (the platform's answer to its budget
- * check: an unknown member, a refused key) keeps its type and retryability for the job. Anything else
- * (the server turning an Update away while the ledger's worker is busy, say) is worth another attempt.
+ * The ledger's failure with one of our types (an unknown member, a refused key) keeps its type and retryability.
+ * Anything else (the server turning an Update away while the ledger's worker is busy, say) is worth another attempt.
  */
 function ledgerFailure(
   memberId: string,
@@ -99,7 +83,6 @@ function ledgerFailure(
   });
 }
 
-/** A failed Update (the handler's failure, or the validator's refusal) as an activity failure. */
 function updateFailure(memberId: string, err: unknown): unknown {
   if (!(err instanceof WorkflowUpdateFailedError)) return err;
   return ledgerFailure(
@@ -109,12 +92,9 @@ function updateFailure(memberId: string, err: unknown): unknown {
 }
 
 export function createBudgetActivities({ temporal, prices }: ActivityDeps) {
-  // Requests per member wait for one of a few Updates in flight from this worker, and then go
-  // together in the next one (src/shared/lanes.ts): the ledger decides the requests that arrive together
-  // in one check anyway, so the burst costs a few round trips, not one per request.
+  // The ledger decides requests that arrive together in one check anyway: a burst costs a few round trips.
   const lanes = new Map<string, BatchLanes<ReserveBudgetRequest, ReserveBudgetOutcome>>();
   const reserve = async (memberId: string, request: ReserveBudgetRequest): Promise<ReserveBudgetResult> => {
-    // The ledger runs on the task queue of the job that first needs it (one task queue per worker).
     const { taskQueue } = Context.current().info;
     // A request the ledger's validator would refuse goes alone, so the refusal stays its own.
     if (!ReserveBudgetRequest.safeParse(request).success) {
@@ -135,9 +115,8 @@ export function createBudgetActivities({ temporal, prices }: ActivityDeps) {
     return outcome.answer;
   };
 
-  // Update-with-start: one round trip that creates the ledger if need be and waits for the answer. A
-  // ledger starts at the highest priority: every admission of its member waits on its tasks, and the
-  // burst that creates it would otherwise queue its first task behind every job's first task.
+  // A ledger starts at the highest priority: the burst that creates it would otherwise queue its first task behind
+  // every job's first task.
   const updateLedger = async <Arg, Ret>(
     memberId: string,
     taskQueue: string,
@@ -165,16 +144,11 @@ export function createBudgetActivities({ temporal, prices }: ActivityDeps) {
   return {
     ...createPriceActivities(prices),
 
-    /** One admission check through the member's ledger: admitted (and held) or refused. */
     async reserveMemberBudget({ memberId, request }: ReserveMemberBudgetInput): Promise<ReserveBudgetResult> {
       return reserve(memberId, request);
     },
 
-    /**
-     * Re-checks on a growing, jittered interval until admitted or past the deadline. One long activity
-     * instead of a timer and an activity per check: the job's history stays flat however long it waits.
-     * Cancelled by the workflow when a re-check signal arrives (the next attempt checks at once).
-     */
+    // One long activity instead of a timer and an activity per check: the history stays flat however long it waits.
     async awaitBudgetAdmission(input: AwaitBudgetAdmissionInput): Promise<AwaitBudgetAdmissionResult> {
       const ctx = Context.current();
       const resumed = ctx.info.heartbeatDetails as WaitHeartbeat | undefined;
@@ -201,7 +175,6 @@ export function createBudgetActivities({ temporal, prices }: ActivityDeps) {
       }
     },
 
-    /** Gives the reservation back. Idempotent: a ledger that holds nothing under the id says so. */
     async releaseMemberBudget(input: {
       memberId: string;
       request: ReleaseBudgetRequest;
@@ -218,11 +191,7 @@ export function createBudgetActivities({ temporal, prices }: ActivityDeps) {
       }
     },
 
-    /**
-     * The result of a job an earlier run of this budget-gated job started, which a reset left running
-     * under the same id (a reset touches no child): retry-as-poll on its status, then its result, or
-     * its own failure as final.
-     */
+    /** The job an earlier run started, which a reset left running under the same id (a reset touches no child). */
     async awaitEarlierJob(workflowId: string): Promise<{ result: unknown; resumed: Resumed }> {
       const { attempt } = Context.current().info;
       const handle = temporal.workflow.getHandle(workflowId);

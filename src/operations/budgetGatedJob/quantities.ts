@@ -1,18 +1,15 @@
-// What a job consumes, in the price table's units, and how many times it may be charged at most. Pure: only these
-// few numbers (never a batch's requests) go to the activity that prices them with the worker's table.
+// Only these few numbers (never a batch's requests) go to the activity that prices them with the worker's table.
 import { type DecisionState, type ParsedBudgetJob, requestedVideoSeconds } from '@platform-ops/client';
 
 export function imagesIn(state: DecisionState): number {
   return typeof state === 'string' ? 0 : state.filter((p) => typeof p !== 'string').length;
 }
 
-/** What priceBudgetJob prices: one shape per job type, told apart by `workflowType` (and `operation`). */
 export type JobQuantities = ReturnType<typeof jobQuantities>;
 
 export function jobQuantities(job: ParsedBudgetJob) {
   switch (job.workflowType) {
     case 'mediaGeneration': {
-      // The "async" form: one task of a registry model, priced per task from the registry.
       if (job.input.operation === 'async') {
         return { workflowType: job.workflowType, operation: 'async' as const, model: job.input.model };
       }
@@ -29,7 +26,6 @@ export function jobQuantities(job: ParsedBudgetJob) {
         images: imagesIn(job.input.state),
       };
     case 'batchJob':
-      // `requests` is unknown when the batch comes as a file.
       return { workflowType: job.workflowType, requests: job.input.requests?.length };
     case 'renewInstance':
       return { workflowType: job.workflowType, months: job.input.months };
@@ -39,17 +35,13 @@ export function jobQuantities(job: ParsedBudgetJob) {
   }
 }
 
-/**
- * How many charges a reservation covers, and why (for the cost breakdown): every other costly call is made at most
- * once (docs/retries.md#money-exactly-once), so only a generation multiplies.
- */
+// Every other costly call is made at most once (docs/retries.md#money-exactly-once), so only a generation multiplies.
 export function chargesAtMost(job: ParsedBudgetJob): { times: number; why?: string } {
   if (job.workflowType !== 'mediaGeneration') return { times: 1 };
   const { regeneration, submission } = job.input;
   // A task that failed may be charged, and each generation after it is another task.
   const generations = 1 + regeneration.maxRegenerations;
-  // With "resubmit", every attempt that may have created a task is a possible charge (at most
-  // maxAttempts per generation, src/operations/mediaGeneration/workflows-submit.ts); with "fail", the first ends the run.
+  // With "resubmit", every attempt that may have created a task is a possible charge.
   const perGeneration = submission.onAmbiguous === 'resubmit' ? submission.maxAttempts : 1;
   const times = generations * perGeneration;
   if (times === 1) return { times };

@@ -1,4 +1,3 @@
-// budgetGatedJob's flags (`start`, `schedule create`) and progress. Not workflow-safe: only the starter loads it.
 import { CliError, ExitCode } from '../../cli/command';
 import { defineView, formatSeconds } from '../../cli/progress';
 import { defineStarter, num, parseJson } from '../../cli/flags';
@@ -89,7 +88,7 @@ function budgetJobType(job: string | undefined): BudgetJobType {
   return job as BudgetJobType;
 }
 
-/** `5600 (0.5600 USD)`: the platform's unit (1/10000 USD), and what it means. */
+/** `5600 (0.5600 USD)` */
 export function formatAmount(amount: number): string {
   return `${amount} (${usdText(amount)} USD)`;
 }
@@ -101,16 +100,13 @@ export function renderBudgetJobProgress(p: BudgetJobProgress, now: number): stri
   if (p.gateCost) parts.push(`gate ${formatAmount(p.gateCost)}`);
   parts.push(`checks ${p.checks}`);
   const waiting = p.status === 'WAITING_FOR_BUDGET';
-  if (waiting && p.lastRefusal && p.lastRefusal.outstanding > 0) {
-    parts.push(`others hold ${p.lastRefusal.outstanding}`);
-  }
+  if (waiting && p.lastRefusal && p.lastRefusal.outstanding > 0) parts.push(`others hold ${p.lastRefusal.outstanding}`);
   const deadline = p.waitDeadline ? Date.parse(p.waitDeadline) : NaN;
   if (waiting && Number.isFinite(deadline)) parts.push(`wait ends in ${formatSeconds((deadline - now) / 1000)}`);
   if (p.childWorkflowId) parts.push(`job ${p.childWorkflowId}`);
   return parts.join('  ');
 }
 
-/** `Completed: reserved 5600 (0.5600 USD), job … as workflow ….` (or another outcome, with its reason). */
 export function renderBudgetJobSummary(result: unknown): string | undefined {
   const parsed = BudgetGatedJobResult.safeParse(result);
   if (!parsed.success) return undefined;

@@ -1,7 +1,5 @@
-// Admission through the member's ledger: one check, and for onInsufficient "wait", one long waiting
-// activity that re-checks on a backoff until admitted or past the deadline. A recheckBudget signal cancels
-// the waiting activity and starts another that checks at once: the job's history grows by a few events
-// per signal, never per check.
+// A recheckBudget signal cancels the waiting activity and starts another that checks at once: the job's history
+// grows by a few events per signal, never per check.
 import {
   ActivityCancellationType,
   CancellationScope,
@@ -15,11 +13,8 @@ import { summarized } from '../../workflows/activity-summary';
 import { DEFAULT_DEADLINE_MS, forUpTo, untilAfterStart } from '../../workflows/retry-policies';
 import type { BudgetJobRun, LedgerAdmission } from './workflows-run';
 
-/** Reserves `cost` for the run through its member's ledger, waiting for budget when the input says so. */
 export async function admitThroughLedger(run: BudgetJobRun, cost: number): Promise<LedgerAdmission> {
   const request = run.reservationRequest(cost);
-  // Idempotent by reservation id (the ledger answers a repeat with what it holds): retried through any
-  // outage of the ledger or the platform's check, until the admission deadline.
   const { reserveMemberBudget } = proxyActivities<Activities>(
     untilAfterStart(DEFAULT_DEADLINE_MS.budgetAdmission, { attemptMs: 60_000 }),
   );
@@ -34,7 +29,7 @@ export async function admitThroughLedger(run: BudgetJobRun, cost: number): Promi
   return waitForBudget(run, request, first, run.wait);
 }
 
-/** Waits from the first refusal (the worker's clock: workflow code keeps none of its own). */
+// From the first refusal, on the worker's clock: workflow code keeps none of its own.
 async function waitForBudget(
   run: BudgetJobRun,
   request: ReserveBudgetRequest,
@@ -49,7 +44,6 @@ async function waitForBudget(
     // A cancelled check must have stopped before the next one starts.
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   });
-
   let cancelledMidCheck = false;
   let checkFirst = false;
   for (;;) {
@@ -72,7 +66,6 @@ async function waitForBudget(
       checkFirst = true;
       continue;
     }
-    // The waiting activity ends only when admitted or past the deadline.
     const answer = waited.admitted ?? waited.lastRefusal ?? first;
     return {
       answer,
@@ -83,7 +76,7 @@ async function waitForBudget(
   }
 }
 
-/** One waiting activity, or, when a top-up asks for a re-check first, undefined once it is cancelled. */
+/** Undefined once cancelled, when a top-up asks for a re-check first. */
 async function waitOrRecheck(
   run: BudgetJobRun,
   waitForAdmission: () => Promise<AwaitBudgetAdmissionResult>,
@@ -93,7 +86,6 @@ async function waitOrRecheck(
   const signalled = condition(() => run.recheckAsked).then(() => undefined);
   const waited = await Promise.race([waiting, signalled]);
   if (waited) return waited;
-  // A top-up: stop this wait and check again at once.
   scope.cancel();
   return waiting.catch((err: unknown) => {
     if (isCancellation(err)) return undefined;

@@ -1,4 +1,3 @@
-// The decision gate: one question about the job's content, asked of the platform before the job submits anything.
 import { proxyActivities } from '@temporalio/workflow';
 import {
   DECISION_MODEL,
@@ -13,10 +12,9 @@ import type { Activities } from '../evaluateDecision/activities';
 import { DEFAULT_DEADLINE_MS, untilAfterStart } from '../../workflows/retry-policies';
 import { paidCall } from '../../workflows/activity-summary';
 
-/** Image sources the decision API takes (https or data URLs); others are left out of the judged content. */
+// Image sources the decision API takes; others are left out of the judged content.
 const JUDGEABLE_IMAGE = /^(https:\/\/\S+|data:image\/[a-z0-9.+-]+;base64,)/i;
 
-/** The content the job would submit: a generation's prompt and images, or a decision's own state. */
 function contentOf(job: ParsedBudgetGatedJobInput['job']): DecisionState | undefined {
   if ('state' in job.input) return job.input.state;
   if (job.workflowType !== 'mediaGeneration') return undefined;
@@ -39,7 +37,6 @@ export interface PreparedGate {
   threshold: number;
 }
 
-/** The gate's platform request, checked now: a bad one fails as InvalidInput naming `gate.<field>`. */
 export function prepareGate(input: ParsedBudgetGatedJobInput): PreparedGate | undefined {
   const { gate } = input;
   if (!gate) return undefined;
@@ -62,11 +59,9 @@ export function prepareGate(input: ParsedBudgetGatedJobInput): PreparedGate | un
 }
 
 export async function runGate(gate: PreparedGate): Promise<GateVerdict> {
-  // A billed call. Retried while the first attempt may still be in flight? Never: an attempt outlives
-  // the client's timeout. A request the client gave up on may still have been billed: each such retry
-  // may pay for one more small evaluation, accepted (the gate's estimate is reserved with the job).
+  // A request the client gave up on may still have been billed: each such retry may pay for one more small
+  // evaluation, accepted (the gate's estimate is reserved with the job).
   const { evaluateQuestion } = proxyActivities<Activities>(untilAfterStart(DEFAULT_DEADLINE_MS.budgetAdmission));
-  // After a reset, the answer an earlier run paid for is taken (src/activities/earlier-runs.ts).
   const answer = await paidCall(evaluateQuestion, 'evaluate the gate question')({ index: 0, request: gate.request });
   const probability = answer.probabilities[gate.passOption] ?? 0;
   return {

@@ -1,5 +1,3 @@
-// One budget-gated run's state: its input, the reservation it asks for, its progress record (what the
-// queries answer) and a re-check a top-up asked for; and what its pricing and the ledger's answer come to.
 import { upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import {
   budgetLedgerWorkflowId,
@@ -24,10 +22,8 @@ import { isoTime } from '../../shared/time';
 import { trackProgress } from '../../workflows/status';
 import { prepareGate, type PreparedGate } from './workflows-gate';
 
-/** The job's result until the release of its reservation is known. */
 export type ResultBeforeRelease = Omit<BudgetGatedJobResult, 'released'>;
 
-/** What the job costs, and what is reserved for it (the job and the gate's call). */
 export interface JobCost {
   cost: number;
   costBreakdown?: string;
@@ -35,9 +31,7 @@ export interface JobCost {
   reserved: number;
 }
 
-/** What admission through the ledger came to. */
 export interface LedgerAdmission {
-  /** The deciding answer: the admission, or the last refusal. */
   answer: ReserveBudgetResult;
   checks: number;
   firstCheckedAt?: number;
@@ -54,19 +48,12 @@ export class BudgetJobRun {
   readonly gate: PreparedGate | undefined;
   readonly workflowId: string;
   readonly runId: string;
-  /**
-   * One reservation per job, whatever happens to its runs and checks: keyed by the job's chain of runs (the
-   * first run's id stays the same across a reset, a retried run and continue-as-new), so a reset or retried
-   * run asks for the reservation it already holds, and the ledger moves it to that run; a new job that
-   * reuses the workflow id is another chain, with its own reservation.
-   */
+  // Keyed by the chain of runs (the first run's id survives a reset, a retry and continue-as-new): a reset or
+  // retried run asks for the reservation it already holds; a new job reusing the workflow id gets its own.
   readonly reservationId: string;
   readonly progress: ReturnType<typeof progressOf>;
-  /** How to wait for budget when refused: only with onInsufficient "wait". */
   readonly wait: ParsedBudgetWaitOptions | undefined;
-  /** A re-check asked for by a recheckBudget signal and not yet acted on. */
   recheckAsked = false;
-  /** Until the ledger's answer says nothing is held, the reservation is released at the end. */
   mayHold = true;
 
   constructor(readonly rawInput: BudgetGatedJobInput) {
@@ -79,8 +66,7 @@ export class BudgetJobRun {
     const { workflowId, runId, firstExecutionRunId } = workflowInfo();
     this.workflowId = workflowId;
     this.runId = runId;
-    const reservationId = `${workflowId}@${firstExecutionRunId}`;
-    this.reservationId = reservationId;
+    const reservationId = (this.reservationId = `${workflowId}@${firstExecutionRunId}`);
     this.progress = progressOf({ status: 'PRICING', memberId, onInsufficient, reservationId, checks: 0 }, memberId);
     this.wait = onInsufficient === 'wait' ? (input.wait ?? DEFAULT_BUDGET_WAIT) : undefined;
   }
@@ -89,19 +75,16 @@ export class BudgetJobRun {
     this.recheckAsked = true;
   }
 
-  /** Whether a re-check was asked for since the last call. */
   takeRecheck(): boolean {
     const asked = this.recheckAsked;
     this.recheckAsked = false;
     return asked;
   }
 
-  /** The worker's price table is asked for a job given no cost, and for the gate's call. */
   get needsPricing(): boolean {
     return this.input.cost === undefined || this.gate !== undefined;
   }
 
-  /** What priceBudgetJob prices: the job's quantities unless its cost is given, and the gate's images. */
   priceRequest() {
     const { input, gate } = this;
     return {
@@ -110,10 +93,7 @@ export class BudgetJobRun {
     };
   }
 
-  /**
-   * What to reserve, shown as the run's cost estimate. A priced job reserves what it can be charged at most
-   * (re-generations, possibly paid resubmits); a `cost` given in the input is taken as that already.
-   */
+  // A priced job reserves what it can be charged at most; a `cost` given in the input is taken as that already.
   costed(priced: PriceBudgetJobResult): JobCost {
     const { input } = this;
     const bound = input.cost === undefined ? chargesAtMost(input.job) : { times: 1 };
@@ -126,12 +106,10 @@ export class BudgetJobRun {
     return { cost, costBreakdown, gateCost: priced.gateCost, reserved };
   }
 
-  /** The ledger's request for `cost`, held by this run. */
   reservationRequest(cost: number): ReserveBudgetRequest {
     return { reservationId: this.reservationId, cost, holderWorkflowId: this.workflowId, holderRunId: this.runId };
   }
 
-  /** Refused at the first check: waiting from that refusal until `deadlineAt`. */
   waitingFrom(first: ReserveBudgetResult, deadlineAt: number): void {
     this.progress.update({
       status: 'WAITING_FOR_BUDGET',
@@ -142,7 +120,6 @@ export class BudgetJobRun {
     });
   }
 
-  /** The admission as the result reports it, from the ledger's deciding answer. */
   decided({ cost, costBreakdown, gateCost, reserved }: JobCost, ledger: LedgerAdmission): BudgetAdmission {
     const { answer, firstCheckedAt } = ledger;
     this.mayHold = ledger.mayHold;

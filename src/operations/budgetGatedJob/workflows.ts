@@ -1,7 +1,3 @@
-// budgetGatedJob: runs one job as a child workflow, but only once the member's budget covers it. The
-// cost (given, or priced from the worker's table) is reserved through the member's ledger before
-// anything that costs money is sent, an optional decision gate judges the content, and the
-// reservation is given back when the job ends, however it ends.
 import {
   ApplicationFailure,
   CancellationScope,
@@ -29,28 +25,19 @@ import { jobInputFor, runJob } from './workflows-job';
 import { admitThroughLedger } from './workflows-admit';
 import { BudgetJobRun, type JobCost, type ResultBeforeRelease } from './workflows-run';
 
-// Reads the worker's price table: fails only on a job the table cannot price (InvalidInput). A local
-// activity, so it runs in the job's first workflow task and the reservation is asked for in that same
-// task: a regular one would cost a round trip through the server and one more workflow task (about a
-// second of a burst's admission).
+// Local, so the reservation is asked for in the same workflow task: a regular one would cost a round trip.
 const { priceBudgetJob } = proxyLocalActivities<Activities>(
   forUpTo(DEFAULT_DEADLINE_MS.budgetAdmission, { attemptMs: 30_000 }),
 );
-// Giving budget back must not be lost: retried until the ledger has it.
 const { releaseMemberBudget } = proxyActivities<Activities>(UNTIL_DONE);
 
 export async function budgetGatedJob(rawInput: BudgetGatedJobInput): Promise<BudgetGatedJobResult> {
   const run = new BudgetJobRun(rawInput);
   setHandler(statusQuery, () => run.progress.status.current);
   setHandler(budgetJobProgressQuery, () => run.progress.current);
-  // A top-up (from the member's ledger when budget is freed, or an operator): a job waiting for budget
-  // checks again at once (admitThroughLedger).
   setHandler(recheckBudgetSignal, () => run.askRecheck());
 
-  // 1. What to reserve: the job's cost (given, or priced by the worker's table), plus the gate's call.
   const cost = run.costed(run.needsPricing ? await priceJob(run) : { gateCost: 0 });
-
-  // 2. Admission, then the gate and the job; the reservation is released whatever happens.
   let released = false;
   let result: ResultBeforeRelease;
   try {
@@ -62,14 +49,12 @@ export async function budgetGatedJob(rawInput: BudgetGatedJobInput): Promise<Bud
   return { ...result, released };
 }
 
-// Versioning (docs/versioning.md): a run is short, so it finishes on the build it started on.
 setVersioningBehavior('PINNED', budgetGatedJob);
 
 function priceJob(run: BudgetJobRun): Promise<PriceBudgetJobResult> {
   return summarized(priceBudgetJob, `price the job of ${run.memberId}`)(run.priceRequest());
 }
 
-/** Gives the reservation back, even when the run is cancelled; whether the ledger held it. */
 async function releaseReservation(run: BudgetJobRun): Promise<boolean> {
   const { memberId, reservationId } = run;
   const { released } = await CancellationScope.nonCancellable(() =>
@@ -81,7 +66,6 @@ async function releaseReservation(run: BudgetJobRun): Promise<boolean> {
   return released;
 }
 
-/** Not enough budget: a BudgetExceeded failure, or Skipped (a success) when the input says so. */
 function notAdmitted(run: BudgetJobRun, { reserved }: JobCost, admission: BudgetAdmission): ResultBeforeRelease {
   const { memberId, wait } = run;
   const reason =
@@ -102,7 +86,6 @@ function notAdmitted(run: BudgetJobRun, { reserved }: JobCost, admission: Budget
   });
 }
 
-/** Admitted: the gate, before anything the job would pay for, then the job. */
 async function runAdmitted(run: BudgetJobRun, admission: BudgetAdmission): Promise<ResultBeforeRelease> {
   const { memberId, gate, progress } = run;
   const base = { memberId, admission };
@@ -123,7 +106,6 @@ async function runAdmitted(run: BudgetJobRun, admission: BudgetAdmission): Promi
     }
   }
 
-  // The job, as a child: it shows in the UI under this run, and is cancelled with it.
   const { workflowType } = run.input.job;
   const childId = `${run.workflowId}/${workflowType}`;
   progress.update({ status: 'RUNNING_JOB', childWorkflowId: childId });

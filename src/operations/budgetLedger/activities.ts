@@ -1,29 +1,22 @@
-// What the budget ledger workflow asks of the outside world: the platform's budget check, and whether
-// the jobs holding reservations still run.
 import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { ActivityDeps } from '../activities-deps';
 import type { BudgetCheckResult } from './ledger-book';
 
-export interface CheckMemberBudgetInput {
+interface CheckMemberBudgetInput {
   memberId: string;
-  /** 1/10000 USD the ledger holds for other jobs already. */
   held: number;
-  /** The costs of the jobs asking, in the order they asked. */
   costs: number[];
 }
 
-export interface FindEndedHoldersInput {
+interface FindEndedHoldersInput {
   /** Each holder's current run is looked up: a reset or retried run of a job holds its reservation. */
   holders: { workflowId: string }[];
 }
 
 export function createBudgetLedgerActivities({ platform, temporal }: ActivityDeps) {
   return {
-    /**
-     * The check for each job in turn, on top of what the ones before it took. Only reads, and the ledger acts
-     * only on the answer the server delivers: a retry (even while the first still runs) asks again.
-     */
+    // Only reads, and the ledger acts only on the answer the server delivers: a retry asks again.
     async checkMemberBudget({ memberId, held, costs }: CheckMemberBudgetInput): Promise<BudgetCheckResult> {
       const { cancellationSignal: signal } = Context.current();
       const covers = async (amount: number) =>
@@ -31,7 +24,6 @@ export function createBudgetLedgerActivities({ platform, temporal }: ActivityDep
       return { enough: await coveredInOrder(held, costs, covers), checkedAt: Date.now() };
     },
 
-    /** The workflow ids among `holders` whose run has ended (or is unknown): their reservations are stale. */
     async findEndedHolders({ holders }: FindEndedHoldersInput): Promise<string[]> {
       const ended: string[] = [];
       for (const { workflowId } of holders) {
@@ -49,13 +41,11 @@ export function createBudgetLedgerActivities({ platform, temporal }: ActivityDep
   };
 }
 
-/** Whether the budget covers `amount` (1/10000 USD): one question to the platform. */
 type Covers = (amount: number) => Promise<boolean>;
 
 /**
- * Which costs the budget covers, each on top of `held` and the covered ones before it: what one question per cost
- * would answer, in far fewer. Each answer bounds the remaining budget (a "yes" covers every smaller amount, a
- * "no" refuses every larger one): the whole batch first, then halving. 50 jobs: 7 questions, not 50.
+ * What one question per cost would answer, in far fewer: each answer bounds the remaining budget (a "yes" covers
+ * every smaller amount, a "no" refuses every larger one): the whole batch first, then halving.
  */
 export async function coveredInOrder(held: number, costs: readonly number[], ask: Covers): Promise<boolean[]> {
   let covered = -Infinity; // the largest amount known to be covered
@@ -68,8 +58,6 @@ export async function coveredInOrder(held: number, costs: readonly number[], ask
     else refused = amount;
     return yes;
   };
-
-  // Sums of the first k costs: the amounts the in-order check asks while every job before fits.
   const prefix = [held];
   for (const cost of costs) prefix.push(prefix[prefix.length - 1] + cost);
   if (costs.length > 1 && !(await covers(prefix[costs.length]))) {
@@ -83,8 +71,6 @@ export async function coveredInOrder(held: number, costs: readonly number[], ask
       else hi = mid;
     }
   }
-
-  // In order, each on top of what the covered ones before it took; the bounds answer most of it.
   const enough: boolean[] = [];
   let taken = held;
   for (const cost of costs) {

@@ -1,6 +1,5 @@
-// The book of one member's budget reservations, which the budgetLedger workflow holds and decides by
-// (src/operations/budgetGatedJob/README.md#the-ledger). Pure, with no clock of its own: the workflow passes the
-// platform's answer and its time in, so the rules are tested without a server (test/budget/ledger-book.test.ts).
+// Pure, with no clock of its own: the workflow passes the platform's answer and its time in, so the rules are tested
+// without a server (test/budget/ledger-book.test.ts).
 import type { z } from 'zod';
 import type {
   BudgetLedgerState,
@@ -12,44 +11,36 @@ import type {
   ReserveBudgetResult,
 } from '@platform-ops/client';
 
-/** Released ids remembered, so a late duplicate of a released reservation is not admitted again. */
+// Released ids are remembered, so a late duplicate of a released reservation is not admitted again.
 export const RECENTLY_RELEASED = 500;
-/** Waiting jobs remembered; the oldest is dropped past this (it still re-checks on its own backoff). */
+// The oldest waiting job is dropped past this (it still re-checks on its own backoff).
 export const MAX_WAITING = 1_000;
-/** Admission requests decided by one check, at most. */
 export const MAX_BATCH = 50;
 
 export type ReservationRequest = z.output<typeof ReserveBudgetRequest>;
 
-/** What a ledger carries across continue-as-new. */
 export type CarriedLedgerState = Pick<
   ParsedBudgetLedgerInput,
   'reservations' | 'waiting' | 'recentlyReleased' | 'totals'
 >;
 
-/** A request waiting for its decision, with whatever answers its sender. */
 export interface QueuedAdmission<Reply> {
   request: ReservationRequest;
   reply: Reply;
 }
 
-/** Requests the platform must be asked about: can the member cover each cost on top of `held`? */
 export interface BudgetCheck {
   held: number;
   requests: ReservationRequest[];
 }
 
-/** The platform's answer to a BudgetCheck: one flag per request, in order. */
 export interface BudgetCheckResult {
   enough: boolean[];
-  /** Epoch ms of the last answer, on the worker's clock (workflow code keeps no clock of its own). */
   checkedAt: number;
 }
 
-/** A released reservation as remembered: with the run that released it. */
 const releasedKey = (r: { reservationId: string; holderRunId?: string }) => `${r.reservationId} ${r.holderRunId ?? ''}`;
 
-/** An answer about `cost` under `reservationId`, with `others` held for other jobs. */
 function answer(
   { reservationId, cost }: { reservationId: string; cost: number },
   others: number,
@@ -70,11 +61,9 @@ function answer(
 
 export class BudgetLedgerBook<Reply = unknown> {
   private readonly reservations: Map<string, LedgerReservation>;
-  /** Jobs refused while waiting for budget, oldest first: told to re-check when budget is freed. */
   private readonly waiting: Set<string>;
   private readonly recentlyReleased: string[];
   private readonly totals: LedgerTotals;
-  /** Requests not yet decided, in arrival order. */
   private readonly queued: QueuedAdmission<Reply>[] = [];
 
   constructor(
@@ -95,7 +84,6 @@ export class BudgetLedgerBook<Reply = unknown> {
     return this.reservations.size;
   }
 
-  /** What the next run starts from (a copy). */
   carried(): CarriedLedgerState {
     return {
       reservations: [...this.reservations.values()],
@@ -105,7 +93,6 @@ export class BudgetLedgerBook<Reply = unknown> {
     };
   }
 
-  /** What the budgetLedgerState query answers: what is carried but the released ids. */
   state(): BudgetLedgerState {
     const { reservations, waiting, totals } = this.carried();
     return { memberId: this.memberId, outstanding: this.outstanding, reservations, waiting, totals };
@@ -119,12 +106,11 @@ export class BudgetLedgerBook<Reply = unknown> {
     return this.queued.length > 0;
   }
 
-  /** The oldest queued requests, at most MAX_BATCH, taken off the queue to be decided together. */
   nextBatch(): QueuedAdmission<Reply>[] {
     return this.queued.splice(0, MAX_BATCH);
   }
 
-  /** Answers, in order, what the book can alone (held, released, free); the rest, once each, go to the platform. */
+  /** Answers what the book can alone (held, released, free); the rest, once each, go to the platform. */
   answerFromBook(requests: readonly ReservationRequest[]): {
     answers: Map<string, ReserveBudgetResult>;
     check?: BudgetCheck;
@@ -153,7 +139,6 @@ export class BudgetLedgerBook<Reply = unknown> {
     return { answers, check: paid.length > 0 ? { held: this.outstanding, requests: paid } : undefined };
   }
 
-  /** Holds or refuses each request in order, against what was held at the check plus what earlier ones took. */
   admitChecked(check: BudgetCheck, { enough, checkedAt }: BudgetCheckResult): Map<string, ReserveBudgetResult> {
     const answers = new Map<string, ReserveBudgetResult>();
     let taken = check.held;
@@ -167,7 +152,6 @@ export class BudgetLedgerBook<Reply = unknown> {
     return answers;
   }
 
-  /** Gives a reservation back; `released: false` when nothing is held under that id. */
   release(reservationId: string): ReleaseBudgetResult {
     const held = this.reservations.get(reservationId);
     if (!held) return { released: false };
@@ -180,20 +164,17 @@ export class BudgetLedgerBook<Reply = unknown> {
     return { released: true, cost: held.cost };
   }
 
-  /** The jobs waiting for budget, oldest first, forgotten here: each re-registers if refused again. */
   takeWaiting(): string[] {
     const told = [...this.waiting];
     this.waiting.clear();
     return told;
   }
 
-  /** The reservations held now, and their holders (each job's current run) to look up. */
   holders(): { held: LedgerReservation[]; holders: { workflowId: string }[] } {
     const held = [...this.reservations.values()];
     return { held, holders: held.map((r) => ({ workflowId: r.holderWorkflowId })) };
   }
 
-  /** Drops and returns those of `held` still held whose job ended without releasing them. */
   reclaim(held: readonly LedgerReservation[], endedWorkflowIds: ReadonlySet<string>): LedgerReservation[] {
     const stale = held.filter(
       (r) => endedWorkflowIds.has(r.holderWorkflowId) && this.reservations.has(r.reservationId),

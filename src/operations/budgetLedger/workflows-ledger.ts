@@ -1,6 +1,3 @@
-// One run of a member's ledger: the book (./ledger-book.ts) and what the run does around it: shows what it
-// holds, decides queued admissions in batches with the platform's check, tells waiting jobs to re-check,
-// and reclaims reservations whose job ended without releasing them.
 import {
   ActivityFailure,
   ApplicationFailure,
@@ -31,18 +28,14 @@ import { summarized } from '../../workflows/activity-summary';
 import { forUpTo } from '../../workflows/retry-policies';
 import { trackStatus, type StatusTracker } from '../../workflows/status';
 
-// A platform down for over a minute fails the admissions waiting on it, retryably: the ledger stays free to answer
-// releases, and the jobs' reserve activities try again. Local, so a batch is taken in, checked and answered in one
-// workflow task. Money still moves once: a reservation is held only from the recorded result, a re-run check only
-// reads, and the Updates of a task that never completes come again with the same reservationIds.
+// A platform down for over a minute fails the waiting admissions, retryably: the ledger stays free to answer releases.
+// Local, so a batch is taken in, checked and answered in one workflow task.
 const { checkMemberBudget } = proxyLocalActivities<Activities>(forUpTo(60_000, { attemptMs: 30_000 }));
-// Reads of Temporal, every holderCheckSeconds: one that fails for 5 minutes is tried again at the next
-// round (continue-as-new waits for it, so it must not run for ever).
+// Continue-as-new waits for it, so it must not run for ever: one failing for 5 minutes is tried again next round.
 const { findEndedHolders } = proxyActivities<Activities>(
   forUpTo(5 * 60_000, { attemptMs: 5 * 60_000, heartbeatMs: 60_000 }),
 );
 
-/** A request's failure as plain data, for the batched Update's answer. */
 function asReservationFailure(err: unknown): ReservationFailure {
   if (err instanceof ApplicationFailure) {
     return {
@@ -55,7 +48,6 @@ function asReservationFailure(err: unknown): ReservationFailure {
   return { message: err instanceof Error ? err.message : String(err), nonRetryable: false };
 }
 
-/** What answers the sender of a queued request: its Update handler's promise. */
 interface Reply {
   resolve(result: ReserveBudgetResult): void;
   reject(err: unknown): void;
@@ -65,10 +57,8 @@ export class BudgetLedgerRun {
   readonly memberId: string;
   readonly book: BudgetLedgerBook<Reply>;
   readonly status: StatusTracker<BudgetLedgerStatus>;
-  /**
-   * Work that must finish before continue-as-new besides handlers (batches, signals, holder checks), counted in
-   * place: the order of a run's commands follows the promise chains below, so they keep their shape.
-   */
+  // Work that must finish before continue-as-new besides handlers. Counted in place: the order of a run's commands
+  // follows the promise chains below, so they keep their shape.
   inFlight = 0;
   private shownOutstanding = -1;
 
@@ -83,7 +73,6 @@ export class BudgetLedgerRun {
     this.changed();
   }
 
-  /** Shows what the book holds: the status, and the cost-estimate attribute when the sum changed. */
   changed(): void {
     const { book } = this;
     const total = book.outstanding;
@@ -94,11 +83,9 @@ export class BudgetLedgerRun {
     }
   }
 
-  /** Tells every waiting job to re-check now; each re-registers if it is refused again. */
   notifyWaiting(): void {
     for (const workflowId of this.book.takeWaiting()) {
       this.inFlight++;
-      // A job that has ended cannot be told, and needs not be.
       void getExternalWorkflowHandle(workflowId)
         .signal(recheckBudgetSignal)
         .catch(() => undefined)
@@ -110,7 +97,6 @@ export class BudgetLedgerRun {
     return new Promise((resolve, reject) => this.book.queue(request, { resolve, reject }));
   }
 
-  /** Each request queued in the order sent and answered on its own (a failed check fails only those it checked). */
   async admitBatch(batch: ReserveBudgetBatch): Promise<ReserveBudgetBatchResult> {
     return {
       outcomes: await Promise.all(
@@ -124,7 +110,6 @@ export class BudgetLedgerRun {
     };
   }
 
-  /** Decides queued requests, a batch at a time, in arrival order, for the whole run. */
   async admitInOrder(): Promise<void> {
     for (;;) {
       await condition(() => this.book.hasQueued);
@@ -138,7 +123,6 @@ export class BudgetLedgerRun {
     }
   }
 
-  /** Decides a batch: what the book answers alone, then the rest in one check by the platform. */
   private async decide(batch: QueuedAdmission<Reply>[]): Promise<void> {
     const { book, memberId } = this;
     const { answers, check } = book.answerFromBook(batch.map((q) => q.request));
@@ -151,7 +135,6 @@ export class BudgetLedgerRun {
         )({ memberId, held: check.held, costs: check.requests.map((r) => r.cost) });
         for (const [reservationId, result] of book.admitChecked(check, checked)) results.set(reservationId, result);
       } catch (err) {
-        // The platform's own failure (an unknown member, say), with its type, fails these admissions only.
         const failure = err instanceof ActivityFailure && err.cause instanceof ApplicationFailure ? err.cause : err;
         for (const request of check.requests) results.set(request.reservationId, { failure });
       }
@@ -187,10 +170,8 @@ export class BudgetLedgerRun {
           held,
           new Set(await summarized(findEndedHolders, `find which of ${holders.length} holders ended`)({ holders })),
         );
-        for (const r of stale) {
-          // A terminated or reset job: the ledger heals itself, and nobody has to act.
+        for (const r of stale)
           log.info('Reclaimed a reservation whose job ended without releasing it', { ...r, memberId });
-        }
         if (stale.length > 0) {
           this.changed();
           this.notifyWaiting();

@@ -1,7 +1,3 @@
-// budgetLedger: one long-lived workflow per member that admits budget-gated jobs in arrival order
-// (src/operations/budgetGatedJob/README.md#the-ledger). The book (src/operations/budgetLedger/ledger-book.ts) decides;
-// the run around it (./workflows-ledger.ts) does the platform's check and holder lookups as activities, and
-// signals waiting jobs; this is the wiring: handlers, and continue-as-new.
 import { allHandlersFinished, condition, makeContinueAsNewFunc, setHandler, workflowInfo } from '@temporalio/workflow';
 import { setVersioningBehavior } from '../../workflows/versioning';
 import type { z } from 'zod';
@@ -24,7 +20,6 @@ import {
 } from '@platform-ops/client';
 import { BudgetLedgerRun } from './workflows-ledger';
 
-/** A validator's refusal: the Update is rejected before it enters the history. */
 function validated<S extends z.ZodType>(schema: S, value: unknown, what: string): void {
   parseOrThrow(schema, value, (issues) => new Error(`Invalid ${what}: ${formatIssues(issues)}`));
 }
@@ -36,7 +31,6 @@ export async function budgetLedger(rawInput: BudgetLedgerInput): Promise<BudgetL
   // Started before the handlers: an Update delivered with the run's start is queued by its handler the
   // moment it is registered, and the order of the commands that follow depends on it.
   void ledger.admitInOrder();
-
   setHandler(statusQuery, () => ledger.status.current);
   setHandler(budgetLedgerStateQuery, () => ledger.book.state());
   setHandler(reserveBudgetUpdate, (request) => ledger.admit(ReserveBudgetRequest.parse(request)), {
@@ -49,9 +43,7 @@ export async function budgetLedger(rawInput: BudgetLedgerInput): Promise<BudgetL
     validator: (request) => validated(ReleaseBudgetRequest, request, 'releaseBudget request'),
   });
   setHandler(recheckBudgetSignal, () => ledger.notifyWaiting());
-
   void ledger.reclaimStale();
-
   await condition(
     () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength >= input.continueAsNewAfterEvents,
   );
@@ -60,5 +52,4 @@ export async function budgetLedger(rawInput: BudgetLedgerInput): Promise<BudgetL
   return makeContinueAsNewFunc<typeof budgetLedger>()({ ...input, ...ledger.book.carried() });
 }
 
-// Versioning (docs/versioning.md): a run lives long, so it moves to the current build; changes use patched().
 setVersioningBehavior('AUTO_UPGRADE', budgetLedger);

@@ -1,4 +1,3 @@
-// Decision evaluation activity: one platform request for one question.
 import { Context } from '@temporalio/activity';
 import type { DecisionAnswer, DecisionEvaluationRequest } from '@platform-ops/client';
 import type { ActivityDeps } from '../activities-deps';
@@ -11,7 +10,6 @@ export interface EvaluateQuestionInput {
 
 export function createDecisionActivities({ platform, temporal }: ActivityDeps) {
   return {
-    /** Paid. After a reset, an answer an earlier run got for the same question is taken, not bought again. */
     async evaluateQuestion({
       index,
       request,

@@ -1,4 +1,3 @@
-// evaluateDecision's flags and how they make its input. Not workflow-safe: only the starter loads it.
 import { defineStarter } from '../../cli/flags';
 
 export const starter = defineStarter({

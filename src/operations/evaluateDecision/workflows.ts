@@ -1,4 +1,3 @@
-// Decision evaluation: one content, several questions, one platform request per question.
 import { proxyActivities, setHandler } from '@temporalio/workflow';
 import { setVersioningBehavior } from '../../workflows/versioning';
 import {
@@ -20,13 +19,11 @@ import { HOUR_MS, untilAfterStart } from '../../workflows/retry-policies';
 import { trackStatus } from '../../workflows/status';
 import { paidCall } from '../../workflows/activity-summary';
 
-/** How long the questions are retried through an outage, from the workflow's start. */
 const DEADLINE_MS = 6 * HOUR_MS;
 
 export async function evaluateDecision(rawInput: EvaluateDecisionInput): Promise<EvaluateDecisionResult> {
   const input = parseInput(EvaluateDecisionInput, rawInput, WorkflowType.evaluateDecision);
-
-  // Every question becomes a full platform request; all are checked before the first is sent.
+  // All are checked before the first is sent.
   const requests: EvaluateQuestionInput[] = input.questions.map((q, index) => ({
     index,
     request: {
@@ -49,7 +46,6 @@ export async function evaluateDecision(rawInput: EvaluateDecisionInput): Promise
   });
   if (issues.length > 0) throw invalidInput(WorkflowType.evaluateDecision, issues);
 
-  // Only once the input is known good: an invalid one fails the run before anything is recorded.
   const status = trackStatus<EvaluateDecisionStatus>(WorkflowType.evaluateDecision, 'EVALUATING', {});
   setHandler(statusQuery, () => status.current);
   // Each attempt outlives the client's timeout (thinking raises latency well above the usual 0.2 s).
@@ -57,19 +53,13 @@ export async function evaluateDecision(rawInput: EvaluateDecisionInput): Promise
   let answered = 0;
   status.detail({ answered, total: requests.length });
   const answers = await mapBounded(requests, input.maxConcurrency, async (req) => {
-    // Billed by its prompt tokens. Retried while the first attempt may still be in flight? Never: an
-    // attempt outlives the client's HTTP timeout. But a request the client gave up on may still have
-    // been answered and billed, and the platform takes no idempotency key, so the client waits for a
-    // paid answer far longer than for a read (PLATFORM_PAID_CALL_TIMEOUT_MS, 100 s): only a call
-    // slower than that, then retried, may pay for one more evaluation (a few tokens).
-    // After a reset, an answer an earlier run paid for is taken from it (src/activities/earlier-runs.ts).
+    // Only a call slower than PLATFORM_PAID_CALL_TIMEOUT_MS, then retried, may pay for one more evaluation.
     const answer = await paidCall(platform.evaluateQuestion, `evaluate question ${req.index + 1}`)(req);
     status.detail({ answered: ++answered, ...(answer.resumed && { resumedFrom: answer.resumed.runId }) });
     return answer;
   });
   status.set('EVALUATED');
   const resumed = answers.flatMap((a) => a.resumed ?? []);
-
   return {
     answers,
     ...(resumed.length > 0 && { resumed }),
@@ -78,5 +68,4 @@ export async function evaluateDecision(rawInput: EvaluateDecisionInput): Promise
   };
 }
 
-// Versioning (docs/versioning.md): a run is short, so it finishes on the build it started on.
 setVersioningBehavior('PINNED', evaluateDecision);

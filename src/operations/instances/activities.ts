@@ -1,6 +1,3 @@
-// GPU instance activities: thin wrappers over the platform client, the paid calls (renew, create)
-// that answer being retried while an earlier attempt may be in flight (../retries.ts), and the wait
-// for a status after acting on an instance (pollInstanceStatus).
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import type { ActivityDeps } from '../activities-deps';
 import {
@@ -20,74 +17,60 @@ import {
   sendCostly,
 } from '../../activities/retries';
 
-/** The most instances one list returns into a workflow's history (a few hundred bytes each). */
-export const LIST_INSTANCES_MAX = 500;
+// Into a workflow's history, a few hundred bytes each.
+const LIST_INSTANCES_MAX = 500;
 
-export type InstanceSnapshot = Pick<Instance, 'id' | 'status' | 'endTime' | 'statusError'>;
+type InstanceSnapshot = Pick<Instance, 'id' | 'status' | 'endTime' | 'statusError'>;
 
-/** An instance as the workflows see it: only what they decide on goes into history. */
-export type InstanceSummary = Pick<ListedInstance, 'id' | 'name' | 'status' | 'billingMode' | 'endTime' | 'memberId'>;
+type InstanceSummary = Pick<ListedInstance, 'id' | 'name' | 'status' | 'billingMode' | 'endTime' | 'memberId'>;
 
-export interface ListInstancesResult {
+interface ListInstancesResult {
   instances: InstanceSummary[];
-  /** More instances than LIST_INSTANCES_MAX: the rest were not read. */
   truncated: boolean;
 }
 
 export interface CreateInstanceResult {
   instanceId: string;
-  /** A retried create found the instance an earlier attempt created, and did not create (or pay) again. */
   alreadyApplied: boolean;
-  /** The create an earlier run made, taken after a reset (src/activities/earlier-runs.ts). */
   resumed?: Resumed;
 }
 
-export interface RenewOnPlatformResult {
+interface RenewOnPlatformResult {
   alreadyApplied: boolean;
-  /** After a reset: the renewal an earlier run made, and the expiry it renewed from. */
   resumed?: Resumed;
   endTimeBefore?: string | number;
 }
 
-export interface RenewOnPlatformInput {
+interface RenewOnPlatformInput {
   instanceId: string;
   months: number;
-  /** The expiry read before the first attempt: lets a retry see that the renewal already happened. */
+  /** Read before the first attempt: lets a retry see that the renewal already happened. */
   endTimeBefore?: string | number;
 }
 
-/** What the polls of an instance have seen so far: a checkpoint, and each poll's failure details. */
 export interface InstanceObservation {
   instanceId: string;
-  /** Every status seen, in order, without repeats in a row. */
   statuses: string[];
-  /** Requests made, failed ones included. */
   polls: number;
-  /** Epoch ms of the last answer (0 before the first). */
   observedAt: number;
   nextPollAt?: number;
-  /** The gap after that poll: it doubles up to the maximum. */
   intervalMs?: number;
 }
 
 export interface PollInstanceStatusInput {
   instanceId: string;
   target: string;
-  /** Real epoch ms after which the wait ends as timed out (the workflow fixes it from its own clock). */
   deadlineAt: number;
   initialIntervalMs: number;
   maxIntervalMs: number;
-  /** The last checkpoint; none before the first poll. */
   since?: InstanceObservation;
 }
 
 export interface InstanceCheckpoint {
   observation: InstanceObservation;
-  /** `changed`: a new status, the wait goes on; `reached`: the target; `timedOut`: the deadline passed. */
   outcome: 'changed' | 'reached' | 'timedOut';
 }
 
-/** The gap after the n-th poll since a checkpoint whose next gap is `firstMs`: doubling, up to `maxMs`. */
 export function instanceGapMs(firstMs: number, n: number, maxMs: number): number {
   return Math.min(maxMs, firstMs * 2 ** Math.min(Math.max(n - 1, 0), 30));
 }
@@ -97,7 +80,7 @@ const GONE = new Set(['toRemove', 'removing', 'removed']);
 export function createInstanceActivities({ platform, temporal }: ActivityDeps) {
   const signal = () => Context.current().cancellationSignal;
 
-  /** The live instance of that name (names are how a create is found again), if any. */
+  // Names are how a create is found again.
   async function findByName(name: string): Promise<ListedInstance | undefined> {
     for await (const inst of platform.iterateInstances({ limit: 100 }, { signal: signal() })) {
       if (inst.name === name && !GONE.has(inst.status)) return inst;
@@ -117,7 +100,6 @@ export function createInstanceActivities({ platform, temporal }: ActivityDeps) {
       return { id, status, endTime, statusError };
     },
 
-    /** The instances of a member (or all the key sees), at most LIST_INSTANCES_MAX, in the platform's order. */
     async listInstances(input: { memberId?: string }): Promise<ListInstancesResult> {
       const instances: InstanceSummary[] = [];
       const all = platform.iterateInstances({ memberId: input.memberId, limit: 100 }, { signal: signal() });
@@ -128,13 +110,8 @@ export function createInstanceActivities({ platform, temporal }: ActivityDeps) {
       return { instances, truncated: false };
     },
 
-    /**
-     * Renewing costs money and the platform takes no idempotency key; the proof that an earlier
-     * attempt got through is an expiry that moved since the workflow first read it. A retry watches
-     * for that until no earlier request can still land, so a renewal the platform applies late, after
-     * our client gave up on it, is not paid for again. After a reset, the renewal an earlier run made
-     * is taken, or judged by the expiry that run read.
-     */
+    // The platform takes no idempotency key: the proof that an earlier attempt got through is an expiry that moved
+    // since the workflow first read it. A retry watches for that until no earlier request can still land.
     async renewInstance(input: RenewOnPlatformInput & AfterReset): Promise<RenewOnPlatformResult> {
       const ctx = Context.current();
       const { instanceId, endTimeBefore } = input;
@@ -167,13 +144,8 @@ export function createInstanceActivities({ platform, temporal }: ActivityDeps) {
       return answerPaidCall(temporal, ctx, { alreadyApplied: false });
     },
 
-    /**
-     * Creating a subscription costs money and the platform takes no idempotency key; an instance's
-     * name is the key instead. A first attempt refuses a name a live instance already has (it would be
-     * someone else's, and a retry could not tell them apart); a retry looks for the name until no
-     * earlier request can still land, and returns that instance instead of a second. After a reset, the
-     * instance an earlier run created is taken: from its answer, or found by its name.
-     */
+    // An instance's name is the idempotency key. A first attempt refuses a name a live instance already has (it would
+    // be someone else's); a retry looks for the name until no earlier request can still land.
     async createInstance({
       afterReset,
       ...request
@@ -216,19 +188,13 @@ export function createInstanceActivities({ platform, temporal }: ActivityDeps) {
     stopInstance: action('stopInstance'),
     deleteInstance: action('deleteInstance'),
 
-    /**
-     * One get-instance poll per attempt (retry-as-poll, ../retries.ts): the same status again
-     * fails as StillRunning with the next gap; a new status, the target or the deadline returns a
-     * checkpoint. The gaps double from initialIntervalMs to maxIntervalMs across attempts and checkpoints.
-     */
+    // The same status again fails as StillRunning with the next gap; a new status, the target or the deadline returns.
     async pollInstanceStatus(input: PollInstanceStatusInput): Promise<InstanceCheckpoint> {
       const ctx = Context.current();
       const { since, deadlineAt, instanceId, initialIntervalMs, maxIntervalMs } = input;
       const n = await awaitPollTurn(ctx, instanceId, since, deadlineAt);
       const polls = (since?.polls ?? 0) + n;
       const statuses = since?.statuses ?? [];
-
-      // A poll is a read: a passing fault is retried until the deadline, however long the outage.
       const status = await pollRead(
         ctx,
         platform,
@@ -243,7 +209,6 @@ export function createInstanceActivities({ platform, temporal }: ActivityDeps) {
       if (status === undefined) {
         return { observation: { ...(since ?? { instanceId, statuses, observedAt: 0 }), polls }, outcome: 'timedOut' };
       }
-
       const now = Date.now();
       const changed = statuses[statuses.length - 1] !== status;
       const observation = { instanceId, statuses: changed ? [...statuses, status] : statuses, polls, observedAt: now };

@@ -1,4 +1,3 @@
-// The instance workflows' flags and how they make each input. Not workflow-safe: only the starter loads it.
 import { defineStarter, num, type FlagsOf } from '../../cli/flags';
 
 const flags = {
@@ -14,7 +13,6 @@ const flags = {
   '--region-id <id>': 'createInstance: the region',
 } as const;
 
-/** start, stop and delete: the instance, and how long to wait for it to get there. */
 const action = {
   usage: '--instance-id ID [--timeout-seconds N]',
   input: (f: FlagsOf<typeof flags>) => ({

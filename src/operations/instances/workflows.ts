@@ -1,5 +1,3 @@
-// GPU instance workflows: renew for months; restart, create, start, stop and delete, each sending its
-// request (retried through any outage within the input's timeout), then waiting for the target status.
 import { ApplicationFailure, proxyActivities, setHandler } from '@temporalio/workflow';
 import { setVersioningBehavior } from '../../workflows/versioning';
 import type { z } from 'zod';
@@ -24,17 +22,14 @@ import { paidCall, summarized, WAITING } from '../../workflows/activity-summary'
 import { forUpTo, HOUR_MS, pollTimedOut, retryAsPollOptions, untilAfterStart } from '../../workflows/retry-policies';
 import { trackStatus, type StatusTracker } from '../../workflows/status';
 
-/** renewInstance's read, renew (once) and read again are retried this long, from its start. */
 const RENEW_DEADLINE_MS = 6 * HOUR_MS;
 
-/** Renews a subscription instance. A retried renew never pays twice (see the renewInstance activity). */
 export async function renewInstance(rawInput: RenewInstanceInput): Promise<RenewInstanceResult> {
   const input = parseInput(RenewInstanceInput, rawInput, WorkflowType.renewInstance);
   const { instanceId, months } = input;
   const status = trackStatus<RenewInstanceStatus>(WorkflowType.renewInstance, 'READING_INSTANCE', { instanceId });
   setHandler(statusQuery, () => status.current);
   const platform = proxyActivities<Activities>(untilAfterStart(RENEW_DEADLINE_MS));
-
   const before = await summarized(platform.getInstance, `read instance ${instanceId}`)(instanceId);
   const endTimeBefore = before.endTime;
   // A renewal asked for one expiry (autoRenew's) is done once: if the expiry moved, someone renewed it.
@@ -44,12 +39,6 @@ export async function renewInstance(rawInput: RenewInstanceInput): Promise<Renew
     return { instanceId, months, endTimeBefore, endTimeAfter: endTimeBefore, alreadyApplied: false, notRenewed };
   }
   status.set('RENEWING', { endTimeBefore });
-  // Costs money. Retried while the first attempt may still be in flight? It cannot be: an attempt
-  // outlives the client's HTTP timeout (PLATFORM_ATTEMPT_MS), so the server retries only once the
-  // attempt's request has ended; and a retry first waits out the time the platform may still act on
-  // that request, watching the expiry, and renews only if the expiry never moved from `endTimeBefore`
-  // (src/operations/instances/activities.ts). A request the platform applies later still is the residual risk.
-  // After a reset, a renewal an earlier run made is taken from it (src/activities/earlier-runs.ts).
   const renew = paidCall(platform.renewInstance, `renew instance ${instanceId} for ${months} months`);
   const renewed = await renew({ instanceId, months, endTimeBefore });
   const { alreadyApplied, resumed } = renewed;
@@ -59,17 +48,10 @@ export async function renewInstance(rawInput: RenewInstanceInput): Promise<Renew
   return { ...result, endTimeAfter: after.endTime, ...(resumed && { resumed: [resumed] }) };
 }
 
-/**
- * Creates an instance and waits until it runs. A subscription is paid at create: a retried create
- * finds the instance an earlier attempt made by its name, and does not create it again.
- */
 export async function createInstance(rawInput: CreateInstanceInput): Promise<CreateInstanceResult> {
   const input = parseInput(CreateInstanceInput, rawInput, WorkflowType.createInstance);
   const status = trackStatus<InstanceLifecycleStatus>(WorkflowType.createInstance, 'REQUESTING');
   setHandler(statusQuery, () => status.current);
-  // Retried while the first attempt may still be in flight? A retry first waits out the time the
-  // platform may still act on an earlier request, looking for the name, and creates only if it never
-  // shows up (src/activities/retries.ts). An instance the platform creates later still is the residual risk.
   const create = proxyActivities<Activities>(forUpTo(input.timeoutSeconds * 1000)).createInstance;
   const created = await paidCall(create, 'create an instance')(input.request);
   const { instanceId, alreadyApplied, resumed } = created;
@@ -78,27 +60,19 @@ export async function createInstance(rawInput: CreateInstanceInput): Promise<Cre
   return { ...waited, alreadyApplied, ...(resumed && { resumed: [resumed] }) };
 }
 
-/** A workflow's statuses for requesting, waiting, timed out and reached. */
+/** Requesting, waiting, timed out and reached. */
 type Steps<S extends string> = [S, S, S, S];
 const LIFECYCLE: Steps<InstanceLifecycleStatus> = ['REQUESTING', 'WAITING', 'TIMED_OUT', 'DONE'];
 const RESTART: Steps<RestartInstanceStatus> = ['RESTARTING', 'WAITING_FOR_RUNNING', 'TIMED_OUT', 'RUNNING'];
 
-/** Restarts an instance and waits until it is running again. */
 export const restartInstance = requestThenWait('restartInstance', 'running', RESTART);
-/** Starts a stopped instance and waits until it runs. */
 export const startInstance = requestThenWait('startInstance', 'running', LIFECYCLE);
-/** Stops a running instance and waits until it has exited. */
 export const stopInstance = requestThenWait('stopInstance', 'exited', LIFECYCLE);
-/** Deletes an instance and waits until it is removed. */
 export const deleteInstance = requestThenWait('deleteInstance', 'removed', LIFECYCLE);
 
 type WaitInput = z.output<typeof RestartInstanceInput>;
 
-/**
- * The workflow `type`: sends its free action (a repeat is answered as done, and a second restart of a
- * restarting instance does no harm), retried through any outage within the input's timeout, then
- * waits for `target`.
- */
+// A free action: a repeat is answered as done, and a second restart of a restarting instance does no harm.
 function requestThenWait<S extends string>(
   type: 'restartInstance' | 'startInstance' | 'stopInstance' | 'deleteInstance',
   target: string,
@@ -115,12 +89,7 @@ function requestThenWait<S extends string>(
   };
 }
 
-/**
- * Waits for `target`, showing the statuses seen, or fails as DeadlineExceeded naming them. `steps`:
- * the workflow's statuses for waiting, timed out and reached. It polls by retry-as-poll
- * (pollInstanceStatus): the poll activity runs again on its own while the status stays the same and
- * comes back only when it changes, so a wait of any length is a few activities.
- */
+// The poll activity comes back only when the status changes, so a wait of any length is a few activities.
 async function waitFor<S extends string>(
   input: WaitInput,
   target: string,
@@ -150,7 +119,7 @@ async function waitFor<S extends string>(
         since,
       });
     } catch (err) {
-      // The server's bound ran out (a lost worker, or a retry that would land past it): timed out too.
+      // The server's bound ran out (a lost worker, or a retry that would land past it).
       if (pollTimedOut(err)) break;
       throw err;
     }
@@ -182,10 +151,6 @@ async function waitFor<S extends string>(
   return { instanceId: input.instanceId, statuses, finalStatus, polls, waitedSeconds: Math.round(waitedMs / 100) / 10 };
 }
 
-// Versioning (docs/versioning.md): a run is short, so it finishes on the build it started on.
-setVersioningBehavior('PINNED', renewInstance);
-setVersioningBehavior('PINNED', createInstance);
-setVersioningBehavior('PINNED', restartInstance);
-setVersioningBehavior('PINNED', startInstance);
-setVersioningBehavior('PINNED', stopInstance);
-setVersioningBehavior('PINNED', deleteInstance);
+for (const workflow of [renewInstance, createInstance, restartInstance, startInstance, stopInstance, deleteInstance]) {
+  setVersioningBehavior('PINNED', workflow);
+}
