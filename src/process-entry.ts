@@ -1,18 +1,15 @@
 // A program's process: the Temporal Runtime (its logger and metrics) installed once, and the entry that ends the
-// process with its logs written. Every program (worker, starter, webhook receiver, cluster, codec server) starts here.
+// process with its logs written.
 import { Runtime } from '@temporalio/worker';
 import type { WorkerSettings } from './config/settings';
 import { createLogger, logFormatOf, settleLogs } from './logging';
 
 let runtimeInstalled = false;
 
-/** Whether this process installed the Temporal Runtime, whose native threads and timers keep it alive until it exits. */
+/** Its native threads and timers keep the process alive until it exits. */
 export const isRuntimeInstalled = (): boolean => runtimeInstalled;
 
-/**
- * Logs through the Temporal Runtime logger (src/logging.ts), and Prometheus metrics when asked. Once a process: `up`
- * installs it first, so that its own lines, before the worker starts, go through the same logger.
- */
+/** Once a process: `up` installs it first, so that its own lines go through the same logger as the worker's. */
 export function installRuntime(settings: WorkerSettings): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
@@ -29,7 +26,7 @@ export function installRuntime(settings: WorkerSettings): void {
   });
 }
 
-/** A program's entry: ends the process, with `what` and the error's message on stderr and status 1 if it fails. */
+/** Ends the process, with `what` and the error's message on stderr and status 1 if it fails. */
 export function runMain(what: string, main: () => Promise<unknown>): void {
   main().then(
     () => settleLogs().then(() => process.exit(0)),

@@ -1,5 +1,4 @@
-// The worker's Worker Deployment version (docs/versioning.md): which build it is, and making that build
-// the deployment's current version, which is where new runs and AUTO_UPGRADE runs go.
+// The worker's Worker Deployment version (docs/versioning.md): which build it is, and making it current.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -9,6 +8,9 @@ import { temporal } from '@temporalio/proto';
 import { findProjectRoot } from './config/settings';
 
 export const DEPLOYMENT_NAME = 'platform-ops';
+const Status = temporal.api.enums.v1.WorkerDeploymentVersionStatus;
+const NOT_FOUND = 5;
+const FAILED_PRECONDITION = 9;
 
 /** WORKER_BUILD_ID, else the package version and the commit's short sha (the version alone without git). */
 export function workerVersion(buildIdSetting?: string): WorkerDeploymentVersion {
@@ -23,15 +25,14 @@ export function workerVersion(buildIdSetting?: string): WorkerDeploymentVersion 
       stdio: ['ignore', 'pipe', 'ignore'],
     });
   } catch {
-    // No git or no repository (the Docker image): the version alone.
+    // No git or no repository (the Docker image).
   }
   return { deploymentName: DEPLOYMENT_NAME, buildId: sha.trim() ? `${version}-${sha.trim()}` : version };
 }
 
 /**
- * Makes `version` current once the server knows it (it must have seen its pollers), unless `always` is
- * false and the deployment already has a current version: a build started beside the current one
- * waits to be made current by hand. Resolves to whether `version` is current.
+ * Makes `version` current once the server has seen its pollers, unless `always` is false and the deployment has a
+ * current version already (that build waits to be made current by hand). Resolves to whether `version` is current.
  */
 export async function makeCurrentVersion(
   client: Client,
@@ -59,18 +60,13 @@ export async function makeCurrentVersion(
         return true;
       }
     } catch (err) {
-      // NOT_FOUND: the server has not seen this deployment's pollers yet.
-      if ((err as { code?: number }).code !== 5 || Date.now() > deadline) throw err;
+      // The server has not seen this deployment's pollers yet.
+      if ((err as { code?: number }).code !== NOT_FOUND || Date.now() > deadline) throw err;
     }
     if (Date.now() > deadline) throw new Error(`${version.buildId} was not registered within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
 }
-
-const Status = temporal.api.enums.v1.WorkerDeploymentVersionStatus;
-/** gRPC NOT_FOUND and FAILED_PRECONDITION. */
-const NOT_FOUND = 5;
-const FAILED_PRECONDITION = 9;
 
 export interface VersionState {
   buildId: string;
@@ -79,7 +75,7 @@ export interface VersionState {
   createdAt?: Date;
 }
 
-/** The deployment's versions, oldest first; none when the server has not seen its workers. */
+/** Oldest first; none when the server has not seen its workers. */
 export async function deploymentVersions(client: Client, namespace: string): Promise<VersionState[]> {
   try {
     const { workerDeploymentInfo } = await client.workflowService.describeWorkerDeployment({
@@ -123,9 +119,8 @@ export async function setCurrentVersion(client: Client, namespace: string, build
 export class VersionInUse extends Error {}
 
 /**
- * Retires `buildId` once it is drained (its pinned runs closed) and its workers have stopped polling,
- * waiting for both until `waitMs` is over; refuses a current or ramping build at once. `say` hears
- * each new reason it waits.
+ * Retires `buildId` once it is drained and its workers have stopped polling, waiting until `waitMs` is over; refuses
+ * a current or ramping build at once. `say` hears each new reason it waits.
  */
 export async function retireVersion(
   client: Client,
@@ -159,7 +154,7 @@ export async function retireVersion(
     } catch (err) {
       const { code, details } = err as { code?: number; details?: string };
       if (code !== FAILED_PRECONDITION) throw err;
-      // The server remembers a poller for matching.PollerHistoryTTL after its last poll (deploy/dynamicconfig/cluster.yaml).
+      // The server remembers a poller for matching.PollerHistoryTTL (deploy/dynamicconfig/cluster.yaml).
       await wait(`${buildId} is drained; waiting until its workers have stopped polling (${details ?? 'refused'})`);
     }
   }

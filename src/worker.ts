@@ -1,5 +1,4 @@
-// The worker: registers every workflow and activity on the task queue. Activities get the platform
-// client by dependency injection; Temporal connection settings come from envconfig.
+// The worker: every workflow and activity on the task queue, activities given the platform client.
 import { Client } from '@temporalio/client';
 import type { WorkerDeploymentVersion } from '@temporalio/common';
 import { Command } from 'commander';
@@ -35,11 +34,8 @@ import { callbackUrls, type CallbackUrls } from './webhooks/token';
 import { makeCurrentVersion, workerVersion } from './worker-deployment';
 
 /**
- * A native connection for a client, whose typed errors say what the server said. The client's calls (a
- * paid call's sending mark and answer, the shared pacing, ledger Updates) cost the worker's thread less
- * CPU on the SDK's native gRPC stack than on the JavaScript one. But a native error carries the server's
- * message in `message` and leaves `details` empty, from which the client builds WorkflowNotFoundError,
- * ActivityNotFoundError and the like: without this, they reach logs and failures with no message.
+ * A native connection (less CPU than the JavaScript gRPC stack) for a client. A native error leaves `details` empty,
+ * from which the client builds WorkflowNotFoundError and the like: without this, they would have no message.
  */
 export function withServerMessages(connection: NativeConnection): NativeConnection {
   const service = connection.workflowService;
@@ -58,34 +54,26 @@ export function withServerMessages(connection: NativeConnection): NativeConnecti
       };
     },
   });
-  // Everything else (deadlines, metadata, the operator service) is the connection's own.
   return Object.create(connection, { workflowService: { value: workflowService } }) as NativeConnection;
 }
 
 export interface PlatformWorkerOptions {
   connection: NativeConnection;
-  /** On a connection of its own: on the worker's, many waits on a ledger's Updates could crowd out its polls. */
+  /** On a connection of its own: waits on a ledger's Updates could crowd out the worker's polls. */
   client: Client;
   namespace: string;
   taskQueue: string;
   platform: PlatformClient;
-  /** Where the settings, prices and fetch policy are read from (docs/configuration.md); process.env by default. */
   env?: NodeJS.ProcessEnv;
-  /** Where outputs are kept and what may be fetched: by default as `env` says (ARTIFACT_DIR, FETCH_*). */
   artifacts?: ArtifactStore;
   fetchPolicy?: FetchPolicy;
-  /** A prebuilt workflow bundle (tests build one for the whole run); otherwise src/workflows is bundled. */
   workflowBundle?: WorkerOptions['workflowBundle'];
-  /** The worker's identity in histories; by default the SDK's (process id and host). */
   identity?: string;
-  /** Set: media submits ask for callbacks (WEBHOOK_PUBLIC_URL, src/webhooks). */
+  /** Set: media submits ask for callbacks (src/webhooks). */
   callbacks?: CallbackUrls;
-  /** Tracing, when on; the workflow interceptors are bundled only when the worker bundles src/workflows itself. */
+  /** The workflow interceptors are bundled only when the worker bundles src/workflows itself. */
   tracing?: Tracing;
-  /**
-   * Set: the workers poll as this version of the Worker Deployment, each workflow type with its own
-   * versioning behaviour. Unset: unversioned, so workers of tests on one server share no deployment.
-   */
+  /** Unset: unversioned, so workers of tests on one server share no deployment. */
   version?: WorkerDeploymentVersion;
 }
 
@@ -100,9 +88,8 @@ type WebpackCompiler = {
 };
 
 /**
- * Workflows import their contracts from @platform-ops/client, whose one entry also holds a backend's start and the
- * payload codec: the modules only those use are left out of the bundle, and the lint keeps workflows off them. The
- * bundler leaves out a Node module by its bare name, so a `node:` import is read as the bare name first.
+ * @platform-ops/client's entry also holds modules with Node imports, which the bundle leaves out by their bare name
+ * only: a `node:` import is read as the bare name first.
  */
 function withoutNodeScheme(config: WebpackConfig): WebpackConfig {
   const plugin = {
@@ -114,15 +101,12 @@ function withoutNodeScheme(config: WebpackConfig): WebpackConfig {
   return { ...config, plugins: [...(config.plugins ?? []), plugin] };
 }
 
-/** zod and the schemas built with it are stateless: loaded once per reusable V8 context (src/sandbox/preload.ts). */
+/** zod and its schemas are stateless: loaded once per reusable V8 context (src/sandbox/preload.ts). */
 export const WORKFLOW_BUNDLER_OPTIONS = {
   preloadModules: ['zod', require.resolve('./sandbox/preload')],
   ignoreModules: ['@temporalio/client', 'crypto', 'fs', 'path'],
   webpackConfigHook: withoutNodeScheme,
 };
-
-/** The bundle's entry: every operation's workflows (src/operations/workflows.ts), compiled beside them. */
-export const WORKFLOWS_ENTRY = require.resolve('./operations/workflows');
 
 /** The worker of the task queue, and one per quota task queue for the paced submits (src/ratelimit). */
 export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise<WorkerGroup> {
@@ -152,16 +136,14 @@ export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise
     ...(opts.tracing ? tracingWorkerOptions(opts.tracing) : {}),
     connection: opts.connection,
     namespace: opts.namespace,
-    // The client's: what the worker writes, its activities' client and its callers read alike (src/codec).
     dataConverter: opts.client.options.dataConverter,
-    // Only when given: an explicit undefined fails the SDK's option check.
+    // An explicit undefined fails the SDK's option check.
     ...(opts.identity ? { identity: opts.identity } : {}),
     activities,
     maxConcurrentActivityTaskExecutions: s.WORKER_MAX_CONCURRENT_ACTIVITIES,
     shutdownGraceTime: `${s.WORKER_SHUTDOWN_GRACE_SECONDS}s`,
     maxHeartbeatThrottleInterval: s.WORKER_MAX_HEARTBEAT_THROTTLE_SECONDS * 1000,
-    // The default serves runs first recorded unversioned and types that declare none (the benchmark's
-    // floor workflow): AUTO_UPGRADE, as every run was before versioning (patched() keeps them safe).
+    // For runs first recorded unversioned and types that declare none: as before versioning.
     ...(opts.version
       ? {
           workerDeploymentOptions: {
@@ -178,7 +160,7 @@ export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise
       taskQueue: opts.taskQueue,
       ...(opts.workflowBundle
         ? { workflowBundle: opts.workflowBundle }
-        : { workflowsPath: WORKFLOWS_ENTRY, bundlerOptions: WORKFLOW_BUNDLER_OPTIONS }),
+        : { workflowsPath: require.resolve('./operations/workflows'), bundlerOptions: WORKFLOW_BUNDLER_OPTIONS }),
       maxConcurrentWorkflowTaskExecutions: s.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
       maxCachedWorkflows: s.WORKER_MAX_CACHED_WORKFLOWS,
     });
@@ -187,7 +169,7 @@ export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise
         Worker.create({
           ...common,
           taskQueue,
-          // What paces the queue if the server has no task queue config API (older than 1.28).
+          // For a server with no task queue config API (older than 1.28).
           maxTaskQueueActivitiesPerSecond: pacing.workerRps(operation),
         }),
       ),
@@ -199,11 +181,7 @@ export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise
   }
 }
 
-/**
- * Runs the worker until SIGINT or SIGTERM, then drains in-flight work. `workflowBundle` replaces the bundle of
- * src/workflows (the benchmark's worker adds its floor workflow); `onRunning` is told once the worker polls
- * and its version is current, or left as not.
- */
+/** Until SIGINT or SIGTERM, then drains; `onRunning` is told once it polls and its version is made current (or not). */
 export async function runWorker(
   env: NodeJS.ProcessEnv = process.env,
   opts: { workflowBundle?: WorkerOptions['workflowBundle']; onRunning?: () => void } = {},
@@ -217,8 +195,7 @@ export async function runWorker(
   const fetchPolicy = loadFetchPolicy(env, platform.config.baseUrl);
   const webhooks = loadWebhookSettings(env);
   const version = workerVersion(settings.WORKER_BUILD_ID);
-  // Before connecting: a refused key stops the worker here, with a message naming no secret.
-  // Before connecting too: a key that cannot be used stops the worker here, naming the setting, never the key.
+  // Before connecting: a key that cannot be used stops the worker here, naming the setting, never the key.
   const dataConverter = loadDataConverter(env, { localKeyFile: localKeyFile(env) });
   const firstCall = await checkFirstCall(platform);
   const connection = await NativeConnection.connect(temporal.connectionOptions);
@@ -226,12 +203,10 @@ export async function runWorker(
   let receiver: Awaited<ReturnType<typeof serveCallbacks>>;
   try {
     clientConnection = await NativeConnection.connect(temporal.connectionOptions);
-    // A traced activity's Updates to a budget ledger carry its trace on.
-    const interceptors = tracing ? tracingClientInterceptors() : undefined;
     const client = new Client({
       connection: withServerMessages(clientConnection),
       namespace: temporal.namespace,
-      interceptors,
+      interceptors: tracing ? tracingClientInterceptors() : undefined,
       dataConverter,
     });
     // Before any task is polled: a missing attribute leaves every workflow that sets it stuck.
@@ -260,7 +235,7 @@ export async function runWorker(
     });
     receiver = await serveCallbacks(webhooks, client, temporal.namespace);
     const running = worker.run();
-    // Before "Worker started": until a version is current, the server gives this build no new runs.
+    // Until a version is current, the server gives this build no new runs.
     const current = await Promise.race([
       makeCurrentVersion(client, temporal.namespace, version, settings.WORKER_MAKE_CURRENT === 'always'),
       running.then(() => false),
@@ -294,7 +269,6 @@ export async function runWorker(
     await receiver?.close();
     await clientConnection?.close();
     await connection.close();
-    // The spans of the last tasks, before the process ends.
     await tracing?.shutdown();
   }
 }

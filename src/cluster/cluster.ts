@@ -1,5 +1,5 @@
-// The production topology's Temporal side, from nothing: PostgreSQL in the cluster's own folder, the schemas, the
-// Temporal server, the namespace with the service's search attributes, and the Web UI. A second start reuses it.
+// The production topology's Temporal side: PostgreSQL in the cluster's own folder, the schemas, the Temporal
+// server, the namespace with the service's search attributes, and the Web UI. A second start reuses it.
 import { Connection } from '@temporalio/client';
 import * as path from 'path';
 import { type ManagedProcess } from '../devserver/processes';
@@ -15,11 +15,10 @@ import {
 import { findOrBuildClusterBinaries } from '../devserver/versions';
 
 interface ClusterOptions extends ServerEnvOptions {
-  /** Everything the cluster keeps: PostgreSQL's data, the UI's config, the logs. */
+  /** PostgreSQL's data, the UI's config, the logs. */
   dataDir: string;
-  /** The Web UI's port; none when undefined. */
+  /** No Web UI when undefined. */
   uiPort?: number;
-  /** The codec server its Web UI decrypts payloads with (src/codec/server.ts). */
   codecEndpoint?: string;
   namespace: string;
   log: (msg: string) => void;
@@ -28,7 +27,6 @@ interface ClusterOptions extends ServerEnvOptions {
 export type ClusterHandle = Awaited<ReturnType<typeof startCluster>>;
 
 const SERVER_READY_TIMEOUT_MS = 120_000;
-/** How long closed workflows stay visible. */
 const RETENTION = '3 days';
 
 export async function startCluster(opts: ClusterOptions) {
@@ -64,12 +62,10 @@ export async function startCluster(opts: ClusterOptions) {
     let postgres = await startPostgres(pgBin, pgOptions);
     stops.push(() => postgres.stop());
     await setUpSchemas({ ...pgOptions, sqlTool: binaries.sqlTool });
-
     log(`Starting the Temporal server on ${address}…`);
     let server = await startServer();
     stops.push(() => server.stop());
     await setUpNamespace(address, opts.namespace, log);
-
     let uiUrl: string | undefined;
     if (opts.uiPort !== undefined) {
       const ui = await startUiServer(binaries.uiServer, {
@@ -83,14 +79,13 @@ export async function startCluster(opts: ClusterOptions) {
       uiUrl = ui.url;
       stops.push(() => ui.process.stop());
     }
-
     return {
       address,
       namespace: opts.namespace,
       uiUrl,
       logDir,
       server: () => server,
-      /** Stops the server process (SIGTERM) and starts a new one on the same ports and data. */
+      /** On the same ports and data. */
       async restartServer() {
         await server.stop();
         server = await startServer();
@@ -108,7 +103,6 @@ export async function startCluster(opts: ClusterOptions) {
   }
 }
 
-/** The namespace and the service's search attributes, once: a new server knows no namespace. */
 async function setUpNamespace(address: string, namespace: string, log: (msg: string) => void): Promise<void> {
   const connection = await Connection.connect({ address });
   try {

@@ -8,10 +8,7 @@ import { DEFAULT_SERVER_PORTS, loadClusterSettings } from '../devserver/server-c
 import { startWorkerPool } from './workers';
 import { runMain } from '../process-entry';
 
-/**
- * Resolves at the first SIGINT or SIGTERM once `isUp()`; before that (a long first build, say), and at
- * a second signal, the process ends at once, its children killed by their exit hooks.
- */
+/** Resolves at the first SIGINT or SIGTERM once `isUp()`; before that, and at a second signal, the process ends. */
 function stopRequested(isUp: () => boolean): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
     const onSignal = (signal: NodeJS.Signals): void => {
@@ -58,8 +55,7 @@ async function main(): Promise<void> {
     const { METRICS_PORT: _oneProcessOnly, ...env } = process.env;
     const workers = await startWorkerPool({
       count: settings.CLUSTER_WORKERS,
-      // Their build becomes current, as with `npm start`; docs/versioning.md rolls one beside it.
-      // JSON logs into their files, whatever this terminal gets.
+      // Their build becomes current, as with `npm start`; JSON logs into their files.
       env: {
         WORKER_MAKE_CURRENT: 'always',
         ...env,
@@ -82,7 +78,6 @@ async function main(): Promise<void> {
         `PostgreSQL:       127.0.0.1:${settings.CLUSTER_POSTGRES_PORT}  (data in ${settings.CLUSTER_DATA_DIR})`,
         `Workers:          ${workers.workers.map((w) => `pid ${w.pid}`).join(', ')}`,
         `Logs:             ${cluster.logDir}`,
-        // The starter's default is the usual port; on another, it must be told.
         ...(settings.CLUSTER_FRONTEND_PORT === DEFAULT_SERVER_PORTS.frontend
           ? []
           : [`Starter:          export TEMPORAL_ADDRESS=${cluster.address} first`]),

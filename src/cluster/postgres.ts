@@ -1,5 +1,5 @@
-// PostgreSQL for the cluster: Debian's package (installed when absent), with a data directory and port of its own,
-// so a system cluster is never touched. It refuses to run as root: as root, it runs as the package's `postgres`.
+// PostgreSQL for the cluster: Debian's package (installed when absent), with a data directory and port of its own.
+// It refuses to run as root: as root, it runs as the package's `postgres`.
 import { existsSync, promises as fs, readdirSync } from 'fs';
 import * as path from 'path';
 import { exec, findOnPath, startManagedProcess, type ManagedProcess } from '../devserver/processes';
@@ -11,10 +11,9 @@ const READY_TIMEOUT_MS = 60_000;
 const INSTALL_TIMEOUT_MS = 15 * 60_000;
 
 interface PostgresOptions {
-  /** Holds the data directory (`data/`) and the log. */
+  /** Holds `data/` and the log. */
   dir: string;
   port: number;
-  /** The superuser the server connects as, with its password. */
   user: string;
   password: string;
   log: (msg: string) => void;
@@ -22,10 +21,9 @@ interface PostgresOptions {
 
 const isRoot = (): boolean => process.getuid?.() === 0;
 
-/** `[file, args]` that run a PostgreSQL program as a user PostgreSQL accepts. */
 function asPostgres(file: string, args: string[]): [string, string[]] {
   if (!isRoot()) return [file, args];
-  // setpriv execs in place (no intermediate process), so signals reach PostgreSQL itself.
+  // setpriv execs in place, so signals reach PostgreSQL itself.
   const user = POSTGRES_USER_ACCOUNT;
   return ['setpriv', [`--reuid=${user}`, `--regid=${user}`, '--init-groups', '--', file, ...args]];
 }
@@ -35,14 +33,14 @@ function findBinDir(): string | undefined {
   const preferred = path.join(root, String(POSTGRES_MAJOR), 'bin');
   if (existsSync(path.join(preferred, 'initdb'))) return preferred;
   if (!existsSync(root)) return undefined;
-  // Another major release from the same packages works too (the server supports PostgreSQL 12+).
+  // Another major release works too.
   const majors = readdirSync(root)
     .filter((d) => existsSync(path.join(root, d, 'bin', 'initdb')))
     .sort((a, b) => Number(b) - Number(a));
   return majors[0] && path.join(root, majors[0], 'bin');
 }
 
-/** The folder of initdb, postgres and pg_isready, installing Debian's `postgresql` when it is absent. */
+/** The folder of initdb, postgres and pg_isready, installing them when absent. */
 export async function findOrInstallPostgres(log: (msg: string) => void): Promise<string> {
   const found = findBinDir();
   if (found) return found;
@@ -72,7 +70,7 @@ export async function findOrInstallPostgres(log: (msg: string) => void): Promise
   return installed;
 }
 
-/** initdb, once: a data directory that exists is reused as it is (a second run keeps its data). */
+/** Once: a data directory that exists is reused as it is. */
 async function initDataDir(binDir: string, dataDir: string, opts: PostgresOptions): Promise<void> {
   if (existsSync(path.join(dataDir, 'PG_VERSION'))) return;
   opts.log(`Creating a PostgreSQL data directory in ${dataDir}…`);
@@ -81,8 +79,7 @@ async function initDataDir(binDir: string, dataDir: string, opts: PostgresOption
   await fs.writeFile(pwFile, `${opts.password}\n`, { mode: 0o600 });
   try {
     if (isRoot()) await exec('chown', ['-R', `${POSTGRES_USER_ACCOUNT}:`, dataDir, pwFile]);
-    // Password login over TCP (what the Temporal server uses); the socket, in the data directory
-    // itself, is for local tools only.
+    // Password login over TCP; the socket, in the data directory itself, is for local tools only.
     const [file, args] = asPostgres(path.join(binDir, 'initdb'), [
       '-D',
       dataDir,
@@ -107,7 +104,7 @@ async function initDataDir(binDir: string, dataDir: string, opts: PostgresOption
   }
 }
 
-/** Starts PostgreSQL on 127.0.0.1:port with its data in `<dir>/data`, creating that on first use. */
+/** On 127.0.0.1:port with its data in `<dir>/data`. */
 export async function startPostgres(binDir: string, opts: PostgresOptions): Promise<ManagedProcess> {
   await fs.mkdir(opts.dir, { recursive: true });
   const dataDir = path.join(opts.dir, 'data');
@@ -132,7 +129,7 @@ export async function startPostgres(binDir: string, opts: PostgresOptions): Prom
     args,
     logFile: path.join(opts.dir, 'postgresql.log'),
     log: opts.log,
-    // PostgreSQL's "fast" shutdown: open sessions are ended, the data is left consistent.
+    // PostgreSQL's "fast" shutdown.
     stopSignal: 'SIGINT',
     graceMs: 30_000,
   });
@@ -147,10 +144,7 @@ const TEMPORAL_DATABASES = [
   { database: 'temporal_visibility', schemaName: 'postgresql/v12/visibility' },
 ] as const;
 
-/**
- * Sets up the Temporal databases on every start: each step is idempotent, so a later start changes nothing and a
- * newer server's schema is applied on upgrade. deploy/setup-schema.sh runs the same steps in docker-compose.yml.
- */
+/** On every start: each step is idempotent, and a newer server's schema is applied on upgrade (as deploy/setup-schema.sh). */
 export async function setUpSchemas(opts: Omit<PostgresOptions, 'dir'> & { sqlTool: string }): Promise<void> {
   opts.log('Setting up the Temporal databases and schemas in PostgreSQL…');
   // The password goes through the environment, not the command line (where `ps` shows it).
@@ -159,11 +153,10 @@ export async function setUpSchemas(opts: Omit<PostgresOptions, 'dir'> & { sqlToo
   const sql = (database: string, ...args: string[]) =>
     exec(opts.sqlTool, [...connect, '--db', database, ...args], { env });
   for (const { database, schemaName } of TEMPORAL_DATABASES) {
-    // `create` refuses a database that exists, which is what a second start finds.
     await sql(database, 'create').catch((err: Error) => {
       if (!/already exists/.test(err.message)) throw err;
     });
-    // Version 0.0 makes the tool's bookkeeping tables; update-schema adds the real schema.
+    // 0.0: the tool's bookkeeping tables only.
     await sql(database, 'setup-schema', '-v', '0.0');
     await sql(database, 'update-schema', '--schema-name', schemaName);
   }

@@ -1,19 +1,16 @@
-// The cluster's worker processes (`lib/src/worker.js`), on one task queue: losing one leaves the others to carry
-// on its workflows.
+// The cluster's worker processes (`lib/src/worker.js`), on one task queue.
 import { existsSync } from 'fs';
 import * as path from 'path';
 import { findProjectRoot } from '../config/settings';
 import { startManagedProcess, type ManagedProcess } from '../devserver/processes';
 
 const READY_TIMEOUT_MS = 120_000;
-// The worker logs this once it polls (src/worker.ts).
 const READY_LINE = /"message":"Worker started"/;
 
 interface WorkerPoolOptions {
   count: number;
-  /** Names the processes and their log files (`<name>-1.log` …): `worker` unless given. */
+  /** Of the processes and their log files (`<name>-1.log` …): `worker` unless given. */
   name?: string;
-  /** TEMPORAL_*, PLATFORM_* and WORKER_* for every worker. */
   env: NodeJS.ProcessEnv;
   logDir: string;
   log: (msg: string) => void;
@@ -21,25 +18,21 @@ interface WorkerPoolOptions {
 
 export type WorkerPool = Awaited<ReturnType<typeof startWorkerPool>>;
 
-function workerEntry(): string {
+export async function startWorkerPool(opts: WorkerPoolOptions) {
   const entry = path.join(findProjectRoot(), 'lib', 'src', 'worker.js');
   if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first (npm run cluster does)`);
-  return entry;
-}
-
-export async function startWorkerPool(opts: WorkerPoolOptions) {
-  const entry = workerEntry();
   const workers: ManagedProcess[] = [];
-  // The drain gets the worker's own grace time (WORKER_SHUTDOWN_GRACE_SECONDS) and a little more.
+  // The worker's own grace time and a little more.
   const graceMs = (Number(opts.env.WORKER_SHUTDOWN_GRACE_SECONDS ?? 20) + 10) * 1000;
   const start = async (i: number): Promise<void> => {
     let polling = false;
+    const name = `${opts.name ?? 'worker'}-${i + 1}`;
     const child = startManagedProcess({
-      name: `${opts.name ?? 'worker'}-${i + 1}`,
+      name,
       file: process.execPath,
       args: [entry],
       env: opts.env,
-      logFile: path.join(opts.logDir, `${opts.name ?? 'worker'}-${i + 1}.log`),
+      logFile: path.join(opts.logDir, `${name}.log`),
       onLine: (line) => (polling ||= READY_LINE.test(line)),
       log: opts.log,
       graceMs,
@@ -63,7 +56,6 @@ export async function startWorkerPool(opts: WorkerPoolOptions) {
       await start(i);
     },
     kill: (i: number) => stopOne(i, 'SIGKILL'),
-    /** Drains and stops every worker. */
     async stop() {
       await Promise.all(workers.map((_, i) => stopOne(i, 'SIGTERM')));
     },

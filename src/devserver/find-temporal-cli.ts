@@ -1,6 +1,5 @@
-// Finds a working Temporal CLI, the fastest way first (docs/starter.md#the-temporal-cli): named, on PATH, cached,
-// downloaded, else built. Pinned Go programs (the CLI, the cluster's server, SQL tool and Web UI) are built once with
-// `go install` into a project cache folder, under a lock against parallel builds.
+// Finds a working Temporal CLI, the fastest way first (docs/starter.md#the-temporal-cli), and builds the pinned Go
+// programs with `go install` into a project cache folder, under a lock against parallel builds.
 import { createWriteStream, promises as fs } from 'fs';
 import { hostname } from 'os';
 import * as path from 'path';
@@ -10,25 +9,19 @@ import { extract } from 'tar';
 import { exec, findOnPath, isAlive, isExecutableFile, sleep, startManagedProcess } from './processes';
 import { findProjectRoot } from '../config/settings';
 
-/** The Temporal CLI release we build from source (and expect elsewhere). */
 export const TEMPORAL_CLI_VERSION = '1.5.1';
 
 const GO_PACKAGE = 'github.com/temporalio/cli/cmd/temporal';
-// `go install` leaves the version at "0.0.0-DEV" unless it is injected the way the release build does it;
-// -s -w strips debug info like the release build does (unstripped, the binary is ~250 MB).
+// Without -X, `go install` stamps "0.0.0-DEV"; -s -w strips debug info (unstripped, the binary is ~250 MB).
 const GO_LDFLAGS = `-s -w -X github.com/temporalio/cli/temporalcli.Version=${TEMPORAL_CLI_VERSION}`;
 const EXE = process.platform === 'win32' ? 'temporal.exe' : 'temporal';
 const VERSION_TIMEOUT_MS = 20_000;
 
-/** Neither TEMPORAL_CLI_PATH, `temporal` on PATH, a cached build nor Go: the caller may fall back to the SDK's download. */
 export class TemporalCliNotFoundError extends Error {
   override readonly name = 'TemporalCliNotFoundError';
 }
 
-/**
- * A working `temporal` binary: TEMPORAL_CLI_PATH, PATH, one cached in `cacheDir`, else one downloaded there (the
- * release the SDK's dev server download serves, with bounded waits), else one built there with Go.
- */
+/** TEMPORAL_CLI_PATH, PATH, one cached in `cacheDir`, else one downloaded there, else one built there with Go. */
 export async function findOrBuildTemporalCli(
   opts: { log?: (msg: string) => void; cacheDir?: string } = {},
 ): Promise<string> {
@@ -38,7 +31,6 @@ export async function findOrBuildTemporalCli(
   const cacheDir = path.resolve(opts.cacheDir ?? path.join(findProjectRoot(), '.temporal'));
   const binDir = path.join(cacheDir, 'bin');
   const cached = path.join(binDir, EXE);
-
   const fromEnv = process.env.TEMPORAL_CLI_PATH;
   if (fromEnv) {
     const resolved = path.resolve(fromEnv);
@@ -47,12 +39,9 @@ export async function findOrBuildTemporalCli(
     }
     return use(resolved, 'TEMPORAL_CLI_PATH');
   }
-
   const onPath = await findOnPath(EXE);
   if (onPath) return use(onPath, 'PATH');
-
   if (await isExecutableFile(cached)) return use(cached, 'the cache');
-
   const url = downloadUrl();
   if (url) {
     const downloaded = await download(url, cached, log).then(
@@ -64,7 +53,6 @@ export async function findOrBuildTemporalCli(
     );
     if (downloaded) return use(cached, 'a download');
   }
-
   await goInstallWithLock({
     label: `the Temporal CLI v${TEMPORAL_CLI_VERSION}`,
     packages: [`${GO_PACKAGE}@v${TEMPORAL_CLI_VERSION}`],
@@ -86,18 +74,16 @@ export async function findOrBuildTemporalCli(
 
 const secondsSince = (t: number): string => `${((Date.now() - t) / 1000).toFixed(1)} s`;
 
-// ── download ─────────────────────────────────────────────────────────────────
-// A machine with no route out fails over to Go within CONNECT_TIMEOUT_MS; a download that stops moving is given up.
+// A machine with no route out fails over to Go within CONNECT_TIMEOUT_MS.
 const CONNECT_TIMEOUT_MS = 10_000;
 const STALL_TIMEOUT_MS = 15_000;
 const MAX_ARCHIVE_BYTES = 200 << 20;
 
 /** TEMPORAL_CLI_DOWNLOAD_URL's (empty: no download), else temporal.download's archive of our release. */
-export function downloadUrl(env: NodeJS.ProcessEnv = process.env): string | undefined {
+function downloadUrl(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const configured = env.TEMPORAL_CLI_DOWNLOAD_URL;
   if (configured !== undefined) {
     if (configured.trim() === '') return undefined;
-    // Refused here, naming the variable: a bad value would otherwise only show as a failed download.
     const protocol = URL.canParse(configured) ? new URL(configured).protocol : undefined;
     if (protocol !== 'http:' && protocol !== 'https:') {
       throw new Error(
@@ -108,7 +94,7 @@ export function downloadUrl(env: NodeJS.ProcessEnv = process.env): string | unde
   }
   const platform = { linux: 'linux', darwin: 'darwin' }[process.platform as string];
   const arch = { x64: 'amd64', arm64: 'arm64' }[process.arch as string];
-  // The Windows archive is a zip; the others are .tar.gz.
+  // The Windows archive is a zip.
   if (!platform || !arch) return undefined;
   return `https://temporal.download/cli/archive/v${TEMPORAL_CLI_VERSION}?platform=${platform}&arch=${arch}`;
 }
@@ -118,15 +104,16 @@ async function download(url: string, target: string, log: (msg: string) => void)
   const shown = url.replace(/\?.*$/, '');
   log(`Downloading the Temporal CLI v${TEMPORAL_CLI_VERSION} from ${shown}…`);
   const abort = new AbortController();
-  let stalled = setTimeout(
-    () => abort.abort(new Error(`no answer within ${CONNECT_TIMEOUT_MS / 1000} s`)),
-    CONNECT_TIMEOUT_MS,
-  );
+  const abortAfter = (ms: number, why: string) => setTimeout(() => abort.abort(new Error(why)), ms);
+  let stalled = abortAfter(CONNECT_TIMEOUT_MS, `no answer within ${CONNECT_TIMEOUT_MS / 1000} s`);
   const work = `${target}.download-${process.pid}`;
   await fs.rm(work, { recursive: true, force: true });
   try {
     const res = await fetch(url, { signal: abort.signal, redirect: 'follow' }).catch((err: Error) => {
-      throw new Error(abort.signal.aborted ? String((abort.signal.reason as Error).message) : describeFetchError(err));
+      // undici's "fetch failed" hides the reason (ENOTFOUND, ECONNREFUSED…) in its cause.
+      const cause = err.cause as { code?: string; message?: string } | undefined;
+      const reason = cause?.code ?? cause?.message ?? err.message;
+      throw new Error(abort.signal.aborted ? String((abort.signal.reason as Error).message) : reason);
     });
     if (!res.ok || !res.body) throw new Error(`${shown} answered HTTP ${res.status}`);
     let bytes = 0;
@@ -134,10 +121,7 @@ async function download(url: string, target: string, log: (msg: string) => void)
       transform(chunk: Buffer, _enc, done) {
         bytes += chunk.length;
         clearTimeout(stalled);
-        stalled = setTimeout(
-          () => abort.abort(new Error(`stalled for ${STALL_TIMEOUT_MS / 1000} s`)),
-          STALL_TIMEOUT_MS,
-        );
+        stalled = abortAfter(STALL_TIMEOUT_MS, `stalled for ${STALL_TIMEOUT_MS / 1000} s`);
         done(bytes > MAX_ARCHIVE_BYTES ? new Error(`larger than ${MAX_ARCHIVE_BYTES >> 20} MB`) : null, chunk);
       },
     });
@@ -147,7 +131,7 @@ async function download(url: string, target: string, log: (msg: string) => void)
       throw abort.signal.aborted ? (abort.signal.reason as Error) : err;
     });
     clearTimeout(stalled);
-    // The release archive has the binary at its top; a mirror's may have it in a folder.
+    // A mirror's archive may have the binary in a folder.
     await extract({ file: archive, cwd: work, strict: true, filter: (p) => path.basename(p) === EXE }).catch(
       (err: Error) => {
         throw new Error(`the archive from ${shown} could not be read: ${err.message}`);
@@ -157,7 +141,7 @@ async function download(url: string, target: string, log: (msg: string) => void)
     const binary = found && path.join(work, found);
     if (!binary || !(await isExecutableFile(binary))) throw new Error(`the archive from ${shown} holds no ${EXE}`);
     await fs.mkdir(path.dirname(target), { recursive: true });
-    // A rename within one folder: another process sees the old binary or the new one, never half of one.
+    // Within one folder, a rename is atomic: no other process sees half a binary.
     await fs.rename(binary, target);
     log(`Downloaded the Temporal CLI (${(bytes / 1e6).toFixed(1)} MB) into ${path.dirname(target)}`);
   } finally {
@@ -166,19 +150,13 @@ async function download(url: string, target: string, log: (msg: string) => void)
   }
 }
 
-/** undici's "fetch failed" hides the reason in its cause: ENOTFOUND, ECONNREFUSED… */
-function describeFetchError(err: Error): string {
-  const cause = err.cause as { code?: string; message?: string } | undefined;
-  return cause?.code ?? cause?.message ?? err.message;
-}
-
 async function verify(bin: string, source: string, log: (msg: string) => void, began: number): Promise<string> {
   const version = (
     await exec(bin, ['--version'], { timeoutMs: VERSION_TIMEOUT_MS }).catch((err: Error) => {
       throw new Error(`Temporal CLI at ${bin} (from ${source}): ${err.message}`);
     })
   ).trim();
-  // Another release may work too: the log shows the difference. A build without our -ldflags says 0.0.0-DEV.
+  // Another release may work too: the log shows the difference.
   const note = version.includes(`version ${TEMPORAL_CLI_VERSION} `)
     ? ''
     : version.includes('0.0.0-DEV')
@@ -188,37 +166,30 @@ async function verify(bin: string, source: string, log: (msg: string) => void, b
   return bin;
 }
 
-// ── go install, once per cache ──────────────────────────────────────────────
 // The lock holder touches the lock file this often; a lock not touched for LOCK_STALE_MS belongs to a dead build.
 const LOCK_HEARTBEAT_MS = 15_000;
 const LOCK_STALE_MS = 120_000;
 const LOCK_POLL_MS = 1_000;
 
 interface GoInstallSpec {
-  /** What is built, for messages ("the Temporal CLI v1.5.1"). */
   label: string;
-  /** `module/path/cmd/x@vX.Y.Z`, one or more (one `go install` builds them all). */
   packages: string[];
-  /** GOBIN: where the binaries go. */
   binDir: string;
-  /** The binaries that must exist afterwards; when all do, nothing is built. */
+  /** What must exist afterwards; when all do, nothing is built. */
   binaries: string[];
-  /** The lock file and the build's working folder live here. */
+  /** Holds the lock file and is the build's working folder. */
   cacheDir: string;
   ldflags?: string;
   /** Run `go` under `nice`, so a long build leaves the machine usable. */
   nice?: boolean;
   log: (msg: string) => void;
-  /** The error when something is missing and Go is not on PATH (a machine with the cache needs no Go). */
+  /** The error when something is missing and Go is not on PATH. */
   noGo: () => Error;
 }
 
-async function allBuilt(binaries: string[]): Promise<boolean> {
-  for (const bin of binaries) if (!(await isExecutableFile(bin))) return false;
-  return true;
-}
+const allBuilt = async (binaries: string[]): Promise<boolean> =>
+  (await Promise.all(binaries.map(isExecutableFile))).every(Boolean);
 
-/** Builds what is missing of spec.binaries, holding the cache's lock while building. */
 export async function goInstallWithLock(spec: GoInstallSpec): Promise<void> {
   if (await allBuilt(spec.binaries)) return;
   const go = await findOnPath(process.platform === 'win32' ? 'go.exe' : 'go');
@@ -230,9 +201,8 @@ export async function goInstallWithLock(spec: GoInstallSpec): Promise<void> {
     const release = await tryLock(lockFile);
     if (release) {
       try {
-        // Another process may have finished the build between our check and taking the lock.
-        if (await allBuilt(spec.binaries)) return;
-        await goInstall(go, spec);
+        // Another process may have finished the build before we took the lock.
+        if (!(await allBuilt(spec.binaries))) await goInstall(go, spec);
         return;
       } finally {
         await release();
@@ -243,7 +213,6 @@ export async function goInstallWithLock(spec: GoInstallSpec): Promise<void> {
       announcedWait = true;
     }
     await removeIfStale(lockFile, spec.log);
-    // Once the lock is gone we take it and find the other build's binary (or build, if it failed).
     await sleep(LOCK_POLL_MS);
   }
 }
@@ -252,7 +221,6 @@ export async function goInstallWithLock(spec: GoInstallSpec): Promise<void> {
 async function tryLock(lockFile: string): Promise<(() => Promise<void>) | undefined> {
   const holder = JSON.stringify({ pid: process.pid, host: hostname(), since: new Date().toISOString() });
   try {
-    // 'wx' = O_CREAT | O_EXCL: exactly one process can create the file.
     await fs.writeFile(lockFile, holder, { flag: 'wx' });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
@@ -269,22 +237,17 @@ async function tryLock(lockFile: string): Promise<(() => Promise<void>) | undefi
   };
 }
 
-/** Removes a lock whose holder is gone: not touched for LOCK_STALE_MS, or held by a dead pid on this host. */
+/** Removes a lock not touched for LOCK_STALE_MS, or held by a dead pid on this host. */
 async function removeIfStale(lockFile: string, log: (msg: string) => void): Promise<void> {
-  let mtimeMs: number;
-  let content: string;
-  try {
-    mtimeMs = (await fs.stat(lockFile)).mtimeMs;
-    content = await fs.readFile(lockFile, 'utf8');
-  } catch {
-    return; // Released meanwhile.
-  }
+  const lock = await Promise.all([fs.stat(lockFile), fs.readFile(lockFile, 'utf8')]).catch(() => undefined);
+  if (!lock) return; // Released meanwhile.
+  const [{ mtimeMs }, content] = lock;
   let holderDead = false;
   try {
     const holder = JSON.parse(content) as { pid?: unknown; host?: unknown };
     if (holder.host === hostname() && typeof holder.pid === 'number') holderDead = !isAlive(holder.pid);
   } catch {
-    // Empty or partial content: the holder may be between open and write, so rely on the age check only.
+    // Empty or partial: the holder may be between open and write, so only the age counts.
   }
   if (holderDead || Date.now() - mtimeMs > LOCK_STALE_MS) {
     log(`Removing stale build lock ${lockFile}`);
@@ -297,20 +260,19 @@ async function goInstall(go: string, spec: GoInstallSpec): Promise<void> {
   log(`Building ${spec.label} from source with Go; the first build takes several minutes…`);
   const started = Date.now();
   const goArgs = ['install', ...(spec.ldflags ? [`-ldflags=${spec.ldflags}`] : []), ...spec.packages];
-  // nice: a cold build keeps every core busy for minutes, on a machine that runs other things too.
   const [file, args] = spec.nice && (await findOnPath('nice')) ? ['nice', ['-n', '10', go, ...goArgs]] : [go, goArgs];
   const child = startManagedProcess({
     name: 'go',
     file,
     args,
-    // cwd outside any Go module, so `go install pkg@version` cannot be influenced by a go.mod around it.
+    // Outside any Go module, so no go.mod around it influences `go install pkg@version`.
     cwd: spec.cacheDir,
     env: { ...process.env, GOBIN: spec.binDir },
     onLine: (line) => log(`[go] ${line}`),
-    // In the terminal's process group: a Ctrl-C stops the build and the compilers it runs.
+    // In the terminal's process group: a Ctrl-C stops the build and its compilers.
     detached: false,
   });
-  // Go prints only the module downloads; compiling is silent for minutes, so show that we are alive.
+  // Compiling is silent for minutes.
   const progress = setInterval(
     () => log(`[go] still building ${spec.label} (${Math.round((Date.now() - started) / 1000)} s)…`),
     30_000,

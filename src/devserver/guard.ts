@@ -1,16 +1,13 @@
-// The guard: no child that startManagedProcess (./processes.ts) starts outlives this process.
-// A child in a process group of its own (detached, the default) gets no signal from the terminal, and a process that
-// is killed outright (kill -9, a crash, a signal it no longer handles) runs no 'exit' handler: its children would run
-// on, holding their ports. So each child is listed with the guard, a small process in a session of its own that holds
-// a pipe from this one. When that pipe closes (this process has ended, however it ended) with children still listed,
-// the guard stops them as their stop() does: their stop signal, then SIGKILL after their grace time, to their whole process
-// group when they lead one (whatever they started and left behind goes with them). Not on Windows.
+// The guard: no child that startManagedProcess (./processes.ts) starts outlives this process, even one killed
+// outright (which runs no 'exit' handler). Each child is listed with the guard, a small process in a session of its
+// own that holds a pipe from this one. When that pipe closes with children still listed, the guard stops them as
+// their stop() does, then SIGKILLs their whole process group when they lead one. Not on Windows.
 import { spawn } from 'child_process';
 import * as path from 'path';
 import type { Writable } from 'stream';
 
-// Plain JavaScript, run with `node -e`: the same from src/ (ts-jest) and lib/. Lines: `+ pid signal graceMs group`
-// (listed), `= pid` (already sent its signal: this process's 'exit' did), `- pid` (exited: forget it).
+// Run with `node -e`: the same from src/ and lib/. Lines: `+ pid signal graceMs group` (listed), `= pid` (already
+// sent its signal), `- pid` (exited).
 const GUARD_SOURCE = `'use strict';
 const kids = new Map();
 let buffered = '';
@@ -57,10 +54,10 @@ process.stdin.on('error', stopAll);
 let guardPipe: Writable | undefined;
 let noGuard = process.platform === 'win32';
 
-/** The guard's pipe, started on first use; undefined where there is none (Windows, or it could not start). */
+/** Started on first use; undefined where there is none (Windows, or it could not start). */
 function theGuard(): Writable | undefined {
   if (guardPipe || noGuard) return guardPipe;
-  // Its command line names whose guard it is: `ps` shows it, and a test finds it.
+  // Its command line names whose guard it is (a test finds it).
   const guard = spawn(process.execPath, ['-e', GUARD_SOURCE, 'platform-ops-guard', String(process.pid)], {
     stdio: ['pipe', 'ignore', 'ignore'],
     detached: true,
@@ -75,7 +72,6 @@ function theGuard(): Writable | undefined {
   guard.once('error', lost);
   guard.once('exit', lost);
   pipe.on('error', lost);
-  // Neither keeps this process alive: the guard is there for when it has ended.
   guard.unref();
   pipe.unref?.();
   guardPipe = pipe;

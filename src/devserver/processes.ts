@@ -1,6 +1,5 @@
-// The children this project starts and watches (the dev server, `go install`, the cluster's processes): their
-// output kept, an exit nobody asked for reported, waited for until they answer, stopped with a grace time, and
-// stopped by a guard should this process end without stopping them.
+// The children this project starts and watches: their output kept, an exit nobody asked for reported, waited for
+// until they answer, stopped with a grace time, and stopped by a guard should this process end without stopping them.
 import { execFile, spawn } from 'child_process';
 import { constants as fsConstants, createWriteStream, mkdirSync, promises as fs } from 'fs';
 import * as net from 'net';
@@ -14,22 +13,15 @@ interface ManagedProcessOptions {
   args: string[];
   env?: NodeJS.ProcessEnv;
   cwd?: string;
-  /** The child's output is appended here. */
   logFile?: string;
-  /** Each line of output, as it comes. */
   onLine?: (line: string) => void;
   /** Told about an exit nobody asked for (with the last lines of output), and about a forced kill. */
   log?: (msg: string) => void;
   /** Its own process group (the default): a Ctrl-C reaches only this process, which stops its children in order. */
   detached?: boolean;
-  /** Sent when this process exits with the child still running: best effort against orphans. */
+  /** Sent when this process exits with the child still running. */
   exitSignal?: NodeJS.Signals;
-  /**
-   * Listed with this process's guard (the default), which stops the child should this process die without stopping
-   * it: a kill -9, a crash, a second signal. See ./guard.ts.
-   */
-  guard?: boolean;
-  /** How stop() stops it by default: the signal of a clean shutdown, and how long that may take. */
+  /** How stop() stops it by default. */
   stopSignal?: NodeJS.Signals;
   graceMs?: number;
 }
@@ -66,17 +58,14 @@ export function startManagedProcess(opts: ManagedProcessOptions) {
     logStream?.write(`${line}\n`);
     opts.onLine?.(line);
   };
-  const { signalled, unguard } =
-    opts.guard === false
-      ? { signalled: () => undefined, unguard: () => undefined }
-      : guardChild(child.pid, {
-          signal: opts.stopSignal ?? 'SIGTERM',
-          graceMs: opts.graceMs ?? 15_000,
-          group: opts.detached ?? true,
-        });
+  // Listed with this process's guard (./guard.ts).
+  const { signalled, unguard } = guardChild(child.pid, {
+    signal: opts.stopSignal ?? 'SIGTERM',
+    graceMs: opts.graceMs ?? 15_000,
+    group: opts.detached ?? true,
+  });
   createInterface({ input: child.stdout }).on('line', onLine);
   createInterface({ input: child.stderr }).on('line', onLine);
-
   let status: ExitStatus | undefined;
   // Either way, the exit is not news: ready() throws with it, or stop() asked for it.
   let starting = false;
@@ -102,8 +91,7 @@ export function startManagedProcess(opts: ManagedProcessOptions) {
     signalled();
   };
   process.on('exit', killOnExit);
-
-  /** Sends `signal` (stopSignal, else SIGTERM), then SIGKILL after graceMs; resolves once it has exited. Safe to call twice. */
+  /** Sends `signal`, then SIGKILL after graceMs; resolves once it has exited. Safe to call twice. */
   const stop = async ({ signal = opts.stopSignal ?? 'SIGTERM', graceMs = opts.graceMs ?? 15_000 } = {}) => {
     stopping = true;
     if (status) return status;
@@ -121,10 +109,9 @@ export function startManagedProcess(opts: ManagedProcessOptions) {
   };
   return {
     pid: child.pid ?? -1,
-    /** Resolves when the process has exited (and its output is flushed). */
+    /** Once the output is flushed too. */
     exited,
     isRunning: () => status === undefined,
-    /** The last lines of output, for error messages. */
     tail,
     stop,
     /** Polls `probe` until it resolves; on an exit or a timeout, stops the process and throws with the cause. */
@@ -163,7 +150,7 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Runs a program to its end (its stdout, and its stderr after it with `stderr`); rejects with its stderr (else stdout) when it fails. */
+/** Its stdout (and then stderr, with `stderr`); rejects with its stderr (else stdout) when it fails. */
 export function exec(
   file: string,
   args: string[],
@@ -193,7 +180,7 @@ export async function isExecutableFile(file: string): Promise<boolean> {
 
 export async function findOnPath(name: string): Promise<string | undefined> {
   for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    // An empty PATH entry means the current directory; skipping it avoids picking up stray binaries.
+    // An empty entry means the current directory: no stray binaries from there.
     if (!dir) continue;
     const candidate = path.resolve(dir, name);
     if (await isExecutableFile(candidate)) return candidate;
@@ -213,7 +200,7 @@ function listenOnce(host: string, port: number): Promise<number> {
   });
 }
 
-/** The error when `port` cannot be listened on (EADDRINUSE: something else is there). */
+/** The error when `port` cannot be listened on. */
 export const tryListen = (host: string, port: number): Promise<NodeJS.ErrnoException | undefined> =>
   listenOnce(host, port).then(
     () => undefined,
@@ -233,19 +220,19 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-export interface ProcessInfo {
+interface ProcessInfo {
   pid: number;
   ppid: number;
-  /** Its command line, arguments joined by spaces. */
+  /** Arguments joined by spaces. */
   args: string;
 }
 
-/** This machine's processes: from /proc on Linux, else from `ps`; empty where neither answers. */
+/** From /proc on Linux, else from `ps`; empty where neither answers. */
 export async function listProcesses(): Promise<ProcessInfo[]> {
   if (process.platform === 'linux') {
     const pids = (await fs.readdir('/proc')).filter((name) => /^\d+$/.test(name));
     const found = await Promise.all(
-      pids.map(async (pid): Promise<ProcessInfo | undefined> => {
+      pids.map(async (pid): Promise<ProcessInfo[]> => {
         try {
           const [cmdline, stat] = await Promise.all([
             fs.readFile(`/proc/${pid}/cmdline`, 'utf8'),
@@ -253,13 +240,13 @@ export async function listProcesses(): Promise<ProcessInfo[]> {
           ]);
           // stat: "pid (comm) state ppid …", where comm may hold spaces and parentheses.
           const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-          return { pid: Number(pid), ppid, args: cmdline.split('\0').join(' ').trim() };
+          return [{ pid: Number(pid), ppid, args: cmdline.split('\0').join(' ').trim() }];
         } catch {
-          return undefined; // ended meanwhile, or not ours to read
+          return [];
         }
       }),
     );
-    return found.filter((p): p is ProcessInfo => p !== undefined);
+    return found.flat();
   }
   const table = await exec('ps', ['-axo', 'pid=,ppid=,args=']).catch(() => '');
   return table.split('\n').flatMap((line) => {
@@ -268,20 +255,19 @@ export async function listProcesses(): Promise<ProcessInfo[]> {
   });
 }
 
-/** SIGTERM, then SIGKILL after `graceMs`; resolves once `pid` is gone. For a process that is not our child. */
+/** SIGTERM, then SIGKILL after `graceMs`; resolves once `pid`, not our child, is gone. */
 export async function stopPid(pid: number, graceMs: number): Promise<void> {
-  const kill = (signal: NodeJS.Signals): void => {
+  for (const [signal, waitMs, pollMs] of [
+    ['SIGTERM', graceMs, 100],
+    ['SIGKILL', 5_000, 50],
+  ] as const) {
     try {
       process.kill(pid, signal);
     } catch {
       // Gone already.
     }
-  };
-  kill('SIGTERM');
-  const deadline = Date.now() + graceMs;
-  while (isAlive(pid) && Date.now() < deadline) await sleep(100);
-  if (!isAlive(pid)) return;
-  kill('SIGKILL');
-  const killed = Date.now() + 5_000;
-  while (isAlive(pid) && Date.now() < killed) await sleep(50);
+    const deadline = Date.now() + waitMs;
+    while (isAlive(pid) && Date.now() < deadline) await sleep(pollMs);
+    if (!isAlive(pid)) return;
+  }
 }

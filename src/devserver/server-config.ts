@@ -1,25 +1,20 @@
-// The cluster's configuration: `npm run cluster`'s settings, and the Temporal server's environment (read by its
-// embedded config template) and dynamic config file. test/deploy/compose.test.ts checks docker-compose.yml on them.
+// `npm run cluster`'s settings, and the Temporal server's environment (read by its embedded config template).
+// test/deploy/compose.test.ts checks docker-compose.yml on them.
 import * as path from 'path';
 import { z } from 'zod';
 import { findProjectRoot } from '../config/settings';
 import { tryListen } from './processes';
 import { parseConfig } from '../platform-client/config';
 
-/** The server's persistence plugin for PostgreSQL 12 and later. */
 export const DB_PLUGIN = 'postgres12';
-/** Fixed for the life of a cluster's data: changing it needs a new database. Four suit two cores. */
+/** Fixed for the life of a cluster's data. Four suit two cores. */
 const NUM_HISTORY_SHARDS = 4;
-/** The database user the server connects as (its password: POSTGRES_PASSWORD, "temporal" by default). */
 export const POSTGRES_USER = 'temporal';
 export const DEFAULT_POSTGRES_PASSWORD = 'temporal';
 /** Relative to the project root; docker-compose.yml mounts the same file. */
 export const DYNAMIC_CONFIG_FILE = path.join('deploy', 'dynamicconfig', 'cluster.yaml');
 
-/**
- * Every port the server listens on (its four services and their membership ring): the variable its
- * config template reads, and the server's own default (the frontend's 7233 is also the dev server's).
- */
+/** Every port the server listens on: the variable its config template reads, and the server's own default. */
 const PORTS = {
   frontend: ['FRONTEND_GRPC_PORT', 7233],
   frontendHttp: ['FRONTEND_HTTP_PORT', 7243],
@@ -36,16 +31,10 @@ export type ServerPorts = Record<keyof typeof PORTS, number>;
 const PORT_NAMES = Object.keys(PORTS) as Array<keyof ServerPorts>;
 export const DEFAULT_SERVER_PORTS = Object.fromEntries(PORT_NAMES.map((k) => [k, PORTS[k][1]])) as ServerPorts;
 
-/**
- * The server keeps its ports in PostgreSQL's cluster_membership table as smallint: a port above 32767 (any
- * ephemeral port Linux hands out) fails its start ("value … is out of range for type smallint").
- */
-export const MAX_SERVER_PORT = 32_767;
+/** The server keeps its ports in PostgreSQL as smallint: any ephemeral port Linux hands out is above. */
+const MAX_SERVER_PORT = 32_767;
 
-/**
- * Every port of the server, each free now and below MAX_SERVER_PORT (the OS's own picks are all above it), but those
- * `given`, which are the caller's.
- */
+/** Every port of the server but those `given`, each free now and below MAX_SERVER_PORT. */
 export async function freeServerPorts(given: Partial<ServerPorts> = {}): Promise<ServerPorts> {
   const ports = { ...given } as ServerPorts;
   const taken = new Set<number>(Object.values(given));
@@ -64,14 +53,10 @@ export interface ServerEnvOptions {
   postgresPort: number;
   postgresPassword: string;
   ports: ServerPorts;
-  /** Serves Prometheus metrics on 127.0.0.1:port when set. */
   metricsPort?: number;
 }
 
-/**
- * What every server this project starts gets, whatever its database (the cluster's PostgreSQL, the dev server's
- * SQLite): nothing inherited, so no TEMPORAL_* of the user's leaks in; loopback only, the server has no authentication.
- */
+/** Nothing inherited, so no TEMPORAL_* of the user's leaks in; loopback only, the server has no authentication. */
 export function baseServerEnv(opts: {
   ports: ServerPorts;
   metricsPort?: number;
@@ -90,7 +75,6 @@ export function baseServerEnv(opts: {
   };
 }
 
-/** The whole environment of the cluster's server process. */
 export function serverEnv(opts: ServerEnvOptions): NodeJS.ProcessEnv {
   const tooHigh = Object.entries(opts.ports).filter(([, port]) => port > MAX_SERVER_PORT);
   if (tooHigh.length > 0) {
@@ -117,7 +101,7 @@ export function serverEnv(opts: ServerEnvOptions): NodeJS.ProcessEnv {
 const port = z.coerce.number().int().min(1).max(65_535);
 
 const ClusterEnv = z.object({
-  /** How many worker processes; two, so that one can be lost. */
+  // Two, so that one can be lost.
   CLUSTER_WORKERS: z.coerce.number().int().min(1).max(16).default(2),
   CLUSTER_DATA_DIR: z
     .string()

@@ -1,5 +1,5 @@
-// The Temporal server and its Web UI server as processes, and a namespace on them: what `npm run cluster` (on
-// PostgreSQL) and the dev server (on SQLite, src/devserver/dev-server.ts) both run, from the builds of versions.ts.
+// The Temporal server and its Web UI server as processes, and a namespace on them: what the cluster and the dev
+// server both run.
 import { Connection, isGrpcServiceError } from '@temporalio/client';
 import { msToTs, type Duration } from '@temporalio/common';
 import { promises as fs } from 'fs';
@@ -14,74 +14,56 @@ const NAMESPACE_SETTLE_TIMEOUT_MS = 60_000;
 const ALREADY_EXISTS = 6;
 const NOT_FOUND = 5;
 
-interface ServerProcessOptions {
-  /** The server binary (findOrBuildClusterBinaries' `server`). */
+type ServerProcessOptions = Omit<Parameters<typeof startManagedProcess>[0], 'name' | 'file' | 'args'> & {
   binary: string;
-  /** Its whole environment, which its embedded config template reads (server-config.ts). */
-  env: NodeJS.ProcessEnv;
-  /** The frontend's port, asked until it answers. */
+  /** The frontend's. */
   port: number;
   readyTimeoutMs: number;
   name?: string;
-  /** Before `start`; `--root <dir>` names the folder a process belongs to on its command line (see devServerDir). */
+  /** Before `start`. */
   args?: string[];
-  cwd?: string;
-  logFile?: string;
-  onLine?: (line: string) => void;
-  log: (msg: string) => void;
-  graceMs?: number;
-  exitSignal?: NodeJS.Signals;
-}
+};
 
-/** The server, all four services in one process, once its frontend answers. */
+/** All four services in one process, once its frontend answers; env is what its embedded config template reads. */
 export async function startTemporalServer(opts: ServerProcessOptions): Promise<ManagedProcess> {
+  const { binary, port, readyTimeoutMs, name, args, ...rest } = opts;
   const child = startManagedProcess({
-    name: opts.name ?? 'The Temporal server',
-    file: opts.binary,
-    // No config flags: the server then renders its embedded template from the environment.
-    args: [...(opts.args ?? []), '--allow-no-auth', 'start'],
-    env: opts.env,
-    cwd: opts.cwd,
-    logFile: opts.logFile,
-    onLine: opts.onLine,
-    log: opts.log,
+    ...rest,
+    name: name ?? 'The Temporal server',
+    file: binary,
+    // No config flags: the server renders its embedded template from the environment.
+    args: [...(args ?? []), '--allow-no-auth', 'start'],
     // SIGTERM: the server leaves its membership ring and closes its shards (and its database) before exiting.
     graceMs: opts.graceMs ?? 30_000,
-    exitSignal: opts.exitSignal,
   });
-  await child.ready(() => frontendAnswers(HOST, opts.port), opts.readyTimeoutMs);
+  await child.ready(() => frontendAnswers(port), readyTimeoutMs);
   return child;
 }
 
-/**
- * Resolves once the frontend answers a real RPC (serving `namespace`, when given): an open socket is
- * not yet a server that is up. A TCP connect first, because it is cheap and fails at once.
- */
-export async function frontendAnswers(host: string, port: number, namespace?: string): Promise<void> {
+/** Resolves once the frontend answers a real RPC, after a TCP connect that is cheap and fails at once. */
+async function frontendAnswers(port: number): Promise<void> {
   await new Promise<void>((resolve, reject) => {
-    const socket = net.connect({ host, port, timeout: 1_000 }, () => resolve(void socket.destroy()));
-    socket.once('timeout', () => socket.destroy(new Error(`connect to ${host}:${port} timed out`)));
+    const socket = net.connect({ host: HOST, port, timeout: 1_000 }, () => resolve(void socket.destroy()));
+    socket.once('timeout', () => socket.destroy(new Error(`connect to ${HOST}:${port} timed out`)));
     socket.once('error', reject);
   });
-  const connection = await Connection.connect({ address: `${host}:${port}`, connectTimeout: 2_000 });
+  const connection = await Connection.connect({ address: `${HOST}:${port}`, connectTimeout: 2_000 });
   try {
-    if (namespace) await connection.workflowService.describeNamespace({ namespace });
-    else await connection.workflowService.getSystemInfo({});
+    await connection.workflowService.getSystemInfo({});
   } finally {
     await connection.close();
   }
 }
 
 interface UiServerOptions {
-  /** Its `config/development.yaml` (written anew on each start) and its log go here. */
+  /** Holds its `config/development.yaml`, written anew on each start, and its log. */
   dir: string;
   port: number;
-  /** The frontend it shows. */
+  /** The frontend's. */
   address: string;
   namespace: string;
   log: (msg: string) => void;
   exitSignal?: NodeJS.Signals;
-  /** The codec server the UI asks to decode the service's encrypted payloads (src/codec/server.ts). */
   codecEndpoint?: string;
 }
 
@@ -94,7 +76,7 @@ export async function startUiServer(
   const url = `http://${HOST}:${port}`;
   const configDir = path.join(dir, 'config');
   await fs.mkdir(configDir, { recursive: true });
-  // JSON is YAML: no YAML writer needed for a flat config.
+  // JSON is YAML.
   const config = {
     temporalGrpcAddress: opts.address,
     // Loopback only, like the server it shows: the UI can cancel and terminate workflows.
@@ -104,7 +86,6 @@ export async function startUiServer(
     defaultNamespace: opts.namespace,
     notifyOnNewVersion: false,
     cors: { allowOrigins: [url, `http://localhost:${port}`] },
-    // The browser calls it; the UI's own server never sees a decrypted payload.
     ...(opts.codecEndpoint ? { codec: { endpoint: opts.codecEndpoint } } : {}),
   };
   await fs.writeFile(path.join(configDir, 'development.yaml'), `${JSON.stringify(config, null, 2)}\n`);
@@ -146,7 +127,7 @@ export async function registerNamespace(
   }
 }
 
-/** `fn`, again while it finds no namespace: a namespace just registered reaches the server's cache a moment later. */
+/** `fn`, again while it finds no namespace: a new one reaches the server's cache a moment later. */
 export async function onceNamespaceSettles<T>(fn: () => Promise<T>): Promise<T> {
   const deadline = Date.now() + NAMESPACE_SETTLE_TIMEOUT_MS;
   for (;;) {

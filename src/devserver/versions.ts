@@ -1,6 +1,5 @@
 // The pinned versions of the production topology (test/deploy/compose.test.ts keeps docker-compose.yml on them),
-// and the cluster's Go programs built from them under `.temporal/`, each release in a folder of its own (the
-// server and the UI server are both called `server`).
+// and the cluster's Go programs built from them under `.temporal/`, each release in a folder of its own.
 import * as path from 'path';
 import { findProjectRoot } from '../config/settings';
 import { goInstallWithLock } from './find-temporal-cli';
@@ -8,7 +7,6 @@ import { goInstallWithLock } from './find-temporal-cli';
 /** The server and its SQL tool: the newest release that builds with these machines' Go 1.26.8 (later need 1.26.10). */
 export const TEMPORAL_SERVER_VERSION = '1.32.1';
 
-/** The Temporal Web UI server, the release that goes with server 1.32. */
 export const TEMPORAL_UI_VERSION = '2.55.0';
 
 /** Debian's PostgreSQL (bookworm ships 15); the server's `postgres12` plugin supports 12 and later. */
@@ -20,14 +18,13 @@ const GO_PACKAGES = {
   uiServer: `github.com/temporalio/ui-server/v2/cmd/server@v${TEMPORAL_UI_VERSION}`,
 } as const;
 
-/** The cluster's programs, which the dev server (src/devserver/dev-server.ts) runs too. */
 export interface ClusterBinaries {
   server: string;
   sqlTool: string;
   uiServer: string;
 }
 
-/** The programs of `cacheDir`, built there first when missing (minutes; `log` says so while it works). */
+/** Built in `cacheDir` first when missing (minutes). */
 export async function findOrBuildClusterBinaries(
   log: (msg: string) => void,
   cacheDir = path.join(findProjectRoot(), '.temporal'),
@@ -44,7 +41,7 @@ export async function findOrBuildClusterBinaries(
     goInstallWithLock({
       label,
       packages,
-      // Stripped like the CLI's build: unstripped, each binary is hundreds of MB.
+      // Unstripped, each binary is hundreds of MB.
       ldflags: '-s -w',
       binDir,
       binaries: built,

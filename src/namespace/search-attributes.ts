@@ -1,6 +1,5 @@
-// The worker's check of its namespace at start. A missing search attribute does not stop a worker from polling,
-// but every workflow that sets it then fails its workflow task over and over (BadSearchAttributes … no mapping
-// defined). So the worker registers what is missing where it may, else refuses to start, naming the command.
+// The worker's check of its namespace at start: every workflow that sets a missing search attribute fails its
+// workflow task over and over, so the worker registers what is missing where it may, else refuses to start.
 import { isGrpcServiceError, type Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { Command } from 'commander';
@@ -8,26 +7,25 @@ import { SEARCH_ATTRIBUTE_DEFINITIONS } from '@platform-ops/client';
 import { sleep } from '../devserver/processes';
 
 const IndexedValueType = temporal.api.enums.v1.IndexedValueType;
-// gRPC codes of a server that will not let us look (Temporal Cloud keeps the operator API for itself).
+type IndexedValueType = temporal.api.enums.v1.IndexedValueType;
+// gRPC codes of a server that will not let us look (Temporal Cloud).
 const PERMISSION_DENIED = 7;
 const UNIMPLEMENTED = 12;
 type AttributeType = (typeof SEARCH_ATTRIBUTE_DEFINITIONS)[string];
 
-const INDEXED_TYPE: Record<AttributeType, temporal.api.enums.v1.IndexedValueType> = {
-  Keyword: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
-  Int: IndexedValueType.INDEXED_VALUE_TYPE_INT,
-};
-/** How the CLI names a type: INDEXED_VALUE_TYPE_KEYWORD_LIST is KeywordList. */
+/** The server's enum for a type as the CLI names it: KeywordList is INDEXED_VALUE_TYPE_KEYWORD_LIST. */
+export function indexedValueType(type: string): IndexedValueType | undefined {
+  const key = `INDEXED_VALUE_TYPE_${type.replace(/(?<=[a-z])(?=[A-Z])/g, '_').toUpperCase()}`;
+  return (IndexedValueType as unknown as Record<string, IndexedValueType | undefined>)[key];
+}
+
 const typeName = (type: number): string =>
   (IndexedValueType[type] ?? String(type))
     .replace('INDEXED_VALUE_TYPE_', '')
     .toLowerCase()
     .replace(/(^|_)(\w)/g, (_, _sep, c: string) => c.toUpperCase());
 
-/**
- * The server applies a new attribute through its namespace cache, refreshed every 2 s by default
- * (system.namespaceCacheRefreshInterval): a workflow started sooner could still be refused it.
- */
+/** The namespace cache refreshes every 2 s: a workflow started sooner could still be refused a new attribute. */
 const SEARCH_ATTRIBUTE_PROPAGATION_MS = 5_000;
 
 export class SearchAttributeMismatchError extends Error {
@@ -37,15 +35,14 @@ export class SearchAttributeMismatchError extends Error {
 interface SearchAttributeCheck {
   connection: Pick<Connection, 'operatorService'>;
   namespace: string;
-  /** For the command in the error message. */
   address: string;
   register: boolean;
   log: (msg: string) => void;
-  /** Waits for a registration to reach the server's caches (a test passes a no-op). */
+  /** A test passes a no-op. */
   sleep?: (ms: number) => Promise<void>;
 }
 
-/** The command that adds `missing` (name → type) to a namespace, with the Temporal CLI. */
+/** The Temporal CLI command that adds `missing` (name → type) to a namespace. */
 export function addSearchAttributesCommand(
   address: string,
   namespace: string,
@@ -58,7 +55,7 @@ export function addSearchAttributesCommand(
 /** The attributes it added; `checked` false: the server did not let us look (a cloud namespace, say). */
 export async function ensureSearchAttributes(check: SearchAttributeCheck) {
   const { operatorService } = check.connection;
-  let existing: Record<string, temporal.api.enums.v1.IndexedValueType>;
+  let existing: Record<string, IndexedValueType>;
   try {
     existing = (await operatorService.listSearchAttributes({ namespace: check.namespace })).customAttributes ?? {};
   } catch (err) {
@@ -72,16 +69,14 @@ export async function ensureSearchAttributes(check: SearchAttributeCheck) {
     }
     throw err;
   }
-
   const missing: Record<string, AttributeType> = {};
   const wrongType: string[] = [];
   for (const [name, type] of Object.entries(SEARCH_ATTRIBUTE_DEFINITIONS)) {
     const found = existing[name];
     if (found === undefined) missing[name] = type;
-    else if (found !== INDEXED_TYPE[type]) wrongType.push(`${name} (${typeName(found)}, want ${type})`);
+    else if (found !== indexedValueType(type)) wrongType.push(`${name} (${typeName(found)}, want ${type})`);
   }
   if (wrongType.length > 0) {
-    // Cannot be repaired by adding: an attribute's type is fixed once created.
     throw new SearchAttributeMismatchError(
       `Namespace ${check.namespace} at ${check.address} has search attributes of another type than this service's: ` +
         `${wrongType.join(', ')}. Workflows would fail to set them; use a namespace where they have the service's types.`,
@@ -89,7 +84,6 @@ export async function ensureSearchAttributes(check: SearchAttributeCheck) {
   }
   const names = Object.keys(missing);
   if (names.length === 0) return { registered: [], checked: true };
-
   const described = names.map((n) => `${n} (${missing[n]})`).join(', ');
   if (!check.register) {
     throw new SearchAttributeMismatchError(
@@ -102,28 +96,24 @@ export async function ensureSearchAttributes(check: SearchAttributeCheck) {
   check.log(`Registering the search attributes ${described} in namespace ${check.namespace}…`);
   await operatorService.addSearchAttributes({
     namespace: check.namespace,
-    searchAttributes: Object.fromEntries(names.map((n) => [n, INDEXED_TYPE[missing[n]]])),
+    searchAttributes: Object.fromEntries(names.map((n) => [n, indexedValueType(missing[n])!])),
   });
   await (check.sleep ?? sleep)(SEARCH_ATTRIBUTE_PROPAGATION_MS);
   return { registered: names, checked: true };
 }
 
-/** Local stacks (a server on this machine) may be changed by the worker; anything else only by a person. */
+/** A server on this machine may be changed by the worker; anything else only by a person. */
 export function isLocalAddress(address: string): boolean {
   const host = address.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
   return host === 'localhost' || host === '::1' || /^127\./.test(host);
 }
 
-/**
- * `--[no-]register-search-attributes` of the worker and of `npm start up`: `action` gets it as
- * WORKER_REGISTER_SEARCH_ATTRIBUTES, which the worker's settings read (an empty environment when not given).
- */
+/** `--[no-]register-search-attributes`: `action` gets it as WORKER_REGISTER_SEARCH_ATTRIBUTES, if given. */
 export function addRegisterSearchAttributesOption(
   command: Command,
   action: (env: NodeJS.ProcessEnv) => void | Promise<void>,
 ): Command {
-  // With both forms defined, commander leaves the value undefined unless one is given: the default
-  // then depends on where the server is (see WORKER_REGISTER_SEARCH_ATTRIBUTES).
+  // With both forms defined, commander leaves the value undefined unless one is given.
   return command
     .option('--register-search-attributes', 'add search attributes the namespace lacks (default: on a local server)')
     .option('--no-register-search-attributes', 'refuse to start when the namespace lacks one')

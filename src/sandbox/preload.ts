@@ -1,23 +1,16 @@
-// The modules every workflow shares, evaluated once per reusable V8 context (bundler `preloadModules`, src/worker.ts)
-// instead of once per workflow: building the zod schemas is most of what a workflow costs to start and to keep
-// (about 3 MB and 80 ms each, measured). Only pure modules belong here: no @temporalio/workflow (its state is per
-// workflow), nothing with module-level mutable state. The SDK deep-freezes them after this runs.
+// The modules every workflow shares, evaluated once per reusable V8 context (bundler `preloadModules`) instead of
+// once per workflow: building the zod schemas is most of what a workflow costs (about 3 MB and 80 ms each). Only
+// pure modules belong here, with no module-level mutable state. The SDK deep-freezes them after this runs.
 import './zod-settings'; // first: the schemas below are built with it
-// Every operation's contract module, the platform schemas workflows check requests with, and the model registry
-// (its JSON Schemas compiled to zod here, once per context).
-import { CONTRACTS } from '@platform-ops/client';
-import * as platformModels from '@platform-ops/client';
-import * as platformBatches from '@platform-ops/client';
-import * as platformDecision from '@platform-ops/client';
-import * as platformGpu from '@platform-ops/client';
-import * as platformMedia from '@platform-ops/client';
+// The contracts, the platform schemas and the model registry (its JSON Schemas compiled to zod here).
+import * as client from '@platform-ops/client';
 
-// zod builds parts of a schema on first use (bound methods, derived shapes, patterns) and stores them on the schema
-// object, which throws once the SDK has frozen it: every shared schema is walked once before the freeze.
+// zod builds parts of a schema on first use and stores them on it, which throws once the SDK has frozen it: every
+// shared schema is walked once before the freeze.
 
 /**
- * zod resets a pattern's `lastIndex` before every test, which a frozen RegExp refuses. The SDK's deep freeze skips
- * an object with a property that throws when read, so each RegExp gets one, and stays writable.
+ * zod resets a pattern's `lastIndex`, which a frozen RegExp refuses. The SDK's deep freeze skips an object with a
+ * property that throws when read, so each RegExp gets one.
  */
 const KEEP_WRITABLE = Symbol('keep writable: zod resets lastIndex');
 
@@ -30,8 +23,8 @@ function keepWritable(re: RegExp): void {
   });
 }
 
-/** Reads every property of every object reachable from `root`, keeping each RegExp writable; returns the count. */
-function materialize(root: unknown): number {
+/** Reads every property of every object reachable from `root`, keeping each RegExp writable. */
+function materialize(root: unknown): void {
   const seen = new Set<object>();
   const stack: unknown[] = [root];
   while (stack.length > 0) {
@@ -47,12 +40,11 @@ function materialize(root: unknown): number {
       try {
         value = (o as Record<string, unknown>)[key];
       } catch {
-        continue; // a getter that needs arguments it does not have: nothing to keep
+        continue;
       }
       if (value !== null && typeof value === 'object') stack.push(value);
     }
   }
-  return seen.size;
 }
 
 function propertyNames(o: object): Set<string> {
@@ -64,4 +56,4 @@ function propertyNames(o: object): Set<string> {
   return names;
 }
 
-materialize([CONTRACTS, platformBatches, platformDecision, platformGpu, platformMedia, platformModels]);
+materialize(client);
