@@ -1,13 +1,10 @@
-// Log lines for both readers (docs/configuration.md#logs): readable ones for a person at a terminal, one JSON object
-// a line for machines (CI, a file, a log shipper). pino-pretty does the terminal's formatting: it is the pino
-// project's own printer, kept with it, and fastify already brings pino here.
+// Readable log lines for a person at a terminal, JSON lines for machines (docs/configuration.md#logs).
 import { DefaultLogger, type LogEntry, type Logger, type LogLevel, type LogMetadata } from '@temporalio/worker';
 import { isColorSupported, prettyFactory } from 'pino-pretty';
 import { isQuotaTaskQueue } from '@platform-ops/client';
 
 export type LogFormat = 'pretty' | 'json';
 
-/** LOG_FORMAT's, else readable lines when stdout is a terminal and JSON lines when it is not. */
 export function logFormatOf(
   configured: LogFormat | undefined,
   stream: { isTTY?: boolean } = process.stdout,
@@ -15,24 +12,13 @@ export function logFormatOf(
   return configured ?? (stream.isTTY ? 'pretty' : 'json');
 }
 
-// Who says it, in front of a readable line; the rest of these fields are ids a person does not read.
-const COMPONENT_KEYS = ['component', 'sdkComponent'] as const;
-const HIDDEN_IN_PRETTY = [
-  ...COMPONENT_KEYS,
-  'namespace',
-  'taskToken',
-  'workflowRunId',
-  'runId',
-  'activityId',
-  'isLocal',
-  'workflowType',
-  'activityType',
-  'workflowId',
-];
+// Said in front of a line by componentOf, or ids a person does not read.
+const HIDDEN_IN_PRETTY =
+  'component,sdkComponent,namespace,taskToken,workflowRunId,runId,activityId,isLocal,workflowType,activityType,workflowId';
 
 const name = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
-/** `worker platform-ops.quota.async`, `activity submitMedia media-42#2`, `workflow mediaGeneration media-42`. */
+/** `activity submitMedia media-42#2`, `workflow mediaGeneration media-42`. */
 function componentOf(log: Record<string, unknown>): string {
   const who = name(log.component) ?? name(log.sdkComponent);
   const what = name(log.activityType) ?? name(log.workflowType);
@@ -48,7 +34,6 @@ const toRecord = ({ level, message, meta, timestampNanos }: LogEntry): Record<st
   ...meta,
 });
 
-/** One entry as a terminal line: local time, coloured level, who, message, then the fields that are left. */
 export function prettyFormatter(opts: { colorize?: boolean } = {}): (entry: LogEntry) => string {
   const pretty = prettyFactory({
     colorize: opts.colorize ?? isColorSupported,
@@ -57,7 +42,7 @@ export function prettyFormatter(opts: { colorize?: boolean } = {}): (entry: LogE
     translateTime: 'SYS:HH:MM:ss.l',
     customLevels: 'TRACE:10,DEBUG:20,INFO:30,WARN:40,ERROR:50',
     useOnlyCustomProps: true,
-    ignore: HIDDEN_IN_PRETTY.join(','),
+    ignore: HIDDEN_IN_PRETTY,
     singleLine: true,
     messageFormat: (log, messageKey, _level, { colors }) => {
       const who = componentOf(log);
@@ -69,17 +54,11 @@ export function prettyFormatter(opts: { colorize?: boolean } = {}): (entry: LogE
   return (entry) => pretty(toRecord(entry));
 }
 
-export function jsonLine(entry: LogEntry): string {
-  return `${JSON.stringify(toRecord(entry))}\n`;
-}
-
-// ── what the SDK says, said as it matters here ───────────────────────────────
-
 const BUNDLE_STATS = /^asset workflow-bundle-\S+ ([\d.]+ [KMG]iB)[\s\S]*compiled successfully in (\d+) ms\s*$/;
 // Said of every worker at every start: only worth reading when something is being looked for.
 const ROUTINE = new Set([
   'No Nexus services registered, not polling for Nexus tasks',
-  'Workflow bundle created', // the one-line summary below gives its size
+  'Workflow bundle created', // BUNDLE_STATS's summary gives its size
 ]);
 
 const ORPHAN_COMPLETION = 'Activity not found on completion.';
@@ -88,8 +67,7 @@ type Said = { level: LogLevel; message: string; meta?: LogMetadata };
 
 /**
  * Expected conditions said at the level they deserve: a quota worker has no workflows by design, its state
- * changes follow the main worker's, and webpack's report of the workflow bundle is one line (its full text at
- * DEBUG). Everything else passes as it is.
+ * changes follow the main worker's, and webpack's report of the workflow bundle is one line.
  */
 export function reshape(level: LogLevel, message: string, meta?: LogMetadata): Said[] {
   const stats = level === 'INFO' ? BUNDLE_STATS.exec(message) : null;
@@ -99,9 +77,8 @@ export function reshape(level: LogLevel, message: string, meta?: LogMetadata): S
       { level: 'DEBUG', message, meta },
     ];
   }
-  // A run that ended while an activity attempt was in flight (a callback ended it during a safety-net poll, say):
-  // the attempt's answer has nobody to go to. Paid calls never complete through Core (src/activities/earlier-runs.ts
-  // answerPaidCall completes them through the client, and warns when their run is gone), so this is never money.
+  // A run that ended while an activity attempt was in flight: the answer has nobody to go to. Paid calls never
+  // complete through Core (src/activities/earlier-runs.ts answerPaidCall), so this is never money.
   if (message.startsWith(ORPHAN_COMPLETION) && /workflow execution already completed/.test(String(meta?.details))) {
     return [{ level: 'INFO', message, meta }];
   }
@@ -110,17 +87,15 @@ export function reshape(level: LogLevel, message: string, meta?: LogMetadata): S
     ROUTINE.has(message) ||
     (quotaWorker &&
       (message === 'Worker state changed' || message === 'No workflows registered, not polling for workflow tasks'));
-  // A WARN in the SDK (1.24) for what a quota worker is meant to be.
   return [{ level: routine && level !== 'ERROR' ? 'DEBUG' : level, message, meta }];
 }
 
-/** The process's logger: the Runtime's (src/process-entry.ts installRuntime), and the starter's and the cluster's lines. */
 export function createLogger(
   level: LogLevel,
   format: LogFormat,
   write: (text: string) => void = (text) => void process.stdout.write(text),
 ): Logger {
-  const line = format === 'json' ? jsonLine : prettyFormatter();
+  const line = format === 'json' ? (entry: LogEntry) => `${JSON.stringify(toRecord(entry))}\n` : prettyFormatter();
   const sink = new DefaultLogger(level, (entry) => write(line(entry)));
   const log = (lvl: LogLevel, message: string, meta?: LogMetadata): void => {
     for (const said of reshape(lvl, message, meta)) sink.log(said.level, said.message, said.meta);
@@ -135,15 +110,11 @@ export function createLogger(
   };
 }
 
-/** An `out` for plain progress lines: each an INFO entry said by `component`. */
 export const linesOf =
   (logger: Logger, component: string) =>
   (line: string): void => {
     logger.info(line, { component });
   };
 
-/**
- * Resolves once the Runtime's log collector (@temporalio/worker's NativeLogCollector) has let out what it holds: it
- * keeps each entry 100 ms to put the SDK's and Core's lines in order. Before a process exits, so its last lines show.
- */
+/** The Runtime's log collector keeps each entry 100 ms to put the SDK's and Core's lines in order. */
 export const settleLogs = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 250));

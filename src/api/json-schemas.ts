@@ -1,5 +1,4 @@
-// JSON Schemas of every workflow's input and result, generated from the zod schemas, so backends in
-// other languages can start workflows by name with plain JSON. `npm run schemas` writes them out.
+// JSON Schemas of every workflow's input and result, so backends in other languages can start workflows by name.
 import { z } from 'zod';
 import {
   budgetLedgerWorkflowId,
@@ -18,7 +17,6 @@ const names = (kind: 'queries' | 'signals' | 'updates'): string[] =>
     Object.values<{ name: string }>(op[kind] ?? {}).map((d) => d.name),
   );
 
-/** File name → content: `<type>.input.json`, `<type>.result.json` and an `index.json` of the names. */
 export function workflowJsonSchemas(): Record<string, unknown> {
   const files: Record<string, unknown> = {};
   for (const type of WORKFLOW_TYPES) {

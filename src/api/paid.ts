@@ -1,7 +1,5 @@
-// Which workflow types make paid platform calls, themselves or through the children they start, and what
-// each pays for: a new run of one of them may be charged again. Whatever decides whether to start such a
-// run again (the starter's `incident rerun-failed`) reads this one list; test/api/paid.test.ts checks it
-// against the workflows' paid calls.
+// Which workflow types make paid platform calls, themselves or through the children they start, and what each pays
+// for: a new run of one of them may be charged again (the starter's `incident rerun-failed` reads this list).
 import type { WorkflowTypeName } from '@platform-ops/client';
 
 export const PAID_WORKFLOW_TYPES = {
@@ -14,8 +12,5 @@ export const PAID_WORKFLOW_TYPES = {
   autoRenew: 'renews GPU instances through budget-gated jobs',
 } as const satisfies Partial<Record<WorkflowTypeName, string>>;
 
-export type PaidWorkflowType = keyof typeof PAID_WORKFLOW_TYPES;
-
-/** What a run of `type` pays for, or undefined when it makes no paid call. */
 export const paidFor = (type: string): string | undefined =>
-  Object.hasOwn(PAID_WORKFLOW_TYPES, type) ? PAID_WORKFLOW_TYPES[type as PaidWorkflowType] : undefined;
+  Object.hasOwn(PAID_WORKFLOW_TYPES, type) ? PAID_WORKFLOW_TYPES[type as keyof typeof PAID_WORKFLOW_TYPES] : undefined;

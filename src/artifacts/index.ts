@@ -1,5 +1,4 @@
-// Where outputs are kept: the store's interface (an object store could replace the local folder without touching
-// the activities), its keys, and the local-folder store.
+// Where outputs are kept: the store's interface (an object store could replace the local folder), its keys.
 import { createHash, randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
@@ -8,15 +7,12 @@ import { pipeline } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
 
 export interface StoredArtifact {
-  /** Where the copy is, e.g. file:///abs/dir/media/wf/task/0-video.mp4. */
   uri: string;
   bytes: number;
-  /** Hex sha256 of the bytes written. */
   sha256: string;
   contentType?: string;
 }
 
-/** What the activities need of a store: the local folder's, or an object store's of the same shape. */
 export type ArtifactStore = Pick<LocalArtifactStore, 'location' | 'put'>;
 
 export class InvalidArtifactKeyError extends Error {
@@ -29,7 +25,7 @@ export class InvalidArtifactKeyError extends Error {
   }
 }
 
-/** A key's segments: anything that could climb out of the root or differ between systems is refused. */
+/** Refuses anything that could climb out of the root or differ between systems. */
 export function artifactKeySegments(key: string): string[] {
   const refuse = (rule: string): never => {
     throw new InvalidArtifactKeyError(key, rule);
@@ -48,13 +44,12 @@ export function artifactKeySegments(key: string): string[] {
 // Ids (workflow, task, batch, report) become path segments of artifact keys. The mapping must be
 // one-to-one: if "a/b" and "a_b" both became "a_b", one run's outputs would overwrite another's.
 const SAFE = /^[A-Za-z0-9._-]+$/;
-/** File names stop at 255 bytes; keys stay well below. */
+// File names stop at 255 bytes; keys stay well below.
 const MAX_SEGMENT = 120;
 
 /**
- * An id as a path segment: itself when it is short and made only of [A-Za-z0-9._-] (and not "." or
- * ".."); otherwise a readable prefix, "~" and a hash of the whole id. "~" never survives in the
- * readable part, so a hashed segment can never equal another id kept as is.
+ * Itself when short and safe (and not "." or ".."), else a readable prefix, "~" and a hash of the whole id. "~"
+ * never survives in the readable part, so a hashed segment can never equal another id kept as is.
  */
 export function safeSegment(id: string): string {
   if (SAFE.test(id) && !/^\.*$/.test(id) && id.length <= MAX_SEGMENT) return id;
@@ -62,11 +57,9 @@ export function safeSegment(id: string): string {
   return `${readable}~${createHash('sha256').update(id).digest('hex').slice(0, 16)}`;
 }
 
-// The artifact store on a local folder (ARTIFACT_DIR). Each put streams into a temp file next to its
-// target and renames it into place.
 export class LocalArtifactStore implements ArtifactStore {
   readonly rootDir: string;
-  /** Where the store keeps things, for logs (e.g. file:///abs/dir). */
+  /** For logs (e.g. file:///abs/dir). */
   readonly location: string;
 
   constructor(rootDir: string) {
@@ -79,7 +72,7 @@ export class LocalArtifactStore implements ArtifactStore {
     return path.join(this.rootDir, ...artifactKeySegments(key));
   }
 
-  /** Streams `body` to `key`, hashing while it writes; atomic, and overwrites (so a retried copy is idempotent). */
+  /** Atomic, and overwrites (so a retried copy is idempotent). */
   async put(
     key: string,
     body: AsyncIterable<Uint8Array>,
@@ -88,8 +81,7 @@ export class LocalArtifactStore implements ArtifactStore {
     const target = this.pathOf(key);
     const dir = path.dirname(target);
     await mkdir(dir, { recursive: true });
-    // Same directory as the target: rename is atomic only within one file system. The dot hides it
-    // from casual listings; the random part keeps concurrent puts of one key apart.
+    // Same directory as the target: rename is atomic only within one file system.
     const temp = path.join(dir, `.${path.basename(target)}.${randomUUID()}.partial`);
     const hash = createHash('sha256');
     let bytes = 0;

@@ -1,5 +1,4 @@
-// `npm run codec`: the codec server as a process of its own (docs/encryption.md, "The Web UI and the CLI"), for a Web UI or a
-// Temporal CLI that shows or writes the service's encrypted payloads.
+// `npm run codec`: the codec server as a process of its own (docs/encryption.md).
 import { localKeyFile } from '../config/settings';
 import { runMain } from '../process-entry';
 import { loadKeyring } from '@platform-ops/client';

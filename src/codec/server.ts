@@ -1,7 +1,6 @@
-// The codec server: the Temporal Web UI and CLI send it the payloads they show (`POST /decode`) or write
-// (`POST /encode`) and get them back decrypted or encrypted with the service's keys (docs/encryption.md, "The Web UI and the CLI").
-// Who may ask: a bearer JWT verified against the configured issuer's JWKS (what the UI forwards under OIDC with
-// `passAccessToken`, and what Temporal Cloud forwards), or, bound to a loopback address only, anyone on this machine.
+// The codec server the Temporal Web UI and CLI decrypt (`POST /decode`) and encrypt (`POST /encode`) payloads
+// with (docs/encryption.md). Who may ask: a bearer JWT verified against the issuer's JWKS (what the UI forwards
+// under OIDC with `passAccessToken`), or, bound to a loopback address only, anyone on this machine.
 import type { AddressInfo } from 'node:net';
 import cors from '@fastify/cors';
 import type { Payload } from '@temporalio/common';
@@ -11,19 +10,17 @@ import { z } from 'zod';
 import { parseConfig } from '../platform-client/config';
 import { PayloadEncryption, type Keyring } from '@platform-ops/client';
 
-/** What the server accepts and who may call it (read from CODEC_* by loadCodecServerSettings). */
-export interface CodecServerOptions {
+interface CodecServerOptions {
   keyring: Keyring;
   host: string;
   port: number;
-  /** Browser origins allowed to call it (the Web UI's); none: only callers that send no Origin (the CLI). */
+  /** None: only callers that send no Origin (the CLI). */
   corsOrigins: string[];
-  /** Namespaces it answers for (X-Namespace); empty: any. */
+  /** Empty: any. */
   namespaces: string[];
   auth: { mode: 'local' } | { mode: 'jwt'; issuer: string; jwksUrl: string; audience?: string };
   maxBodyBytes: number;
   maxPayloads: number;
-  /** A request, read and answered, within this. */
   requestTimeoutMs: number;
 }
 
@@ -32,7 +29,6 @@ export const CODEC_LIMITS = { maxBodyBytes: 8 * 1024 * 1024, maxPayloads: 1000, 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const Base64 = z.string().max(CODEC_LIMITS.maxBodyBytes).regex(BASE64, 'must be base64');
-/** A payload in the JSON the Web UI and CLI send: metadata values and data in base64. */
 const JsonPayload = z.object({
   metadata: z.record(z.string().max(256), Base64).optional(),
   data: Base64.optional(),
@@ -51,7 +47,6 @@ const toJson = (p: Payload) => ({
   data: Buffer.from(p.data ?? new Uint8Array()).toString('base64'),
 });
 
-/** The server, listening; `url` is where the UI's `codec.endpoint` points. */
 export async function startCodecServer(opts: CodecServerOptions) {
   if (opts.auth.mode === 'local' && !LOOPBACK.has(opts.host)) {
     throw new Error(`CODEC_AUTH=local: only on a loopback address (CODEC_HOST is ${opts.host}); use CODEC_AUTH=jwt.`);
@@ -78,34 +73,27 @@ export async function startCodecServer(opts: CodecServerOptions) {
     const status = error.statusCode && error.statusCode < 500 ? error.statusCode : 500;
     return refuse(reply, status, status < 500 ? error.message : 'The codec server failed to answer.');
   });
-  const handle =
-    (work: (payloads: Payload[]) => Promise<Payload[]>) => async (req: FastifyRequest, reply: FastifyReply) => {
-      const who = await verify(req.headers.authorization);
-      if (!who.ok) return refuse(reply, 401, who.why);
-      const namespace = req.headers['x-namespace'];
-      if (opts.namespaces.length > 0 && (typeof namespace !== 'string' || !opts.namespaces.includes(namespace))) {
-        return refuse(reply, 403, `X-Namespace: must be one of ${opts.namespaces.join(', ')}.`);
-      }
-      const parsed = body.safeParse(req.body);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        return refuse(reply, 400, `${['body', ...issue.path].join('.')}: ${issue.message}.`);
-      }
-      try {
-        return { payloads: (await work(parsed.data.payloads.map(toPayload))).map(toJson) };
-      } catch (err) {
-        // A payload under a key not held, or altered: the caller's payload, not the server's fault.
-        return refuse(reply, 422, err instanceof Error ? err.message : String(err));
-      }
-    };
-  app.post(
-    '/decode',
-    handle((p) => codec.decode(p)),
-  );
-  app.post(
-    '/encode',
-    handle((p) => codec.encode(p)),
-  );
+  const handle = (op: 'decode' | 'encode') => async (req: FastifyRequest, reply: FastifyReply) => {
+    const who = await verify(req.headers.authorization);
+    if (!who.ok) return refuse(reply, 401, who.why);
+    const namespace = req.headers['x-namespace'];
+    if (opts.namespaces.length > 0 && (typeof namespace !== 'string' || !opts.namespaces.includes(namespace))) {
+      return refuse(reply, 403, `X-Namespace: must be one of ${opts.namespaces.join(', ')}.`);
+    }
+    const parsed = body.safeParse(req.body);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return refuse(reply, 400, `${['body', ...issue.path].join('.')}: ${issue.message}.`);
+    }
+    try {
+      return { payloads: (await codec[op](parsed.data.payloads.map(toPayload))).map(toJson) };
+    } catch (err) {
+      // A payload under a key not held, or altered: the caller's payload, not the server's fault.
+      return refuse(reply, 422, err instanceof Error ? err.message : String(err));
+    }
+  };
+  app.post('/decode', handle('decode'));
+  app.post('/encode', handle('encode'));
   await app.listen({ host: opts.host, port: opts.port });
   const { port } = app.server.address() as AddressInfo;
   const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
@@ -127,11 +115,9 @@ function verifier(auth: CodecServerOptions['auth']): (authorization: string | un
       await jwtVerify(token, keys, { issuer: auth.issuer, audience: auth.audience, clockTolerance: 30 });
       return { ok: true };
     } catch (err) {
-      // jose's codes (ERR_JWT_EXPIRED, ERR_JWT_CLAIM_VALIDATION_FAILED, …) say why without quoting the token.
-      return {
-        ok: false,
-        why: `Authorization: the token was refused (${(err as { code?: string }).code ?? 'invalid'}).`,
-      };
+      // jose's codes (ERR_JWT_EXPIRED, …) say why without quoting the token.
+      const code = (err as { code?: string }).code ?? 'invalid';
+      return { ok: false, why: `Authorization: the token was refused (${code}).` };
     }
   };
 }
@@ -145,16 +131,15 @@ const List = z
       .map((s) => s.trim())
       .filter(Boolean),
   );
-/** CODEC_AUTH, or by default local on a loopback address and tokens anywhere else. */
+const IGNORED_TOKEN_SETTING =
+  'is set, but CODEC_AUTH is local (a loopback CODEC_HOST): set CODEC_AUTH=jwt for tokens to be checked';
 const authModeOf = (s: { CODEC_AUTH?: 'local' | 'jwt'; CODEC_HOST: string }): 'local' | 'jwt' =>
   s.CODEC_AUTH ?? (LOOPBACK.has(s.CODEC_HOST) ? 'local' : 'jwt');
 
 const CodecEnv = z
   .object({
     CODEC_HOST: z.string().trim().min(1).max(255).default('127.0.0.1'),
-    // Beside the local Web UI's 8233.
     CODEC_PORT: z.coerce.number().int().min(0).max(65_535).default(8234),
-    // Unset: local on a loopback address; anywhere else a token is required.
     CODEC_AUTH: z.enum(['local', 'jwt']).optional(),
     CODEC_JWT_ISSUER: z.string().trim().min(1).max(2048).optional(),
     CODEC_JWKS_URL: z
@@ -166,29 +151,19 @@ const CodecEnv = z
     CODEC_NAMESPACES: List.pipe(z.array(z.string().max(1000)).max(100)),
   })
   .superRefine((s, ctx) => {
+    const issue = (name: string, message: string) => ctx.addIssue({ code: 'custom', path: [name], message });
     const mode = authModeOf(s);
-    if (mode === 'jwt' && !s.CODEC_JWT_ISSUER) {
-      ctx.addIssue({ code: 'custom', path: ['CODEC_JWT_ISSUER'], message: 'is required with CODEC_AUTH=jwt' });
-    }
-    if (mode === 'jwt' && !s.CODEC_JWKS_URL) {
-      ctx.addIssue({ code: 'custom', path: ['CODEC_JWKS_URL'], message: 'is required with CODEC_AUTH=jwt' });
-    }
-    if (mode === 'local' && !LOOPBACK.has(s.CODEC_HOST)) {
-      ctx.addIssue({ code: 'custom', path: ['CODEC_AUTH'], message: 'local is only allowed on a loopback CODEC_HOST' });
-    }
-    // A token setting that would be ignored is a mistake to name, not to pass over: its author expects tokens checked.
-    for (const name of ['CODEC_JWT_ISSUER', 'CODEC_JWKS_URL', 'CODEC_JWT_AUDIENCE'] as const) {
-      if (mode === 'local' && s[name] !== undefined)
-        ctx.addIssue({
-          code: 'custom',
-          path: [name],
-          message:
-            'is set, but CODEC_AUTH is local (a loopback CODEC_HOST): set CODEC_AUTH=jwt for tokens to be checked',
-        });
+    if (mode === 'jwt' && !s.CODEC_JWT_ISSUER) issue('CODEC_JWT_ISSUER', 'is required with CODEC_AUTH=jwt');
+    if (mode === 'jwt' && !s.CODEC_JWKS_URL) issue('CODEC_JWKS_URL', 'is required with CODEC_AUTH=jwt');
+    if (mode === 'local') {
+      if (!LOOPBACK.has(s.CODEC_HOST)) issue('CODEC_AUTH', 'local is only allowed on a loopback CODEC_HOST');
+      // A token setting that would be ignored is a mistake to name: its author expects tokens checked.
+      for (const name of ['CODEC_JWT_ISSUER', 'CODEC_JWKS_URL', 'CODEC_JWT_AUDIENCE'] as const) {
+        if (s[name] !== undefined) issue(name, IGNORED_TOKEN_SETTING);
+      }
     }
   });
 
-/** The codec server's settings (docs/encryption.md, "The Web UI and the CLI"), but its keys (loadKeyring). */
 export function loadCodecServerSettings(env: NodeJS.ProcessEnv = process.env): Omit<CodecServerOptions, 'keyring'> {
   const s = parseConfig(CodecEnv, env, 'Codec server configuration');
   const mode = authModeOf(s);

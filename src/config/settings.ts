@@ -1,5 +1,4 @@
-// The service's settings from the environment, each group checked with zod. docs/configuration.md
-// says what each setting does.
+// The service's settings from the environment, each group checked with zod (docs/configuration.md).
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { ConnectionOptions } from '@temporalio/client';
@@ -11,36 +10,26 @@ import { LocalArtifactStore } from '../artifacts';
 import type { FetchPolicy } from '../fetching/policy';
 import { parseConfig } from '../platform-client/config';
 
-/** Reads one group of settings; `what` names the group in the error. */
 const loader =
   <S extends z.ZodType>(schema: S, what: string) =>
   (env: NodeJS.ProcessEnv = process.env): z.output<S> =>
     parseConfig(schema, env, what);
 
-// ── Worker tuning ─────────────────────────────────────────────────────────
 const WorkerEnv = z.object({
-  // A waiting generation holds a slot for each poll (retry-as-poll), for a wait in its attempt, and for downloads.
   WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).max(100_000).default(2000),
-  // Poll waits made in an attempt at once (src/activities/retries.ts waitInAttempt): each holds a slot.
   WORKER_IN_ATTEMPT_WAITS: z.coerce.number().int().min(0).max(50_000).default(1000),
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).max(10_000).default(40),
-  // 600 keeps a worker holding 10,000 waiting generations under 1 GB (1,017 MB measured; 1,035 MB
-  // with 1,000), and cost nothing measurable at 1,000 open (docs/benchmarks.md).
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).max(100_000).default(600),
   WORKER_SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).max(3600).default(20),
   WORKER_MAX_HEARTBEAT_THROTTLE_SECONDS: z.coerce.number().min(0.1).max(60).default(3),
   METRICS_PORT: z.coerce.number().int().min(1).max(65_535).optional(),
   LOG_LEVEL: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
-  // Unset: readable lines in a terminal, JSON lines otherwise (src/logging.ts logFormatOf).
   LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
-  // Unset: yes for a server on this machine (src/namespace/search-attributes.ts isLocalAddress).
   WORKER_REGISTER_SEARCH_ATTRIBUTES: z
     .enum(['true', 'false'])
     .transform((v) => v === 'true')
     .optional(),
-  // The worker's build in the Worker Deployment `platform-ops` (src/worker-deployment.ts).
   WORKER_BUILD_ID: z.string().trim().min(1).max(200).optional(),
-  // Whether the worker makes its build current: `always`, or only while the deployment has none.
   WORKER_MAKE_CURRENT: z.enum(['always', 'if-none']).default('if-none'),
 });
 export type WorkerSettings = z.output<typeof WorkerEnv>;
@@ -52,42 +41,34 @@ export const loadWorkerSettings = loader(
   'Worker configuration',
 );
 
-// ── The local dev server of `npm start` ────────────────────────────────────
+/** A folder, resolved when read so logs show one absolute place. */
+const Dir = (fallback: () => string) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .optional()
+    .transform((dir) => path.resolve(dir ?? fallback()));
+
 const Port = z.coerce.number().int().min(1).max(65_535);
 const DevServerEnv = z.object({
   TEMPORAL_DEV_PORT: Port.default(7233),
   TEMPORAL_DEV_UI_PORT: Port.default(8233),
-  // Its SQLite file: workflows survive a restart of `npm start`.
-  TEMPORAL_DEV_DATA_DIR: z
-    .string()
-    .trim()
-    .min(1)
-    .optional()
-    .transform((dir) => path.resolve(dir ?? path.join(findProjectRoot(), '.data'))),
+  TEMPORAL_DEV_DATA_DIR: Dir(() => path.join(findProjectRoot(), '.data')),
 });
 export const loadDevServerPorts = loader(DevServerEnv, 'Dev server configuration');
 
-/** The local stack's payload key file (src/codec), beside its data: what a process with no key setting falls back to. */
+/** The local stack's payload key file: what a process with no key setting falls back to. */
 export const localKeyFile = (env: NodeJS.ProcessEnv = process.env): string =>
   path.join(loadDevServerPorts(env).TEMPORAL_DEV_DATA_DIR, 'payload-keys.json');
 
-// ── Artifacts ─────────────────────────────────────────────────────────────
-const ArtifactEnv = z.object({
-  // Resolved when the worker starts, so logs show one absolute place.
-  ARTIFACT_DIR: z
-    .string()
-    .trim()
-    .min(1)
-    .optional()
-    .transform((dir) => path.resolve(dir ?? path.join(process.cwd(), '.data', 'artifacts'))),
-});
+const ArtifactEnv = z.object({ ARTIFACT_DIR: Dir(() => path.join(process.cwd(), '.data', 'artifacts')) });
 export const loadArtifactSettings = loader(ArtifactEnv, 'Artifact configuration');
 
 export function createArtifactStore(env: NodeJS.ProcessEnv = process.env): LocalArtifactStore {
   return new LocalArtifactStore(loadArtifactSettings(env).ARTIFACT_DIR);
 }
 
-// ── Where the worker may fetch from ───────────────────────────────────────
 const HostEntry = z.string().regex(/^(\*\.)?[a-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-f:]+\](:\d{1,5})?$/i, {
   error: 'each entry must be host, host:port or *.domain',
 });
@@ -103,31 +84,27 @@ const FetchEnv = z.object({
         .filter(Boolean),
     )
     .pipe(z.array(HostEntry).optional()),
-  INPUT_FILE_DIR: z.string().trim().min(1).optional(),
+  INPUT_FILE_DIR: Dir(() => path.join(process.cwd(), '.data', 'inputs')),
   DOWNLOAD_MAX_MB: z.coerce.number().int().min(1).max(1_000_000).default(2_048),
 });
 
-/** FETCH_ALLOWED_HOSTS defaults to the platform's host, where the emulator serves outputs. */
 export function loadFetchPolicy(env: NodeJS.ProcessEnv, platformBaseUrl: string): FetchPolicy {
   const e = parseConfig(FetchEnv, env, 'Fetch configuration');
   return {
     allowedHosts: e.FETCH_ALLOWED_HOSTS ?? [new URL(platformBaseUrl).host],
-    inputFileDir: path.resolve(e.INPUT_FILE_DIR ?? path.join(process.cwd(), '.data', 'inputs')),
+    inputFileDir: e.INPUT_FILE_DIR,
     maxDownloadBytes: e.DOWNLOAD_MAX_MB * 2 ** 20,
   };
 }
 
-// ── The shared rate limits of paid submits (docs/rate-limits.md) ──────────
 /** One operation's limit: a quota of the quota list, a fixed `perMinute`, or both (the figure wins). */
 const QuotaChoice = z.strictObject({
-  /** Default: the operation's model path. */
   quotaObject: z.string().min(1).max(200).optional(),
   quotaType: z.enum(['RPM', 'IPM']).optional(),
   perMinute: z.number().int().min(1).max(1_000_000).optional(),
 });
 export type QuotaChoice = z.infer<typeof QuotaChoice>;
 
-/** A setting holding a JSON object of at most `maxLength` characters, read by `schema`; unset or blank: `{}`. */
 function jsonObjectEnv<S extends z.ZodType>(maxLength: number, schema: S) {
   return z
     .string()
@@ -146,20 +123,12 @@ function jsonObjectEnv<S extends z.ZodType>(maxLength: number, schema: S) {
 }
 
 const RateLimitEnv = z.object({
-  /** `off`: submits still go to their quota's task queue, unpaced. */
   RATE_LIMIT_PACING: z.enum(['on', 'off']).default('on'),
-  /** JSON: operation → QuotaChoice, e.g. {"text-to-video":{"perMinute":30}}. */
   RATE_LIMIT_QUOTAS: jsonObjectEnv(10_000, z.partialRecord(z.enum(MEDIA_OPERATIONS), QuotaChoice)),
   RATE_LIMIT_REFRESH_SECONDS: z.coerce.number().min(5).max(86_400).default(300),
   RATE_LIMIT_SYNC_SECONDS: z.coerce.number().min(0.2).max(60).default(2),
-  /** Lower than 60 only against an emulator whose clock runs faster (its minute is 60 / speed seconds). */
   RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().min(0.1).max(3_600).default(60),
-  /** matching.numTaskqueueReadPartitions; unset: asked of the server (ListTaskQueuePartitions), else 4. */
   RATE_LIMIT_QUEUE_PARTITIONS: z.coerce.number().int().min(1).max(64).optional(),
-  /**
-   * JSON: fairness key → weight (1 unless named), e.g. {"member-pipeline":0.5,"tenant-gold":3}: each
-   * key's share of every quota against the others' (docs/fairness.md). The server keeps up to 1000.
-   */
   FAIRNESS_WEIGHTS: jsonObjectEnv(
     100_000,
     z
@@ -170,7 +139,6 @@ const RateLimitEnv = z.object({
 export type RateLimitSettings = z.output<typeof RateLimitEnv>;
 export const loadRateLimitSettings = loader(RateLimitEnv, 'Rate limit configuration');
 
-// ── Webhooks ──────────────────────────────────────────────────────────────
 /** host:port, or a bare port (all interfaces). */
 const Listen = z
   .string()
@@ -187,7 +155,6 @@ const WebhookEnv = z
   .object({
     WEBHOOK_PUBLIC_URL: HttpUrl.max(2_000).optional(),
     WEBHOOK_LISTEN: Listen.optional(),
-    /** Never logged. */
     WEBHOOK_SECRET: z.string().min(32, { error: 'must be at least 32 characters' }).max(1_024).optional(),
     WEBHOOK_FIRST_POLL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
     WEBHOOK_POLL_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
@@ -203,7 +170,6 @@ const WebhookEnv = z
 export type WebhookSettings = z.output<typeof WebhookEnv>;
 export const loadWebhookSettings = loader(WebhookEnv, 'Webhook configuration');
 
-// ── Where Temporal is: all from @temporalio/envconfig, so one code runs against any server ──
 export type TemporalSettings = ReturnType<typeof loadTemporalSettings>;
 
 export function loadTemporalSettings(env: NodeJS.ProcessEnv = process.env) {
@@ -224,7 +190,6 @@ export function loadTemporalSettings(env: NodeJS.ProcessEnv = process.env) {
   };
 }
 
-/** The same server and credentials, for a client connection (`@temporalio/client`'s Connection). */
 export function clientConnectionOptions(settings: TemporalSettings): ConnectionOptions {
   const { tls, apiKey, metadata } = settings.connectionOptions;
   return { address: settings.address, tls, apiKey, metadata };

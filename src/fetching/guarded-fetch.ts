@@ -1,12 +1,11 @@
-// fetch for URLs the worker did not choose, the policy checked on every hop (docs/configuration.md, "What the
-// worker downloads"). A name could resolve differently a moment later (DNS rebinding): the allow-list is the main
-// guard, the address check the second. Only a URL's origin and path reach a message: a query may carry a token.
+// fetch for URLs the worker did not choose, the policy checked on every hop. A name could resolve differently a
+// moment later (DNS rebinding): the allow-list is the main guard, the address check the second. Only a URL's origin
+// and path reach a message: a query may carry a token.
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { FetchRefusedError, matchHost, urlRefusal, type FetchPolicy } from './policy';
 
 const MAX_REDIRECTS = 5;
-/** Progress is told at most this often while bytes flow; a stalled transfer stops telling it. */
 const PROGRESS_EVERY_MS = 1_000;
 
 const nonPublic = new BlockList();
@@ -30,7 +29,6 @@ for (const [net, prefix] of [
   nonPublic.addSubnet(net, prefix, net.includes(':') ? 'ipv6' : 'ipv4');
 }
 
-/** True for loopback, private, link-local, CGNAT, multicast and unspecified addresses (v4, v6, v4-mapped). */
 export function isNonPublicAddress(address: string): boolean {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   if (mapped) return isNonPublicAddress(mapped[1]);
@@ -39,7 +37,6 @@ export function isNonPublicAddress(address: string): boolean {
   return nonPublic.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
-/** GETs `url` under `policy`; throws FetchRefusedError for a URL or hop the policy refuses. */
 export async function guardedFetch(url: URL, policy: FetchPolicy, signal: AbortSignal): Promise<Response> {
   let current = url;
   for (let hop = 0; ; hop++) {
@@ -66,35 +63,27 @@ async function checkHop(url: URL, policy: FetchPolicy, hop: number): Promise<voi
     throw new FetchRefusedError(`host ${url.host} resolves to ${inside}, which is not a public address${via}`);
 }
 
-/** Answers worth another attempt: the server is busy or briefly broken. */
 export const isTransientStatus = (status: number) =>
   status === 408 || status === 425 || status === 429 || status >= 500;
 
 /** The failures a download ends in, each caller's own. */
-export interface DownloadFailures {
-  /** The policy refuses the URL or a hop. */
+interface DownloadFailures {
   refused(why: string): unknown;
-  /** The URL answered a status that is not 2xx. */
   answered(status: number): unknown;
-  /** The body is (declared or counted) larger than allowed. */
   tooLarge(bytes: number): unknown;
-  /** The transfer failed or timed out; `what` says how. */
   failed(what: string): unknown;
 }
 
 export interface Download {
   response: Response;
-  /** The body's bytes; its errors are already the caller's failures. */
+  /** Its errors are already the caller's failures. */
   body: AsyncIterable<Uint8Array>;
   signal: AbortSignal;
   /** The failure for an error met while the download ran: cancellation wins, then the timeout. */
   failed(err: unknown): unknown;
 }
 
-/**
- * A guarded download: at most `maxBytes` (counted, so a false Content-Length does not get past the cap), within
- * `timeoutMs`, telling `progress` the bytes so far. A cancellation of `signal` leaves as its reason.
- */
+/** At most `maxBytes`, counted, so a false Content-Length does not get past the cap. */
 export async function download(
   url: URL,
   policy: FetchPolicy,
@@ -107,12 +96,13 @@ export async function download(
     if (opts.signal.aborted) return opts.signal.reason;
     return fail.failed(timeout.aborted ? `the download did not finish within ${opts.timeoutMs / 1000} s` : what);
   };
+  const failedWith = (err: unknown) => failed(`the download failed (${describeError(err, url)})`);
   let response: Response;
   try {
     response = await guardedFetch(url, policy, signal);
   } catch (err) {
     if (err instanceof FetchRefusedError) throw fail.refused(err.message);
-    throw failed(`the download failed (${describeError(err, url)})`);
+    throw failedWith(err);
   }
   const stream = response.body;
   if (!response.ok || !stream) {
@@ -143,15 +133,10 @@ export async function download(
     }
     if (bytes > opts.maxBytes) throw fail.tooLarge(bytes);
   };
-  return {
-    response,
-    body: body(),
-    signal,
-    failed: (err) => failed(`the download failed (${describeError(err, url)})`),
-  };
+  return { response, body: body(), signal, failed: failedWith };
 }
 
-/** A short reason for a fetch or stream error, with the URL's query string taken out in case it is echoed. */
+/** With the URL's query string taken out in case it is echoed. */
 function describeError(err: unknown, url: URL): string {
   // Duck-typed: fetch's errors can come from another realm (jest's sandbox), where instanceof fails.
   const asErrorLike = (v: unknown): { name?: string; message?: string; code?: string; cause?: unknown } =>

@@ -1,4 +1,3 @@
-// Where the worker may fetch from, for URLs it did not choose; checked on the URL and on every redirect hop.
 import path from 'node:path';
 
 export interface FetchPolicy {
@@ -6,7 +5,6 @@ export interface FetchPolicy {
   allowedHosts: readonly string[];
   /** file:// URIs must name a file inside this folder (absolute). */
   inputFileDir: string;
-  /** The most bytes one download (an output file) may have. */
   maxDownloadBytes: number;
 }
 
@@ -32,7 +30,6 @@ export function matchHost(url: URL, allowedHosts: readonly string[]): { exact: b
   return undefined;
 }
 
-/** Why `url` may not be fetched under `policy` (scheme, credentials, host), or undefined if it may. */
 export function urlRefusal(url: URL, policy: FetchPolicy): string | undefined {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return `${url.protocol} URLs are not fetched`;
   if (url.username || url.password) return 'URLs with a user name or password are not fetched';
@@ -44,7 +41,6 @@ export function urlRefusal(url: URL, policy: FetchPolicy): string | undefined {
   return undefined;
 }
 
-/** The file a file:// URI names, if it is inside the policy's folder; else why not. */
 export function localFileRefusal(file: string, policy: FetchPolicy): string | undefined {
   const relative = path.relative(policy.inputFileDir, path.resolve(file));
   if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) {

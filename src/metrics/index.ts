@@ -1,17 +1,14 @@
-// The worker's own metrics, on the SDK's metric meter beside its own; every label has a bounded set of values
-// (docs/observability.md#metrics). Without METRICS_PORT the meter records into nothing.
+// The worker's own metrics on the SDK's meter; every label has a bounded set of values (docs/observability.md).
 import { Runtime } from '@temporalio/worker';
 import type { CallEvent } from '../platform-client/transport';
 import type { QuotaPace } from '../ratelimit/shared-pacing';
 import { BUDGET_GATED_JOB_STATUSES, OUTPUT_KINDS } from '@platform-ops/client';
 
-/** The status label of a call: the HTTP status, or why there was none. */
 function statusLabel(event: CallEvent): string {
   if (event.status !== undefined) return String(event.status);
   return event.error?.includes('timeout') ? 'timeout' : 'network_error';
 }
 
-/** A transport `onCall` that counts each platform call. */
 export function platformCallMetrics(): (event: CallEvent) => void {
   const meter = Runtime.instance().metricMeter;
   const calls = meter.createCounter('platform_calls', 'calls', 'Platform API calls by operation and status');
@@ -25,7 +22,6 @@ export function platformCallMetrics(): (event: CallEvent) => void {
   };
 }
 
-/** A SharedPacing `onPace` that shows each quota's current pace. */
 export function pacingGauge(): (pace: QuotaPace) => void {
   const meter = Runtime.instance().metricMeter;
   const rps = meter.createGauge('platform_pacing_rps', 'float', 'tasks/s', 'Shared pace of paid submits per quota');
@@ -37,7 +33,7 @@ export function pacingGauge(): (pace: QuotaPace) => void {
   };
 }
 
-/** Created on first use: the worker installs its Runtime (with the Prometheus exporter) before any activity runs. */
+// Created on first use: the worker installs its Runtime (with the Prometheus exporter) before any activity runs.
 let instruments: ReturnType<typeof workMetrics> | undefined;
 const metrics = () => (instruments ??= workMetrics());
 
@@ -61,14 +57,10 @@ function workMetrics() {
   };
 }
 
-/** Fairness keys a worker labels by name: the first ones it meets; any later key is "other". */
+// Only the first keys seen are labelled by name, so a tenant per start cannot grow the series without bound.
 const NAMED_FAIRNESS_KEYS = 20;
 const namedKeys = new Set<string>();
 
-/**
- * A paid submit that got its turn after `waitMs` on its quota's queue (docs/fairness.md). Keys label
- * the first NAMED_FAIRNESS_KEYS seen, so a tenant per start cannot grow the series without bound.
- */
 export function recordSubmitWait(fairnessKey: string | undefined, priorityClass: string, waitMs: number): void {
   const key = fairnessKey || 'shared';
   if (!namedKeys.has(key) && namedKeys.size < NAMED_FAIRNESS_KEYS) namedKeys.add(key);
@@ -79,31 +71,21 @@ export function recordSubmitWait(fairnessKey: string | undefined, priorityClass:
   metrics().submitWait.record(Math.max(0, Math.round(waitMs)), tags);
 }
 
-/** One of `known`, else "other": a label never takes a value from outside a fixed set. */
 const bounded = (value: string | undefined, known: readonly string[]): string =>
   value !== undefined && known.includes(value) ? value : 'other';
 
-/** An output copied into the artifact store. */
 export function recordOutputKept(kind: string, bytes: number): void {
   const tags = { kind: bounded(kind, [...OUTPUT_KINDS, 'batch_output', 'batch_errors']) };
   metrics().outputBytes.add(Math.max(0, Math.round(bytes)), tags);
   metrics().outputFiles.add(1, tags);
 }
 
-/** A reservation the member's ledger admitted (not a repeat of one it already held). */
 export function recordBudgetReserved(memberId: string, amount: number): void {
   if (amount > 0) metrics().reserved.add(Math.round(amount), { member_id: memberId });
 }
 
-/**
- * A reservation given back, with the status its job ended in: a COMPLETED job's is what the job was
- * cleared to spend (its charge is at most that; the platform's bill list has the exact charge).
- */
+/** A COMPLETED job's is what it was cleared to spend; the platform's bill list has the exact charge. */
 export function recordBudgetReleased(memberId: string, amount: number, jobStatus: string | undefined): void {
-  if (amount > 0) {
-    metrics().released.add(Math.round(amount), {
-      member_id: memberId,
-      job_status: bounded(jobStatus, BUDGET_GATED_JOB_STATUSES),
-    });
-  }
+  const tags = { member_id: memberId, job_status: bounded(jobStatus, BUDGET_GATED_JOB_STATUSES) };
+  if (amount > 0) metrics().released.add(Math.round(amount), tags);
 }

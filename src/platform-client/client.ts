@@ -1,6 +1,4 @@
-// The typed platform client, one method per operation of the spec: each checks its request with its schema
-// (nothing is sent unless it passes) and holds its route; the transport parses answers leniently. And the worker's
-// first call, which tells a refused key from an outage before the worker polls.
+// The typed platform client: each method checks its request with its schema (nothing is sent unless it passes).
 import type { z } from 'zod';
 import { ConfigError, loadPlatformConfig } from './config';
 import { PlatformError } from './errors';
@@ -10,7 +8,6 @@ import * as S from '@platform-ops/client';
 
 export type { CallEvent, CallOptions, TransportOptions } from './transport';
 
-/** The request as its schema reads it, or a PlatformError 'invalid_request' (a rejection: callers are async). */
 function check<Req extends z.ZodType>(operation: string, schema: Req, input: unknown): z.output<Req> {
   return parseOrThrow(schema, input, (issues) => PlatformError.invalidRequest(operation, issues));
 }
@@ -30,7 +27,6 @@ export class PlatformClient extends Transport {
     return new PlatformClient(loadPlatformConfig(env), options);
   }
 
-  // ── GPU: templates, products, instances ─────────────────────────────────
   readonly listTemplates = this.whole('GET', 'listTemplates', S.ListTemplatesRequest, S.ListTemplatesResponse);
 
   iterateTemplates(req: Omit<S.ListTemplatesRequest, 'cursor'> = {}, opts?: CallOptions) {
@@ -57,7 +53,7 @@ export class PlatformClient extends Transport {
 
   readonly restartInstance = this.whole('POST', 'restartInstance', S.InstanceActionRequest, S.EmptyResponse);
   readonly getInstance = this.whole('GET', 'getInstance', S.InstanceActionRequest, S.Instance);
-  /** Paid, yet the usual timeout: a retry finds an earlier attempt's instance by name (docs/retries.md). */
+  // Paid, yet the usual timeout: a retry finds an earlier attempt's instance by name (docs/retries.md).
   readonly createInstance = this.whole('POST', 'createInstance', S.CreateInstanceRequest, S.CreateInstanceResponse);
   readonly listInstances = this.whole('GET', 'listInstances', S.ListInstancesRequest, S.ListInstancesResponse);
   readonly startInstance = this.whole('POST', 'startInstance', S.InstanceActionRequest, S.EmptyResponse);
@@ -68,7 +64,6 @@ export class PlatformClient extends Transport {
     return walkPages((cursor) => this.listInstances({ ...req, cursor }, opts), 'next_cursor');
   }
 
-  // ── Async media generation: the submits are paid calls ──────────────────
   readonly submitImageToVideo = this.whole('POST', 'submitImageToVideo', S.ImageToVideoRequest, S.SubmitTaskResponse, {
     path: (p) => asyncSubmitPath(p.imageToVideoModel),
     paid: true,
@@ -78,7 +73,6 @@ export class PlatformClient extends Transport {
     paid: true,
   });
 
-  /** Any v3 async model: POST /v3/async/<path> (packages/client/src/models.ts), the path checked as one segment. */
   async submitAsyncTask(req: AsyncSubmitRequest, opts?: CallOptions) {
     const { path, body: json } = check('submitAsyncTask', AsyncSubmitRequest, req);
     return this.call('POST', 'submitAsyncTask', asyncSubmitPath(path), { json }, S.SubmitTaskResponse, this.paid(opts));
@@ -90,7 +84,6 @@ export class PlatformClient extends Transport {
     return this.call('GET', 'getTaskResult', path, { query, jsonContentType: true }, S.TaskResult, opts);
   }
 
-  // ── Decision evaluation: a paid call ────────────────────────────────────
   readonly decisionEvaluation = this.whole(
     'POST',
     'decisionEvaluation',
@@ -99,8 +92,6 @@ export class PlatformClient extends Transport {
     { paid: true },
   );
 
-  // ── Batches and their files ─────────────────────────────────────────────
-  /** Uploads a JSONL input file (multipart, purpose=batch), after checking every line. */
   async uploadBatchInputFile(req: S.UploadBatchFileRequest, opts?: CallOptions) {
     const { content, filename, endpoint } = check('uploadBatchInputFile', S.UploadBatchFileRequest, req);
     // The platform would only fail the batch later.
@@ -117,7 +108,6 @@ export class PlatformClient extends Transport {
     return this.call('GET', 'getFile', `${this.paths.files}/${enc(req.fileId)}`, {}, S.FileObject, opts);
   }
 
-  /** The raw content of a file (JSONL for batch input, output and error files). */
   async getFileContent(fileId: string, opts?: CallOptions) {
     const req = check('getFileContent', S.FileIdRequest, { fileId });
     return this.call('GET', 'getFileContent', `${this.paths.files}/${enc(req.fileId)}/content`, {}, TEXT, opts);
@@ -147,7 +137,6 @@ export class PlatformClient extends Transport {
     return walkPages((after) => this.listBatches({ ...req, after }, opts), 'last_id');
   }
 
-  // ── Account ─────────────────────────────────────────────────────────────
   readonly checkMemberBudget = this.whole(
     'POST',
     'checkMemberBudget',
@@ -167,7 +156,6 @@ export class PlatformClient extends Transport {
     jsonContentType: true,
   });
 
-  /** The spec's first call: a cheap authenticated read that says whether the key works. */
   listModels(opts?: CallOptions) {
     return this.call('GET', 'listModels', this.paths.listModels, {}, S.ListModelsResponse, opts);
   }
@@ -176,10 +164,7 @@ export class PlatformClient extends Transport {
     return this.call('GET', 'getBalance', this.paths.balanceDetail, { jsonContentType: true }, S.BalanceDetail, opts);
   }
 
-  /**
-   * An operation that sends its checked request whole (a GET's query, else the JSON body) to the path named as
-   * the operation unless `path` picks another. A request whose fields are all optional may be left out.
-   */
+  /** Sends the checked request whole (a GET's query, else the JSON body) to the path named as the operation. */
   private whole<Req extends z.ZodType, Res extends z.ZodType>(
     method: 'GET' | 'POST',
     operation: string,
@@ -196,13 +181,11 @@ export class PlatformClient extends Transport {
     return send as Whole<Req, Res>;
   }
 
-  /** The paid-call timeout (see PlatformConfig.paidCallTimeoutMs), unless the caller gives one. */
   private paid(opts: CallOptions = {}): CallOptions {
     return { ...opts, timeoutMs: opts.timeoutMs ?? this.config.paidCallTimeoutMs };
   }
 }
 
-/** A list page: a GPU list's `next_cursor`, or (OpenAI-style) a batch list's `last_id`. */
 interface Page<T> {
   data: T[];
   has_more?: boolean;
@@ -210,7 +193,7 @@ interface Page<T> {
   last_id?: string | null;
 }
 
-/** Yields every item of every page while `has_more`; stops if the platform hands back a cursor it already gave. */
+/** Stops if the platform hands back a cursor it already gave. */
 async function* walkPages<T>(
   fetchPage: (cursor: string | undefined) => Promise<Page<T>>,
   cursorField: 'next_cursor' | 'last_id',
@@ -227,13 +210,9 @@ async function* walkPages<T>(
   }
 }
 
-// ── The first call ────────────────────────────────────────────────────────
-// Before polling for work the worker lists the models (the spec's first call) and reads the balance. A refused
-// key stops it with a clear message; an outage only warns, as the workflows retry through it.
-
-/** A start should not hang on a slow platform. */
 const FIRST_CALL_TIMEOUT_MS = 10_000;
 
+/** Before polling: a refused key stops the worker; an outage only warns, as the workflows retry through it. */
 export async function checkFirstCall(platform: PlatformClient) {
   const { paths, baseUrl } = platform.config;
   const timeoutMs = Math.min(FIRST_CALL_TIMEOUT_MS, platform.config.timeoutMs);

@@ -1,17 +1,14 @@
-// Client configuration from the environment. The API key stays inside the client:
-// never in a workflow input, a log line or an error message.
+// The API key stays inside the client: never in a workflow input, a log line or an error message.
 import { z } from 'zod';
 import { DEFAULT_PATHS, formatIssues, parseOrThrow, type PlatformPaths } from '@platform-ops/client';
 
 export interface PlatformConfig {
   baseUrl: string;
   apiKey: string;
-  /** Per-call timeout; the client never retries on its own. */
   timeoutMs: number;
   /** Paid calls with nothing to look up afterwards wait longer rather than pay twice (docs/configuration.md). */
   paidCallTimeoutMs?: number;
   paths: PlatformPaths;
-  /** Query name of the bill list's product-name filter (not shown in the spec). */
   billProductNameParam: string;
 }
 
@@ -37,7 +34,7 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
-/** Parses settings or throws a ConfigError naming each field; zod's issues never include a (secret) value. */
+/** zod's issues never include a (secret) value. */
 export function parseConfig<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
   return parseOrThrow(schema, value, (issues) => new ConfigError(`${what}: ${formatIssues(issues)}`));
 }

@@ -1,5 +1,4 @@
-// The one place that talks HTTP to the platform: ky requests, every failure a PlatformError, answers parsed
-// with zod. It never retries (the workflows do) and never lets the API key reach an error or a log line.
+// The one place that talks HTTP to the platform: it never retries (the workflows do) nor lets the API key out.
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import ky, { TimeoutError, type KyInstance } from 'ky';
 import type { z } from 'zod';
@@ -11,7 +10,6 @@ type HttpMethod = 'GET' | 'POST' | 'PUT';
 
 /** The answer is the raw body (a file's JSONL content), bounded in size like any other. */
 export const TEXT = 'text';
-/** How an answer is read: parsed with its response schema, or as TEXT. */
 type Answer = z.ZodType | typeof TEXT;
 type Parsed<A extends Answer> = A extends z.ZodType ? z.output<A> : string;
 
@@ -19,12 +17,10 @@ type Parsed<A extends Answer> = A extends z.ZodType ? z.output<A> : string;
 const MAX_RESPONSE_BYTES = 512 * 2 ** 20;
 
 export interface CallOptions {
-  /** Aborts the call (an activity passes its cancellation signal). The abort error is rethrown as is. */
   signal?: AbortSignal;
   timeoutMs?: number;
 }
 
-/** A query; its unset fields are left out (URLSearchParams would send them as "undefined"). */
 export type Query = Record<string, string | number | boolean | undefined>;
 
 interface Payload {
@@ -37,7 +33,6 @@ interface Payload {
 
 type RequestSpec = Payload & { operation: string; method: HttpMethod; path: string };
 
-/** What a caller may observe of each call: never headers, never the key. */
 export interface CallEvent extends Pick<RequestSpec, 'operation' | 'method' | 'path'> {
   status?: number;
   durationMs: number;
@@ -45,7 +40,6 @@ export interface CallEvent extends Pick<RequestSpec, 'operation' | 'method' | 'p
 }
 
 export interface TransportOptions {
-  fetch?: typeof fetch;
   onCall?: (event: CallEvent) => void;
 }
 
@@ -53,19 +47,18 @@ const STALLED = "the answer's body stalled (no bytes within the timeout)";
 
 const NETWORK_CODES_NOT_DELIVERED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
-/** The first error code along the cause chain (undici wraps the socket's error). */
+// undici wraps the socket's error.
 function causeCode(err: unknown, depth = 0): string | undefined {
   if (!err || typeof err !== 'object' || depth >= 4) return undefined;
   const { code, cause } = err as { code?: unknown; cause?: unknown };
   return typeof code === 'string' ? code : causeCode(cause, depth + 1);
 }
 
-/** The tracer of the platform calls: the API's no-op unless a provider is registered (src/tracing). */
 const TRACER = trace.getTracer('platform-ops');
 
 export class Transport {
   private readonly ky: KyInstance;
-  /** The platform's host name for the spans: never the whole base URL, which could carry credentials. */
+  /** Never the whole base URL, which could carry credentials. */
   private readonly host: string;
 
   constructor(
@@ -79,11 +72,10 @@ export class Transport {
       timeout: config.timeoutMs,
       throwHttpErrors: false,
       headers: { authorization: `Bearer ${config.apiKey}`, accept: 'application/json' },
-      ...(options.fetch ? { fetch: options.fetch } : {}),
     });
   }
 
-  /** Sends the request and parses its 2xx body; its span's attributes never hold a header, query or body. */
+  /** Its span's attributes never hold a header, query or body. */
   protected async call<A extends Answer>(
     method: HttpMethod,
     operation: string,
@@ -121,7 +113,6 @@ export class Transport {
       const { operation, method, path } = spec;
       this.options.onCall?.({ operation, method, path, status, durationMs: Date.now() - started, error });
     };
-    // The trace context is added only with tracing on (the API's propagator is a no-op otherwise).
     const headers: Record<string, string> = spec.jsonContentType ? { 'content-type': 'application/json' } : {};
     propagation.inject(context.active(), headers);
     const timeoutMs = call.timeoutMs ?? this.config.timeoutMs;
@@ -150,7 +141,7 @@ export class Transport {
     }
   }
 
-  /** The body as UTF-8 text, cut at MAX_RESPONSE_BYTES; a stall of `idleMs` between chunks times out the call. */
+  /** A stall of `idleMs` between chunks times out the call. */
   private async readBody(spec: RequestSpec, response: Response, idleMs: number): Promise<string> {
     if (!response.body) return '';
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
@@ -165,9 +156,8 @@ export class Transport {
         const { done, value } = await Promise.race([reader.read(), stalled]).finally(() => clearTimeout(timer));
         if (done) break;
         bytes += value.byteLength;
-        if (bytes > MAX_RESPONSE_BYTES) {
+        if (bytes > MAX_RESPONSE_BYTES)
           throw this.malformed(spec, `the body is larger than ${MAX_RESPONSE_BYTES} bytes`);
-        }
         chunks.push(value);
       }
     } catch (err) {
@@ -183,7 +173,7 @@ export class Transport {
       const parsed = PlatformErrorBody.safeParse(JSON.parse(text));
       if (parsed.success) body = parsed.data;
     } catch {
-      // Not JSON (a proxy's HTML page, say): the status alone has to do.
+      // Not JSON (a proxy's HTML page, say).
     }
     const platformMessage = body.message !== undefined ? redact(body.message, [this.config.apiKey]) : undefined;
     const traceId = body.metadata?.trace_id;
@@ -211,7 +201,6 @@ export class Transport {
     return this.failure(spec, 'network', `network error${code ? ` ${code}` : ''} (${detail})`, delivered);
   }
 
-  /** A failure without an HTTP error answer, scrubbed of the key; a request other than GET may have been done. */
   private failure(
     spec: RequestSpec,
     kind: 'timeout' | 'network' | 'malformed_response',

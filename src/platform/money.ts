@@ -1,7 +1,5 @@
-// Amounts on the platform are integers in 1/10000 USD, and bills send most numbers as strings.
-// They stay strings in parsed responses (no silent precision loss); these helpers read them.
+// Amounts are integers in 1/10000 USD, kept as the strings bills send (no silent precision loss).
 
-/** Parses an integer amount in 1/10000 USD, given as a string or a number. Throws on anything else. */
 export function parseTenThousandths(value: string | number): number {
   const n = typeof value === 'number' ? value : Number(value.trim());
   if (!Number.isFinite(n) || (typeof value === 'string' && value.trim() === '')) {

@@ -1,15 +1,12 @@
-// Which of a member's instances are due for renewal (workflow code): a live subscription expiring within the
-// window. Every other is skipped with the reason, so a run's result accounts for every instance it saw.
+// Which of a member's instances are due for renewal; every other is skipped with the reason (workflow code).
 import type { ListedInstance } from '@platform-ops/client';
 
-/** What the plan needs of an instance (the list activity's summary). */
 export type RenewalCandidate = Pick<ListedInstance, 'id' | 'status' | 'billingMode' | 'endTime' | 'memberId'>;
 
 export interface DueRenewal {
   instanceId: string;
-  /** The expiry as the platform sent it: the renewal renews exactly this one (see autoRenew). */
+  /** As the platform sent it: the renewal renews exactly this one. */
   endTime: string | number;
-  /** The same, in Unix ms. */
   endsAtMs: number;
 }
 
@@ -18,19 +15,17 @@ export interface RenewalPlan {
   skipped: Array<{ instanceId: string; reason: string }>;
 }
 
-/** Statuses of an instance on its way out: renewing it would pay for nothing. */
+// Renewing an instance on its way out would pay for nothing.
 const GOING = new Set(['toRemove', 'removing', 'removed']);
 
 const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
 
-/** Unix seconds from the platform's string-or-number expiry, or undefined when it is none. */
-export function expiryMs(endTime: string | number | undefined): number | undefined {
+function expiryMs(endTime: string | number | undefined): number | undefined {
   if (endTime === undefined || endTime === '') return undefined;
   const seconds = Number(endTime);
   return Number.isSafeInteger(seconds) ? seconds * 1000 : undefined;
 }
 
-/** Why an instance is not renewed now, or undefined when it is due. */
 function skipReason(inst: RenewalCandidate, endsAt: number | undefined, memberId: string, windowEnd: number) {
   // The list is asked for the member's instances; one that says it is another's is not paid for here.
   if (inst.memberId !== undefined && inst.memberId !== memberId) return `belongs to member ${inst.memberId}`;

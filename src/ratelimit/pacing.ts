@@ -1,5 +1,4 @@
-// The pure part of a shared rate limit (no Temporal, no I/O): each paid submit's limit, its pace, how a
-// 429 slows it and how it recovers (docs/rate-limits.md). ./shared-pacing.ts shares the state.
+// The pure part of a shared rate limit: each submit's limit, its pace, a 429's slow-down and the recovery.
 import { z } from 'zod';
 import { MEDIA_OPERATIONS, type MediaOperation, type PlatformPaths, type Quota } from '@platform-ops/client';
 import type { QuotaChoice } from '../config/settings';
@@ -8,7 +7,6 @@ import type { QuotaChoice } from '../config/settings';
 export interface PacingState {
   /** The share of the quota's pace in use, from MIN_FACTOR to 1. */
   factor: number;
-  /** No request of this quota is sent before this (the latest Retry-After any worker met). */
   holdUntil: number;
   /** When the factor last changed or a lone 429 was met: recovery and loneness count from it. */
   changedAt: number;
@@ -24,17 +22,14 @@ export const FULL_PACE: PacingState = { factor: 1, holdUntil: 0, changedAt: 0 };
 /** How much later than another a request dispatched at once may reach the platform (docs/rate-limits.md). */
 export const SEND_SPREAD_MS = 1_500;
 
-/** The longest hold a 429 may set: a bad Retry-After must not park a quota for ever. */
+// A bad Retry-After must not park a quota for ever.
 const MAX_HOLD_MS = 15 * 60_000;
 
 export class AdaptivePacing {
   /** A 429 after `loneAfterMs` with no change and no hold is lone (a straggler): its hold alone answers it. */
   constructor(readonly loneAfterMs = 60_000) {}
 
-  /**
-   * Tasks per second for `perWindow` requests per `windowMs`: the partitions' burst plus the rate over the window
-   * and SEND_SPREAD_MS stay within the quota (docs/rate-limits.md#how-exact-the-pace-is). Never below half of it.
-   */
+  /** The partitions' burst plus the rate over the window and SEND_SPREAD_MS stay within the quota. */
   static targetRps(perWindow: number, windowMs: number, partitions: number): number {
     const seconds = (windowMs + SEND_SPREAD_MS) / 1000;
     const burstAt = (r: number) => partitions * Math.max(1, Math.ceil(r / partitions));
@@ -48,10 +43,7 @@ export class AdaptivePacing {
     return Math.max((perWindow * 0.5) / (windowMs / 1000), rps);
   }
 
-  /**
-   * A 429 met at `now`: held for its Retry-After, and slower, once per hold (the 429s of requests already on their
-   * way add nothing). A lone one only holds: cutting everyone's pace over one straggler costs more than it did.
-   */
+  /** Slower once per hold (429s of requests already on their way add nothing); a lone 429 only holds. */
   rateLimited(state: PacingState, now: number, retryAfterMs: number | undefined): PacingState {
     const hold = Math.min(Math.max(0, retryAfterMs ?? 0), MAX_HOLD_MS);
     const holdUntil = Math.max(state.holdUntil, now + hold);
@@ -63,7 +55,6 @@ export class AdaptivePacing {
     return { factor: Math.max(MIN_FACTOR, state.factor * DECREASE), holdUntil, changedAt: now };
   }
 
-  /** One step back up when no 429 came for RECOVER_EVERY_MS (and the hold is over). */
   recover(state: PacingState, now: number): PacingState {
     if (state.factor >= 1 || now < state.holdUntil || now - state.changedAt < RECOVER_EVERY_MS) return state;
     return { ...state, factor: Math.min(1, state.factor + RECOVER_STEP), changedAt: now };
@@ -74,35 +65,29 @@ export class AdaptivePacing {
   }
 }
 
-// ── Which limit each paid submit has ───────────────────────────────────────
-/** int32, as the spec types currentQuota: anything outside is not a figure to pace by. */
+// int32, as the spec types currentQuota: anything outside is not a figure to pace by.
 const MAX_QUOTA = 2_147_483_647;
 
 export interface QuotaLimit {
   operation: MediaOperation;
   quotaObject: string;
   quotaType: 'RPM' | 'IPM';
-  /** Requests per quota window; undefined: no limit known (nothing paces this operation). */
+  /** Requests per quota window; undefined: nothing paces this operation. */
   perWindow?: number;
   source: 'quota list' | 'configuration' | 'none';
-  /** The tier whose quota the account's current quota matches, when one does. */
   tier?: string;
-  /** Why there is no limit, or what was ignored. */
   note?: string;
-  /** The quota list answered without this quota: the platform states no limit, nothing is wrong. */
+  /** The quota list answered without this quota: the platform states no limit. */
   unlisted?: boolean;
 }
 
-/**
- * The model whose quota paces each operation. The registry's other models ("async") share one queue, paced only
- * when RATE_LIMIT_QUOTAS gives "async" a quota object or a figure: there is no queue per model.
- */
+// The registry's other models ("async") share one queue, paced only when RATE_LIMIT_QUOTAS configures it.
 const MODEL_PATH: Partial<Record<MediaOperation, keyof PlatformPaths>> = {
   'image-to-video': 'imageToVideoModel',
   'text-to-video': 'textToVideoModel',
 };
 
-/** The limit of every paced operation, from `quotas` (undefined: the list could not be read). */
+/** `quotas` undefined: the list could not be read. */
 export function resolveLimits(
   quotas: readonly Quota[] | undefined,
   choices: Partial<Record<MediaOperation, QuotaChoice>>,
@@ -134,10 +119,8 @@ export function resolveLimits(
   });
 }
 
-// ── The state as the reason of the task queue's rate limit ─────────────────
-// The server keeps a free-text reason with each rate limit; ours carries the state, so workers share it with no
-// store of their own. A reason not ours is an operator's (`temporal task-queue config set`): that limit stays.
-
+// The state rides in the free-text reason the server keeps with each rate limit, so workers share it with no store
+// of their own. A reason not ours is an operator's (`temporal task-queue config set`): that limit stays.
 const REASON_PREFIX = 'platform-ops pacing ';
 
 const EncodedState = z.strictObject({
@@ -150,7 +133,6 @@ export function encodePacingReason(state: PacingState): string {
   return REASON_PREFIX + JSON.stringify({ f: Number(state.factor.toFixed(4)), h: state.holdUntil, c: state.changedAt });
 }
 
-/** The state in a reason we wrote; undefined for any other reason (an operator's, or none). */
 export function decodePacingReason(reason: string | null | undefined): PacingState | undefined {
   if (!reason?.startsWith(REASON_PREFIX) || reason.length > 200) return undefined;
   try {

@@ -1,6 +1,5 @@
-// One rate limit per platform quota, kept by the Temporal server for every worker: each paced operation's
-// submits run on a task queue of their own, whose rate limit (UpdateTaskQueueConfig) carries the adaptive
-// state (./pacing.ts) in its reason, so a 429 one worker meets slows all of them. docs/rate-limits.md.
+// One rate limit per platform quota, kept by the Temporal server for every worker: each paced operation's submits
+// run on their own task queue, whose rate limit carries the adaptive state (./pacing.ts) in its reason.
 import type { Client } from '@temporalio/client';
 import { Runtime } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
@@ -14,17 +13,15 @@ import {
   FULL_PACE,
   resolveLimits,
   type PacingState,
-  type QuotaLimit,
 } from './pacing';
 
 const ACTIVITY_QUEUE = temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY;
-/** matching.numTaskqueueReadPartitions when the server does not say, and the most we believe. */
+// matching.numTaskqueueReadPartitions when the server does not say, and the most we believe.
 const DEFAULT_PARTITIONS = 4;
 const MAX_PARTITIONS = 64;
-/** gRPC UNIMPLEMENTED: a server older than the task queue config API (1.28). */
+// gRPC UNIMPLEMENTED: a server older than the task queue config API (1.28).
 const UNIMPLEMENTED = 12;
 
-/** A quota task queue's rate limit as the server holds it. */
 export type ServerPace = Awaited<ReturnType<typeof describeQuotaQueue>>;
 
 /** Reads a quota task queue's limit from the server, and with `stats` its backlog (a costlier read). */
@@ -37,31 +34,27 @@ export async function describeQuotaQueue(client: Client, namespace: string, task
     reportStats: stats,
   });
   const limit = res.config?.queueRateLimit;
+  // Undefined: no limit set through the API (the worker-set one, if any, applies).
   const rps = limit?.rateLimit ? (limit.rateLimit.requestsPerSecond ?? 0) : undefined;
   const state = decodePacingReason(limit?.metadata?.reason);
   const backlog = res.stats?.approximateBacklogCount;
   const age = res.stats?.approximateBacklogAge;
-  // Per priority key, as the server counts them (docs/fairness.md): only with fairness or priority on.
+  // Only with fairness or priority on (docs/fairness.md).
   const byPriority = Object.entries(res.statsByPriorityKey ?? {})
     .map(([key, st]) => ({ priorityKey: Number(key), backlog: Number(st.approximateBacklogCount ?? 0) }))
     .filter((p) => p.backlog > 0)
     .sort((a, b) => a.priorityKey - b.priorityKey);
   return {
     byPriority,
-    /** How long the oldest waiting submit has waited, when the server reports it. */
     ...(age ? { oldestWaitingS: Number(age.seconds ?? 0) + (age.nanos ?? 0) / 1e9 } : {}),
-    /** Undefined: no limit set through the API (the worker-set one, if any, applies). */
     rps,
-    /** Ours: the shared state in the limit's reason. */
     state,
-    /** A limit with a reason not ours: an operator set it by hand. */
+    // A limit with a reason not ours: an operator set it by hand.
     setByOperator: rps !== undefined && state === undefined,
-    /** Tasks waiting for their turn, when the server reports it. */
     ...(backlog !== undefined && backlog !== null ? { backlog: Number(backlog) } : {}),
   };
 }
 
-/** How many read partitions the server gives `taskQueue`'s activities; throws when the server cannot say. */
 export async function queuePartitions(client: Client, namespace: string, taskQueue: string): Promise<number> {
   const res = await client.workflowService.listTaskQueuePartitions({
     namespace,
@@ -76,28 +69,19 @@ function log(level: 'info' | 'warn', message: string, meta?: Record<string, unkn
   Runtime.instance().logger[level](message, meta);
 }
 
-/** What one operation's pace is, as this worker last saw it. */
 export interface QuotaPace {
   operation: MediaOperation;
   taskQueue: string;
-  limit: QuotaLimit;
-  /** The pace the quota allows (tasks per second), before any slow-down; undefined: not paced. */
+  /** Tasks per second the quota allows, before any slow-down; undefined: not paced. */
   targetRps?: number;
-  partitions: number;
   state: PacingState;
-  /** The queue's rate limit on the server, as last read or written. */
   serverRps?: number;
-  /** The server's limit was set by someone else (an operator): left alone. */
   setByOperator?: boolean;
 }
 
-/** What a submit activity asks of the shared pace. */
-export interface SubmitPacing {
-  holdRemainingMs(operation: MediaOperation): number;
-  rateLimited(operation: MediaOperation, retryAfterMs: number | undefined): Promise<void>;
-}
+export type SubmitPacing = Pick<SharedPacing, 'holdRemainingMs' | 'rateLimited'>;
 
-export interface SharedPacingDeps {
+interface SharedPacingDeps {
   client: Client;
   namespace: string;
   /** The workflows' task queue; each operation's queue is derived from it. */
@@ -105,17 +89,16 @@ export interface SharedPacingDeps {
   platform: PlatformClient;
   settings: RateLimitSettings;
   identity?: string;
-  /** Each pace as it changes (the worker's gauge, src/metrics), as platform calls go to their metrics. */
   onPace?: (pace: QuotaPace) => void;
 }
 
-export class SharedPacing implements SubmitPacing {
+export class SharedPacing {
   private readonly paces = new Map<MediaOperation, QuotaPace>();
   private readonly pacing: AdaptivePacing;
   private timers: NodeJS.Timeout[] = [];
   /** The server has no task queue config API: the worker-set limit alone paces, holds stay local. */
   private apiMissing = false;
-  /** Queues this worker has given FAIRNESS_WEIGHTS (once each: the server keeps them). */
+  /** Queues given FAIRNESS_WEIGHTS: once each, the server keeps them. */
   private readonly weighted = new Set<string>();
   private readonly saidNoPace = new Set<string>();
 
@@ -128,12 +111,10 @@ export class SharedPacing implements SubmitPacing {
     return this.deps.settings.RATE_LIMIT_PACING === 'on';
   }
 
-  /** Every paced operation's task queue: each worker polls them all. */
   taskQueues(): Array<{ operation: MediaOperation; taskQueue: string }> {
     return [...this.paces.values()].map(({ operation, taskQueue }) => ({ operation, taskQueue }));
   }
 
-  /** Reads the quota list, sets each queue's limit, and keeps both fresh until stop(). */
   async start(): Promise<void> {
     await this.refreshLimits();
     await this.syncAll();
@@ -155,20 +136,17 @@ export class SharedPacing implements SubmitPacing {
     return this.enabled ? this.paces.get(operation)?.targetRps : undefined;
   }
 
-  /** How long no submit of `operation` may be sent: a Retry-After some worker met, not over yet. */
   holdRemainingMs(operation: MediaOperation): number {
     const pace = this.paces.get(operation);
     return this.enabled && pace ? AdaptivePacing.holdRemainingMs(pace.state, Date.now()) : 0;
   }
 
-  /** A submit met a 429: slow the shared pace and hold everyone for its Retry-After. */
   async rateLimited(operation: MediaOperation, retryAfterMs: number | undefined): Promise<void> {
     const pace = this.paces.get(operation);
     if (!this.enabled || !pace) return;
     // The freshest shared state first, so a decrease another worker just made is not undone.
     const server = await this.read(pace);
-    const current = server?.state ?? pace.state;
-    const next = this.pacing.rateLimited(current, Date.now(), retryAfterMs);
+    const next = this.pacing.rateLimited(server?.state ?? pace.state, Date.now(), retryAfterMs);
     pace.state = next;
     log('warn', 'Platform rate limit met: slowing the shared pace', {
       operation,
@@ -200,32 +178,22 @@ export class SharedPacing implements SubmitPacing {
       this.paces.set(limit.operation, {
         operation: limit.operation,
         taskQueue,
-        limit,
         targetRps,
-        partitions,
         state: previous?.state ?? FULL_PACE,
         serverRps: previous?.serverRps,
       });
     }
   }
 
-  /**
-   * Why an operation has no pace, once per reason in a process. No quota in the list is the platform's own
-   * answer (and the registry's async models are paced only when configured): said as INFO. A quota list
-   * that could not be read, or a quota out of range, is a WARN that names what to do.
-   */
+  /** Once per reason: a quota the list lacks is the platform's own answer (INFO); anything else is a WARN. */
   private sayNoPace(operation: string, note: string, expected: boolean): void {
     const key = `${operation}: ${note}`;
     if (this.saidNoPace.has(key)) return;
     this.saidNoPace.add(key);
-    if (expected) {
-      log('info', `No pace for ${key}: submits are sent as they come, and a 429 slows them`);
-    } else {
-      log('warn', `No pace for ${key}: set RATE_LIMIT_QUOTAS to pace it (docs/rate-limits.md)`);
-    }
+    if (expected) log('info', `No pace for ${key}: submits are sent as they come, and a 429 slows them`);
+    else log('warn', `No pace for ${key}: set RATE_LIMIT_QUOTAS to pace it (docs/rate-limits.md)`);
   }
 
-  /** The queue's partitions as the server gives them, else its default (said in the log). */
   private async readPartitions(taskQueue: string): Promise<number> {
     try {
       return await queuePartitions(this.deps.client, this.deps.namespace, taskQueue);
@@ -236,10 +204,8 @@ export class SharedPacing implements SubmitPacing {
   }
 
   /**
-   * Reads every queue's limit and sets ours where it differs; `pacedOnly`: only the queues with a pace to
-   * share. An operation without a quota has nothing on the server to keep in step between refreshes (its
-   * 429 hold stays in the worker that met it), and with pacing off no queue has: each removes our limit at
-   * start and at each refresh. Reading them every few seconds would only cost the server requests.
+   * Sets each queue's limit where it differs. `pacedOnly`: only queues with a pace to share; the others have
+   * nothing on the server to keep in step between refreshes, and reading them often would only cost requests.
    */
   private async syncAll(pacedOnly = false): Promise<void> {
     if (pacedOnly && !this.enabled) return;
@@ -262,8 +228,7 @@ export class SharedPacing implements SubmitPacing {
     const next = this.pacing.recover(pace.state, Date.now());
     const changed = next !== pace.state;
     pace.state = next;
-    const want = this.desiredRps(pace);
-    if (!pace.setByOperator && (changed || !sameRps(pace.serverRps, want))) await this.write(pace);
+    if (!pace.setByOperator && (changed || !sameRps(pace.serverRps, this.desiredRps(pace)))) await this.write(pace);
     this.deps.onPace?.(pace);
   }
 
@@ -271,7 +236,6 @@ export class SharedPacing implements SubmitPacing {
     return pace.targetRps === undefined ? undefined : pace.targetRps * pace.state.factor;
   }
 
-  /** The queue's limit on the server, and our state in its reason (none if the limit is not ours). */
   private async read(pace: QuotaPace): Promise<{ state?: PacingState } | undefined> {
     if (this.apiMissing) return undefined;
     try {
@@ -285,7 +249,7 @@ export class SharedPacing implements SubmitPacing {
     }
   }
 
-  /** Sets the queue's limit to the current pace (or removes ours: `remove`, or nothing to pace by). */
+  /** Sets the queue's limit to the current pace, or removes ours (`remove`, or nothing to pace by). */
   private async write(pace: QuotaPace, remove = false): Promise<void> {
     if (this.apiMissing) return;
     const rps = remove ? undefined : this.desiredRps(pace);

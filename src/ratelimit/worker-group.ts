@@ -1,22 +1,18 @@
-// The workers of the workflows' task queue and of the quota task queues (./shared-pacing.ts), run and stopped as
-// one, so no paced submit waits for a worker that is not there.
+// All workers run and stop as one, so no paced submit waits for a quota task queue's worker that is not there.
 import type { Worker } from '@temporalio/worker';
 
 export class WorkerGroup {
   constructor(
-    /** The workflows' own task queue (workflows and every activity). */
     readonly main: Worker,
-    /** One per quota task queue (the paced submits). */
     readonly quotaWorkers: Worker[],
     private readonly onStopped: () => void = () => {},
   ) {}
 
-  /** Runs every worker until shutdown() or a signal (the SDK's), then drains them; fails if one fails. */
+  /** Runs every worker until shutdown() or a signal (the SDK's); fails if one fails. */
   async run(): Promise<void> {
-    const all = [this.main, ...this.quotaWorkers];
     try {
       const results = await Promise.allSettled(
-        all.map((w) =>
+        [this.main, ...this.quotaWorkers].map((w) =>
           w.run().catch((err: unknown) => {
             // One failed: stop the others too, as a single worker would stop.
             this.shutdown();

@@ -1,17 +1,15 @@
 // Bounded concurrency: a pool of lanes, fed by mapping a list (mapBounded) or by coalescing requests into batches
 // (BatchLanes). Plain promises, no timers, no Node modules: deterministic in workflow code, usable in activities.
 
-/** One piece of work for a lane: started, awaited, and its result handed to `done`. */
 interface Work<R> {
   start(): Promise<R>;
   done(result: R): void;
 }
 
 /**
- * At most `width` lanes, each running what `take` hands it. A lane takes its next piece in the step it sees the
- * last one end (one await per piece), which fixes the order of the activities it starts in workflow code.
- * Returns `fill`: it opens lanes while there is room and work, and rejects with the first error of their work.
- * Not async: no extra step.
+ * At most `width` lanes. A lane takes its next piece in the step it sees the last one end (one await per piece),
+ * which fixes the order of the activities it starts in workflow code. Returns `fill`, which opens lanes while there
+ * is room and work; not async: no extra step.
  */
 function lanes<R>(width: number, take: () => Work<R> | undefined): () => Promise<unknown> {
   let open = 0;
@@ -34,7 +32,7 @@ function lanes<R>(width: number, take: () => Work<R> | undefined): () => Promise
   };
 }
 
-/** Maps `items` through `fn` with at most `limit` calls in flight; results keep the input order. */
+/** At most `limit` calls in flight; results keep the input order. */
 export async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
@@ -58,7 +56,7 @@ export class BatchLanes<I, O> {
   private readonly waiting: Waiting<I, O>[] = [];
   private readonly fill: () => Promise<unknown>;
 
-  /** `send` answers each item of a batch, in order; when it throws, every item of that batch fails. */
+  /** When `send` throws, every item of that batch fails. */
   constructor(
     width: number,
     maxBatch: number,

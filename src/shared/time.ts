@@ -1,5 +1,4 @@
-// Epoch milliseconds as ISO-8601 text, for results and queries. Pure: workflow code formats the times
-// its activities measured (it keeps no clock of its own).
+// Pure: workflow code formats the times its activities measured (it keeps no clock of its own).
 export function isoTime(ms: number): string;
 export function isoTime(ms: number | undefined): string | undefined;
 export function isoTime(ms: number | undefined): string | undefined {

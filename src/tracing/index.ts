@@ -1,5 +1,4 @@
-// OpenTelemetry tracing, off unless the OTEL_* variables ask for it (docs/observability.md). Off, nothing is
-// registered or bundled, so the OpenTelemetry API the platform client calls is its no-op.
+// OpenTelemetry tracing, off unless OTEL_* asks (docs/observability.md); off, the API the client calls is a no-op.
 import { propagation, trace } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { detectResourcesSync, envDetectorSync, Resource } from '@opentelemetry/resources';
@@ -14,12 +13,12 @@ import {
 } from '@temporalio/interceptors-opentelemetry';
 import type { WorkerOptions } from '@temporalio/worker';
 
-/** The exporters OTEL_TRACES_EXPORTER may name (OTLP is http/json; gRPC and protobuf are not shipped). */
+// OTLP is http/json; gRPC and protobuf are not shipped.
 const EXPORTERS = ['otlp', 'console'] as const;
 
 export type Tracing = NonNullable<ReturnType<typeof startTracing>>;
 
-/** Which exporter the environment asks for, if any: unlike the SDK's default (otlp), none unless asked. */
+/** Unlike the SDK's default (otlp), none unless asked. */
 export function tracesExporterName(env: NodeJS.ProcessEnv): (typeof EXPORTERS)[number] | undefined {
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
   const named = env.OTEL_TRACES_EXPORTER?.trim().toLowerCase();
@@ -35,7 +34,7 @@ export function tracesExporterName(env: NodeJS.ProcessEnv): (typeof EXPORTERS)[n
   return env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? 'otlp' : undefined;
 }
 
-/** A global tracer provider when the environment asks for one; the OTLP exporter reads OTEL_EXPORTER_OTLP_* itself. */
+/** The OTLP exporter reads OTEL_EXPORTER_OTLP_* itself. */
 export function startTracing(env: NodeJS.ProcessEnv, defaultServiceName: string) {
   const name = tracesExporterName(env);
   if (!name) return undefined;
@@ -46,13 +45,11 @@ export function startTracing(env: NodeJS.ProcessEnv, defaultServiceName: string)
   );
   const spanProcessor = new BatchSpanProcessor(exporter);
   const provider = new NodeTracerProvider({ resource, spanProcessors: [spanProcessor] });
-  // The AsyncLocalStorage context (an activity's span is the parent of its HTTP calls) and the W3C
-  // propagator (OTEL_PROPAGATORS may choose others).
+  // The AsyncLocalStorage context (an activity's span is the parent of its HTTP calls) and the W3C propagator.
   provider.register();
   return {
     resource,
     spanProcessor,
-    /** Flushes the spans not yet exported and stops the provider. */
     shutdown: async () => {
       await provider.shutdown();
       trace.disable();
@@ -61,7 +58,6 @@ export function startTracing(env: NodeJS.ProcessEnv, defaultServiceName: string)
   };
 }
 
-/** Traced workflows and activities (with trace ids in their log lines), and the sink for the sandbox's spans. */
 export function tracingWorkerOptions(tracing: Tracing): Pick<WorkerOptions, 'interceptors' | 'sinks'> {
   return {
     interceptors: {
@@ -77,14 +73,10 @@ export function tracingWorkerOptions(tracing: Tracing): Pick<WorkerOptions, 'int
   };
 }
 
-/** The SDK's workflow interceptor module: spans for the run, its activities and children, with trace ids in its logs. */
 export const TRACING_WORKFLOW_INTERCEPTORS =
   require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors');
 
-/**
- * A span for each start, signal, query and update, its context sent in the workflow's headers. For a backend's own
- * Client: `new Client({ connection, interceptors: tracingClientInterceptors() })`, its OpenTelemetry SDK registered.
- */
+/** For a backend's own Client too: `new Client({ connection, interceptors: tracingClientInterceptors() })`. */
 export function tracingClientInterceptors(): ClientInterceptors {
   return { workflow: [new OpenTelemetryWorkflowClientInterceptor()] };
 }
