@@ -3,10 +3,8 @@ import { FailureType, isAttach, type BatchJobResult, type BatchObservation } fro
 import type { Activities } from './activities';
 import { summarized } from '../../workflows/activity-summary';
 import { DEFAULT_DEADLINE_MS, untilDeadline } from '../../workflows/retry-policies';
-import type { BatchRun } from './workflows-run';
+import type { BatchRun, KeptOutputs } from './workflows-run';
 import { ATTEMPT } from './workflows-start';
-
-export type KeptOutputs = Awaited<ReturnType<Activities['keepBatchOutputs']>>;
 
 export async function finishBatch(run: BatchRun, final: BatchObservation): Promise<BatchJobResult> {
   const { batchId, input, progress } = run;

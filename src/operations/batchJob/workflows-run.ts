@@ -16,8 +16,12 @@ import {
 import { isoTime } from '../../shared/time';
 import { HOUR_MS } from '../../workflows/retry-policies';
 import { trackProgress } from '../../workflows/status';
-import type { KeptOutputs } from './workflows-finish';
-import type { StartedBatch } from './workflows-start';
+import type { Activities, CreateBatchOnceResult } from './activities';
+
+export type StartedBatch = Pick<CreateBatchOnceResult, 'batch' | 'at' | 'windowStartAt' | 'attempt' | 'resumed'> & {
+  inputFileId: string;
+};
+export type KeptOutputs = Awaited<ReturnType<Activities['keepBatchOutputs']>>;
 
 export type BatchProgressTracker = ReturnType<typeof trackProgress<BatchJobStatus, BatchProgress>>;
 

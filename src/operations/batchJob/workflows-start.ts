@@ -1,10 +1,10 @@
 import { CancellationScope, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { isAttach, type ParsedBatchJobInput, type ParsedBatchJobRequestInput } from '@platform-ops/client';
-import type { Activities, CreateBatchOnceResult } from './activities';
+import type { Activities } from './activities';
 import { paidCall, summarized } from '../../workflows/activity-summary';
 import { attachedNotFound } from '../../workflows/attach';
 import { afterReset, HOUR_MS, untilDeadline } from '../../workflows/retry-policies';
-import type { BatchProgressTracker } from './workflows-run';
+import type { BatchProgressTracker, StartedBatch } from './workflows-run';
 
 const CREATE_DEADLINE_MS = 6 * HOUR_MS;
 
@@ -12,10 +12,6 @@ export const ATTEMPT = { attemptMs: 5 * 60_000, heartbeatMs: 60_000 };
 
 const creating = () =>
   proxyActivities<Activities>(untilDeadline(workflowInfo().startTime.getTime() + CREATE_DEADLINE_MS, ATTEMPT));
-
-export type StartedBatch = Pick<CreateBatchOnceResult, 'batch' | 'at' | 'windowStartAt' | 'attempt' | 'resumed'> & {
-  inputFileId: string;
-};
 
 export const startBatch = (
   input: ParsedBatchJobInput,
