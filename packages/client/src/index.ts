@@ -15,6 +15,7 @@ export * from './platform/account';
 export * from './platform/batches';
 export * from './platform/common';
 export * from './platform/decision';
+export * from './platform/endpoints';
 export * from './platform/gpu';
 export * from './platform/image';
 export * from './platform/media';

@@ -10,6 +10,12 @@ export const DEFAULT_PATHS = {
   startInstance: '/gpu-instance/openapi/v1/gpu/instance/start',
   stopInstance: '/gpu-instance/openapi/v1/gpu/instance/stop',
   deleteInstance: '/gpu-instance/openapi/v1/gpu/instance/delete',
+  endpointLimits: '/gpu-instance/openapi/v1/endpoint/limit',
+  createEndpoint: '/gpu-instance/openapi/v1/endpoint/create',
+  listEndpoints: '/gpu-instance/openapi/v1/endpoints',
+  getEndpoint: '/gpu-instance/openapi/v1/endpoint',
+  updateEndpoint: '/gpu-instance/openapi/v1/endpoint/update',
+  deleteEndpoint: '/gpu-instance/openapi/v1/endpoint/delete',
   /** The vendor path segments of the two video models, appended to `/v3/async/`. */
   imageToVideoModel: 'vendor-v3.0-std-i2v',
   textToVideoModel: 'vendor-v3.0-pro-t2v',
