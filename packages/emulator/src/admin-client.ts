@@ -5,6 +5,7 @@
 import type { CountersView } from './counters';
 import type { FaultConfig } from './faults';
 import type { FixturesInput } from './fixtures';
+import type { EndpointAdminView } from './serverless-endpoints';
 import { ADMIN_PREFIX } from './routes';
 import type { ScenarioInput } from './scenario/schema';
 
@@ -57,6 +58,7 @@ export class EmulatorAdmin {
   setFaults = (config: FaultConfig) => this.request<FaultConfig>('PUT', '/faults', config);
   clearFaults = () => this.request<FaultConfig>('DELETE', '/faults');
   counters = () => this.request<CountersView>('GET', '/counters');
+  endpoints = () => this.request<{ endpoints: EndpointAdminView[] }>('GET', '/endpoints');
   resetCounters = () => this.request<CountersView>('POST', '/counters/reset');
   clock = () => this.request<ClockView>('GET', '/clock');
   setClockSpeed = (speed: number) => this.request<ClockView>('PUT', '/clock', { speed });

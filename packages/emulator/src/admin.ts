@@ -202,6 +202,8 @@ function routes(app: FastifyInstance, state: EmulatorState): void {
 
   // ── Counters ─────────────────────────────────────────────────────────────
   app.get('/counters', (_request, reply) => json(reply, state.counters.view()));
+  // Every endpoint since the last reset, gone ones too: what each billed, and its workers billing now.
+  app.get('/endpoints', (_request, reply) => json(reply, { endpoints: state.endpoints.adminView() }));
   app.post('/counters/reset', (_request, reply) => {
     state.counters.reset();
     return json(reply, state.counters.view());

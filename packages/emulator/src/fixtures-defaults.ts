@@ -1,6 +1,7 @@
 // The built-in fixtures: the demo members, keys, instances, quotas and settings, and three months of
 // historical charges so bill reports have data. Separate from fixtures.ts, which holds their shape and
 // how loaded sections replace them.
+import type { EndpointSettings } from './fixtures';
 import { DECISION_MODEL } from '@platform-ops/client';
 import { DEFAULT_TASK_SETTINGS } from './task-settings';
 import { GEN_API_CATEGORY, LLM_CATEGORY, VIDEO_PRODUCTS, decisionAmount, videoCharge } from './pricing';
@@ -213,7 +214,37 @@ export function defaultFixtures(apiKeys: readonly string[]): Fixtures {
     },
     tasks: DEFAULT_TASK_SETTINGS,
     instanceSettings: { toRestartMs: 1_000, restartingMs: 5_000, lifecycleStepMs: 2_000 },
+    endpointSettings: ENDPOINT_SETTINGS,
     decision: { baseLatencyMs: 60, msPerThinkToken: 2 },
     historicalCharges: defaultHistory(),
   };
 }
+
+const ENDPOINT_SETTINGS: EndpointSettings = {
+  pullMs: 2_000,
+  startMs: 2_000,
+  deleteMs: 2_000,
+  maxEndpoints: 50,
+  maxWorkers: 200,
+  limits: {
+    minRootfsSize: 100,
+    maxRootfsSize: 100,
+    minLocalVolumeSize: 1,
+    maxLocalVolumeSize: 1_000,
+    minWorkerNum: 0,
+    maxWorkerNum: 20,
+    minFreeTimeout: 0,
+    maxFreeTimeout: 3_600,
+    minConcurrencyNum: 1,
+    maxConcurrencyNum: 100,
+    minQueueWaitTime: 1,
+    maxQueueWaitTime: 3_600,
+    minRequestNum: 1,
+    maxRequestNum: 1_000,
+    minGPUNum: 1,
+    maxGPUNum: 8,
+    freeRootfsSize: 100,
+    freeLocalVolumeSize: 0,
+    cudaVersionList: ['11.8', '12.1', '12.4'],
+  },
+};

@@ -113,6 +113,19 @@ export const InstanceSettingsSchema = z.strictObject({
 });
 export type InstanceSettings = z.infer<typeof InstanceSettingsSchema>;
 
+export const EndpointSettingsSchema = z.strictObject({
+  /** Emulated ms a worker pulls its image, then starts, and an endpoint terminates. */
+  pullMs: z.number().int().min(0).max(86_400_000),
+  startMs: z.number().int().min(0).max(86_400_000),
+  deleteMs: z.number().int().min(0).max(86_400_000),
+  /** The account's quota: live endpoints, and their workers together. */
+  maxEndpoints: z.number().int().min(0).max(10_000),
+  maxWorkers: z.number().int().min(0).max(100_000),
+  /** `GET /endpoint/limit`'s answer. */
+  limits: z.record(z.string(), z.union([z.number(), z.array(z.string())])),
+});
+export type EndpointSettings = z.infer<typeof EndpointSettingsSchema>;
+
 export const DecisionSettingsSchema = z.strictObject({
   /** Emulated latency of a call without thinking (the spec: usually under 0.2 s). */
   baseLatencyMs: z.number().int().min(0).max(600_000),
@@ -141,6 +154,7 @@ export const FixturesInputSchema = z.strictObject({
   rateLimits: RateLimitFixture.optional(),
   tasks: TaskSettingsUpdateSchema.optional(),
   instanceSettings: InstanceSettingsSchema.partial().optional(),
+  endpointSettings: EndpointSettingsSchema.partial().optional(),
   decision: DecisionSettingsSchema.partial().optional(),
   historicalCharges: z.array(HistoricalCharge).optional(),
 });
@@ -155,6 +169,7 @@ export interface Fixtures {
   rateLimits: RateLimitFixture;
   tasks: TaskSettingsByOperation;
   instanceSettings: InstanceSettings;
+  endpointSettings: EndpointSettings;
   decision: DecisionSettings;
   historicalCharges: HistoricalCharge[];
 }
@@ -172,6 +187,7 @@ export function applyFixtures(base: Fixtures, input: ParsedFixturesInput): Fixtu
     rateLimits: input.rateLimits ?? base.rateLimits,
     tasks: input.tasks ? mergeTaskSettings(base.tasks, input.tasks) : base.tasks,
     instanceSettings: { ...base.instanceSettings, ...input.instanceSettings },
+    endpointSettings: { ...base.endpointSettings, ...input.endpointSettings },
     decision: { ...base.decision, ...input.decision },
     historicalCharges: input.historicalCharges ?? base.historicalCharges,
   };

@@ -23,6 +23,9 @@ function paidSubject(routeKey: string, request: FastifyRequest): string {
     case 'createInstance':
       subject = body?.name;
       break;
+    case 'createEndpoint':
+      subject = (body?.endpoint as Body)?.name;
+      break;
     case 'submitImageToVideo':
     case 'submitTextToVideo':
       subject = body?.prompt ?? body?.multi_prompt;

@@ -53,6 +53,13 @@ function entries(paths: PlatformPaths): Entry[] {
     { method: 'POST', path: paths.startInstance, key: 'startInstance' },
     { method: 'POST', path: paths.stopInstance, key: 'stopInstance' },
     { method: 'POST', path: paths.deleteInstance, key: 'deleteInstance' },
+    { method: 'GET', path: paths.endpointLimits, key: 'endpointLimits' },
+    // An endpoint's workers bill from the create on.
+    { method: 'POST', path: paths.createEndpoint, key: 'createEndpoint', aliases: [PAID] },
+    { method: 'GET', path: paths.listEndpoints, key: 'listEndpoints' },
+    { method: 'GET', path: paths.getEndpoint, key: 'getEndpoint' },
+    { method: 'POST', path: paths.updateEndpoint, key: 'updateEndpoint' },
+    { method: 'POST', path: paths.deleteEndpoint, key: 'deleteEndpoint' },
     // DEFAULT_PATHS names the submits by their model segment, which is no operation: the client's names win.
     {
       method: 'POST',

@@ -16,6 +16,7 @@ import { DEFAULT_OPTIONS, type EmulatorOptions } from './config';
 import { registerDecisionRoute } from './decision';
 import { sendInvalid, sendPlatformError } from './http';
 import { registerInstanceRoutes } from './instances';
+import { registerServerlessRoutes } from './serverless-routes';
 import { HEALTH_PATH, UNKNOWN_ROUTE } from './routes';
 import { Recorder } from './record';
 import { EmulatorState } from './state';
@@ -112,6 +113,7 @@ function buildEmulatorApp(state: EmulatorState, recorder?: Recorder): FastifyIns
   app.get(HEALTH_PATH, (_request, reply) => reply.send({ ok: true }));
   registerCatalogRoutes(app, { paths: state.paths });
   registerInstanceRoutes(app, { instances: state.instances, paths: state.paths });
+  registerServerlessRoutes(app, { endpoints: state.endpoints, paths: state.paths });
   registerTaskRoutes(app, {
     tasks: state.tasks,
     accounts: state.accounts,

@@ -19,6 +19,7 @@ import {
 import { defaultFixtures } from './fixtures-defaults';
 import { IdGenerator } from './hash';
 import { InstanceStore } from './instances';
+import { EndpointStore } from './serverless-endpoints';
 import { Accounts, type ChargeRecord } from './accounts';
 import { RateLimiter } from './rate-limit';
 import { RouteTable } from './routes';
@@ -40,6 +41,7 @@ export class EmulatorState {
   readonly tasks: TaskStore;
   readonly callbacks: CallbackSender;
   readonly instances: InstanceStore;
+  readonly endpoints: EndpointStore;
   readonly batchEnv: BatchEnv;
   readonly batches: BatchStore;
   readonly scenario: ScenarioRunner;
@@ -60,6 +62,7 @@ export class EmulatorState {
     this.tasks = new TaskStore(this.clock, this.accounts, this.ids, () => this.publicUrl);
     this.callbacks = new CallbackSender(this.clock, this.tasks);
     this.instances = new InstanceStore(this.clock);
+    this.endpoints = new EndpointStore(this.clock, this.accounts);
     this.batchEnv = {
       now: () => this.clock.now(),
       newId: (prefix) => this.ids.next(prefix),
@@ -121,6 +124,7 @@ export class EmulatorState {
       f.rateLimits,
     );
     this.instances.load(f.instances, f.instanceSettings);
+    this.endpoints.load(f.endpointSettings);
     this.tasks.clear();
     this.callbacks.reset();
     this.tasks.settings = f.tasks;
