@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
 import { addRegisterSearchAttributesOption } from './namespace/search-attributes';
+import { addEndpointCommands } from './operations/serverlessEndpoint/starter';
 import { addBudgetCommands } from './starter/commands/budget';
 import { addDeployCommands } from './starter/commands/deploy';
 import { addEmulatorCommand } from './starter/commands/emulator';
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
   addPlatformCommands(program, out);
   addScheduleCommands(program, out);
   addBudgetCommands(program, out);
+  addEndpointCommands(program, out);
   addIncidentCommands(program, out);
   addDeployCommands(program, out);
   return program;

@@ -15,7 +15,8 @@ export const BATCH_PER_REQUEST_MS = 20_000;
 export const RESTARTING_MS = 60_000;
 const DAY_S = 86_400;
 
-export type ChaosType = Exclude<WorkflowTypeName, 'budgetLedger'>;
+// Both are started by others: the ledger by its jobs, an endpoint's run by the Updates of its `endpoint` commands.
+export type ChaosType = Exclude<WorkflowTypeName, 'budgetLedger' | 'serverlessEndpoint'>;
 export const CHAOS_TYPES = STARTABLE_WORKFLOW_TYPES as readonly ChaosType[];
 
 /** Instance ids of a wave: one per workflow of each type that acts on an instance it is given. */

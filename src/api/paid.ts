@@ -10,6 +10,7 @@ export const PAID_WORKFLOW_TYPES = {
   createInstance: 'creates a GPU instance',
   budgetGatedJob: 'runs a paid job as its child, after a paid gate question if it has one',
   autoRenew: 'renews GPU instances through budget-gated jobs',
+  serverlessEndpoint: 'creates a serverless endpoint, whose workers bill while they run',
 } as const satisfies Partial<Record<WorkflowTypeName, string>>;
 
 export const paidFor = (type: string): string | undefined =>

@@ -7,6 +7,7 @@ import { createBudgetLedgerActivities } from './budgetLedger/activities';
 import { createDecisionActivities } from './evaluateDecision/activities';
 import { createInstanceActivities } from './instances/activities';
 import { createMediaActivities } from './mediaGeneration/activities';
+import { createServerlessEndpointActivities } from './serverlessEndpoint/activities';
 import { withPlatformFailures } from '../activities/retries';
 
 type ActivityFunctions = Record<string, (...args: never[]) => Promise<unknown>>;
@@ -22,6 +23,7 @@ export const ACTIVITY_FACTORIES: { readonly [O in OperationName]: ((deps: Activi
     budgetLedger: createBudgetLedgerActivities,
     billingReport: createBillingActivities,
     autoRenew: null,
+    serverlessEndpoint: createServerlessEndpointActivities,
   };
 
 export function createActivities(deps: ActivityDeps): ActivityFunctions {

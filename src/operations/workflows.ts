@@ -9,6 +9,7 @@ export * from './budgetLedger/workflows';
 export * from './evaluateDecision/workflows';
 export * from './instances/workflows';
 export * from './mediaGeneration/workflows';
+export * from './serverlessEndpoint/workflows';
 
 type EveryOperation<T extends Record<OperationName, unknown>> = T;
 export type WorkflowModules = EveryOperation<{
@@ -20,4 +21,5 @@ export type WorkflowModules = EveryOperation<{
   evaluateDecision: typeof import('./evaluateDecision/workflows');
   instances: typeof import('./instances/workflows');
   mediaGeneration: typeof import('./mediaGeneration/workflows');
+  serverlessEndpoint: typeof import('./serverlessEndpoint/workflows');
 }>;

@@ -60,6 +60,26 @@ export class PlatformClient extends Transport {
   readonly stopInstance = this.whole('POST', 'stopInstance', S.InstanceActionRequest, S.EmptyResponse);
   readonly deleteInstance = this.whole('POST', 'deleteInstance', S.InstanceActionRequest, S.EmptyResponse);
 
+  readonly endpointLimits = this.whole('GET', 'endpointLimits', S.EndpointLimitsRequest, S.EndpointLimits);
+  // Paid, yet the usual timeout: a retry finds an earlier attempt's endpoint by name (docs/retries.md).
+  readonly createEndpoint = this.whole('POST', 'createEndpoint', S.CreateEndpointRequest, S.CreateEndpointResponse);
+  readonly listEndpoints = this.whole('GET', 'listEndpoints', S.ListEndpointsRequest, S.ListEndpointsResponse);
+  readonly getEndpoint = this.whole('GET', 'getEndpoint', S.EndpointIdRequest, S.GetEndpointResponse);
+  readonly updateEndpoint = this.whole('POST', 'updateEndpoint', S.UpdateEndpointRequest, S.EmptyResponse);
+  readonly deleteEndpoint = this.whole('POST', 'deleteEndpoint', S.DeleteEndpointBody, S.EmptyResponse);
+
+  /** Every endpoint, page by page (pages count from 1), until the platform's total is reached. */
+  async *iterateEndpoints(opts?: CallOptions) {
+    const pageSize = S.ENDPOINT_PAGE_MAX;
+    for (let pageNum = 1, seen = 0; ; pageNum++) {
+      const { endpoints, total } = await this.listEndpoints({ pageSize, pageNum }, opts);
+      const page = endpoints ?? [];
+      yield* page;
+      seen += page.length;
+      if (page.length < pageSize || (total !== undefined && seen >= total)) return;
+    }
+  }
+
   iterateInstances(req: Omit<S.ListInstancesRequest, 'cursor'> = {}, opts?: CallOptions) {
     return walkPages((cursor) => this.listInstances({ ...req, cursor }, opts), 'next_cursor');
   }

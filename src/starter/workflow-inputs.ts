@@ -23,8 +23,8 @@ import { CliError, ExitCode } from '../cli/command';
 import { parseJson, readText, type Flag, type InputFlags, type OperationStarter } from '../cli/flags';
 import type { ProgressView } from '../cli/progress';
 
-/** A member's budget ledger is started by its jobs. */
-type StartingOperation = Exclude<OperationName, 'budgetLedger'>;
+/** A member's budget ledger is started by its jobs; an endpoint's run by its `endpoint` commands. */
+type StartingOperation = Exclude<OperationName, 'budgetLedger' | 'serverlessEndpoint'>;
 
 const STARTERS: { readonly [O in StartingOperation]: OperationStarter } = {
   mediaGeneration: mediaStarter,

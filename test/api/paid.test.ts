@@ -27,8 +27,9 @@ describe('PAID_WORKFLOW_TYPES', () => {
     },
   );
 
-  it('lists only types callers start', () => {
-    for (const type of Object.keys(PAID_WORKFLOW_TYPES)) expect(STARTABLE_WORKFLOW_TYPES).toContain(type);
+  it("lists only types callers start: by a start, or an endpoint's run by its first deploy", () => {
+    const started = [...STARTABLE_WORKFLOW_TYPES, 'serverlessEndpoint'];
+    for (const type of Object.keys(PAID_WORKFLOW_TYPES)) expect(started).toContain(type);
   });
 
   it('says nothing of a name that is not a type', () => {

@@ -11,6 +11,7 @@ export * from './contracts/budgetLedger';
 export * from './contracts/evaluateDecision';
 export * from './contracts/instances';
 export * from './contracts/mediaGeneration';
+export * from './contracts/serverlessEndpoint';
 export * from './platform/account';
 export * from './platform/batches';
 export * from './platform/common';

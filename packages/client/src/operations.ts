@@ -8,6 +8,7 @@ import * as budgetLedger from './contracts/budgetLedger';
 import * as evaluateDecision from './contracts/evaluateDecision';
 import * as instances from './contracts/instances';
 import * as mediaGeneration from './contracts/mediaGeneration';
+import * as serverlessEndpoint from './contracts/serverlessEndpoint';
 
 export const CONTRACTS = {
   mediaGeneration,
@@ -18,6 +19,7 @@ export const CONTRACTS = {
   budgetLedger,
   billingReport,
   autoRenew,
+  serverlessEndpoint,
 };
 
 type Operations = {

@@ -1,5 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import {
+  WithStartWorkflowOperation,
+  WorkflowExecutionAlreadyStartedError,
+  type Client,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import {
   DEFAULT_TASK_QUEUE,
   IDEMPOTENCY_MEMO,
@@ -11,9 +16,21 @@ import {
   type IdempotencyMemo,
   type PriorityClass,
 } from './contract';
+import {
+  DeployEndpointRequest,
+  deployEndpointUpdate,
+  serverlessEndpointWorkflowId,
+} from './contracts/serverlessEndpoint';
 import { invalidInput, parseInput } from './failures';
 import { parseOrThrow } from './validation';
-import { WORKFLOWS, workflowSummary, type InputOf, type ResultOf, type WorkflowTypeName } from './operations';
+import {
+  WORKFLOWS,
+  WorkflowType,
+  workflowSummary,
+  type InputOf,
+  type ResultOf,
+  type WorkflowTypeName,
+} from './operations';
 
 export type Handle<T extends WorkflowTypeName> = WorkflowHandle<(input: InputOf<T>) => Promise<ResultOf<T>>>;
 
@@ -168,3 +185,29 @@ export const attachTask = (client: Client, taskId: string, opts: AttachOptions<'
 
 export const attachBatch = (client: Client, batchId: string, opts: AttachOptions<'batchJob'> = {}) =>
   startAttach(client, 'batchJob', 'batch', batchId, opts);
+
+/**
+ * Sends a deploy to the endpoint's run, starting the run if it has none (update-with-start), and returns once the run
+ * accepted it: `result()` gives the outcome once the endpoint serves, or its failure.
+ */
+export async function deployEndpoint(
+  client: Client,
+  request: DeployEndpointRequest,
+  opts: { taskQueue?: string } = {},
+) {
+  const checked = parseOrThrow(DeployEndpointRequest, request, (issues) => invalidInput('deployEndpoint', issues));
+  const name = checked.config.name;
+  const startWorkflowOperation = new WithStartWorkflowOperation(WorkflowType.serverlessEndpoint, {
+    workflowId: serverlessEndpointWorkflowId(name),
+    taskQueue: opts.taskQueue ?? DEFAULT_TASK_QUEUE,
+    args: [{ name }],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    typedSearchAttributes: [{ key: SearchAttributes.operation, value: WorkflowType.serverlessEndpoint }],
+    staticSummary: `serverless endpoint ${name}`,
+  });
+  return client.workflow.startUpdateWithStart(deployEndpointUpdate, {
+    args: [request],
+    waitForStage: 'ACCEPTED',
+    startWorkflowOperation,
+  });
+}

@@ -1,4 +1,4 @@
-// Serverless endpoints: a deployment of GPU workers behind one URL (../shared/platform-notes.md, "Serverless
+// Serverless endpoints: a deployment of GPU workers behind one URL (the platform notes, "Serverless
 // endpoints"). What a config may hold is checked here; what the account's limit ranges allow, against
 // `EndpointLimits` before anything is sent.
 import { z } from 'zod';
@@ -18,7 +18,9 @@ export const EndpointName = z
   .string()
   .min(1)
   .max(220)
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, { error: 'must start with a letter or digit; letters, digits, ".", "_", "-"' });
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, {
+    error: 'must start with a letter or digit; letters, digits, ".", "_", "-"',
+  });
 /** Part of the endpoint's URL; fixed once created. */
 export const EndpointAppName = z
   .string()
@@ -111,7 +113,8 @@ export const EndpointConfig = z
     }
     c.volumeMounts.forEach((m, i) => {
       if (m.type === 'network' && !m.id) issue(['volumeMounts', i, 'id'], 'is required for a network volume');
-      if (m.type === 'local' && m.size === undefined) issue(['volumeMounts', i, 'size'], 'is required for a local volume');
+      if (m.type === 'local' && m.size === undefined)
+        issue(['volumeMounts', i, 'size'], 'is required for a local volume');
     });
     if (c.volumeMounts.some((m) => m.type === 'network') && !c.clusterID) {
       issue(['clusterID'], 'is required with a network volume');
@@ -195,9 +198,16 @@ const RANGE_NAMES = [
 ] as const;
 export type EndpointRangeName = (typeof RANGE_NAMES)[number];
 
+export const EndpointLimitsRequest = z.strictObject({});
+
 /** `GET /endpoint/limit`: `min<Name>`/`max<Name>` pairs, the free disk allowances and the CUDA versions. */
 export const EndpointLimits = z.looseObject({
-  ...Object.fromEntries(RANGE_NAMES.flatMap((n) => [[`min${n}`, Range.min], [`max${n}`, Range.max]])),
+  ...Object.fromEntries(
+    RANGE_NAMES.flatMap((n) => [
+      [`min${n}`, Range.min],
+      [`max${n}`, Range.max],
+    ]),
+  ),
   freeRootfsSize: LenientInt.optional(),
   freeLocalVolumeSize: LenientInt.optional(),
   cudaVersionList: z.array(z.string().max(16)).max(64).nullish(),
@@ -229,11 +239,15 @@ export function outsideEndpointLimits(config: EndpointConfig, limits: EndpointLi
     const min = limits[`min${name}`];
     const max = limits[`max${name}`];
     if (value === undefined) return;
-    if (min !== undefined && value < min) problems.push(`${field} must be at least ${min} (limit ${name}), not ${value}`);
-    if (max !== undefined && value > max) problems.push(`${field} must be at most ${max} (limit ${name}), not ${value}`);
+    if (min !== undefined && value < min)
+      problems.push(`${field} must be at least ${min} (limit ${name}), not ${value}`);
+    if (max !== undefined && value > max)
+      problems.push(`${field} must be at most ${max} (limit ${name}), not ${value}`);
   };
   for (const [name, field, read] of RANGE_FIELDS) check(name, field, read(config));
-  config.volumeMounts.forEach((m, i) => m.type === 'local' && check('LocalVolumeSize', `volumeMounts.${i}.size`, m.size));
+  config.volumeMounts.forEach(
+    (m, i) => m.type === 'local' && check('LocalVolumeSize', `volumeMounts.${i}.size`, m.size),
+  );
   const cuda = limits.cudaVersionList;
   const wanted = config.workerConfig.cudaVersion;
   if (wanted && cuda && cuda.length > 0 && !cuda.includes(wanted)) {

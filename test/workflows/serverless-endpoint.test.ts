@@ -1,0 +1,113 @@
+// serverlessEndpoint end to end: real Temporal dev server, real worker, an emulator of this file's own. A deploy
+// serves, scales and is removed; a deploy that cannot serve leaves nothing billing; a failed update rolls back;
+// changes never interleave.
+import {
+  deployEndpointUpdate,
+  endpointStateQuery,
+  removeEndpointUpdate,
+  scaleEndpointUpdate,
+  serverlessEndpointWorkflowId,
+} from '@platform-ops/client';
+import { deploy, emulated, endpointConfig, refusal, waitUntil } from '../helpers/endpoints';
+import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
+import { emulatorPlatform, recordHistory, uniqueId, withWorker as withSharedWorker } from '../helpers/temporal';
+
+let emulator: TestEmulator;
+beforeAll(async () => {
+  emulator = await startTestEmulator({ clockSpeed: 10 });
+});
+afterAll(() => emulator.close());
+afterEach(() => emulator.admin('DELETE', '/faults'));
+
+const withWorker: typeof withSharedWorker = (prefix, fn, opts = {}) =>
+  withSharedWorker(prefix, fn, { platform: opts.platform ?? emulatorPlatform(emulator.url) });
+
+describe('serverlessEndpoint', () => {
+  it('deploys until it serves, scales up and to zero, and removes it: workers bill only while they ran', () =>
+    withWorker('endpoint', async ({ client, taskQueue }) => {
+      const name = uniqueId('ep');
+      const deployed = await deploy(client, taskQueue, { config: endpointConfig(name) });
+      expect(deployed).toMatchObject({ kind: 'deploy', platformState: 'serving', alreadyApplied: false });
+      expect(deployed.workers.healthy).toBeGreaterThanOrEqual(1);
+      const handle = client.workflow.getHandle(serverlessEndpointWorkflowId(name));
+      expect(await handle.query(endpointStateQuery)).toMatchObject({ status: 'SERVING', minWorkers: 1, maxWorkers: 2 });
+
+      const up = await handle.executeUpdate(scaleEndpointUpdate, { args: [{ minWorkers: 2, maxWorkers: 3 }] });
+      expect(up.workers.healthy).toBeGreaterThanOrEqual(2);
+      const zero = await handle.executeUpdate(scaleEndpointUpdate, { args: [{ minWorkers: 0, maxWorkers: 1 }] });
+      expect(zero).toMatchObject({ kind: 'scale', platformState: 'serving' });
+      const [running] = await emulated(emulator, name);
+      expect(running.billedWorkerSeconds).toBeGreaterThan(0);
+
+      const removed = await handle.executeUpdate(removeEndpointUpdate, { args: [{}] });
+      expect(removed).toMatchObject({ kind: 'remove', alreadyApplied: false });
+      const view = await handle.result();
+      expect(view).toMatchObject({ status: 'REMOVED', changesApplied: 4 });
+      expect(view.costSoFar).toBeGreaterThan(0);
+      const after = await emulated(emulator, name);
+      expect(after.every((e) => e.billingNow === 0)).toBe(true);
+      await expect(emulatorPlatform(emulator.url).getEndpoint({ id: deployed.endpointId! })).rejects.toMatchObject({
+        status: 404,
+      });
+      await recordHistory(handle, 'serverlessEndpoint-lifecycle');
+    }));
+
+  it('fails a deploy whose image cannot be pulled with that reason, and leaves no worker billing', () =>
+    withWorker('endpoint-pull', async ({ client, taskQueue }) => {
+      const name = uniqueId('ep-pull');
+      const image = { image: 'registry.example/missing:1 [emulator:pull_fail]' };
+      const message = await refusal(deploy(client, taskQueue, { config: endpointConfig(name, { image }) }));
+      expect(message).toMatch(/ImagePullFailed/);
+      expect(message).toContain('the endpoint was removed, so no worker bills');
+      const seen = await emulated(emulator, name);
+      expect(seen.reduce((sum, e) => sum + e.billedWorkerSeconds, 0)).toBe(0);
+      expect(seen.every((e) => e.billingNow === 0)).toBe(true);
+      const view = await client.workflow.getHandle(serverlessEndpointWorkflowId(name)).query(endpointStateQuery);
+      expect(view).toMatchObject({ status: 'FAILED', lastChange: { kind: 'deploy', outcome: 'failed' } });
+    }));
+
+  it('takes a failed update back to the last config that served, and says so', () =>
+    withWorker('endpoint-rollback', async ({ client, taskQueue }) => {
+      const name = uniqueId('ep-back');
+      const first = await deploy(client, taskQueue, { config: endpointConfig(name) });
+      const bad = endpointConfig(name, { image: { image: 'registry.example/hello-gpu:2 [emulator:pull_fail]' } });
+      const message = await refusal(deploy(client, taskQueue, { config: bad }));
+      expect(message).toContain('rolled back to the last config that served');
+      const handle = client.workflow.getHandle(serverlessEndpointWorkflowId(name));
+      expect(await handle.query(endpointStateQuery)).toMatchObject({
+        status: 'SERVING',
+        lastChange: { kind: 'deploy', outcome: 'rolledBack' },
+      });
+      const { endpoint } = await emulatorPlatform(emulator.url).getEndpoint({ id: first.endpointId! });
+      expect((endpoint as { image?: { image?: string } }).image?.image).toBe('registry.example/hello-gpu:1');
+      await handle.executeUpdate(removeEndpointUpdate, { args: [{}] });
+    }));
+
+  it('applies two deploys sent at once one after the other, and refuses one that says whenBusy: refuse', () =>
+    withWorker('endpoint-turns', async ({ client, taskQueue }) => {
+      const name = uniqueId('ep-turns');
+      const slow = { image: 'registry.example/hello-gpu:1 [emulator:pull_ms=8000]' };
+      const a = deploy(client, taskQueue, { config: endpointConfig(name, { image: slow }) });
+      const handle = client.workflow.getHandle(serverlessEndpointWorkflowId(name));
+      await waitUntil(
+        async () => (await handle.query(endpointStateQuery).catch(() => undefined))?.status === 'WAITING_TO_SERVE',
+      );
+      const second = endpointConfig(name, { image: { image: 'registry.example/hello-gpu:2' } });
+      const refused = await refusal(
+        handle.executeUpdate(deployEndpointUpdate, { args: [{ config: second, whenBusy: 'refuse' }] }),
+      );
+      expect(refused).toContain('is applying another change');
+      const b = handle.executeUpdate(deployEndpointUpdate, { args: [{ config: second }] });
+      const [ra, rb] = await Promise.all([a, b]);
+      expect([ra.kind, rb.kind]).toEqual(['deploy', 'deploy']);
+      // Never interleaved: the second's update is sent only after the first's wait has ended.
+      const events = (await handle.fetchHistory()).events ?? [];
+      const order = events
+        .map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name)
+        .filter((t): t is string => !!t && /Endpoint$/.test(t) && t !== 'checkEndpointConfig');
+      expect(order).toEqual(['findEndpoint', 'createEndpoint', 'pollEndpoint', 'updateEndpoint', 'pollEndpoint']);
+      const { endpoint } = await emulatorPlatform(emulator.url).getEndpoint({ id: ra.endpointId! });
+      expect((endpoint as { image?: { image?: string } }).image?.image).toBe('registry.example/hello-gpu:2');
+      await handle.executeUpdate(removeEndpointUpdate, { args: [{}] });
+    }));
+});
