@@ -1,0 +1,68 @@
+// The `endpoint` commands as users run them, against the dev server and the emulator: deploy with no config flag,
+// show, scale, list and remove, each waited out; a bad config refused before anything starts.
+import { serverlessEndpointWorkflowId } from '@platform-ops/client';
+import { ExitCode } from '../../src/cli/command';
+import { cleanEnv, runNode } from '../helpers/processes';
+import { uniqueId, withClient, withWorker } from '../helpers/temporal';
+import { testEnv } from '../setup/shared';
+
+const env = (taskQueue: string) =>
+  cleanEnv({
+    TEMPORAL_ADDRESS: testEnv('temporalAddress'),
+    TEMPORAL_NAMESPACE: testEnv('temporalNamespace'),
+    TEMPORAL_TASK_QUEUE: taskQueue,
+  });
+const starter = (args: string[], taskQueue: string) => runNode('starter.js', ['endpoint', ...args], env(taskQueue));
+
+describe('endpoint commands', () => {
+  it('deploys on the emulator with no config flag, scales, shows, lists and removes it', () =>
+    withWorker('endpoint-cli', async ({ taskQueue }) => {
+      const name = uniqueId('cli-ep');
+      const deployed = await starter(['deploy', name, '--wait'], taskQueue);
+      expect(deployed.stderr).toBe('');
+      expect(deployed.code).toBe(0);
+      expect(deployed.stdout).toMatch(/WAITING_TO_SERVE/);
+      expect(deployed.stdout).toMatch(new RegExp(`Endpoint ${name}: deploy done; 1 healthy, url https://`));
+
+      const scaled = await starter(['scale', name, '--min-workers', '2', '--max-workers', '3', '--wait'], taskQueue);
+      expect(scaled.code).toBe(0);
+      expect(scaled.stdout).toContain(`Endpoint ${name}: scale done; 2 healthy`);
+
+      const shown = await starter(['show', name], taskQueue);
+      expect(shown.code).toBe(0);
+      expect(shown.stdout).toContain(`Endpoint ${name}: SERVING (platform: serving)`);
+      expect(shown.stdout).toMatch(/workers 2 healthy of 2 \(min 2, max 3\)/);
+
+      const listed = await starter(['list'], taskQueue);
+      expect(listed.code).toBe(0);
+      expect(listed.stdout).toMatch(new RegExp(`${name}\\s+SERVING\\s+2/2`));
+
+      const removed = await starter(['remove', name, '--wait'], taskQueue);
+      expect(removed.code).toBe(0);
+      expect(removed.stdout).toContain(`Endpoint ${name}: remove done`);
+      // The ended run still answers with how it ended; a name never deployed has no run.
+      const gone = await starter(['show', name], taskQueue);
+      expect(gone.stdout).toContain(`Endpoint ${name}: REMOVED`);
+      const never = await starter(['show', `${name}-never`], taskQueue);
+      expect(never.code).toBe(ExitCode.NotFound);
+      expect(never.stderr).toContain(`No endpoint named ${name}-never is deployed here`);
+    }));
+
+  it('refuses a bad config before anything starts, naming the field', () =>
+    withWorker('endpoint-cli-bad', async ({ taskQueue }) => {
+      const name = uniqueId('cli-ep-bad');
+      const run = await starter(['deploy', name, '--min-workers', '3', '--max-workers', '2'], taskQueue);
+      expect(run.code).toBe(ExitCode.Usage);
+      expect(run.stderr).toMatch(/config\.workerConfig\.minNum: must be at most workerConfig\.maxNum \(2\)/);
+      const started = await withClient((client) =>
+        client.workflow
+          .getHandle(serverlessEndpointWorkflowId(name))
+          .describe()
+          .then(
+            () => true,
+            () => false,
+          ),
+      );
+      expect(started).toBe(false);
+    }));
+});
