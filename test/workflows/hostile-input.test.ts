@@ -250,6 +250,20 @@ const ROWS: Row[] = [
     input: { ...GATED, job: { workflowType: 'billingReport', input: { ...REPORT, endTime: Number.MAX_SAFE_INTEGER } } },
     field: 'job.input.endTime',
   },
+  // A serverless endpoint's run: its name and timings (a config's rules are the deploy Update's, checked in
+  // test/workflows/serverless-endpoint-money.test.ts)
+  {
+    rule: 'serverlessEndpoint name with a space',
+    type: WorkflowType.serverlessEndpoint,
+    input: { name: 'my endpoint' },
+    field: 'name',
+  },
+  {
+    rule: 'serverlessEndpoint serve timeout over a day',
+    type: WorkflowType.serverlessEndpoint,
+    input: { name: 'ep', serveTimeoutSeconds: 86_401 },
+    field: 'serveTimeoutSeconds',
+  },
 ];
 
 let emulator: TestEmulator;
