@@ -12,10 +12,11 @@ import { mapBounded } from '../../src/shared/lanes';
 import { chaosFaults, type ChaosFault, type FaultContext, type FaultDurations } from './fault-plan';
 import { EXAMPLE_SCENARIOS, exampleScenarioPath, scenarioFault } from './scenario-faults';
 import { keyInFiles, keyInHistories } from './key-scan';
+import { driveEndpoints, endpointsLeftBilling } from './endpoints';
 import { heldReservations } from './ledgers';
 import { gatherOutcomes, type Started } from './outcomes';
 import { chaosChecks, tally, type ChaosFigures, type FaultWindow } from './tally';
-import type { Check } from '../support/checks';
+import { atMost, type Check } from '../support/checks';
 import {
   BATCH_PER_REQUEST_MS,
   CHAOS_CLOCK_SPEED,
@@ -115,6 +116,7 @@ export async function runChaosSuite(opts: Partial<ChaosOptions> = {}): Promise<C
       await ctx.worker.stop();
       const outcomes = await gatherOutcomes(stack.client, started);
       const counters = await stack.admin<CountersView>('GET', '/counters');
+      const leftBilling = await endpointsLeftBilling(stack);
       const histories = await keyInHistories(stack.client, apiKey);
       const logs = keyInFiles(logDir, apiKey);
       const artifacts = keyInFiles(stack.artifactDir, apiKey);
@@ -127,7 +129,11 @@ export async function runChaosSuite(opts: Partial<ChaosOptions> = {}): Promise<C
         keyOccurrences: { histories: histories.occurrences, ...logs.byFile, artifacts: sumOf(artifacts.byFile) },
         elapsedS: Math.round((Date.now() - began) / 1000),
       });
-      const checks = chaosChecks(figures, o, CHAOS_TYPES);
+      const checks = [
+        ...chaosChecks(figures, o, CHAOS_TYPES),
+        atMost('serverless endpoints left with a worker billing', leftBilling.length, 0),
+      ];
+      if (leftBilling.length > 0) log(`left billing: ${leftBilling.slice(0, 5).join(', ')}`);
       const passed = checks.every((c) => c.ok);
       return {
         options: o,
@@ -165,11 +171,17 @@ async function runFault(
   if (fault.kind === 'state') {
     await fault.strike(ctx);
     from = Date.now();
-    started.push(...(await startWave(ctx.stack, fault.name, perType)));
+    started.push(
+      ...(await startWave(ctx.stack, fault.name, perType)),
+      ...driveEndpoints(ctx.stack, fault.name, perType),
+    );
     await fault.afterWaveStarts?.(ctx);
     await sleep(from + fault.holdMs - Date.now());
   } else {
-    started.push(...(await startWave(ctx.stack, fault.name, perType)));
+    started.push(
+      ...(await startWave(ctx.stack, fault.name, perType)),
+      ...driveEndpoints(ctx.stack, fault.name, perType),
+    );
     await sleep(EVENT_SETTLE_MS);
     from = Date.now();
     await fault.strike(ctx);

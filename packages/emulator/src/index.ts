@@ -7,6 +7,7 @@ export { HEALTH_PATH } from './routes';
 export { EmulatorAdmin, EmulatorAdminError, type ClockView } from './admin-client';
 export { DEV_API_KEY, EmulatorConfigError, loadEmulatorConfig, maskKey, type EmulatorFlags } from './config';
 export type { CountersView } from './counters';
+export type { EndpointAdminView } from './serverless-endpoints';
 export type { FaultConfig } from './faults';
 export type { FixturesInput } from './fixtures';
 export { defaultFixtures } from './fixtures-defaults';

@@ -2,6 +2,7 @@
 // of healthy workers, a rolling update, delete → terminating → 404; billing only while workers run; the markers;
 // refusals naming the field.
 /* eslint-disable @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-argument -- answers are untyped JSON */
+import type { EndpointAdminView } from '../src/serverless-endpoints';
 import { emulatorForFile } from './support';
 
 const BASE = '/gpu-instance/openapi/v1';
@@ -22,12 +23,7 @@ const config = (name: string, over: Record<string, unknown> = {}) => ({
 const create = async (body: unknown) => emu.call('POST', `${BASE}/endpoint/create`, { json: { endpoint: body } });
 const get = async (id: string) => emu.call('GET', `${BASE}/endpoint`, { query: { id } });
 const billed = async (id: string) =>
-  ((await emu.admin('GET', '/endpoints')).endpoints as { id: string }[]).find((e) => e.id === id) as {
-    billingNow: number;
-    billedWorkerSeconds: number;
-    cost: number;
-    state: string;
-  };
+  ((await emu.admin('GET', '/endpoints')).endpoints as EndpointAdminView[]).find((e) => e.id === id)!;
 
 beforeEach(() => emu.freeze());
 
