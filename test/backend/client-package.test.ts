@@ -102,7 +102,7 @@ describe('@platform-ops/client, packed and installed alone', () => {
     const { stdout } = await run(process.execPath, ['-e', script], { cwd: dir });
     expect(JSON.parse(stdout)).toEqual({
       starts: ['startWorkflow', 'attachTask', 'attachBatch', 'workflowHandle'],
-      types: 13,
+      types: 14,
       worker: false,
     });
   });

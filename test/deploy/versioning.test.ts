@@ -42,7 +42,7 @@ describe('Worker Versioning', () => {
     const behaviours = versioningBehaviours();
     expect(Object.keys(behaviours).sort()).toEqual([...WORKFLOW_TYPES].sort());
     const autoUpgrade = Object.keys(behaviours).filter((t) => behaviours[t] === 'AUTO_UPGRADE');
-    expect(autoUpgrade.sort()).toEqual(['autoRenew', 'batchJob', 'budgetLedger']);
+    expect(autoUpgrade.sort()).toEqual(['autoRenew', 'batchJob', 'budgetLedger', 'serverlessEndpoint']);
     expect(Object.values(behaviours).filter((b) => b !== 'AUTO_UPGRADE' && b !== 'PINNED')).toEqual([]);
   });
 
