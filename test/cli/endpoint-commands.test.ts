@@ -15,38 +15,44 @@ const env = (taskQueue: string) =>
 const starter = (args: string[], taskQueue: string) => runNode('starter.js', ['endpoint', ...args], env(taskQueue));
 
 describe('endpoint commands', () => {
-  it('deploys on the emulator with no config flag, scales, shows, lists and removes it', () =>
-    withWorker('endpoint-cli', async ({ taskQueue }) => {
-      const name = uniqueId('cli-ep');
-      const deployed = await starter(['deploy', name, '--wait'], taskQueue);
-      expect(deployed.stderr).toBe('');
-      expect(deployed.code).toBe(0);
-      expect(deployed.stdout).toMatch(/WAITING_TO_SERVE/);
-      expect(deployed.stdout).toMatch(new RegExp(`Endpoint ${name}: deploy done; 1 healthy, url https://`));
+  it(
+    'deploys on the emulator with no config flag, scales, shows, lists and removes it',
+    () =>
+      withWorker('endpoint-cli', async ({ taskQueue }) => {
+        const name = uniqueId('cli-ep');
+        const deployed = await starter(['deploy', name, '--wait'], taskQueue);
+        expect(deployed.stderr).toBe('');
+        expect(deployed.code).toBe(0);
+        // Progress while it comes up: at least one status line before the outcome.
+        expect(deployed.stdout).toMatch(/^ {2}(CHECKING|CREATING|WAITING_TO_SERVE|SERVING) · /m);
+        expect(deployed.stdout).toMatch(new RegExp(`Endpoint ${name}: deploy done; 1 healthy, url https://`));
 
-      const scaled = await starter(['scale', name, '--min-workers', '2', '--max-workers', '3', '--wait'], taskQueue);
-      expect(scaled.code).toBe(0);
-      expect(scaled.stdout).toContain(`Endpoint ${name}: scale done; 2 healthy`);
+        const scaled = await starter(['scale', name, '--min-workers', '2', '--max-workers', '3', '--wait'], taskQueue);
+        expect(scaled.code).toBe(0);
+        expect(scaled.stdout).toContain(`Endpoint ${name}: scale done; 2 healthy`);
 
-      const shown = await starter(['show', name], taskQueue);
-      expect(shown.code).toBe(0);
-      expect(shown.stdout).toContain(`Endpoint ${name}: SERVING (platform: serving)`);
-      expect(shown.stdout).toMatch(/workers 2 healthy of 2 \(min 2, max 3\)/);
+        const shown = await starter(['show', name], taskQueue);
+        expect(shown.code).toBe(0);
+        expect(shown.stdout).toContain(`Endpoint ${name}: SERVING (platform: serving)`);
+        expect(shown.stdout).toMatch(/workers 2 healthy of 2 \(min 2, max 3\)/);
 
-      const listed = await starter(['list'], taskQueue);
-      expect(listed.code).toBe(0);
-      expect(listed.stdout).toMatch(new RegExp(`${name}\\s+SERVING\\s+2/2`));
+        const listed = await starter(['list'], taskQueue);
+        expect(listed.code).toBe(0);
+        expect(listed.stdout).toMatch(new RegExp(`${name}\\s+SERVING\\s+2/2`));
 
-      const removed = await starter(['remove', name, '--wait'], taskQueue);
-      expect(removed.code).toBe(0);
-      expect(removed.stdout).toContain(`Endpoint ${name}: remove done`);
-      // The ended run still answers with how it ended; a name never deployed has no run.
-      const gone = await starter(['show', name], taskQueue);
-      expect(gone.stdout).toContain(`Endpoint ${name}: REMOVED`);
-      const never = await starter(['show', `${name}-never`], taskQueue);
-      expect(never.code).toBe(ExitCode.NotFound);
-      expect(never.stderr).toContain(`No endpoint named ${name}-never is deployed here`);
-    }));
+        const removed = await starter(['remove', name, '--wait'], taskQueue);
+        expect(removed.code).toBe(0);
+        expect(removed.stdout).toContain(`Endpoint ${name}: remove done`);
+        // The ended run still answers with how it ended; a name never deployed has no run.
+        const gone = await starter(['show', name], taskQueue);
+        expect(gone.stdout).toContain(`Endpoint ${name}: REMOVED`);
+        const never = await starter(['show', `${name}-never`], taskQueue);
+        expect(never.code).toBe(ExitCode.NotFound);
+        expect(never.stderr).toContain(`No endpoint named ${name}-never is deployed here`);
+      }),
+    // Seven CLI processes and four changes, each polled every 5 s (the run's default): about 35 s alone.
+    180_000,
+  );
 
   it('refuses a bad config before anything starts, naming the field', () =>
     withWorker('endpoint-cli-bad', async ({ taskQueue }) => {

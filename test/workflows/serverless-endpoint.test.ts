@@ -1,12 +1,14 @@
 // serverlessEndpoint end to end: real Temporal dev server, real worker, an emulator of this file's own. A deploy
 // serves, scales and is removed; a deploy that cannot serve leaves nothing billing; a failed update rolls back;
 // changes never interleave.
+import { WithStartWorkflowOperation } from '@temporalio/client';
 import {
   deployEndpointUpdate,
   endpointStateQuery,
   removeEndpointUpdate,
   scaleEndpointUpdate,
   serverlessEndpointWorkflowId,
+  WorkflowType,
 } from '@platform-ops/client';
 import { deploy, emulated, endpointConfig, refusal, waitUntil } from '../helpers/endpoints';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
@@ -109,5 +111,39 @@ describe('serverlessEndpoint', () => {
       const { endpoint } = await emulatorPlatform(emulator.url).getEndpoint({ id: ra.endpointId! });
       expect((endpoint as { image?: { image?: string } }).image?.image).toBe('registry.example/hello-gpu:2');
       await handle.executeUpdate(removeEndpointUpdate, { args: [{}] });
+    }));
+
+  it('continues as new before its history grows large, carrying its endpoint, config and totals over', () =>
+    withWorker('endpoint-can', async ({ client, taskQueue }) => {
+      const name = uniqueId('ep-can');
+      const startWorkflowOperation = new WithStartWorkflowOperation(WorkflowType.serverlessEndpoint, {
+        workflowId: serverlessEndpointWorkflowId(name),
+        taskQueue,
+        args: [{ name, pollSeconds: 1, continueAsNewAfterEvents: 100 }],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+      });
+      const first = await client.workflow.executeUpdateWithStart(deployEndpointUpdate, {
+        args: [{ config: endpointConfig(name) }],
+        startWorkflowOperation,
+      });
+      const handle = client.workflow.getHandle(serverlessEndpointWorkflowId(name));
+      const firstRun = (await handle.describe()).runId;
+      for (const [min, max] of [
+        [2, 3],
+        [1, 2],
+        [2, 2],
+        [1, 3],
+        [2, 3],
+        [1, 2],
+      ]) {
+        await handle.executeUpdate(scaleEndpointUpdate, { args: [{ minWorkers: min, maxWorkers: max }] });
+      }
+      const now = await handle.describe();
+      expect(now.runId).not.toBe(firstRun);
+      const view = await handle.query(endpointStateQuery);
+      expect(view).toMatchObject({ status: 'SERVING', endpointId: first.endpointId, changesApplied: 7, minWorkers: 1 });
+      expect(view.workerSeconds).toBeGreaterThan(0);
+      await handle.executeUpdate(removeEndpointUpdate, { args: [{}] });
+      expect((await handle.result()).status).toBe('REMOVED');
     }));
 });

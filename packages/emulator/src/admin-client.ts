@@ -4,7 +4,7 @@
 // never part of one.
 import type { CountersView } from './counters';
 import type { FaultConfig } from './faults';
-import type { FixturesInput } from './fixtures';
+import type { EndpointSettings, EndpointSettingsUpdate, FixturesInput } from './fixtures';
 import type { EndpointAdminView } from './serverless-endpoints';
 import { ADMIN_PREFIX } from './routes';
 import type { ScenarioInput } from './scenario/schema';
@@ -58,7 +58,11 @@ export class EmulatorAdmin {
   setFaults = (config: FaultConfig) => this.request<FaultConfig>('PUT', '/faults', config);
   clearFaults = () => this.request<FaultConfig>('DELETE', '/faults');
   counters = () => this.request<CountersView>('GET', '/counters');
-  endpoints = () => this.request<{ endpoints: EndpointAdminView[] }>('GET', '/endpoints');
+  /** Every serverless endpoint since the reset, gone ones too: its state, what it billed, its workers billing now. */
+  endpoints = () => this.request<{ endpoints: EndpointAdminView[]; settings: EndpointSettings }>('GET', '/endpoints');
+  /** Changes some endpoint settings (phase lengths, quota, limit ranges), keeping the rest. */
+  setEndpointSettings = (settings: EndpointSettingsUpdate) =>
+    this.request<EndpointSettings>('PUT', '/endpoints/settings', settings);
   resetCounters = () => this.request<CountersView>('POST', '/counters/reset');
   clock = () => this.request<ClockView>('GET', '/clock');
   setClockSpeed = (speed: number) => this.request<ClockView>('PUT', '/clock', { speed });

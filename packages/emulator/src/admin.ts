@@ -1,12 +1,18 @@
-// The admin API under /_emulator: reset, fixtures, faults, clock, budgets, quotas, task settings,
-// counters and internal views of tasks and batches. Inputs are checked with zod like platform routes,
-// and refusals use the same error body. No auth unless EMULATOR_ADMIN_TOKEN is set.
+// The admin API under /_emulator: reset, fixtures, faults, clock, budgets, quotas, task, instance and
+// endpoint settings, counters and internal views of tasks, batches and endpoints. Inputs are checked with
+// zod like platform routes, and refusals use the same error body. No auth unless EMULATOR_ADMIN_TOKEN is set.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { BatchSettingsUpdate } from './batches';
 import { maskKey } from './config';
 import { FaultConfigSchema } from './faults';
-import { DecisionSettingsSchema, InstanceSettingsSchema } from './fixtures';
+import {
+  DecisionSettingsSchema,
+  EndpointSettingsUpdate,
+  endpointSettingsProblems,
+  InstanceSettingsSchema,
+  mergeEndpointSettings,
+} from './fixtures';
 import { parseOr400, sendInvalid, sendPlatformError } from './http';
 import { ADMIN_PREFIX } from './routes';
 import { registerScenarioAdminRoutes } from './scenario-routes';
@@ -166,7 +172,7 @@ function routes(app: FastifyInstance, state: EmulatorState): void {
 
   state.callbacks.registerAdmin(app);
 
-  // ── Instances, decision, batches ─────────────────────────────────────────
+  // ── Instances, endpoints, decision, batches ──────────────────────────────
   app.get('/instances', (_request, reply) =>
     json(reply, { instances: state.instances.list(), settings: state.instances.settings }),
   );
@@ -175,6 +181,21 @@ function routes(app: FastifyInstance, state: EmulatorState): void {
     if (!body) return reply;
     state.instances.settings = { ...state.instances.settings, ...body };
     return json(reply, state.instances.settings);
+  });
+  // Every endpoint since the last reset, gone ones too: what each billed, and its workers billing now.
+  app.get('/endpoints', (_request, reply) =>
+    json(reply, { endpoints: state.endpoints.adminView(), settings: state.endpoints.settings }),
+  );
+  app.get('/endpoints/settings', (_request, reply) => json(reply, state.endpoints.settings));
+  app.put('/endpoints/settings', (request, reply) => {
+    const body = parseOr400(reply, EndpointSettingsUpdate, request.body);
+    if (!body) return reply;
+    // Phase lengths apply to workers started from now on; the quota and limits to the next create or update.
+    const next = mergeEndpointSettings(state.endpoints.settings, body);
+    const problems = endpointSettingsProblems(next);
+    if (problems.length > 0) return sendInvalid(reply, problems);
+    state.endpoints.settings = next;
+    return json(reply, next);
   });
   app.get('/decision/settings', (_request, reply) => json(reply, state.decision));
   app.put('/decision/settings', (request, reply) => {
@@ -202,8 +223,6 @@ function routes(app: FastifyInstance, state: EmulatorState): void {
 
   // ── Counters ─────────────────────────────────────────────────────────────
   app.get('/counters', (_request, reply) => json(reply, state.counters.view()));
-  // Every endpoint since the last reset, gone ones too: what each billed, and its workers billing now.
-  app.get('/endpoints', (_request, reply) => json(reply, { endpoints: state.endpoints.adminView() }));
   app.post('/counters/reset', (_request, reply) => {
     state.counters.reset();
     return json(reply, state.counters.view());

@@ -221,6 +221,7 @@ export function defaultFixtures(apiKeys: readonly string[]): Fixtures {
 }
 
 const ENDPOINT_SETTINGS: EndpointSettings = {
+  pendingMs: 0,
   pullMs: 2_000,
   startMs: 2_000,
   deleteMs: 2_000,

@@ -113,18 +113,58 @@ export const InstanceSettingsSchema = z.strictObject({
 });
 export type InstanceSettings = z.infer<typeof InstanceSettingsSchema>;
 
+const LIMIT_RANGES = [
+  'RootfsSize',
+  'LocalVolumeSize',
+  'WorkerNum',
+  'FreeTimeout',
+  'ConcurrencyNum',
+  'QueueWaitTime',
+  'RequestNum',
+  'GPUNum',
+] as const;
+const LimitValue = z.number().int().min(0).max(1_000_000);
+
+/** `GET /endpoint/limit`'s answer: a `min<Name>`/`max<Name>` pair per range, the free disk, the CUDA versions. */
+export const EndpointLimitsFixture = z.strictObject({
+  ...(Object.fromEntries(LIMIT_RANGES.flatMap((n) => [`min${n}`, `max${n}`]).map((k) => [k, LimitValue])) as Record<
+    `${'min' | 'max'}${(typeof LIMIT_RANGES)[number]}`,
+    typeof LimitValue
+  >),
+  freeRootfsSize: LimitValue,
+  freeLocalVolumeSize: LimitValue,
+  cudaVersionList: z.array(z.string().min(1).max(16)).max(64),
+});
+
 export const EndpointSettingsSchema = z.strictObject({
-  /** Emulated ms a worker pulls its image, then starts, and an endpoint terminates. */
+  /** Emulated ms a worker waits to be placed, pulls its image, then starts; and an endpoint terminates. */
+  pendingMs: z.number().int().min(0).max(86_400_000),
   pullMs: z.number().int().min(0).max(86_400_000),
   startMs: z.number().int().min(0).max(86_400_000),
   deleteMs: z.number().int().min(0).max(86_400_000),
-  /** The account's quota: live endpoints, and their workers together. */
+  /** The account's quota: live endpoints, and their minimum workers together. */
   maxEndpoints: z.number().int().min(0).max(10_000),
   maxWorkers: z.number().int().min(0).max(100_000),
-  /** `GET /endpoint/limit`'s answer. */
-  limits: z.record(z.string(), z.union([z.number(), z.array(z.string())])),
+  limits: EndpointLimitsFixture,
 });
 export type EndpointSettings = z.infer<typeof EndpointSettingsSchema>;
+/** Fixtures and the admin API change some settings, and some limits, keeping the rest. */
+export const EndpointSettingsUpdate = EndpointSettingsSchema.extend({
+  limits: EndpointLimitsFixture.partial(),
+}).partial();
+export type EndpointSettingsUpdate = z.infer<typeof EndpointSettingsUpdate>;
+
+export function mergeEndpointSettings(base: EndpointSettings, update: EndpointSettingsUpdate = {}): EndpointSettings {
+  return { ...base, ...update, limits: { ...base.limits, ...update.limits } };
+}
+
+/** Ranges whose minimum passes their maximum: the platform would refuse every config. */
+export function endpointSettingsProblems(s: EndpointSettings): { field: string; rule: string }[] {
+  return LIMIT_RANGES.filter((n) => s.limits[`min${n}`] > s.limits[`max${n}`]).map((n) => ({
+    field: `endpointSettings.limits.min${n}`,
+    rule: `must be at most limits.max${n} (${s.limits[`max${n}`]})`,
+  }));
+}
 
 export const DecisionSettingsSchema = z.strictObject({
   /** Emulated latency of a call without thinking (the spec: usually under 0.2 s). */
@@ -154,7 +194,7 @@ export const FixturesInputSchema = z.strictObject({
   rateLimits: RateLimitFixture.optional(),
   tasks: TaskSettingsUpdateSchema.optional(),
   instanceSettings: InstanceSettingsSchema.partial().optional(),
-  endpointSettings: EndpointSettingsSchema.partial().optional(),
+  endpointSettings: EndpointSettingsUpdate.optional(),
   decision: DecisionSettingsSchema.partial().optional(),
   historicalCharges: z.array(HistoricalCharge).optional(),
 });
@@ -187,7 +227,7 @@ export function applyFixtures(base: Fixtures, input: ParsedFixturesInput): Fixtu
     rateLimits: input.rateLimits ?? base.rateLimits,
     tasks: input.tasks ? mergeTaskSettings(base.tasks, input.tasks) : base.tasks,
     instanceSettings: { ...base.instanceSettings, ...input.instanceSettings },
-    endpointSettings: { ...base.endpointSettings, ...input.endpointSettings },
+    endpointSettings: mergeEndpointSettings(base.endpointSettings, input.endpointSettings),
     decision: { ...base.decision, ...input.decision },
     historicalCharges: input.historicalCharges ?? base.historicalCharges,
   };
@@ -216,6 +256,7 @@ export function fixtureProblems(f: Fixtures): { field: string; rule: string }[] 
   dup(f.members, 'members');
   dup(f.apiKeys, 'apiKeys');
   dup(f.instances, 'instances');
+  problems.push(...endpointSettingsProblems(f.endpointSettings));
   const keys = new Set<string>();
   f.apiKeys.forEach((k, i) => {
     if (keys.has(k.key)) problems.push({ field: `apiKeys[${i}].key`, rule: 'must be unique' });

@@ -9,7 +9,7 @@ export { DEV_API_KEY, EmulatorConfigError, loadEmulatorConfig, maskKey, type Emu
 export type { CountersView } from './counters';
 export type { EndpointAdminView } from './serverless-endpoints';
 export type { FaultConfig } from './faults';
-export type { FixturesInput } from './fixtures';
+export type { EndpointSettings, EndpointSettingsUpdate, FixturesInput } from './fixtures';
 export { defaultFixtures } from './fixtures-defaults';
 export { videoCharge } from './pricing';
 export type { RecordedExchange } from './record';

@@ -2,6 +2,7 @@
 // figures are plausible list prices, not the live platform's: they only need to be stable and visible.
 import { DECISION_MODEL, NSFW_DETECTION_COST_PER_IMAGE } from '@platform-ops/client';
 import { batchPrice } from './batches';
+import { PRODUCTS } from './catalog-products';
 
 export const VIDEO_PRODUCTS = {
   submitImageToVideo: { productId: 'vendor-v3.0-std-i2v', productName: 'vendor-v3.0-std-i2v', perSecond: 700 },
@@ -57,6 +58,14 @@ export function decisionAmount(promptTokens: number): number {
   return Math.max(1, Math.ceil((promptTokens * DECISION_PRICE_PER_M_INPUT) / 1_000_000));
 }
 
+/** A serverless GPU product of the catalog with its postpaid price per card-hour; undefined for any other product. */
+export function serverlessProduct(id: string): { perCardHour: number } | undefined {
+  const p = PRODUCTS.find((product) => product.id === id);
+  if (!p || p.category !== 'serverless' || p.type !== 'gpu') return undefined;
+  const postpaid = (p.pricing as { postpaid?: { final_price?: number } } | undefined)?.postpaid;
+  return { perCardHour: postpaid?.final_price ?? 0 };
+}
+
 interface BillPrices {
   /** basePrice0..5 (discountPrice0..5 are the same: the emulator has no discounts). */
   prices: number[];
@@ -85,6 +94,11 @@ export function billPrices(productId: string): BillPrices {
     // Batch lines: the batch price per 1M input and output tokens (see ./batches/pricing.ts).
     const price = batchPrice(productId.slice('llm-batch-'.length));
     return { prices: pad6([price.input, price.output]), pricePrecision: 1, billingMethod: 1 };
+  }
+  const serverless = serverlessProduct(productId);
+  if (serverless) {
+    // Serverless lines: billNum0 worker-seconds (no price of its own), billNum1 GPU-seconds at the price per GPU-hour.
+    return { prices: pad6([0, serverless.perCardHour]), pricePrecision: 1, billingMethod: 1 };
   }
   return { prices: pad6([]), pricePrecision: 1, billingMethod: 1 };
 }

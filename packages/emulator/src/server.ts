@@ -2,8 +2,8 @@
 // DEFAULT_PATHS), the batch routes, output files, the admin API and the health check.
 //
 // Per request, in order: the route's info (set once per route by the onRoute hook) → the scenario's
-// due events → request counter → fault injection → key auth → body parsing → added latency (faults)
-// → the handler (validation, quotas, work).
+// due events → serverless charges accrued by now → request counter → fault injection → key auth → body
+// parsing → added latency (faults) → the handler (validation, quotas, work).
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { registerAccountRoutes } from './account-routes';
@@ -80,6 +80,12 @@ function buildEmulatorApp(state: EmulatorState, recorder?: Recorder): FastifyIns
 
   // First: a scenario event due by now (an outage starting) applies to this very request.
   app.addHook('onRequest', state.scenario.onRequest);
+  // Serverless workers bill with the clock, not per call: what they accrued is posted before any read of a budget or
+  // a bill, admin views included.
+  app.addHook('onRequest', (_request, _reply, done) => {
+    state.endpoints.settleAll();
+    done();
+  });
   app.addHook('onRequest', (request, _reply, done) => {
     const route = request.routeOptions.config.emulatorRoute ?? UNKNOWN_ROUTE;
     // Admin calls and health probes are not traffic: counting them would blur the figures tests read.
