@@ -148,6 +148,14 @@ async function sent(
   );
 }
 
+const QUERY_TIMEOUT_MS = 5_000;
+
+const withQueryTimeout = <T>(query: Promise<T>): Promise<T | undefined> =>
+  Promise.race([
+    query.catch(() => undefined),
+    new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), QUERY_TIMEOUT_MS).unref()),
+  ]);
+
 export function addEndpointCommands(program: Command, out: Out): void {
   const endpoint = program.command('endpoint').description('serverless endpoints: deploy, scale, remove, show, list');
   endpoint
@@ -246,16 +254,16 @@ export function addEndpointCommands(program: Command, out: Out): void {
     .command('list')
     .description('every endpoint with a run here, and its state')
     .action(() =>
-      withStarter(async ({ client }) => {
-        const query = `WorkflowType = '${WorkflowType.serverlessEndpoint}' AND ExecutionStatus = 'Running'`;
+      withStarter(async ({ client, settings }) => {
+        const query =
+          `WorkflowType = '${WorkflowType.serverlessEndpoint}' AND ExecutionStatus = 'Running' ` +
+          `AND TaskQueue = '${settings.taskQueue}'`;
         const widths = [24, 18, 12, 10];
         out(tableRow(widths, ['NAME', 'STATUS', 'HEALTHY', 'COST']));
         let n = 0;
         for await (const run of client.workflow.list({ query })) {
-          const v = await client.workflow
-            .getHandle(run.workflowId)
-            .query(endpointStateQuery)
-            .catch(() => undefined);
+          // A run whose workers are gone would hold the query until the server gives up: its row says so instead.
+          const v = await withQueryTimeout(client.workflow.getHandle(run.workflowId).query(endpointStateQuery));
           const name = run.workflowId.slice(serverlessEndpointWorkflowId('').length);
           out(
             tableRow(widths, [
