@@ -2,6 +2,7 @@
 // quota mapping, task and instance settings, historical charges. POST /_emulator/fixtures (or
 // EMULATOR_FIXTURES) replaces whole sections; absent sections keep the built-in ones of
 // fixtures-defaults.ts.
+import { ENDPOINT_RANGE_NAMES, type EndpointRangeName } from '@platform-ops/client';
 import { z } from 'zod';
 import { TaskSettingsUpdateSchema, mergeTaskSettings, type TaskSettingsByOperation } from './task-settings';
 
@@ -113,24 +114,13 @@ export const InstanceSettingsSchema = z.strictObject({
 });
 export type InstanceSettings = z.infer<typeof InstanceSettingsSchema>;
 
-const LIMIT_RANGES = [
-  'RootfsSize',
-  'LocalVolumeSize',
-  'WorkerNum',
-  'FreeTimeout',
-  'ConcurrencyNum',
-  'QueueWaitTime',
-  'RequestNum',
-  'GPUNum',
-] as const;
 const LimitValue = z.number().int().min(0).max(1_000_000);
 
 /** `GET /endpoint/limit`'s answer: a `min<Name>`/`max<Name>` pair per range, the free disk, the CUDA versions. */
 export const EndpointLimitsFixture = z.strictObject({
-  ...(Object.fromEntries(LIMIT_RANGES.flatMap((n) => [`min${n}`, `max${n}`]).map((k) => [k, LimitValue])) as Record<
-    `${'min' | 'max'}${(typeof LIMIT_RANGES)[number]}`,
-    typeof LimitValue
-  >),
+  ...(Object.fromEntries(
+    ENDPOINT_RANGE_NAMES.flatMap((n) => [`min${n}`, `max${n}`]).map((k) => [k, LimitValue]),
+  ) as Record<`${'min' | 'max'}${EndpointRangeName}`, typeof LimitValue>),
   freeRootfsSize: LimitValue,
   freeLocalVolumeSize: LimitValue,
   cudaVersionList: z.array(z.string().min(1).max(16)).max(64),
@@ -160,7 +150,7 @@ export function mergeEndpointSettings(base: EndpointSettings, update: EndpointSe
 
 /** Ranges whose minimum passes their maximum: the platform would refuse every config. */
 export function endpointSettingsProblems(s: EndpointSettings): { field: string; rule: string }[] {
-  return LIMIT_RANGES.filter((n) => s.limits[`min${n}`] > s.limits[`max${n}`]).map((n) => ({
+  return ENDPOINT_RANGE_NAMES.filter((n) => s.limits[`min${n}`] > s.limits[`max${n}`]).map((n) => ({
     field: `endpointSettings.limits.min${n}`,
     rule: `must be at most limits.max${n} (${s.limits[`max${n}`]})`,
   }));

@@ -113,7 +113,10 @@ export function createServerlessEndpointActivities({ platform, temporal }: Activ
       const productId = config.products[0].id;
       let product: Record<string, unknown> | undefined;
       for await (const p of platform.iterateProducts({ category: 'serverless' }, { signal: signal() })) {
-        if (p.id === productId) product = p;
+        if (p.id === productId) {
+          product = p;
+          break;
+        }
       }
       if (!product) problems.push(`products.0.id must name a serverless GPU product; "${productId}" is none`);
       const perCard = (product?.pricing as { postpaid?: { final_price?: unknown } } | undefined)?.postpaid?.final_price;

@@ -186,7 +186,8 @@ export const ListEndpointsResponse = z.looseObject({
 export const UpdateEndpointRequest = z.strictObject({ id: EndpointId, ...EndpointConfig.shape });
 
 const Range = { min: LenientInt.optional(), max: LenientInt.optional() };
-const RANGE_NAMES = [
+/** The limit ranges' names: `GET /endpoint/limit` answers a `min<Name>`/`max<Name>` pair for each. */
+export const ENDPOINT_RANGE_NAMES = [
   'RootfsSize',
   'LocalVolumeSize',
   'WorkerNum',
@@ -196,14 +197,14 @@ const RANGE_NAMES = [
   'RequestNum',
   'GPUNum',
 ] as const;
-export type EndpointRangeName = (typeof RANGE_NAMES)[number];
+export type EndpointRangeName = (typeof ENDPOINT_RANGE_NAMES)[number];
 
 export const EndpointLimitsRequest = z.strictObject({});
 
 /** `GET /endpoint/limit`: `min<Name>`/`max<Name>` pairs, the free disk allowances and the CUDA versions. */
 export const EndpointLimits = z.looseObject({
   ...Object.fromEntries(
-    RANGE_NAMES.flatMap((n) => [
+    ENDPOINT_RANGE_NAMES.flatMap((n) => [
       [`min${n}`, Range.min],
       [`max${n}`, Range.max],
     ]),
