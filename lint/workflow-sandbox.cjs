@@ -31,7 +31,7 @@ const WORKFLOW_SAFE = {
 };
 
 const ROOT = path.resolve(__dirname, '..');
-const PACKAGES = ['zod', '@temporalio/workflow', '@temporalio/common', '@platform-ops/client'];
+const PACKAGES = ['zod', '@temporalio/workflow', '@temporalio/common', '@platform-ops/client', 'nexus-rpc'];
 const WHY = 'This file is workflow-safe code (docs/contributing.md)';
 
 /** What the client's I/O modules export by value, read once a lint run: a workflow may import none of it. */

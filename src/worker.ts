@@ -6,6 +6,7 @@ import { NativeConnection, Runtime, Worker, type BundleOptions, type WorkerOptio
 import { installRuntime, runMain } from './process-entry';
 import { loadDataConverter } from '@platform-ops/client';
 import { createActivities } from './operations/activities';
+import { platformOpsNexusHandlers } from './nexus/handlers';
 import { limitInAttemptWaits } from './activities/retries';
 import type { ArtifactStore } from './artifacts';
 import {
@@ -163,6 +164,8 @@ export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise
         : { workflowsPath: require.resolve('./operations/workflows'), bundlerOptions: WORKFLOW_BUNDLER_OPTIONS }),
       maxConcurrentWorkflowTaskExecutions: s.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
       maxCachedWorkflows: s.WORKER_MAX_CACHED_WORKFLOWS,
+      // The task queue a Nexus endpoint targets (docs/backends.md#nexus).
+      nexusServices: [platformOpsNexusHandlers()],
     });
     const quotaWorkers = await Promise.all(
       pacing.taskQueues().map(({ operation, taskQueue }) =>

@@ -1,5 +1,6 @@
 // `npm run cluster`: the production topology on this machine, with no Docker (docs/cluster.md). Ctrl-C drains the
 // workers, then stops the rest.
+import { setUpNexus } from '../nexus/setup';
 import { loadTemporalSettings, loadWorkerSettings } from '../config/settings';
 import { createLogger, linesOf, logFormatOf } from '../logging';
 import { announce, makeLocalKey, startLocalCodecServer, startLocalPlatform } from '../starter/commands/up';
@@ -49,6 +50,7 @@ async function main(): Promise<void> {
       log: out,
     });
     stops.push(() => cluster.stop());
+    await setUpNexus({ address: cluster.address, namespace, taskQueue, log: out });
     stops.push(await startLocalPlatform(out));
 
     out(`Starting ${settings.CLUSTER_WORKERS} worker processes…`);

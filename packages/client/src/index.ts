@@ -24,3 +24,4 @@ export * from './models';
 export * from './paths';
 export * from './codec';
 export * from './start';
+export * from './nexus';

@@ -110,12 +110,11 @@ export class IdempotencyKeyReusedError extends Error {
   }
 }
 
-export async function startWorkflow<T extends WorkflowTypeName>(
-  client: Client,
-  type: T,
-  input: InputOf<T>,
-  opts: StartOptions = {},
-): Promise<Started<T>> {
+/**
+ * What a start sends, whoever sends it: startWorkflow here, or the worker's Nexus handler (src/nexus/handlers.ts),
+ * so that both place, name and guard a run alike.
+ */
+export function startRequest<T extends WorkflowTypeName>(type: T, input: InputOf<T>, opts: StartOptions = {}) {
   const parsed: unknown = parseInput(WORKFLOWS[type].input, input, type);
   const placed = startPriority(type, opts, (parsed as { memberId?: string }).memberId);
   const key = opts.idempotencyKey;
@@ -124,31 +123,49 @@ export async function startWorkflow<T extends WorkflowTypeName>(
   // The nonce tells the call that started the key's run from a repeat.
   const fingerprint = key !== undefined ? inputFingerprint(parsed) : '';
   const nonce = randomUUID();
-  const startedHere = async (handle: WorkflowHandle): Promise<boolean> => {
+  const options = {
+    taskQueue: opts.taskQueue ?? DEFAULT_TASK_QUEUE,
+    workflowId,
+    // The workflow parses the input again itself: it is what any client, in any language, sends.
+    args: [input] as [InputOf<T>],
+    priority: placed.priority,
+    typedSearchAttributes: [
+      { key: SearchAttributes.operation, value: type as string },
+      ...placed.typedSearchAttributes,
+    ],
+    staticSummary: opts.summary ?? workflowSummary(type, parsed),
+    ...(key !== undefined
+      ? {
+          memo: { [IDEMPOTENCY_MEMO]: { key, fingerprint, nonce } },
+          // A run still going: hand back that run. A closed one: the reuse policy below decides.
+          workflowIdConflictPolicy: 'USE_EXISTING' as const,
+          workflowIdReusePolicy: opts.retryFailedRuns
+            ? ('ALLOW_DUPLICATE_FAILED_ONLY' as const)
+            : ('REJECT_DUPLICATE' as const),
+        }
+      : {}),
+  };
+  /** Whether this request started the key's run; throws when the run was started with another input. */
+  const startedHere = async (handle: Pick<WorkflowHandle, 'describe'>): Promise<boolean> => {
+    if (key === undefined) return true;
     const description = await handle.describe();
     const memo = description.memo?.[IDEMPOTENCY_MEMO] as IdempotencyMemo | undefined;
     if (memo?.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError(workflowId, description.runId);
     return memo.nonce === nonce;
   };
+  return { workflowId, key, options, startedHere };
+}
+
+export async function startWorkflow<T extends WorkflowTypeName>(
+  client: Client,
+  type: T,
+  input: InputOf<T>,
+  opts: StartOptions = {},
+): Promise<Started<T>> {
+  const { workflowId, key, options, startedHere } = startRequest(type, input, opts);
   try {
-    const handle = (await client.workflow.start(type, {
-      taskQueue: opts.taskQueue ?? DEFAULT_TASK_QUEUE,
-      workflowId,
-      // The workflow parses the input again itself: it is what any client, in any language, sends.
-      args: [input],
-      priority: placed.priority,
-      typedSearchAttributes: [{ key: SearchAttributes.operation, value: type }, ...placed.typedSearchAttributes],
-      staticSummary: opts.summary ?? workflowSummary(type, parsed),
-      ...(key !== undefined
-        ? {
-            memo: { [IDEMPOTENCY_MEMO]: { key, fingerprint, nonce } },
-            // A run still going: hand back that run. A closed one: the reuse policy below decides.
-            workflowIdConflictPolicy: 'USE_EXISTING',
-            workflowIdReusePolicy: opts.retryFailedRuns ? 'ALLOW_DUPLICATE_FAILED_ONLY' : 'REJECT_DUPLICATE',
-          }
-        : {}),
-    })) as Handle<T>;
-    return { handle, workflowId, started: key === undefined || (await startedHere(handle)) };
+    const handle = (await client.workflow.start(type, options)) as Handle<T>;
+    return { handle, workflowId, started: await startedHere(handle) };
   } catch (err) {
     if (key === undefined || !(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     // The key's run has closed and may not be started again: answer with it.

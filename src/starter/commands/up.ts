@@ -15,6 +15,7 @@ import {
 import { listProcesses, stopPid } from '../../devserver/processes';
 import { linesOf, logFormatOf, settleLogs, type LogFormat } from '../../logging';
 import { installRuntime } from '../../process-entry';
+import { setUpNexus } from '../../nexus/setup';
 import { runWorker } from '../../worker';
 import { DEV_API_KEY, loadEmulatorConfig, startEmulator } from '@platform-ops/emulator';
 import type { Out } from '../../cli/command';
@@ -158,13 +159,16 @@ export async function upCommand(): Promise<void> {
   try {
     let uiUrl: string | undefined;
     makeLocalKey(say);
-    if (!loadTemporalSettings().addressConfigured) {
+    const startsServer = !loadTemporalSettings().addressConfigured;
+    if (startsServer) {
       const local = await startLocalTemporal(say, linesOf(logger, 'temporal-build'));
       stops.push(local.stop);
       process.env.TEMPORAL_ADDRESS = local.address;
       uiUrl = local.uiUrl;
     }
-    const { address, taskQueue } = loadTemporalSettings();
+    const { address, namespace, taskQueue } = loadTemporalSettings();
+    // Only on the server it runs: another's endpoints and namespaces are its owner's to set.
+    if (startsServer) await setUpNexus({ address, namespace, taskQueue, log: say });
     // A signal during the startup: what has started is stopped, and the rest is not started.
     if (signals.received()) return;
     stops.push(await startLocalPlatform(say));

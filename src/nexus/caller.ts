@@ -1,0 +1,108 @@
+// `npm run nexus-caller -- <workflowType> <flags as the starter takes them>`: the caller workflow of
+// src/nexus/caller-workflow.ts, run in the callers' namespace against the Nexus endpoint, as another team's would.
+import { randomUUID } from 'node:crypto';
+import { Client } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { Command, CommanderError, Option } from 'commander';
+import { NEXUS_ENDPOINT } from '@platform-ops/client';
+import { ExitCode, orCliError, toCliError, withStarter } from '../cli/command';
+import type { InputFlags } from '../cli/flags';
+import { loadWorkerSettings } from '../config/settings';
+import { installRuntime } from '../process-entry';
+import { settleLogs } from '../logging';
+import {
+  addInputOptions,
+  addPriorityOptions,
+  assertWorkflowType,
+  buildWorkflowInput,
+  priorityOf,
+  type PriorityFlags,
+} from '../starter/workflow-inputs';
+import { WORKFLOW_BUNDLER_OPTIONS } from '../worker';
+import type { NexusCallerInput } from './caller-workflow';
+import { CALLERS_NAMESPACE } from './setup';
+
+/** The callers' own queue: a caller restarted after a crash picks up the runs the one before left. */
+export const CALLER_TASK_QUEUE = 'platform-ops-callers';
+
+interface CallerOptions extends InputFlags, PriorityFlags {
+  idempotencyKey?: string;
+  retryFailed?: boolean;
+  endpoint: string;
+  namespace: string;
+  timeout: string;
+}
+
+function program(): Command {
+  const command = addInputOptions(
+    new Command('nexus-caller')
+      .description('run one operation through the Nexus endpoint from a caller workflow in another namespace')
+      .argument('<workflowType>', 'the operation: a workflow type the starter starts')
+      .option('--idempotency-key <key>', "the caller's name for this request: a repeat answers with its run")
+      .option('--retry-failed', 'with --idempotency-key: a key whose run failed may start a new run')
+      .option('--endpoint <name>', 'the Nexus endpoint', NEXUS_ENDPOINT)
+      .option('--namespace <name>', "the caller's namespace", CALLERS_NAMESPACE)
+      .addOption(new Option('--timeout <seconds>', 'how long the caller gives the operation').default('86400')),
+  );
+  return addPriorityOptions(command).action(async (type: string, opts: CallerOptions) => {
+    const workflowType = assertWorkflowType(type);
+    const input = buildWorkflowInput(workflowType, opts);
+    const call: NexusCallerInput = {
+      workflowType,
+      start: { input, idempotencyKey: opts.idempotencyKey, retryFailedRuns: opts.retryFailed, ...priorityOf(opts) },
+      endpoint: opts.endpoint,
+      timeoutSeconds: Number(opts.timeout),
+    } as NexusCallerInput;
+    await withStarter(async ({ client, settings }) => {
+      const caller = new Client({
+        connection: client.connection,
+        namespace: opts.namespace,
+        dataConverter: client.options.dataConverter,
+      });
+      const connection = await NativeConnection.connect(settings.connectionOptions);
+      try {
+        const worker = await Worker.create({
+          connection,
+          namespace: opts.namespace,
+          taskQueue: CALLER_TASK_QUEUE,
+          workflowsPath: require.resolve('./caller-workflow'),
+          bundlerOptions: WORKFLOW_BUNDLER_OPTIONS,
+          dataConverter: client.options.dataConverter,
+        });
+        const workflowId = `nexusCaller-${workflowType}-${randomUUID().slice(0, 8)}`;
+        process.stderr.write(
+          `Calling ${workflowType} through ${opts.endpoint} from ${opts.namespace}/${workflowId}…\n`,
+        );
+        const result: unknown = await worker.runUntil(
+          orCliError(
+            caller.workflow.execute('nexusCaller', { workflowId, taskQueue: CALLER_TASK_QUEUE, args: [call] }),
+            workflowId,
+          ),
+        );
+        process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+      } finally {
+        await connection.close();
+      }
+    });
+  });
+}
+
+if (require.main === module) {
+  // The bundler's and the worker's lines are noise here: warnings and errors only, unless LOG_LEVEL says.
+  installRuntime({ ...loadWorkerSettings(), ...(process.env.LOG_LEVEL ? {} : { LOG_LEVEL: 'WARN' as const }) });
+  void program()
+    .exitOverride()
+    .parseAsync(process.argv)
+    .then(
+      () => ExitCode.Ok,
+      (err: unknown) => {
+        if (err instanceof CommanderError) return err.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
+        process.stderr.write(`${toCliError(err).message}\n`);
+        return toCliError(err).exitCode;
+      },
+    )
+    .then(async (code) => {
+      await settleLogs();
+      process.exit(code);
+    });
+}
