@@ -5,7 +5,7 @@ import { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { Command, CommanderError, Option } from 'commander';
 import { NEXUS_ENDPOINT } from '@platform-ops/client';
-import { ExitCode, orCliError, toCliError, withStarter } from '../cli/command';
+import { CliError, ExitCode, orCliError, toCliError, withStarter } from '../cli/command';
 import type { InputFlags } from '../cli/flags';
 import { loadWorkerSettings } from '../config/settings';
 import { installRuntime } from '../process-entry';
@@ -28,7 +28,7 @@ export const CALLER_TASK_QUEUE = 'platform-ops-callers';
 interface CallerOptions extends InputFlags, PriorityFlags {
   idempotencyKey?: string;
   retryFailed?: boolean;
-  endpoint: string;
+  nexusEndpoint: string;
   namespace: string;
   timeout: string;
 }
@@ -40,7 +40,7 @@ function program(): Command {
       .argument('<workflowType>', 'the operation: a workflow type the starter starts')
       .option('--idempotency-key <key>', "the caller's name for this request: a repeat answers with its run")
       .option('--retry-failed', 'with --idempotency-key: a key whose run failed may start a new run')
-      .option('--endpoint <name>', 'the Nexus endpoint', NEXUS_ENDPOINT)
+      .option('--nexus-endpoint <name>', 'the Nexus endpoint', NEXUS_ENDPOINT)
       .option('--namespace <name>', "the caller's namespace", CALLERS_NAMESPACE)
       .addOption(new Option('--timeout <seconds>', 'how long the caller gives the operation').default('86400')),
   );
@@ -50,7 +50,7 @@ function program(): Command {
     const call: NexusCallerInput = {
       workflowType,
       start: { input, idempotencyKey: opts.idempotencyKey, retryFailedRuns: opts.retryFailed, ...priorityOf(opts) },
-      endpoint: opts.endpoint,
+      endpoint: opts.nexusEndpoint,
       timeoutSeconds: Number(opts.timeout),
     } as NexusCallerInput;
     await withStarter(async ({ client, settings }) => {
@@ -59,6 +59,15 @@ function program(): Command {
         namespace: opts.namespace,
         dataConverter: client.options.dataConverter,
       });
+      // A caller to an endpoint the server lacks would retry its workflow task for ever: say so instead.
+      const { endpoints } = await client.connection.operatorService.listNexusEndpoints({ name: opts.nexusEndpoint });
+      if (!endpoints?.length) {
+        throw new CliError(
+          `${settings.address} has no Nexus endpoint named ${opts.nexusEndpoint}: \`npm start\` and \`npm run ` +
+            `cluster\` create ${NEXUS_ENDPOINT}; elsewhere, create it as docs/backends.md#nexus says.`,
+          ExitCode.NotFound,
+        );
+      }
       const connection = await NativeConnection.connect(settings.connectionOptions);
       try {
         const worker = await Worker.create({
@@ -71,7 +80,7 @@ function program(): Command {
         });
         const workflowId = `nexusCaller-${workflowType}-${randomUUID().slice(0, 8)}`;
         process.stderr.write(
-          `Calling ${workflowType} through ${opts.endpoint} from ${opts.namespace}/${workflowId}…\n`,
+          `Calling ${workflowType} through ${opts.nexusEndpoint} from ${opts.namespace}/${workflowId}…\n`,
         );
         const result: unknown = await worker.runUntil(
           orCliError(
@@ -88,8 +97,9 @@ function program(): Command {
 }
 
 if (require.main === module) {
-  // The bundler's and the worker's lines are noise here: warnings and errors only, unless LOG_LEVEL says.
-  installRuntime({ ...loadWorkerSettings(), ...(process.env.LOG_LEVEL ? {} : { LOG_LEVEL: 'WARN' as const }) });
+  // The result is stdout's only line: the worker's own (its bundle; no activities, which a caller has none of) are
+  // noise here, so errors only, unless LOG_LEVEL says.
+  installRuntime({ ...loadWorkerSettings(), ...(process.env.LOG_LEVEL ? {} : { LOG_LEVEL: 'ERROR' as const }) });
   void program()
     .exitOverride()
     .parseAsync(process.argv)

@@ -280,6 +280,17 @@ describe('the platformOps Nexus service', () => {
           workflowType: 'mediaGeneration',
           start: { input: video('a red kite'), idempotencyKey: key },
         });
+        // Once the key's run exists, whichever start reaches the handler first.
+        const firstRun = ctx.client.workflow.getHandle(idempotentWorkflowId('mediaGeneration', key));
+        await waitFor(
+          () =>
+            firstRun.describe().then(
+              () => true,
+              () => false,
+            ),
+          15_000,
+          'the first run',
+        );
         const other = await call(ctx, {
           workflowType: 'mediaGeneration',
           start: { input: video('a blue kite'), idempotencyKey: key },
