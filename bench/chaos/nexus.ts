@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { Client, WorkflowNotFoundError } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { idempotentWorkflowId, WorkflowType } from '@platform-ops/client';
 import type { NexusCallerInput } from '../../src/nexus/caller-workflow';
 import { CALLERS_NAMESPACE, setUpNexus } from '../../src/nexus/setup';
@@ -131,6 +131,15 @@ async function endOf(client: Client, workflowId: string): Promise<End> {
   }
 }
 
+let runtimeInstalled = false;
+
+/** The callers' worker says its warnings only: its bundling's and polling's lines are noise among the suite's. */
+function quietRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+}
+
 export interface NexusCallers {
   endpoint: string;
   /** Starts the wave's caller workflows; answers our runs as started (a refused caller start as refused). */
@@ -153,6 +162,7 @@ export async function startNexusCallers(stack: BenchStack, log: (msg: string) =>
     endpoint,
     log,
   });
+  quietRuntime();
   const { dataConverter } = stack.client.options;
   const caller = new Client({ connection: stack.client.connection, namespace: CALLERS_NAMESPACE, dataConverter });
   const connection = await NativeConnection.connect({ address: stack.server.address });
