@@ -28,6 +28,10 @@ function formatFigures(r: ChaosResult): string {
     ...rows,
     'faults:',
     ...faults,
+    `Nexus: ${r.nexus.runs} runs started by callers in another namespace; ${r.nexus.results} callers got their run's ` +
+      `result, ${r.nexus.failedAsRun} failed as their run did, ${r.nexus.mismatched.total} did not end as their run did; ` +
+      `duplicate paid submissions of these runs ${r.nexus.duplicatePaid}`,
+    ...r.nexus.mismatched.examples.map((e) => `nexus: ${e}`),
     `duplicate paid submissions ${f.duplicatePaidSubmissions.total} ${JSON.stringify(f.duplicatePaidSubmissions.byRoute)}` +
       `; answers lost with a killed worker and bought again ${f.duplicatePaidSubmissions.justified.total}`,
     `leaked reservations ${f.leakedReservations.total ?? 'not measured (the ledger did not answer)'}; API-key occurrences ${f.keyOccurrences.total} ` +

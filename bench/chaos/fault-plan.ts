@@ -11,6 +11,7 @@ import { temporal } from '@temporalio/proto';
 import { FailureType } from '@platform-ops/client';
 import { mapBounded } from '../../src/shared/lanes';
 import { resetByQuery } from '../../src/starter/commands/bulk';
+import { nexusRunIds } from './nexus';
 import { CHAOS_TYPES } from './workload';
 import type { BenchStack } from '../support/stack';
 import type { WorkerProcess } from '../support/worker-process';
@@ -75,16 +76,19 @@ const stateFault = (
 });
 
 /**
- * Resets half of every type of the wave (the even ones) to its first workflow task as an operator does after a bad
+ * Resets half of every type of the wave (the even ones, the Nexus-started too) to its first workflow task as an operator does after a bad
  * deploy: one batch operation by visibility query, as `incident reset --query … --to first-task` starts it, once each
  * of them has run its first workflow task (before that there is nothing to reset to). A run that closes meanwhile
  * is left as it is.
  */
 async function resetHalfOfWave(ctx: FaultContext, wave: string, perType: number): Promise<void> {
   const { client } = ctx.stack;
-  const ids = CHAOS_TYPES.flatMap((type) =>
-    Array.from({ length: Math.ceil(perType / 2) }, (_, k) => `chaos-${wave}-${type}-${2 * k}`),
-  );
+  const ids = [
+    ...CHAOS_TYPES.flatMap((type) =>
+      Array.from({ length: Math.ceil(perType / 2) }, (_, k) => `chaos-${wave}-${type}-${2 * k}`),
+    ),
+    ...nexusRunIds(wave, perType, true),
+  ];
   const until = Date.now() + RESET_WAIT_MS;
   const begun = await mapBounded(ids, LOOKS_AT_ONCE, (workflowId) => hasBegun(ctx, workflowId, until));
   const ready = ids.filter((_, i) => begun[i] === 'begun');

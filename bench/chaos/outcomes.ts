@@ -1,7 +1,7 @@
 // Each started workflow's end as the server tells it: its status, start and close times, and for a
 // failure the type that ended it (the first application failure type among the error's causes: a
 // budget-gated job that failed because its child did names the child's reason).
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { ApplicationFailure, TemporalFailure, TimeoutFailure } from '@temporalio/common';
 import { mapBounded } from '../../src/shared/lanes';
 import type { Outcome } from './tally';
@@ -30,7 +30,12 @@ export function gatherOutcomes(client: Client, started: readonly Started[]): Pro
   return mapBounded(started, 16, async (s): Promise<Outcome> => {
     if (s.startError) return { workflowId: s.workflowId, type: s.type, wave: s.wave, startedAt: s.sentAt };
     const handle = client.workflow.getHandle(s.workflowId);
-    const d = await handle.describe();
+    // A run started through another (a Nexus caller's operation) that never came is a start refused.
+    const d = await handle.describe().catch((err: unknown) => {
+      if (err instanceof WorkflowNotFoundError) return undefined;
+      throw err;
+    });
+    if (!d) return { workflowId: s.workflowId, type: s.type, wave: s.wave, startedAt: s.sentAt };
     const outcome: Outcome = {
       workflowId: s.workflowId,
       type: s.type,

@@ -1,6 +1,7 @@
 // The fault suite: waves of every workflow type against the emulator and a real dev server, one wave
 // per fault, the faults in turn (worker SIGKILL, dev server restart, outage, 429 storm, slow paid
-// calls, a reset of half the wave, cut downloads); then it waits for every workflow to end and gathers what the targets need.
+// calls, a reset of half the wave, cut downloads), a few of each wave's generations started through Nexus by callers
+// in another namespace; then it waits for every workflow to end and gathers what the targets need.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,9 +15,10 @@ import { EXAMPLE_SCENARIOS, exampleScenarioPath, scenarioFault } from './scenari
 import { keyInFiles, keyInHistories } from './key-scan';
 import { driveEndpoints, endpointsLeftBilling } from './endpoints';
 import { heldReservations } from './ledgers';
+import { nexusFigures, nexusPaid, startNexusCallers, type NexusCallers, type NexusFigures } from './nexus';
 import { gatherOutcomes, type Started } from './outcomes';
-import { chaosChecks, tally, type ChaosFigures, type FaultWindow } from './tally';
-import { atMost, type Check } from '../support/checks';
+import { chaosChecks, duplicatePaid, tally, type ChaosFigures, type FaultWindow } from './tally';
+import { atMost, isTrue, type Check } from '../support/checks';
 import {
   BATCH_PER_REQUEST_MS,
   CHAOS_CLOCK_SPEED,
@@ -54,6 +56,8 @@ export const DEFAULT_CHAOS_OPTIONS: ChaosOptions = {
 export interface ChaosResult {
   options: ChaosOptions;
   figures: ChaosFigures;
+  /** The Nexus-started runs, as their callers saw them (the tally counts the runs with the rest). */
+  nexus: NexusFigures;
   checks: Check[];
   passed: boolean;
   /** What the emulator injected, per kind and route. */
@@ -96,6 +100,72 @@ export async function runChaosSuite(opts: Partial<ChaosOptions> = {}): Promise<C
     o.perType,
   );
 
+  /** The faults in turn, each with its wave, then the wait for the last workflows and what the targets need. */
+  const faultsAndGather = async (ctx: FaultContext, callers: NexusCallers): Promise<ChaosResult> => {
+    const { stack } = ctx;
+    const started: Started[] = [];
+    const windows: FaultWindow[] = [];
+    const startAll = async (wave: string): Promise<Started[]> => [
+      ...(await startWave(stack, wave, o.perType)),
+      ...driveEndpoints(stack, wave, o.perType),
+      ...(await callers.call(wave, o.perType)),
+    ];
+    for (const fault of faults) windows.push(await runFault(ctx, fault, startAll, started));
+
+    const running = await waitForAll(stack, began + o.maxElapsedS * 1000 - GATHER_RESERVE_MS, log);
+    log(running ? `${running} workflows still running at the deadline` : 'every workflow has ended');
+    log('reading the ledger, every outcome and every history…');
+    // The ledger answers queries through the worker: read it before the worker goes.
+    const members = [CHAOS_MEMBER, ...faults.map((f) => autoRenewMember(f.name))];
+    const reservations = await heldReservations(stack.client, members, log);
+    await ctx.worker.stop();
+    const outcomes = await gatherOutcomes(stack.client, started);
+    const counters = await stack.admin<CountersView>('GET', '/counters');
+    const nexus = {
+      ...nexusFigures(await callers.gather()),
+      duplicatePaid: duplicatePaid(nexusPaid(counters.paid), windows).total,
+    };
+    const leftBilling = await endpointsLeftBilling(stack);
+    const histories = await keyInHistories(stack.client, apiKey);
+    const logs = keyInFiles(logDir, apiKey);
+    const artifacts = keyInFiles(stack.artifactDir, apiKey);
+    const sumOf = (m: Record<string, number>) => Object.values(m).reduce((a, b) => a + b, 0);
+    const figures = tally({
+      outcomes,
+      faults: windows,
+      paid: counters.paid,
+      reservations,
+      keyOccurrences: { histories: histories.occurrences, ...logs.byFile, artifacts: sumOf(artifacts.byFile) },
+      elapsedS: Math.round((Date.now() - began) / 1000),
+    });
+    const checks = [
+      ...chaosChecks(figures, o, CHAOS_TYPES),
+      atMost('serverless endpoints left with a worker billing', leftBilling.length, 0),
+      isTrue(
+        "Nexus callers that ended as their run did (the run's result theirs)",
+        nexus.runs > 0 && nexus.mismatched.total === 0,
+        `${nexus.runs - nexus.mismatched.total} of ${nexus.runs}`,
+        'all, of at least 1',
+      ),
+    ];
+    if (leftBilling.length > 0) log(`left billing: ${leftBilling.slice(0, 5).join(', ')}`);
+    const passed = checks.every((c) => c.ok);
+    return {
+      options: o,
+      figures,
+      nexus,
+      checks,
+      passed,
+      faultsInjected: counters.faultsInjected,
+      scanned: {
+        histories: histories.histories,
+        logBytes: logs.bytes,
+        artifactBytes: artifacts.bytes,
+        logDir,
+      },
+    };
+  };
+
   const result = await withBenchStack(
     'chaos',
     fixtures,
@@ -103,55 +173,17 @@ export async function runChaosSuite(opts: Partial<ChaosOptions> = {}): Promise<C
       await stack.admin('PUT', '/clock', { speed: CHAOS_CLOCK_SPEED });
       await stack.admin('PUT', '/batches/settings', { perRequestMs: BATCH_PER_REQUEST_MS });
       const ctx: FaultContext = { stack, worker: await stack.worker.start(), log };
-      const started: Started[] = [];
-      const windows: FaultWindow[] = [];
-      for (const fault of faults) windows.push(await runFault(ctx, fault, o.perType, started));
-
-      const running = await waitForAll(stack, began + o.maxElapsedS * 1000 - GATHER_RESERVE_MS, log);
-      log(running ? `${running} workflows still running at the deadline` : 'every workflow has ended');
-      log('reading the ledger, every outcome and every history…');
-      // The ledger answers queries through the worker: read it before the worker goes.
-      const members = [CHAOS_MEMBER, ...faults.map((f) => autoRenewMember(f.name))];
-      const reservations = await heldReservations(stack.client, members, log);
-      await ctx.worker.stop();
-      const outcomes = await gatherOutcomes(stack.client, started);
-      const counters = await stack.admin<CountersView>('GET', '/counters');
-      const leftBilling = await endpointsLeftBilling(stack);
-      const histories = await keyInHistories(stack.client, apiKey);
-      const logs = keyInFiles(logDir, apiKey);
-      const artifacts = keyInFiles(stack.artifactDir, apiKey);
-      const sumOf = (m: Record<string, number>) => Object.values(m).reduce((a, b) => a + b, 0);
-      const figures = tally({
-        outcomes,
-        faults: windows,
-        paid: counters.paid,
-        reservations,
-        keyOccurrences: { histories: histories.occurrences, ...logs.byFile, artifacts: sumOf(artifacts.byFile) },
-        elapsedS: Math.round((Date.now() - began) / 1000),
-      });
-      const checks = [
-        ...chaosChecks(figures, o, CHAOS_TYPES),
-        atMost('serverless endpoints left with a worker billing', leftBilling.length, 0),
-      ];
-      if (leftBilling.length > 0) log(`left billing: ${leftBilling.slice(0, 5).join(', ')}`);
-      const passed = checks.every((c) => c.ok);
-      return {
-        options: o,
-        figures,
-        checks,
-        passed,
-        faultsInjected: counters.faultsInjected,
-        scanned: {
-          histories: histories.histories,
-          logBytes: logs.bytes,
-          artifactBytes: artifacts.bytes,
-          logDir,
-        },
-      };
+      const callers = await startNexusCallers(stack, log);
+      try {
+        return await faultsAndGather(ctx, callers);
+      } finally {
+        await callers.stop();
+      }
     },
     // INFO: every line the worker would log in production is searched for the key.
     { apiKey, logDir, workerLogLevel: 'INFO' },
   );
+
   // A failed run's logs are kept, to read what happened; a passed run's are only searched. Removed
   // once the stack is down: the dev server writes its log until it stops.
   if (result.passed) rmSync(logDir, { recursive: true, force: true });
@@ -163,25 +195,20 @@ export async function runChaosSuite(opts: Partial<ChaosOptions> = {}): Promise<C
 async function runFault(
   ctx: FaultContext,
   fault: ChaosFault,
-  perType: number,
+  startAll: (wave: string) => Promise<Started[]>,
   started: Started[],
 ): Promise<FaultWindow> {
   ctx.log(`== ${fault.name}: ${fault.what}`);
   let from: number;
+  let wave: Started[];
   if (fault.kind === 'state') {
     await fault.strike(ctx);
     from = Date.now();
-    started.push(
-      ...(await startWave(ctx.stack, fault.name, perType)),
-      ...driveEndpoints(ctx.stack, fault.name, perType),
-    );
+    wave = await startAll(fault.name);
     await fault.afterWaveStarts?.(ctx);
     await sleep(from + fault.holdMs - Date.now());
   } else {
-    started.push(
-      ...(await startWave(ctx.stack, fault.name, perType)),
-      ...driveEndpoints(ctx.stack, fault.name, perType),
-    );
+    wave = await startAll(fault.name);
     await sleep(EVENT_SETTLE_MS);
     from = Date.now();
     await fault.strike(ctx);
@@ -190,11 +217,15 @@ async function runFault(
   await fault.heal(ctx);
   const to = Date.now();
   ctx.log(`${fault.name} over after ${Math.round((to - from) / 1000)} s`);
+  started.push(...wave);
+  // The wave's runs: those its prefix names, and those named otherwise (an endpoint's, a Nexus call's).
+  const prefix = `chaos-${fault.name}-`;
+  const named = wave.filter((s) => !s.workflowId.startsWith(prefix)).map((s) => `'${s.workflowId}'`);
   const running = await waitForAll(
     ctx.stack,
     to + WAVE_SETTLE_MAX_MS,
     ctx.log,
-    `WorkflowId STARTS_WITH "chaos-${fault.name}-"`,
+    `(WorkflowId STARTS_WITH "${prefix}"${named.length ? ` OR WorkflowId IN (${named.join(', ')})` : ''})`,
   );
   if (running > 0) ctx.log(`${running} workflows of the ${fault.name} wave still running; on to the next fault`);
   return {
