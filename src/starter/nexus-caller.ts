@@ -17,10 +17,10 @@ import {
   buildWorkflowInput,
   priorityOf,
   type PriorityFlags,
-} from '../starter/workflow-inputs';
+} from './workflow-inputs';
 import { WORKFLOW_BUNDLER_OPTIONS } from '../worker';
-import type { NexusCallerInput } from './caller-workflow';
-import { CALLERS_NAMESPACE } from './setup';
+import type { NexusCallerInput } from '../nexus/caller-workflow';
+import { CALLERS_NAMESPACE } from '../nexus/setup';
 
 /** The callers' own queue: a caller restarted after a crash picks up the runs the one before left. */
 export const CALLER_TASK_QUEUE = 'platform-ops-callers';
@@ -74,7 +74,7 @@ function program(): Command {
           connection,
           namespace: opts.namespace,
           taskQueue: CALLER_TASK_QUEUE,
-          workflowsPath: require.resolve('./caller-workflow'),
+          workflowsPath: require.resolve('../nexus/caller-workflow'),
           bundlerOptions: WORKFLOW_BUNDLER_OPTIONS,
           dataConverter: client.options.dataConverter,
         });
