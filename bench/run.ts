@@ -56,8 +56,8 @@ const benches: Bench[] = [
     name: 'media-polling',
     what:
       'mediaGeneration polling against a fixed 1 s loop and a plain script, its worker and server costs beside ' +
-      "the SDK's floor (defaults: --tasks=200, --duration=10000 ms; --webhooks: the workflows' worker takes " +
-      'callbacks, into media-polling-webhooks.json)',
+      "the SDK's floor and the Temporal peer, Cloud Actions included (defaults: --tasks=200, --duration=10000 ms; " +
+      "--webhooks: the workflows' worker takes callbacks, into media-polling-webhooks.json)",
     run: async () => {
       const webhooks = process.argv.includes('--webhooks');
       const r = await runMediaPollingBench({ tasks: numberArg('tasks'), durationMs: numberArg('duration'), webhooks });

@@ -7,7 +7,8 @@
 // noticing, submit lag and the makespan of the whole batch; for the workflows also the worker's memory
 // and CPU per workflow, history events per task and server requests per waiting task per minute, set
 // beside the same figures of the SDK's floor (N workflows that only sleep as long, on the same worker)
-// and of the same generations with payload encryption off (the codec's price).
+// and of the same generations with payload encryption off (the codec's price). The same N run as the
+// Temporal peer too (./peers.ts), and all are set beside ours per generation, Cloud Actions included.
 // Pass/fail is the targets table of issue 10.
 //
 //   npm run bench -- --only=media-polling [--tasks=200] [--duration=10000]
@@ -31,6 +32,16 @@ import { withBenchStack, type BenchStack } from '../support/stack';
 import { mean, percentile, round } from '../support/stats';
 import { floorHistories, runWorkflowLoad } from '../support/workflow-load';
 import { NO_QUOTAS } from '../support/fixtures';
+import { loadActions } from './actions';
+import {
+  floorDetection,
+  generationFigures,
+  peerChecks,
+  runPeer,
+  type GenerationFigures,
+  type PeerFigures,
+  type PeerVariant,
+} from './peers';
 
 export interface MediaBenchOptions {
   tasks: number;
@@ -72,6 +83,10 @@ export interface MediaBenchResult {
   /** Worker CPU per generation with the payload codec on over off. */
   codecCpuRatio: number;
   server: { mediaGeneration: ServerRequestFigures; sdkFloor: ServerRequestFigures };
+  /** Per generation, beside the Temporal peer and the floor (docs/benchmarks.md's table). */
+  ours: GenerationFigures & { actionsPerGenerationFairnessOn: number };
+  peers: Record<PeerVariant, PeerFigures>;
+  floor: GenerationFigures;
   checks: Check[];
   passed: boolean;
 }
@@ -207,6 +222,7 @@ export async function runMediaPollingBench(opts: Partial<MediaBenchOptions> = {}
       { from: media.load.firstStartAt, to: media.load.allClosedSeenAt, tasks: o.tasks },
       { startMs: 1_000 },
     );
+    const mediaActions = await loadActions(client, media.load, recorder);
 
     // The payload codec's price (src/codec): the same generations with encryption off, worker and client alike.
     log(`${o.tasks} mediaGeneration workflows again, payload encryption off, on a fresh worker process…`);
@@ -243,6 +259,27 @@ export async function runMediaPollingBench(opts: Partial<MediaBenchOptions> = {}
       { from: floor.load.firstStartAt, to: floor.load.allClosedSeenAt, tasks: o.tasks },
       { startMs: 1_000 },
     );
+    const floorSeen = floorDetection();
+    const floorActions = await loadActions(client, floor.load, recorder, floorSeen.onHistory);
+
+    const peerModes: ModeFigures[] = [];
+    const peer = (variant: PeerVariant) =>
+      runPeer(variant, {
+        worker,
+        client,
+        taskQueue,
+        recorder,
+        tasks: o.tasks,
+        closeTimeoutMs,
+        log,
+        prompt: (i) => prompt(`peer-${variant}`, i),
+        measure: async (mode, runs, makespanMs) => {
+          const seen = await figures(emu, mode, runs, makespanMs);
+          peerModes.push(seen.figures);
+          return seen;
+        },
+      });
+    const peers = { frequent: await peer('frequent'), infrequent: await peer('infrequent') };
     await recorder.stop();
 
     log('plain script, fixed 1 s poll loop…');
@@ -254,9 +291,19 @@ export async function runMediaPollingBench(opts: Partial<MediaBenchOptions> = {}
     await emu.admin('POST', '/counters/reset');
     const plain = await timed(o.tasks, (i) => etaAwareRun(platform, prompt('plain', i)));
     modes.push((await figures(emu, 'plain script, eta-aware polling', plain.runs, plain.ms)).figures);
+    modes.push(...peerModes);
 
     const [wf, fixedLoop, plainEta] = modes;
     const makespanRatio = round(wf.makespanS / plainEta.makespanS);
+    const oursFigures = {
+      ...generationFigures(media.worker, mediaServer, mediaActions, wf),
+      actionsPerGenerationFairnessOn: mediaActions.perGenerationFairnessOn,
+    };
+    const floorFigures = generationFigures(floor.worker, floorServer, floorActions, {
+      pollsPerTask: 0,
+      detectionP95Ms: floorSeen.p95(),
+      submitLagP95Ms: floorRuns.startPhases['start called → its timer started'].p95,
+    });
     const checks: Check[] = [
       isTrue('workflows completed', media.worker.completed === o.tasks, media.worker.completed, `${o.tasks}`),
       atMost('makespan ratio, workflows / plain eta-aware script', makespanRatio, MEDIA_TARGETS.makespanRatio(o)),
@@ -276,6 +323,7 @@ export async function runMediaPollingBench(opts: Partial<MediaBenchOptions> = {}
         MEDIA_TARGETS.workerRssPeakMb,
         ' MB',
       ),
+      ...peerChecks(oursFigures, peers, o.tasks),
     ];
     return {
       options: o,
@@ -290,6 +338,9 @@ export async function runMediaPollingBench(opts: Partial<MediaBenchOptions> = {}
         ratio: ratioToFloor(media.worker, floor.worker),
       },
       server: { mediaGeneration: mediaServer, sdkFloor: floorServer },
+      ours: oursFigures,
+      peers,
+      floor: floorFigures,
       codecCpuRatio,
       checks,
       passed: checks.every((c) => c.ok),

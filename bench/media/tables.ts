@@ -1,5 +1,6 @@
 // The media-polling benchmark's tables, and the worker and server tables the other benchmarks share.
 import type { MediaBenchResult } from './polling';
+import { COMPARED, ratioToOurs, type GenerationFigures } from './peers';
 import { formatChecks } from '../support/checks';
 import { formatPhases } from '../support/history-phases';
 import type { ratioToFloor, ServerRequestFigures, WorkerFigures } from '../support/load-figures';
@@ -120,6 +121,41 @@ export function formatMediaTable(r: MediaBenchResult): string {
     formatServerFigures('mediaGeneration', r.server.mediaGeneration),
     formatServerFigures('SDK floor', r.server.sdkFloor),
     '',
+    formatPeerTable(r),
+    '',
     formatChecks(r.checks),
+  ].join('\n');
+}
+
+/** Ours, the Temporal peer's two variants and the floor per generation, each beside its ratio to ours. */
+export function formatPeerTable(r: Pick<MediaBenchResult, 'ours' | 'peers' | 'floor'>): string {
+  const columns: Array<[string, GenerationFigures]> = [
+    ['peer, frequent', r.peers.frequent],
+    ['peer, infrequent', r.peers.infrequent],
+    ['SDK floor', r.floor],
+  ];
+  const cell = (f: GenerationFigures, k: (typeof COMPARED)[number]) => {
+    const ratio = ratioToOurs(r.ours, f, k);
+    return `${f[k]} (${ratio === null ? 'n/a' : `${ratio}x`})`;
+  };
+  const rows = COMPARED.map((k) => [k, String(r.ours[k]), ...columns.map(([, f]) => cell(f, k))]);
+  const kinds = (f: GenerationFigures) =>
+    Object.entries(f.actions.byKind)
+      .filter(([, n]) => n > 0)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ');
+  const listed = (of: Record<string, number>) =>
+    Object.entries(of)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ') || 'none';
+  return [
+    'per generation (ratio to ours):',
+    formatTable(['figure', 'ours', ...columns.map(([name]) => name)], rows),
+    `Temporal Cloud Actions per generation, ours with Fairness on: ${r.ours.actionsPerGenerationFairnessOn}`,
+    ...[['ours', r.ours] as [string, GenerationFigures], ...columns].map(
+      ([name, f]) =>
+        `  ${name}: ${kinds(f)}\n    activity attempts: ${listed(f.actions.attemptsByActivity)}; ` +
+        `upserts: ${listed(f.actions.upsertsByAttributes)}; markers: ${listed(f.actions.markersByName)}`,
+    ),
   ].join('\n');
 }

@@ -1,9 +1,11 @@
 // The SDK's floor: a workflow that does nothing but wait on one timer, bundled with every workflow of
-// the service (./worker-main.ts), so the floor is measured in the same worker, with the same bundle,
-// module graph and settings as the workflows it is compared to.
+// the service and the Temporal peer's (../media/peer-workflows.ts) (./worker-main.ts), so the floor
+// and the peer are measured with the same bundle, module graph and settings as the workflows they are
+// compared to.
 import { sleep } from '@temporalio/workflow';
 
 export * from '../../src/operations/workflows';
+export * from '../media/peer-workflows';
 
 export async function sdkFloor(ms: number): Promise<void> {
   await sleep(ms);
