@@ -1,7 +1,7 @@
 #!/bin/sh
 # Creates the namespace when it is missing and registers custom search attributes on a Temporal
 # cluster: the compose stack's `search-attributes` job runs it in temporalio/admin-tools (busybox sh),
-# with the list from src/api/names.ts (what `npm run cluster` does in src/cluster/cluster.ts).
+# with the list from packages/client/src/contract.ts (what `npm run cluster` does in src/cluster/cluster.ts).
 #
 #   TEMPORAL_ADDRESS    host:port of the frontend (required)
 #   TEMPORAL_NAMESPACE  namespace (default: default)
@@ -9,6 +9,10 @@
 #   RETENTION           how long closed workflows are kept, for a namespace created here (default: 72h)
 #   WAIT_SECONDS        how long to wait for the namespace to exist (default: 300)
 #   RETRY_SECONDS       pause between checks (default: 2)
+#   NEXUS_ENDPOINT      set: the Nexus endpoint of that name to the worker's namespace and task queue, and the
+#                       namespace callers try it from, as src/nexus/setup.ts sets them up for `npm run cluster`
+#   NEXUS_TASK_QUEUE    the worker's task queue (default: platform-ops)
+#   CALLERS_NAMESPACE   (default: callers)
 #
 # Idempotent, so that `docker compose up` can run it on every start: an attribute that already exists
 # with the same type is fine. One that exists with another type is an error, since workflows would
@@ -60,3 +64,20 @@ for pair in $SEARCH_ATTRIBUTES; do
   fi
 done
 log "done: $SEARCH_ATTRIBUTES"
+
+if [ -n "${NEXUS_ENDPOINT:-}" ]; then
+  callers="${CALLERS_NAMESPACE:-callers}"
+  task_queue="${NEXUS_TASK_QUEUE:-platform-ops}"
+  if ! temporal operator namespace describe --address "$TEMPORAL_ADDRESS" --namespace "$callers" >/dev/null 2>&1; then
+    temporal operator namespace create --address "$TEMPORAL_ADDRESS" --namespace "$callers" --retention 24h
+    log "created namespace $callers"
+  fi
+  # An endpoint that exists is left as it is: an operator may have pointed it elsewhere on purpose.
+  if temporal operator nexus endpoint get --address "$TEMPORAL_ADDRESS" --name "$NEXUS_ENDPOINT" >/dev/null 2>&1; then
+    log "Nexus endpoint $NEXUS_ENDPOINT exists"
+  else
+    temporal operator nexus endpoint create --address "$TEMPORAL_ADDRESS" --name "$NEXUS_ENDPOINT" \
+      --target-namespace "$namespace" --target-task-queue "$task_queue"
+    log "created Nexus endpoint $NEXUS_ENDPOINT (to $namespace/$task_queue)"
+  fi
+fi

@@ -557,6 +557,7 @@ echo "$*" >> "$STUB_DIR/calls"
 case "$1 $2 $3" in
   "operator namespace create") ;;
   "operator namespace describe")
+    case "$*" in *"--namespace callers"*) [ -n "$STUB_CALLERS_EXIST" ] || exit 1; exit 0 ;; esac
     n=$(cat "$STUB_DIR/describes" 2>/dev/null || echo 0)
     echo $((n + 1)) > "$STUB_DIR/describes"
     [ "$n" -ge 1 ] || { echo "Namespace not found" >&2; exit 1; } ;;
@@ -575,11 +576,21 @@ case "$1 $2 $3" in
       fi
     done
     echo "Search attributes have been added" ;;
+  "operator nexus endpoint")
+    case "$4" in
+      get) [ -n "$STUB_ENDPOINT_EXISTS" ] || { echo "Error: endpoint not found" >&2; exit 1; } ;;
+      create) ;;
+      *) echo "unexpected call: $*" >&2; exit 2 ;;
+    esac ;;
   *) echo "unexpected call: $*" >&2; exit 2 ;;
 esac
 `;
 
-  async function runScript(existing: string, errorOnExisting = false) {
+  async function runScript(
+    existing: string,
+    errorOnExisting = false,
+    have: { callers?: boolean; endpoint?: boolean } = {},
+  ) {
     const dir = mkdtempSync(path.join(tmpdir(), 'register-sa-'));
     try {
       writeFileSync(path.join(dir, 'temporal'), STUB);
@@ -594,6 +605,8 @@ esac
           STUB_DIR: dir,
           STUB_EXISTING: existing,
           STUB_ERROR_ON_EXISTING: errorOnExisting ? '1' : '',
+          STUB_CALLERS_EXIST: have.callers ? '1' : '',
+          STUB_ENDPOINT_EXISTS: have.endpoint ? '1' : '',
         },
       });
       const log = path.join(dir, 'calls');
@@ -607,9 +620,11 @@ esac
   test('creates the namespace and waits for it, then creates each attribute with its type', async () => {
     const r = await runScript('');
     expect(r.code).toBe(0);
-    expect(r.calls.filter((c) => c.startsWith('operator namespace describe'))).toHaveLength(2);
+    const looks = r.calls.filter((c) => c.startsWith('operator namespace describe'));
+    expect(looks.filter((c) => c.includes('--namespace default'))).toHaveLength(2);
     expect(r.calls.filter((c) => c.startsWith('operator namespace create'))).toEqual([
       'operator namespace create --address temporal:7233 --namespace default --retention 72h',
+      'operator namespace create --address temporal:7233 --namespace callers --retention 24h',
     ]);
     const created = Object.fromEntries(
       r.calls
@@ -630,6 +645,20 @@ esac
         Object.keys(SEARCH_ATTRIBUTE_DEFINITIONS).length,
       );
     }
+  });
+
+  test("creates the Nexus endpoint to the worker's task queue and the callers' namespace, leaving existing ones", async () => {
+    const created = await runScript('');
+    expect(created.calls.filter((c) => c.startsWith('operator nexus endpoint create'))).toEqual([
+      'operator nexus endpoint create --address temporal:7233 --name platform-ops --target-namespace default ' +
+        '--target-task-queue platform-ops',
+    ]);
+    const kept = await runScript('', false, { callers: true, endpoint: true });
+    expect(kept.code).toBe(0);
+    const madeForNexus = (c: string) => c.includes('nexus endpoint create') || c.includes('--namespace callers --');
+    expect(created.calls.filter(madeForNexus)).toHaveLength(2);
+    expect(kept.calls.filter(madeForNexus)).toEqual([]);
+    expect(kept.stdout).toContain('Nexus endpoint platform-ops exists');
   });
 
   test('fails when an attribute exists with another type', async () => {
