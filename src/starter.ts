@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { Command, CommanderError } from 'commander';
+import { Command } from 'commander';
 import { addRegisterSearchAttributesOption } from './namespace/search-attributes';
 import { addEndpointCommands } from './operations/serverlessEndpoint/starter';
 import { addBudgetCommands } from './starter/commands/budget';
@@ -11,7 +11,7 @@ import { addPlatformCommands } from './starter/commands/platform';
 import { addScheduleCommands } from './starter/commands/schedule';
 import { addStartCommands } from './starter/commands/start';
 import { upCommand } from './starter/commands/up';
-import { ExitCode, toCliError } from './cli/command';
+import { runProgram } from './cli/command';
 import { isRuntimeInstalled } from './process-entry';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
@@ -40,18 +40,7 @@ export function buildProgram(): Command {
   return program;
 }
 
-export async function main(argv: string[]): Promise<number> {
-  try {
-    await buildProgram().parseAsync(argv);
-    return ExitCode.Ok;
-  } catch (err) {
-    // Commander has printed the usage problem already (or the help, which is no error).
-    if (err instanceof CommanderError) return err.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
-    const cliError = toCliError(err);
-    process.stderr.write(`${cliError.message}\n`);
-    return cliError.exitCode;
-  }
-}
+export const main = (argv: string[]): Promise<number> => runProgram(buildProgram(), argv);
 
 if (require.main === module) {
   // Piped into `head`, say: once the reader is gone there is nobody to tell, so stop quietly.

@@ -164,7 +164,7 @@ export async function createPlatformWorker(opts: PlatformWorkerOptions): Promise
         : { workflowsPath: require.resolve('./operations/workflows'), bundlerOptions: WORKFLOW_BUNDLER_OPTIONS }),
       maxConcurrentWorkflowTaskExecutions: s.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
       maxCachedWorkflows: s.WORKER_MAX_CACHED_WORKFLOWS,
-      // The task queue a Nexus endpoint targets (docs/backends.md#nexus).
+      // The task queue a Nexus endpoint targets (docs/backends.md#temporal-applications-nexus).
       nexusServices: [platformOpsNexusHandlers()],
     });
     const quotaWorkers = await Promise.all(

@@ -1,4 +1,5 @@
 import type { DataConverter } from '@temporalio/common';
+import { CommanderError, type Command } from 'commander';
 import { IdempotencyKeyReusedError, KeyringError, loadDataConverter } from '@platform-ops/client';
 import {
   Client,
@@ -78,6 +79,20 @@ export function toCliError(err: unknown, workflowId?: string): CliError {
     return new CliError(`${id} failed: ${failureText(err)}`, ExitCode.WorkflowFailed);
   }
   return new CliError(err instanceof Error ? err.message : String(err), ExitCode.WorkflowFailed);
+}
+
+/** Runs a CLI program built with `exitOverride()`: its exit code, with the error's message on stderr when it fails. */
+export async function runProgram(program: Command, argv: string[]): Promise<number> {
+  try {
+    await program.parseAsync(argv);
+    return ExitCode.Ok;
+  } catch (err) {
+    // Commander has printed the usage problem already (or the help, which is no error).
+    if (err instanceof CommanderError) return err.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
+    const cliError = toCliError(err);
+    process.stderr.write(`${cliError.message}\n`);
+    return cliError.exitCode;
+  }
 }
 
 export const orCliError = <T>(promise: Promise<T>, workflowId?: string): Promise<T> =>

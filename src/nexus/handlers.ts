@@ -25,29 +25,33 @@ import {
 /** The run's key when the caller gives none: the server repeats a start with its request id, which finds the run. */
 export const requestKey = (requestId: string): string => `nexus-${requestId}`;
 
-class StartOperation<T extends StartableWorkflowType> implements nexus.OperationHandler<NexusStart<T>, ResultOf<T>> {
-  private readonly run: WorkflowRunOperationHandler<NexusStart<T>, ResultOf<T>>;
+type StartRequest<T extends StartableWorkflowType> = ReturnType<typeof startRequest<T>>;
 
-  constructor(private readonly type: T) {
-    this.run = new WorkflowRunOperationHandler<NexusStart<T>, ResultOf<T>>(async (ctx, start) => {
-      const request = this.request(ctx, start);
-      const handle = await startWorkflow(ctx, this.type as string, request.options);
-      // The start has joined a run of the same key, which must have been started with the same input.
-      await request.startedHere(getClient().workflow.getHandle(handle.workflowId));
-      return handle as WorkflowHandle<ResultOf<T>>;
-    });
-  }
+/** A key used for another input refuses the operation for good. */
+const asConflict = (err: unknown): unknown =>
+  err instanceof IdempotencyKeyReusedError
+    ? new nexus.HandlerError('CONFLICT', err.message, { retryableOverride: false })
+    : err;
+
+class StartOperation<T extends StartableWorkflowType> implements nexus.OperationHandler<NexusStart<T>, ResultOf<T>> {
+  // Given the request start() has checked, so the input is parsed once.
+  private readonly run = new WorkflowRunOperationHandler<StartRequest<T>, ResultOf<T>>(async (ctx, request) => {
+    const handle = await startWorkflow(ctx, this.type as string, request.options);
+    // The start has joined a run of the same key, which must have been started with the same input.
+    await request.startedHere(getClient().workflow.getHandle(handle.workflowId));
+    return handle as WorkflowHandle<ResultOf<T>>;
+  });
+
+  constructor(private readonly type: T) {}
 
   async start(ctx: nexus.StartOperationContext, start: NexusStart<T>) {
+    const request = this.request(ctx, start);
     try {
-      return await this.run.start(ctx, start);
+      return await this.run.start(ctx, request);
     } catch (err) {
-      if (err instanceof IdempotencyKeyReusedError) {
-        throw new nexus.HandlerError('CONFLICT', err.message, { retryableOverride: false });
-      }
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw asConflict(err);
       // The key's run has closed and may not run again: its outcome is the operation's, at once.
-      return nexus.HandlerStartOperationResult.sync(await this.closedRunResult(ctx, start));
+      return nexus.HandlerStartOperationResult.sync(await this.closedRunResult(request));
     }
   }
 
@@ -56,7 +60,7 @@ class StartOperation<T extends StartableWorkflowType> implements nexus.Operation
   }
 
   /** Checked with the workflow's own schema before anything starts: a bad input fails the caller's operation. */
-  private request(ctx: nexus.StartOperationContext, start: NexusStart<T>) {
+  private request(ctx: nexus.StartOperationContext, start: NexusStart<T>): StartRequest<T> {
     const { input, idempotencyKey, ...opts } = (start ?? {}) as Partial<NexusStart<T>>;
     try {
       return startRequest(this.type, input as InputOf<T>, {
@@ -72,13 +76,10 @@ class StartOperation<T extends StartableWorkflowType> implements nexus.Operation
     }
   }
 
-  private async closedRunResult(ctx: nexus.StartOperationContext, start: NexusStart<T>): Promise<ResultOf<T>> {
-    const request = this.request(ctx, start);
+  private async closedRunResult(request: StartRequest<T>): Promise<ResultOf<T>> {
     const handle = getClient().workflow.getHandle(request.workflowId);
     await request.startedHere(handle).catch((err: unknown) => {
-      throw err instanceof IdempotencyKeyReusedError
-        ? new nexus.HandlerError('CONFLICT', err.message, { retryableOverride: false })
-        : err;
+      throw asConflict(err);
     });
     try {
       return (await handle.result()) as ResultOf<T>;

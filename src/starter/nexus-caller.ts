@@ -3,9 +3,9 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { Command, CommanderError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { NEXUS_ENDPOINT } from '@platform-ops/client';
-import { CliError, ExitCode, orCliError, toCliError, withStarter } from '../cli/command';
+import { CliError, ExitCode, orCliError, runProgram, withStarter } from '../cli/command';
 import type { InputFlags } from '../cli/flags';
 import { loadWorkerSettings } from '../config/settings';
 import { installRuntime } from '../process-entry';
@@ -36,6 +36,7 @@ interface CallerOptions extends InputFlags, PriorityFlags {
 function program(): Command {
   const command = addInputOptions(
     new Command('nexus-caller')
+      .exitOverride()
       .description('run one operation through the Nexus endpoint from a caller workflow in another namespace')
       .argument('<workflowType>', 'the operation: a workflow type the starter starts')
       .option('--idempotency-key <key>', "the caller's name for this request: a repeat answers with its run")
@@ -64,7 +65,7 @@ function program(): Command {
       if (!endpoints?.length) {
         throw new CliError(
           `${settings.address} has no Nexus endpoint named ${opts.nexusEndpoint}: \`npm start\` and \`npm run ` +
-            `cluster\` create ${NEXUS_ENDPOINT}; elsewhere, create it as docs/backends.md#nexus says.`,
+            `cluster\` create ${NEXUS_ENDPOINT}; elsewhere, create it as docs/backends.md#temporal-applications-nexus says.`,
           ExitCode.NotFound,
         );
       }
@@ -100,19 +101,8 @@ if (require.main === module) {
   // The result is stdout's only line: the worker's own (its bundle; no activities, which a caller has none of) are
   // noise here, so errors only, unless LOG_LEVEL says.
   installRuntime({ ...loadWorkerSettings(), ...(process.env.LOG_LEVEL ? {} : { LOG_LEVEL: 'ERROR' as const }) });
-  void program()
-    .exitOverride()
-    .parseAsync(process.argv)
-    .then(
-      () => ExitCode.Ok,
-      (err: unknown) => {
-        if (err instanceof CommanderError) return err.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
-        process.stderr.write(`${toCliError(err).message}\n`);
-        return toCliError(err).exitCode;
-      },
-    )
-    .then(async (code) => {
-      await settleLogs();
-      process.exit(code);
-    });
+  void runProgram(program(), process.argv).then(async (code) => {
+    await settleLogs();
+    process.exit(code);
+  });
 }

@@ -1,4 +1,4 @@
-// `npm run nexus-caller` as docs/backends.md#nexus gives it: the caller workflow in the callers' namespace runs a
+// `npm run nexus-caller` as docs/backends.md#temporal-applications-nexus gives it: the caller workflow in the callers' namespace runs a
 // generation through an endpoint to the test worker's queue and prints its result; a failed one exits non-zero.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -40,19 +40,18 @@ describe('npm run nexus-caller', () => {
         try {
           const key = uniqueId('order');
           const prompt = 'a heron at dawn [emulator:duration=1000]';
-          const ok = await nexusCaller([
-            'mediaGeneration',
-            '--prompt',
-            prompt,
-            '--duration',
-            '5',
-            '--operation',
-            'text-to-video',
-            '--nexus-endpoint',
-            endpoint,
-            '--idempotency-key',
-            key,
-          ]);
+          const generate = (text: string, ...more: string[]) =>
+            nexusCaller([
+              'mediaGeneration',
+              '--prompt',
+              text,
+              '--duration',
+              '5',
+              '--operation',
+              'text-to-video',
+              ...more,
+            ]);
+          const ok = await generate(prompt, '--nexus-endpoint', endpoint, '--idempotency-key', key);
           expect(ok.code).toBe(0);
           expect(JSON.parse(ok.stdout)).toMatchObject({ operation: 'text-to-video', outputs: [expect.anything()] });
           expect(ok.stderr).toMatch(/Calling mediaGeneration through nexus-cli-\w+ from callers\/nexusCaller-/);
@@ -60,17 +59,7 @@ describe('npm run nexus-caller', () => {
           expect(ours.status.name).toBe('COMPLETED');
 
           const refused = 'a storm [emulator:fail=ILLEGAL_PROMPT] [emulator:duration=500]';
-          const failed = await nexusCaller([
-            'mediaGeneration',
-            '--prompt',
-            refused,
-            '--duration',
-            '5',
-            '--operation',
-            'text-to-video',
-            '--nexus-endpoint',
-            endpoint,
-          ]);
+          const failed = await generate(refused, '--nexus-endpoint', endpoint);
           expect(failed.code).toBe(ExitCode.WorkflowFailed);
           expect(failed.stdout).toBe('');
           expect(failed.stderr).toMatch(/failed: .*ILLEGAL_PROMPT/);

@@ -30,9 +30,9 @@ import { testEnv } from '../setup/shared';
 
 const CALLERS = 'callers';
 const dataConverter = encryptingConverter();
-const video = (prompt: string) => ({
+const video = (prompt: string, durationMs = 3_000) => ({
   operation: 'text-to-video' as const,
-  request: { prompt: `${prompt} [emulator:duration=3000]`, duration: 5 },
+  request: { prompt: `${prompt} [emulator:duration=${durationMs}]`, duration: 5 },
   polling: { minIntervalMs: 200, maxIntervalMs: 500 },
   regeneration: { maxRegenerations: 0 },
 });
@@ -223,10 +223,7 @@ describe('the platformOps Nexus service', () => {
               memberId,
               job: {
                 workflowType: 'mediaGeneration',
-                input: {
-                  ...video('a long take'),
-                  request: { prompt: 'a long take [emulator:duration=600000]', duration: 5 },
-                },
+                input: video('a long take', 600_000),
               },
             },
             idempotencyKey: key,

@@ -4,7 +4,7 @@ import * as nexus from 'nexus-rpc';
 import { STARTABLE_WORKFLOW_TYPES, type InputOf, type ResultOf, type StartableWorkflowType } from './operations';
 import type { PriorityClass } from './contract';
 
-/** The endpoint `npm start` and `npm run cluster` create (docs/backends.md#nexus). */
+/** The endpoint `npm start` and `npm run cluster` create (docs/backends.md#temporal-applications-nexus). */
 export const NEXUS_ENDPOINT = 'platform-ops';
 
 export const NEXUS_SERVICE_NAME = 'platformOps';
