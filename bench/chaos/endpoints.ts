@@ -8,14 +8,13 @@ import type { EndpointAdminView } from '@platform-ops/emulator';
 import type { BenchStack } from '../support/stack';
 import type { Started } from './outcomes';
 import { isClosedWorkflow } from '../../src/cli/command';
-
-/** A quarter of each type's count per wave: endpoints are few and long-lived on a platform. */
-export const endpointsPerWave = (perType: number): number => Math.max(1, Math.ceil(perType / 4));
+import { sleep } from '../../src/devserver/processes';
+// Endpoints are few and long-lived on a platform: a side part of the mix.
+import { sidePartPerWave } from './workload';
 
 /** How long a driver keeps sending a change a fault cut; the suite's own deadline ends it sooner. */
 const DRIVE_MS = 15 * 60_000;
 const RETRY_MS = 2_000;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const config = (name: string) => ({
   name,
@@ -51,7 +50,7 @@ async function untilAnswered(change: () => Promise<unknown>, deadline: number, r
  */
 export function driveEndpoints(stack: BenchStack, wave: string, perType: number): Started[] {
   const started: Started[] = [];
-  for (let i = 0; i < endpointsPerWave(perType); i++) {
+  for (let i = 0; i < sidePartPerWave(perType); i++) {
     const name = `chaos-${wave}-ep-${i}`;
     const workflowId = serverlessEndpointWorkflowId(name);
     const deadline = Date.now() + DRIVE_MS;

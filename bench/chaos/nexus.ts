@@ -18,12 +18,10 @@ import { WORKFLOW_BUNDLER_OPTIONS } from '../../src/worker';
 import type { BenchStack } from '../support/stack';
 import { failureTypeOf, type Started } from './outcomes';
 import type { PaidCounter } from './tally';
-import { chaosInput } from './workload';
+import { chaosInput, sidePartPerWave } from './workload';
+import { sleep } from '../../src/devserver/processes';
 
 export const NEXUS_TYPES = [WorkflowType.mediaGeneration, WorkflowType.budgetGatedJob] as const;
-
-/** A quarter of each type's count per wave, as the endpoints: a part of the mix beside the direct starts. */
-export const nexusPerWave = (perType: number): number => Math.max(1, Math.ceil(perType / 4));
 
 /** In every Nexus-started run's id, and so in its prompt: the paid counter's subjects tell them apart by it. */
 const NEXUS_MARK = '-nexus-';
@@ -32,7 +30,7 @@ const callerId = (type: string, wave: string, i: number) => `chaos-${wave}${NEXU
 
 /** Our run of each Nexus call of the wave, by the key its caller gives. */
 export function nexusRunIds(wave: string, perType: number, even = false): string[] {
-  const indexes = Array.from({ length: nexusPerWave(perType) }, (_, i) => i).filter((i) => !even || i % 2 === 0);
+  const indexes = Array.from({ length: sidePartPerWave(perType) }, (_, i) => i).filter((i) => !even || i % 2 === 0);
   return NEXUS_TYPES.flatMap((type) => indexes.map((i) => idempotentWorkflowId(type, nexusKey(wave, i))));
 }
 
@@ -40,7 +38,6 @@ export function nexusRunIds(wave: string, perType: number, even = false): string
 const CALL_TIMEOUT_S = 3_600;
 /** How long the callers get to hear of their runs' ends once every run has ended. */
 const CALLERS_SETTLE_MS = 30_000;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface NexusCall {
   callerId: string;
@@ -201,7 +198,7 @@ export async function startNexusCallers(stack: BenchStack, log: (msg: string) =>
     endpoint,
     call: (wave, perType) =>
       Promise.all(
-        Array.from({ length: nexusPerWave(perType) }, (_, i) =>
+        Array.from({ length: sidePartPerWave(perType) }, (_, i) =>
           NEXUS_TYPES.map((type) => callOne(type, wave, i)),
         ).flat(),
       ),

@@ -19,6 +19,9 @@ const DAY_S = 86_400;
 export type ChaosType = Exclude<WorkflowTypeName, 'budgetLedger' | 'serverlessEndpoint'>;
 export const CHAOS_TYPES = STARTABLE_WORKFLOW_TYPES as readonly ChaosType[];
 
+/** The mix's side parts (serverless endpoints, Nexus-started runs): a quarter of each type's count per wave. */
+export const sidePartPerWave = (perType: number): number => Math.max(1, Math.ceil(perType / 4));
+
 /** Instance ids of a wave: one per workflow of each type that acts on an instance it is given. */
 const instanceId = (action: string, wave: string, i: number) => `chaos-${action}-${wave}-${i}`;
 /** Actions on an instance the fixtures hold, and the status it must be in for the action. */

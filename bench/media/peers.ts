@@ -3,6 +3,7 @@
 import type { Client } from '@temporalio/client';
 import { loadActions, type ActionFigures } from './actions';
 import type { TaskRun } from './plain-runs';
+import { taskRuns } from './temporal-run';
 import type { PeerGenerationResult } from './peer-workflows';
 import type { ModeFigures } from './polling';
 import { atMost, isTrue, type Check } from '../support/checks';
@@ -26,10 +27,13 @@ export const PEER_VARIANTS = {
 } as const;
 export type PeerVariant = keyof typeof PEER_VARIANTS;
 
-/** The peer worker's environment: its kind, and a task queue of its own (./peer-worker.ts says why). */
+/** A task queue of its own (./peer-worker.ts says why). */
+const peerTaskQueue = (taskQueue: string): string => `${taskQueue}-peer`;
+
+/** The peer worker's environment: its kind, and its task queue. */
 const peerWorkerEnv = (taskQueue: string): Record<string, string> => ({
   [WORKER_KIND_ENV]: 'peer',
-  TEMPORAL_TASK_QUEUE: `${taskQueue}-peer`,
+  TEMPORAL_TASK_QUEUE: peerTaskQueue(taskQueue),
 });
 
 function peerLoad(
@@ -41,7 +45,7 @@ function peerLoad(
 ): Promise<LoadRun> {
   return runWorkflowLoad({
     ...o,
-    taskQueue: `${o.taskQueue}-peer`,
+    taskQueue: peerTaskQueue(o.taskQueue),
     workflowType: PEER_VARIANTS[o.variant],
     startWindowMs: 0,
     args: (i) => [{ prompt: o.prompt(i) }],
@@ -50,22 +54,13 @@ function peerLoad(
 }
 
 /** One TaskRun per completed peer workflow (its polls: the emulator's count, filled in later). */
-function peerTaskRuns(load: LoadRun): TaskRun[] {
-  return load.workflows.flatMap((w) => {
-    const r = w.result as PeerGenerationResult | undefined;
-    if (!r || w.closedAt === undefined) return [];
-    return [
-      {
-        taskId: r.taskId,
-        startedAt: w.startedAt,
-        submittedAt: r.submittedAt,
-        detectedAt: r.doneAt,
-        resolvedAt: w.closedAt,
-        polls: 0,
-      },
-    ];
-  });
-}
+const peerTaskRuns = (load: LoadRun): TaskRun[] =>
+  taskRuns<PeerGenerationResult>(load, (r) => ({
+    taskId: r.taskId,
+    submittedAt: r.submittedAt,
+    detectedAt: r.doneAt,
+    polls: 0,
+  }));
 
 /** The floor's "detection": from its timer firing to its run completing (its history's times). */
 export function floorDetection(): { onHistory: (events: readonly HistoryEvent[]) => void; p95: () => number } {

@@ -33,23 +33,25 @@ export function textToVideoLoad(
   });
 }
 
-/** One TaskRun per completed workflow. */
-export function mediaTaskRuns(load: LoadRun): TaskRun[] {
+/** One TaskRun per completed workflow, its task's moments read from its result by `fromResult`. */
+export function taskRuns<R>(
+  load: LoadRun,
+  fromResult: (result: R) => Omit<TaskRun, 'startedAt' | 'resolvedAt'>,
+): TaskRun[] {
   return load.workflows.flatMap((w) => {
-    const result = w.result as MediaResult | undefined;
+    const result = w.result as R | undefined;
     if (!result || w.closedAt === undefined) return [];
-    return [
-      {
-        taskId: result.taskId,
-        startedAt: w.startedAt,
-        submittedAt: Date.parse(result.timings.submittedAt!),
-        detectedAt: Date.parse(result.timings.doneAt),
-        resolvedAt: w.closedAt,
-        polls: result.polls,
-      },
-    ];
+    return [{ ...fromResult(result), startedAt: w.startedAt, resolvedAt: w.closedAt }];
   });
 }
+
+export const mediaTaskRuns = (load: LoadRun): TaskRun[] =>
+  taskRuns<MediaResult>(load, (result) => ({
+    taskId: result.taskId,
+    submittedAt: Date.parse(result.timings.submittedAt!),
+    detectedAt: Date.parse(result.timings.doneAt),
+    polls: result.polls,
+  }));
 
 /**
  * Where the submit lag goes, from each completed workflow's history: the start call until the
