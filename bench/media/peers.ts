@@ -5,7 +5,7 @@ import { loadActions, type ActionFigures } from './actions';
 import type { TaskRun } from './plain-runs';
 import { taskRuns } from './temporal-run';
 import type { PeerGenerationResult } from './peer-workflows';
-import type { ModeFigures } from './polling';
+import type { ModeFigures } from './plain-runs';
 import { atMost, isTrue, type Check } from '../support/checks';
 import { EventType, firstEventMs, type HistoryEvent } from '../support/history-phases';
 import {

@@ -4,6 +4,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { nextPollDelayMs, type PollSample } from '../../src/operations/mediaGeneration/activities-poll';
 import { isTerminalTaskStatus, PollingOptions } from '@platform-ops/client';
 import type { PlatformClient } from '../../src/platform-client/client';
+import type { BenchStack } from '../support/stack';
+import { mean, percentile, round } from '../support/stats';
 
 export interface TaskRun {
   taskId: string;
@@ -52,4 +54,75 @@ export async function etaAwareRun(platform: PlatformClient, prompt: string): Pro
     await sleep(nextPollDelayMs(opts, sample, previous, hintless));
     previous = sample;
   }
+}
+
+export interface ModeFigures {
+  mode: string;
+  tasks: number;
+  pollsPerTask: number;
+  totalPolls: number;
+  detectionP50Ms: number;
+  detectionP95Ms: number;
+  /** From the run's start to the platform taking the submit, and from noticing the end to the caller having the result. */
+  submitLagP95Ms: number;
+  resultLagP95Ms: number;
+  makespanS: number;
+}
+
+export type Emulator = Pick<BenchStack, 'admin'>;
+
+interface TaskView {
+  createdAtReal: number;
+  finishedAtReal: number | null;
+}
+
+/** A mode's polls, detection and lags, from the emulator's own records of its tasks. */
+export async function modeFigures(
+  emu: Emulator,
+  mode: string,
+  runs: TaskRun[],
+  makespanMs: number,
+): Promise<{ figures: ModeFigures; waits: Array<{ from: number; to: number }> }> {
+  const counters = await emu.admin<{ polls: { byTask: Record<string, number> } }>('GET', '/counters');
+  const delays: number[] = [];
+  const polls: number[] = [];
+  const waits: Array<{ from: number; to: number }> = [];
+  for (const run of runs) {
+    const task = await emu.admin<TaskView>('GET', `/tasks/${run.taskId}`);
+    const finished = task.finishedAtReal ?? Date.now();
+    delays.push(run.detectedAt - finished);
+    waits.push({ from: task.createdAtReal, to: finished });
+    // The emulator's own count, not the runner's claim.
+    polls.push(counters.polls.byTask[run.taskId] ?? 0);
+  }
+  return {
+    waits,
+    figures: {
+      mode,
+      tasks: runs.length,
+      pollsPerTask: round(mean(polls)),
+      totalPolls: polls.reduce((a, b) => a + b, 0),
+      detectionP50Ms: Math.round(percentile(delays, 50)),
+      detectionP95Ms: Math.round(percentile(delays, 95)),
+      submitLagP95Ms: Math.round(
+        percentile(
+          runs.map((r) => r.submittedAt - r.startedAt),
+          95,
+        ),
+      ),
+      resultLagP95Ms: Math.round(
+        percentile(
+          runs.map((r) => r.resolvedAt - r.detectedAt),
+          95,
+        ),
+      ),
+      makespanS: round(makespanMs / 1000),
+    },
+  };
+}
+
+export async function timed(n: number, run: (i: number) => Promise<TaskRun>): Promise<{ runs: TaskRun[]; ms: number }> {
+  const started = Date.now();
+  const runs = await Promise.all(Array.from({ length: n }, (_, i) => run(i)));
+  return { runs, ms: Date.now() - started };
 }

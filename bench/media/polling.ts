@@ -15,8 +15,8 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from '@temporalio/client';
 import { getFreePort } from '../../src/devserver/processes';
-import { etaAwareRun, fixedIntervalRun, type TaskRun } from './plain-runs';
-import { mediaTaskRuns, submitPhases, textToVideoLoad } from './temporal-run';
+import { etaAwareRun, fixedIntervalRun, modeFigures, timed, type Emulator, type ModeFigures } from './plain-runs';
+import { mediaTaskRuns, submitPhases, textToVideoLoad, type StartedBy } from './temporal-run';
 import type { PhaseFigures } from '../support/history-phases';
 import { atMost, isTrue, type Check } from '../support/checks';
 import {
@@ -28,11 +28,11 @@ import {
   type WorkerFigures,
 } from '../support/load-figures';
 import { RequestsRecorder } from '../support/server-metrics';
-import { withBenchStack, type BenchStack } from '../support/stack';
-import { mean, percentile, round } from '../support/stats';
+import { withBenchStack } from '../support/stack';
+import { round } from '../support/stats';
 import { floorHistories, runWorkflowLoad } from '../support/workflow-load';
 import { NO_QUOTAS } from '../support/fixtures';
-import { loadActions } from './actions';
+import { loadActions, type ActionFigures } from './actions';
 import {
   floorDetection,
   generationFigures,
@@ -49,19 +49,6 @@ export interface MediaBenchOptions {
   durationMs: number;
   /** The workflows' worker takes the platform's callbacks (its receiver, the default safety-net polls). */
   webhooks?: boolean;
-}
-
-export interface ModeFigures {
-  mode: string;
-  tasks: number;
-  pollsPerTask: number;
-  totalPolls: number;
-  detectionP50Ms: number;
-  detectionP95Ms: number;
-  /** From the run's start to the platform taking the submit, and from noticing the end to the caller having the result. */
-  submitLagP95Ms: number;
-  resultLagP95Ms: number;
-  makespanS: number;
 }
 
 export interface MediaBenchResult {
@@ -83,8 +70,14 @@ export interface MediaBenchResult {
   /** Worker CPU per generation with the payload codec on over off. */
   codecCpuRatio: number;
   server: { mediaGeneration: ServerRequestFigures; sdkFloor: ServerRequestFigures };
-  /** Per generation, beside the Temporal peer and the floor (docs/benchmarks.md's table). */
-  ours: GenerationFigures & { actionsPerGenerationFairnessOn: number };
+  /**
+   * Per generation, beside the Temporal peer and the floor (docs/benchmarks.md's table); started by the service's
+   * client, and `plainStart` by a plain Temporal client (no first search attributes at the start).
+   */
+  ours: GenerationFigures & {
+    actionsPerGenerationFairnessOn: number;
+    plainStart: { cpuMsPerGeneration: number; actions: ActionFigures };
+  };
   peers: Record<PeerVariant, PeerFigures>;
   floor: GenerationFigures;
   checks: Check[];
@@ -101,63 +94,6 @@ export const MEDIA_TARGETS = {
   /** Set for 1,000 open workflows. */
   workerRssPeakMb: 600,
 };
-
-type Emulator = Pick<BenchStack, 'admin'>;
-
-interface TaskView {
-  createdAtReal: number;
-  finishedAtReal: number | null;
-}
-
-async function figures(
-  emu: Emulator,
-  mode: string,
-  runs: TaskRun[],
-  makespanMs: number,
-): Promise<{ figures: ModeFigures; waits: Array<{ from: number; to: number }> }> {
-  const counters = await emu.admin<{ polls: { byTask: Record<string, number> } }>('GET', '/counters');
-  const delays: number[] = [];
-  const polls: number[] = [];
-  const waits: Array<{ from: number; to: number }> = [];
-  for (const run of runs) {
-    const task = await emu.admin<TaskView>('GET', `/tasks/${run.taskId}`);
-    const finished = task.finishedAtReal ?? Date.now();
-    delays.push(run.detectedAt - finished);
-    waits.push({ from: task.createdAtReal, to: finished });
-    // The emulator's own count, not the runner's claim.
-    polls.push(counters.polls.byTask[run.taskId] ?? 0);
-  }
-  return {
-    waits,
-    figures: {
-      mode,
-      tasks: runs.length,
-      pollsPerTask: round(mean(polls)),
-      totalPolls: polls.reduce((a, b) => a + b, 0),
-      detectionP50Ms: Math.round(percentile(delays, 50)),
-      detectionP95Ms: Math.round(percentile(delays, 95)),
-      submitLagP95Ms: Math.round(
-        percentile(
-          runs.map((r) => r.submittedAt - r.startedAt),
-          95,
-        ),
-      ),
-      resultLagP95Ms: Math.round(
-        percentile(
-          runs.map((r) => r.resolvedAt - r.detectedAt),
-          95,
-        ),
-      ),
-      makespanS: round(makespanMs / 1000),
-    },
-  };
-}
-
-async function timed(n: number, run: (i: number) => Promise<TaskRun>): Promise<{ runs: TaskRun[]; ms: number }> {
-  const started = Date.now();
-  const runs = await Promise.all(Array.from({ length: n }, (_, i) => run(i)));
-  return { runs, ms: Date.now() - started };
-}
 
 export async function runMediaPollingBench(opts: Partial<MediaBenchOptions> = {}): Promise<MediaBenchResult> {
   const o: MediaBenchOptions = {
@@ -191,7 +127,13 @@ export async function runMediaPollingBench(opts: Partial<MediaBenchOptions> = {}
         }
       : {};
     /** The N generations on a fresh worker process, `mode` naming their ids and prompts. */
-    const generations = (mode: string, label: string, through: Client, env: Record<string, string>) =>
+    const generations = (
+      mode: string,
+      label: string,
+      through: Client,
+      env: Record<string, string>,
+      startedBy: StartedBy = 'client',
+    ) =>
       worker.runUntil(async (proc) => {
         const idle = await readIdle(proc);
         const load = await textToVideoLoad({
@@ -203,13 +145,14 @@ export async function runMediaPollingBench(opts: Partial<MediaBenchOptions> = {}
           log,
           lost: () => proc.lost(),
           prompt: (i) => prompt(mode, i),
+          startedBy,
         });
         return { load, worker: workerFigures(label, proc, idle, load) };
       }, env);
     const media = await generations('wf', 'mediaGeneration', client, webhookEnv);
     const mediaRuns = mediaTaskRuns(media.load);
     const phases = await submitPhases(client, media.load);
-    const ours = await figures(
+    const ours = await modeFigures(
       emu,
       o.webhooks ? 'workflows, webhooks first' : 'workflows, eta-aware polling',
       mediaRuns,
@@ -232,6 +175,11 @@ export async function runMediaPollingBench(opts: Partial<MediaBenchOptions> = {}
       PAYLOAD_ENCRYPTION: 'off',
     });
     const codecCpuRatio = round(media.worker.cpuMsPerStart / codecOff.worker.cpuMsPerStart);
+
+    // What a start without the first search attributes costs (a plain Temporal client's, in any language).
+    log(`${o.tasks} mediaGeneration workflows again, started by a plain Temporal client, on a fresh worker process…`);
+    const plainStart = await generations('plain-start', 'mediaGeneration, plain start', client, webhookEnv, 'plain');
+    const plainStartActions = await loadActions(client, plainStart.load, recorder);
 
     log(`the SDK's floor: ${o.tasks} workflows that only sleep as long, on a fresh worker process…`);
     const floor = await worker.runUntil(async (proc) => {
@@ -274,7 +222,7 @@ export async function runMediaPollingBench(opts: Partial<MediaBenchOptions> = {}
         log,
         prompt: (i) => prompt(`peer-${variant}`, i),
         measure: async (mode, runs, makespanMs) => {
-          const seen = await figures(emu, mode, runs, makespanMs);
+          const seen = await modeFigures(emu, mode, runs, makespanMs);
           peerModes.push(seen.figures);
           return seen;
         },
@@ -285,12 +233,12 @@ export async function runMediaPollingBench(opts: Partial<MediaBenchOptions> = {}
     log('plain script, fixed 1 s poll loop…');
     await emu.admin('POST', '/counters/reset');
     const fixed = await timed(o.tasks, (i) => fixedIntervalRun(platform, prompt('fixed', i)));
-    modes.push((await figures(emu, 'plain script, fixed 1 s loop', fixed.runs, fixed.ms)).figures);
+    modes.push((await modeFigures(emu, 'plain script, fixed 1 s loop', fixed.runs, fixed.ms)).figures);
 
     log('plain script, eta-aware polling…');
     await emu.admin('POST', '/counters/reset');
     const plain = await timed(o.tasks, (i) => etaAwareRun(platform, prompt('plain', i)));
-    modes.push((await figures(emu, 'plain script, eta-aware polling', plain.runs, plain.ms)).figures);
+    modes.push((await modeFigures(emu, 'plain script, eta-aware polling', plain.runs, plain.ms)).figures);
     modes.push(...peerModes);
 
     const [wf, fixedLoop, plainEta] = modes;
@@ -298,6 +246,7 @@ export async function runMediaPollingBench(opts: Partial<MediaBenchOptions> = {}
     const oursFigures = {
       ...generationFigures(media.worker, mediaServer, mediaActions, wf),
       actionsPerGenerationFairnessOn: mediaActions.perGenerationFairnessOn,
+      plainStart: { cpuMsPerGeneration: plainStart.worker.cpuMsPerStart, actions: plainStartActions },
     };
     const floorFigures = generationFigures(floor.worker, floorServer, floorActions, {
       pollsPerTask: 0,
@@ -314,6 +263,12 @@ export async function runMediaPollingBench(opts: Partial<MediaBenchOptions> = {}
         'workflows completed, encryption off',
         codecOff.worker.completed === o.tasks,
         codecOff.worker.completed,
+        `${o.tasks}`,
+      ),
+      isTrue(
+        'workflows completed, plain start',
+        plainStart.worker.completed === o.tasks,
+        plainStart.worker.completed,
         `${o.tasks}`,
       ),
       atMost('worker CPU per generation, encryption on / off', codecCpuRatio, MEDIA_TARGETS.codecCpuRatio),

@@ -139,7 +139,7 @@ export function formatPeerTable(r: Pick<MediaBenchResult, 'ours' | 'peers' | 'fl
     return `${f[k]} (${ratio === null ? 'n/a' : `${ratio}x`})`;
   };
   const rows = COMPARED.map((k) => [k, String(r.ours[k]), ...columns.map(([, f]) => cell(f, k))]);
-  const kinds = (f: GenerationFigures) =>
+  const kinds = (f: Pick<GenerationFigures, 'actions'>) =>
     Object.entries(f.actions.byKind)
       .filter(([, n]) => n > 0)
       .map(([k, n]) => `${k} ${n}`)
@@ -148,11 +148,17 @@ export function formatPeerTable(r: Pick<MediaBenchResult, 'ours' | 'peers' | 'fl
     Object.entries(of)
       .map(([k, n]) => `${k} ${n}`)
       .join(', ') || 'none';
+  const plain = r.ours.plainStart;
   return [
     'per generation (ratio to ours):',
     formatTable(['figure', 'ours', ...columns.map(([name]) => name)], rows),
-    `Temporal Cloud Actions per generation, ours with Fairness on: ${r.ours.actionsPerGenerationFairnessOn}`,
-    ...[['ours', r.ours] as [string, GenerationFigures], ...columns].map(
+    `Temporal Cloud Actions per generation, ours with Fairness on: ${r.ours.actionsPerGenerationFairnessOn}; ` +
+      `ours started by a plain Temporal client: ${plain.actions.perGeneration} (CPU ${plain.cpuMsPerGeneration} ms)`,
+    ...(
+      [['ours', r.ours], ...columns, ['ours, plain start', plain]] as Array<
+        [string, Pick<GenerationFigures, 'actions'>]
+      >
+    ).map(
       ([name, f]) =>
         `  ${name}: ${kinds(f)}\n    activity attempts: ${listed(f.actions.attemptsByActivity)}; ` +
         `upserts: ${listed(f.actions.upsertsByAttributes)}; markers: ${listed(f.actions.markersByName)}`,

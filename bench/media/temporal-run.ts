@@ -1,7 +1,7 @@
 // Our way: N mediaGeneration workflows on a real dev server and the worker in its own process, read
 // back from outside: the timings each workflow's result reports, and the server's close time as the
 // moment a caller has the result.
-import { type MediaGenerationInput, WorkflowType } from '@platform-ops/client';
+import { type MediaGenerationInput, startRequest, WorkflowType } from '@platform-ops/client';
 import type { mediaGeneration } from '../../src/operations/mediaGeneration/workflows';
 import type { Client } from '@temporalio/client';
 import { mapBounded } from '../../src/shared/lanes';
@@ -11,20 +11,33 @@ import type { TaskRun } from './plain-runs';
 
 type MediaResult = Awaited<ReturnType<typeof mediaGeneration>>;
 
+/** How a load's runs are started: by the service's client (`startWorkflow`'s request), or by a plain Temporal client. */
+export type StartedBy = 'client' | 'plain';
+
 export function mediaLoad(
-  o: Omit<LoadOptions, 'workflowType' | 'args' | 'withResults'> & { input: (i: number) => MediaGenerationInput },
+  o: Omit<LoadOptions, 'workflowType' | 'args' | 'withResults'> & {
+    input: (i: number) => MediaGenerationInput;
+    startedBy?: StartedBy;
+  },
 ): Promise<LoadRun> {
+  const type = WorkflowType.mediaGeneration;
   return runWorkflowLoad({
     ...o,
-    workflowType: WorkflowType.mediaGeneration,
+    workflowType: type,
     args: (i) => [o.input(i)],
     withResults: true,
+    ...(o.startedBy === 'client' && {
+      startOptions: (i, workflowId) => startRequest(type, o.input(i), { taskQueue: o.taskQueue, workflowId }).options,
+    }),
   });
 }
 
 /** N text-to-video generations started at once, outputs not kept (what the media benchmarks measure). */
 export function textToVideoLoad(
-  o: Omit<LoadOptions, 'workflowType' | 'args' | 'withResults' | 'startWindowMs'> & { prompt: (i: number) => string },
+  o: Omit<LoadOptions, 'workflowType' | 'args' | 'withResults' | 'startWindowMs'> & {
+    prompt: (i: number) => string;
+    startedBy?: StartedBy;
+  },
 ): Promise<LoadRun> {
   return mediaLoad({
     ...o,

@@ -20,6 +20,8 @@ export interface LoadOptions {
   /** The starts are spread evenly over this window; 0 starts them all at once. */
   startWindowMs: number;
   args: (i: number) => unknown[];
+  /** More of the start's options (search attributes, priority, summary), as a client of the service gives them. */
+  startOptions?: (i: number, workflowId: string) => object;
   /** How long to wait, after the last start, for every workflow to close. */
   closeTimeoutMs: number;
   /** Fetch each completed workflow's result (for timings the workflow reports). */
@@ -80,10 +82,11 @@ export async function startOnce(
   o: Pick<LoadOptions, 'client' | 'taskQueue' | 'workflowType'>,
   workflowId: string,
   args: unknown[],
+  more: object = {},
 ): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
-      await o.client.workflow.start(o.workflowType, { taskQueue: o.taskQueue, workflowId, args });
+      await o.client.workflow.start(o.workflowType, { ...more, taskQueue: o.taskQueue, workflowId, args });
       return;
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError && attempt > 1) return;
@@ -102,7 +105,7 @@ export async function runWorkflowLoad(o: LoadOptions): Promise<LoadRun> {
     const workflowId = `${o.idPrefix}-${i}`;
     const startedAt = Date.now();
     starts.push(
-      startOnce(o, workflowId, o.args(i)).then(
+      startOnce(o, workflowId, o.args(i), o.startOptions?.(i, workflowId)).then(
         () => ({ workflowId, index: i, startedAt, startAcceptedAt: Date.now() }),
         (err: unknown) => ({
           workflowId,

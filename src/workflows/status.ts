@@ -1,12 +1,16 @@
 // The `status` query's answer, mirrored to the PlatformStatus search attribute only when it changes, and the run's
 // current details in the UI.
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
-import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
+import { setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { SearchAttributes, type WorkflowStatus, type WorkflowTypeName } from '@platform-ops/client';
 
 export interface StatusTracker<S extends string = string> {
-  /** `also`: other attributes that change with it, upserted in the same command (one history event). */
-  set(status: S, detail?: Record<string, unknown>, also?: SearchAttributeUpdatePair[]): void;
+  /**
+   * `also`: other attributes that change with it, upserted in the same command (one history event). `upsert: false`
+   * shows the status in the query and the UI's details only: for one the run's next step replaces in the same
+   * workflow task, where no search can see it and its upsert would be a billed Action for nothing.
+   */
+  set(status: S, detail?: Record<string, unknown>, also?: SearchAttributeUpdatePair[], upsert?: boolean): void;
   detail(patch: Record<string, unknown>): void;
   readonly current: WorkflowStatus<S>;
 }
@@ -17,7 +21,12 @@ interface StartAttributes {
   memberId?: string;
   /** Upserted in a command of its own, after the others. */
   costEstimate?: number;
+  /** The type's contract has `startAttributes`: a start that carried all of these is not upserted again. */
+  givenAtStart?: boolean;
 }
+
+const sameAtStart = (pairs: SearchAttributeUpdatePair[]) =>
+  pairs.every(({ key, value }) => workflowInfo().typedSearchAttributes.get(key) === value);
 
 export function trackStatus<S extends string>(
   operation: WorkflowTypeName,
@@ -25,21 +34,31 @@ export function trackStatus<S extends string>(
   attributes: StartAttributes = {},
 ): StatusTracker<S> {
   let state: WorkflowStatus<S> = { operation, status: initial, detail: {} };
+  /** What the PlatformStatus attribute holds. */
+  let searchable: S = initial;
   const show = () => setCurrentDetails(renderCurrentDetails(state));
   show();
   const ids = (['instanceId', 'taskId', 'memberId'] as const).filter((k) => attributes[k]);
-  upsertSearchAttributes([
+  const first: SearchAttributeUpdatePair[] = [
     { key: SearchAttributes.operation, value: operation },
     { key: SearchAttributes.status, value: initial },
     ...ids.map((k) => ({ key: SearchAttributes[k], value: attributes[k]! })),
-  ]);
-  if (attributes.costEstimate !== undefined) {
-    upsertSearchAttributes([{ key: SearchAttributes.costEstimate, value: attributes.costEstimate }]);
+  ];
+  const cost: SearchAttributeUpdatePair[] =
+    attributes.costEstimate === undefined
+      ? []
+      : [{ key: SearchAttributes.costEstimate, value: attributes.costEstimate }];
+  if (!(attributes.givenAtStart && sameAtStart([...first, ...cost]))) {
+    upsertSearchAttributes(first);
+    if (cost.length > 0) upsertSearchAttributes(cost);
   }
   return {
-    set(status, detail, also = []) {
-      const changes = status !== state.status ? [...also, { key: SearchAttributes.status, value: status }] : also;
-      if (changes.length > 0) upsertSearchAttributes(changes);
+    set(status, detail, also = [], upsert = true) {
+      if (upsert) {
+        const changes = status !== searchable ? [...also, { key: SearchAttributes.status, value: status }] : also;
+        if (changes.length > 0) upsertSearchAttributes(changes);
+        searchable = status;
+      }
       state = { ...state, status };
       this.detail(detail ?? {});
     },
@@ -63,9 +82,9 @@ export function trackProgress<S extends string, P extends { status?: S }>(
   let progress: P = initial;
   return {
     status,
-    update(patch: Partial<P>, also?: SearchAttributeUpdatePair[]) {
+    update(patch: Partial<P>, also?: SearchAttributeUpdatePair[], upsert?: boolean) {
       progress = { ...progress, ...patch };
-      if (patch.status !== undefined) status.set(patch.status, undefined, also);
+      if (patch.status !== undefined) status.set(patch.status, undefined, also, upsert);
       status.detail({ ...progress });
     },
     get current(): P {

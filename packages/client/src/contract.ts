@@ -2,6 +2,7 @@ import {
   defineSearchAttributeKey,
   SearchAttributeType,
   type QueryDefinition,
+  type SearchAttributePair,
   type SignalDefinition,
   type UpdateDefinition,
 } from '@temporalio/common';
@@ -63,6 +64,11 @@ export interface WorkflowContract<I extends z.ZodType = z.ZodType, R extends z.Z
   input: I;
   result: R;
   summary(input: z.output<I>): Array<string | undefined>;
+  /**
+   * The run's first search attributes, which its start carries: a run started with them skips its first upsert, a
+   * billed Action on Temporal Cloud (attributes given at the start are not), and is found by them before it runs.
+   */
+  startAttributes?(input: z.output<I>): SearchAttributePair[];
   internal?: true;
 }
 

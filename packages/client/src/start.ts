@@ -15,6 +15,7 @@ import {
   temporalPriority,
   type IdempotencyMemo,
   type PriorityClass,
+  type WorkflowContract,
 } from './contract';
 import {
   DeployEndpointRequest,
@@ -132,6 +133,7 @@ export function startRequest<T extends WorkflowTypeName>(type: T, input: InputOf
     typedSearchAttributes: [
       { key: SearchAttributes.operation, value: type as string },
       ...placed.typedSearchAttributes,
+      ...((WORKFLOWS[type] as WorkflowContract).startAttributes?.(parsed) ?? []),
     ],
     staticSummary: opts.summary ?? workflowSummary(type, parsed),
     ...(key !== undefined

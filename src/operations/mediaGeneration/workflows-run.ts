@@ -9,10 +9,12 @@ import {
 import {
   FailureType,
   isAttach,
+  isTerminalTaskStatus,
   MEDIA_STATUS_BY_TASK_STATUS,
   type MediaGenerationResult,
   type MediaGenerationStatus,
   type MediaProgress,
+  mediaStartStatus,
   NSFW_DETECTION_COST_PER_IMAGE,
   type ParsedMediaGenerationInput,
   type ParsedMediaGenerationRequestInput,
@@ -45,7 +47,7 @@ export class MediaRun {
   polls = 0;
 
   constructor(readonly input: ParsedMediaGenerationInput) {
-    // An attached task is known from the start: its id goes in the first upsert, with ATTACHING.
+    // An attached task is known from the start: its id is among the first attributes, with ATTACHING.
     const attachedId = isAttach(input) ? input.attach.taskId : undefined;
     this.progress = trackProgress<MediaGenerationStatus, MediaProgress>(
       WorkflowType.mediaGeneration,
@@ -53,10 +55,10 @@ export class MediaRun {
         generation: 1,
         polls: 0,
         submissions: 0,
-        status: attachedId === undefined ? 'SUBMITTING' : 'ATTACHING',
+        status: mediaStartStatus(input),
         ...(attachedId === undefined ? {} : { taskId: attachedId }),
       },
-      { memberId: input.memberId, taskId: attachedId, costEstimate: input.costEstimate },
+      { memberId: input.memberId, taskId: attachedId, costEstimate: input.costEstimate, givenAtStart: true },
     );
     this.deadlineAt = workflowInfo().startTime.getTime() + input.deadlineSeconds * 1000;
     this.attachedAt = Date.now();
@@ -95,7 +97,9 @@ export class MediaRun {
         taskId,
         input.polling,
         this.deadlineAt,
-        (o) => progress.update(observed(o, pollsBefore)),
+        // A task's end is searchable with the step after it (regenerate, keep, succeed, fail), which this workflow
+        // task sets: one upsert, not two.
+        (o) => progress.update(observed(o, pollsBefore), undefined, !isTerminalTaskStatus(o.status)),
         firstLook,
         callback && { inbox: this.callbacks, fallback: callback },
       );

@@ -1,13 +1,6 @@
 // Waiting for a submitted task to end. The poll activity retries on its own (retry-as-poll) and comes back only at
 // checkpoints (status change, end), so this loop runs a handful of times per task.
-import {
-  ApplicationFailure,
-  CancellationScope,
-  condition,
-  patched,
-  proxyActivities,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, condition, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import {
   FailureType,
   isTerminalTaskStatus,
@@ -20,14 +13,13 @@ import type { Activities, CallbackFallback, TaskCheckpoint } from './activities'
 import { MAX_IN_ATTEMPT_MS, pollTimedOut, retryAsPollOptions } from '../../workflows/retry-policies';
 import { summarized, WAITING } from '../../workflows/activity-summary';
 
-/** 1.1: a poll planned at most MAX_IN_ATTEMPT_MS off gives its attempts the time to wait for it in the worker. */
-const POLL_WAITS_IN_ATTEMPT = 'poll-waits-in-attempt';
-
-/** The time a poll's attempts get for waits in the worker: up to the first poll, or the predicted end when later. */
+/**
+ * The time a poll's attempts get for waits in the worker: up to the first poll, or the predicted end when later, if
+ * at most MAX_IN_ATTEMPT_MS off.
+ */
 function inAttemptMs(since: TaskObservation | undefined): number | undefined {
   const now = Date.now();
   if (since?.nextPollAt === undefined || since.nextPollAt - now > MAX_IN_ATTEMPT_MS) return undefined;
-  if (!patched(POLL_WAITS_IN_ATTEMPT)) return undefined;
   return Math.max(since.nextPollAt, predictedEnd(since) ?? 0) - now;
 }
 

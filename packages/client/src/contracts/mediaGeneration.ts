@@ -10,6 +10,7 @@ import {
   query,
   requestOrAttach,
   Resumed,
+  SearchAttributes,
   signal,
   workflow,
   type PlatformReportedStatus,
@@ -253,16 +254,28 @@ export const TaskCallback = z.strictObject({
 });
 export type TaskCallback = z.infer<typeof TaskCallback>;
 
+/** A run's status until its first submit answers, or its attached task is first read. */
+export const mediaStartStatus = (i: ParsedMediaGenerationInput): MediaGenerationOwnStatus =>
+  'attach' in i ? 'ATTACHING' : 'SUBMITTING';
+
 export const mediaGeneration = defineOperation({
   workflows: {
-    // A generic model's body is the model's own: only the two video operations have seconds to show.
-    mediaGeneration: workflow(MediaGenerationInput, MediaGenerationResult, (i) =>
-      'attach' in i
-        ? [`attach task ${i.attach.taskId}`, member(i.memberId)]
-        : i.operation === 'async'
-          ? [i.model, member(i.memberId)]
-          : [i.operation, `${requestedVideoSeconds(i.request)} s`, member(i.memberId)],
-    ),
+    mediaGeneration: {
+      // A generic model's body is the model's own: only the two video operations have seconds to show.
+      ...workflow(MediaGenerationInput, MediaGenerationResult, (i) =>
+        'attach' in i
+          ? [`attach task ${i.attach.taskId}`, member(i.memberId)]
+          : i.operation === 'async'
+            ? [i.model, member(i.memberId)]
+            : [i.operation, `${requestedVideoSeconds(i.request)} s`, member(i.memberId)],
+      ),
+      startAttributes: (i: ParsedMediaGenerationInput) => [
+        { key: SearchAttributes.status, value: mediaStartStatus(i) },
+        ...(i.memberId ? [{ key: SearchAttributes.memberId, value: i.memberId }] : []),
+        ...('attach' in i ? [{ key: SearchAttributes.taskId, value: i.attach.taskId }] : []),
+        ...(i.costEstimate === undefined ? [] : [{ key: SearchAttributes.costEstimate, value: i.costEstimate }]),
+      ],
+    },
   },
   queries: { mediaProgress: query<MediaProgress>('mediaProgress') },
   signals: { taskCallback: signal<[TaskCallback]>('taskCallback') },
