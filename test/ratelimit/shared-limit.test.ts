@@ -98,7 +98,7 @@ describe('shared rate limit', () => {
       // No more than the quota in any emulated minute; the two workers shared the submits.
       expect(busiestWindow(accepted, WINDOW_MS)).toBeLessThanOrEqual(30);
       expect((await submitWorkers(handles)).size).toBe(2);
-      await recordHistory(handles[0], 'mediaGeneration-submit-quota-queue');
+      await recordHistory(handles[0], 'mediaGeneration-submit-quota-queue-1.3');
     });
   }, 120_000);
 
@@ -151,7 +151,7 @@ describe('shared rate limit', () => {
         (best, r, i) => (r.submissions.length > results[best].submissions.length ? i : best),
         0,
       );
-      await recordHistory(handles[mostAttempts], 'mediaGeneration-submit-quota-queue-held-back');
+      await recordHistory(handles[mostAttempts], 'mediaGeneration-submit-quota-queue-held-back-1.3');
     });
   }, 180_000);
 

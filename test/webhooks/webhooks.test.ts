@@ -106,7 +106,7 @@ describe('webhook-first mediaGeneration', () => {
             generation: 1,
           }),
         );
-        await recordHistory(handle, 'mediaGeneration-webhook-first');
+        await recordHistory(handle, 'mediaGeneration-webhook-first-1.3');
       },
       { platform: emu.client(), callbacks: urls() },
     );
@@ -136,7 +136,7 @@ describe('webhook-first mediaGeneration', () => {
         const history = JSON.stringify(await handle.fetchHistory());
         expect(history).not.toContain(SECRET);
         expect(history).not.toContain('token=');
-        await recordHistory(handle, 'mediaGeneration-webhook-first-async-model');
+        await recordHistory(handle, 'mediaGeneration-webhook-first-async-model-1.3');
       },
       { platform: emu.client(), callbacks: urls() },
     ));

@@ -120,7 +120,7 @@ describe('mediaGeneration attach', () => {
       const again = await attachTask(ctx.client, taskId, { taskQueue: ctx.taskQueue, options: { polling: FAST } });
       expect(again).toMatchObject({ started: false, workflowId: first.workflowId });
       expect((await again.handle.describe()).runId).toBe(description.runId);
-      await recordHistory(first.handle, 'mediaGeneration-attached');
+      await recordHistory(first.handle, 'mediaGeneration-attached-1.3');
     }));
 
   it('an unknown task id fails as NotFound, saying there is nothing to attach to', () =>

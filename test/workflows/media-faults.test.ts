@@ -103,7 +103,7 @@ describe('mediaGeneration under faults', () => {
       expect(outcomes.filter((o) => o === 'refused').length).toBeGreaterThan(2);
       expect(outcomes[outcomes.length - 1]).toBe('accepted');
       expect((await submissionsSoFar()) - before).toBe(1);
-      await recordHistory(handle, 'mediaGeneration-submit-outage');
+      await recordHistory(handle, 'mediaGeneration-submit-outage-1.3');
 
       // An outage that outlasts the deadline (10 s) ends the run then, as DeadlineExceeded.
       await emulator.admin('PUT', '/faults', { routes: { submitTextToVideo: { errorRate5xx: 1, status5xx: 503 } } });
@@ -216,7 +216,7 @@ describe('mediaGeneration under faults', () => {
         keepOutputs: false,
       });
       const result = await handle.result();
-      await recordHistory(handle, 'mediaGeneration-poll-waits-in-attempt');
+      await recordHistory(handle, 'mediaGeneration-poll-waits-in-attempt-1.3');
       const events = (await handle.fetchHistory()).events ?? [];
       const pollIds = events.flatMap((e) => {
         const a = e.activityTaskScheduledEventAttributes;

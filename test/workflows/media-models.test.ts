@@ -85,7 +85,7 @@ describe('mediaGeneration, any async model', () => {
       expect(typedSearchAttributes.get(SearchAttributes.taskId)).toBe(result.taskId);
       expect(typedSearchAttributes.get(SearchAttributes.status)).toBe('SUCCEEDED');
       expect(await handle.query(mediaProgressQuery)).toMatchObject({ status: 'SUCCEEDED', taskId: result.taskId });
-      await recordHistory(handle, 'mediaGeneration-async-image');
+      await recordHistory(handle, 'mediaGeneration-async-image-1.3');
     }));
 
   it('a speech model: keeps a real WAV', () =>
@@ -120,7 +120,7 @@ describe('mediaGeneration, any async model', () => {
       // The emulator's pass-through outputs: one of each kind.
       expect(result.outputs.map((o) => o.kind).sort()).toEqual(['audio', 'image', 'video']);
       for (const o of result.outputs) expect(sha256(kept(o.kept.uri))).toBe(o.kept.sha256);
-      await recordHistory(handle, 'mediaGeneration-async-pass-through');
+      await recordHistory(handle, 'mediaGeneration-async-pass-through-1.3');
     }));
 
   it('refuses a body the registry schema does not allow, naming the fields, with no activity scheduled', () =>

@@ -63,7 +63,7 @@ describe('mediaGeneration', () => {
       expect(typedSearchAttributes.get(SearchAttributes.costEstimate)).toBe(1200);
       const progress = await handle.query(mediaProgressQuery);
       expect(progress).toMatchObject({ status: 'SUCCEEDED', taskId: result.taskId, polls: result.polls });
-      await recordHistory(handle, 'mediaGeneration-i2v');
+      await recordHistory(handle, 'mediaGeneration-i2v-1.3');
     }));
 
   it('text-to-video with sound: keeps the video and the audio, reports the NSFW cost facts', () =>
@@ -82,7 +82,7 @@ describe('mediaGeneration', () => {
       expect(result.outputs.map((o) => o.kind)).toEqual(['video', 'audio']);
       for (const o of result.outputs) expect(sha256Of(o.kept.uri)).toBe(o.kept.sha256);
       expect(result.cost).toMatchObject({ nsfwDetection: true, images: 0, nsfwSurcharge: 0 });
-      await recordHistory(handle, 'mediaGeneration-t2v');
+      await recordHistory(handle, 'mediaGeneration-t2v-1.3');
     }));
 
   it('generates again after a retryable failure, and records both generations', () =>
@@ -101,7 +101,7 @@ describe('mediaGeneration', () => {
       expect(result.submissions.map((s) => s.outcome)).toEqual(['accepted', 'accepted']);
       expect(result.possibleDuplicates).toBe(0);
       expect(result.outputUrls).toEqual([expect.objectContaining({ kind: 'video' })]);
-      await recordHistory(handle, 'mediaGeneration-regenerated');
+      await recordHistory(handle, 'mediaGeneration-regenerated-1.3');
     }));
 
   it('does not generate again for a reason that cannot be fixed, and carries the reason', () =>
@@ -118,7 +118,7 @@ describe('mediaGeneration', () => {
       const [details] = failure.details as [{ reason: string; generations: unknown[] }];
       expect(details.reason).toBe('ILLEGAL_PROMPT');
       expect(details.generations).toHaveLength(1);
-      await recordHistory(handle, 'mediaGeneration-illegal');
+      await recordHistory(handle, 'mediaGeneration-illegal-1.3');
     }));
 
   it('stops after the configured number of re-generations', () =>
