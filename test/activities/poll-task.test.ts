@@ -3,7 +3,8 @@
 // free: a first poll planned a little off, one at the predicted end, and the hints' long steps; any other ends
 // the attempt as StillRunning. Counts stay exact: an attempt whose retry could not count its reads records them
 // in a heartbeat.
-import { ActivityCancelledError, ActivityPausedError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
 import { ActivityCancellationDetails, ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import {
@@ -108,14 +109,17 @@ const firstAttempt = (
     temporal,
   );
 
-/** A stub of the client's one call here, the heartbeat that asks whether the read is still wanted. */
-const heartbeatAnswering = (answer: () => Promise<void>, asked: number[] = []) =>
+type PendingActivity = temporal.api.workflow.v1.IPendingActivityInfo;
+
+/** A stub of the client's one call here, the describe of the run that asks whether the read is still wanted. */
+const describeAnswering = (answer: (mine: PendingActivity) => Promise<PendingActivity[]>, asked: number[] = []) =>
   ({
-    connection: { withDeadline: (_deadline: number, fn: () => Promise<void>) => fn() },
-    activity: {
-      heartbeat: () => {
+    connection: { withDeadline: (_deadline: number, fn: () => Promise<unknown>) => fn() },
+    workflowService: {
+      describeWorkflowExecution: async () => {
         asked.push(Date.now());
-        return answer();
+        // The mock environment's own activity: its id and first attempt, running.
+        return { pendingActivities: await answer({ activityId: 'test', attempt: 1, state: 2 }) };
       },
     },
   }) as unknown as Client;
@@ -238,7 +242,7 @@ describe('pollTaskResult', () => {
   it('asks the server once, at the end of a wait, whether the read is still wanted, and makes it', async () => {
     const { platform, reads } = platformAnswering([{ status: 'TASK_STATUS_SUCCEED' }]);
     const asked: number[] = [];
-    const temporal = heartbeatAnswering(() => Promise.resolve(), asked);
+    const temporal = describeAnswering((mine) => Promise.resolve([mine]), asked);
     const { value } = await firstAttempt(platform, 2_000, 15_000, undefined, temporal);
     expect(value).toMatchObject({ terminal: true });
     expect(asked).toHaveLength(1);
@@ -247,11 +251,13 @@ describe('pollTaskResult', () => {
   });
 
   it.each([
-    ['paused by an operator', new ActivityPausedError('paused')],
-    ['cancelled', new ActivityCancelledError('cancelled')],
-  ])('ends a wait without reading when its activity was %s meanwhile', async (_, refusal) => {
+    ['paused by an operator', (mine: PendingActivity) => [{ ...mine, paused: true }]],
+    ['cancelled', (mine: PendingActivity) => [{ ...mine, state: 3 }]],
+    ['retried by a later attempt', (mine: PendingActivity) => [{ ...mine, attempt: 2 }]],
+    ['ended', () => []],
+  ])('ends a wait without reading when its activity was %s meanwhile', async (_, pending) => {
     const { platform, reads } = platformAnswering([{ status: 'TASK_STATUS_SUCCEED' }]);
-    const temporal = heartbeatAnswering(() => Promise.reject(refusal));
+    const temporal = describeAnswering((mine) => Promise.resolve(pending(mine)));
     const { failure } = await firstAttempt(platform, 2_000, 15_000, undefined, temporal);
     expect(failure?.type).toBe(FailureType.StillRunning);
     expect(reads).toHaveLength(0);
@@ -259,7 +265,7 @@ describe('pollTaskResult', () => {
 
   it('reads as planned when the server cannot be asked', async () => {
     const { platform, reads } = platformAnswering([{ status: 'TASK_STATUS_SUCCEED' }]);
-    const temporal = heartbeatAnswering(() => Promise.reject(new Error('connection refused')));
+    const temporal = describeAnswering(() => Promise.reject(new Error('connection refused')));
     const { value } = await firstAttempt(platform, 2_000, 15_000, undefined, temporal);
     expect(value).toMatchObject({ terminal: true });
     expect(reads).toHaveLength(1);

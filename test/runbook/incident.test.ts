@@ -67,6 +67,56 @@ describe('runbook: pause polling in an incident', () => {
       await Promise.all(runs.map((r) => r.handle.cancel()));
     }));
 
+  it.each(['paused', 'cancelled'] as const)(
+    "a poll waiting in its attempt makes no read at the wait's end once its activity was %s",
+    (how) =>
+      withWorker(`incident-wait-${how}`, async (ctx) => {
+        // A 20 s task: the submit's first look plans the next read about 10 s on, waited in the poll's attempt.
+        const input: MediaGenerationInput = {
+          operation: 'text-to-video',
+          request: { prompt: 'a short take [emulator:duration=20000]' },
+          keepOutputs: false,
+        };
+        const handle = await ctx.client.workflow.start<typeof mediaGeneration>(WorkflowType.mediaGeneration, {
+          taskQueue: ctx.taskQueue,
+          workflowId: uniqueId(`incident-wait-${how}`),
+          args: [input],
+        });
+        await waitFor(async () => (await handle.query(mediaProgressQuery)).taskId !== undefined, 20_000, 'the submit');
+        const { taskId } = await handle.query(mediaProgressQuery);
+        const inAttempt = async () =>
+          ((await handle.describe()).raw.pendingActivities ?? []).some(
+            (a) => a.activityType?.name === 'pollTaskResult',
+          );
+        await waitFor(inAttempt, 10_000, 'the poll waiting in its attempt');
+        const before = await pollsOf(taskId!);
+        if (how === 'paused') {
+          await temporalCli([
+            'activity',
+            'pause',
+            '--workflow-id',
+            handle.workflowId,
+            '--activity-type',
+            'pollTaskResult',
+          ]);
+        } else await handle.cancel();
+        await sleep(14_000);
+        expect(await pollsOf(taskId!)).toBe(before);
+        if (how === 'paused') {
+          await temporalCli([
+            'activity',
+            'unpause',
+            '--workflow-id',
+            handle.workflowId,
+            '--activity-type',
+            'pollTaskResult',
+          ]);
+          expect((await handle.result()).taskId).toBe(taskId);
+        }
+      }),
+    60_000,
+  );
+
   it('refuses a --types entry that is not a poll, pausing nothing', async () => {
     const run = await runStarter(['incident', 'pause-polling', '--types', 'pollTaskResult,submitTask']);
     expect(run.code).toBe(2);

@@ -1,8 +1,9 @@
 // Waiting for a task by retry-as-poll (src/activities/retries.ts): an attempt returns a checkpoint only on a status
 // change or the end, so the history grows by a few events per task however many polls are made.
 import { Context } from '@temporalio/activity';
-import { ActivityCancelledError, ActivityNotFoundError, ActivityPausedError, type Client } from '@temporalio/client';
+import { isGrpcServiceError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import type { temporal } from '@temporalio/proto';
 import {
   FailureType,
   isTerminalTaskStatus,
@@ -87,17 +88,24 @@ export async function firstLook(
 }
 
 const STILL_WANTED_TIMEOUT_MS = 5_000;
+const CANCEL_REQUESTED: temporal.api.enums.v1.PendingActivityState = 3;
+const NOT_FOUND = 5;
 
-/** Asked with one heartbeat: a pause (`incident pause-polling`) or a cancel says no, an unreachable server nothing. */
+/**
+ * Asked with one describe of the run, which Temporal Cloud does not bill (a heartbeat is an Action): a pause
+ * (`incident pause-polling`), a cancel or a later attempt says no, an unreachable server nothing.
+ */
 async function stillWanted(temporal: Client | undefined, ctx: Context): Promise<boolean> {
   if (!temporal) return true;
+  const { workflowNamespace: namespace, workflowExecution: execution, activityId, attempt } = ctx.info;
   try {
-    await temporal.connection.withDeadline(Date.now() + STILL_WANTED_TIMEOUT_MS, () =>
-      temporal.activity.heartbeat(ctx.info.taskToken),
+    const { pendingActivities } = await temporal.connection.withDeadline(Date.now() + STILL_WANTED_TIMEOUT_MS, () =>
+      temporal.workflowService.describeWorkflowExecution({ namespace, execution }),
     );
-    return true;
+    const mine = pendingActivities?.find((a) => a.activityId === activityId);
+    return !!mine && !mine.paused && mine.state !== CANCEL_REQUESTED && mine.attempt === attempt;
   } catch (err) {
-    return ![ActivityPausedError, ActivityCancelledError, ActivityNotFoundError].some((E) => err instanceof E);
+    return !(isGrpcServiceError(err) && (err.code as number) === NOT_FOUND);
   }
 }
 
