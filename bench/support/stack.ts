@@ -13,7 +13,7 @@ import { Client, Connection } from '@temporalio/client';
 import { DEFAULT_PATHS, loadDataConverter, newKey, SEARCH_ATTRIBUTE_DEFINITIONS } from '@platform-ops/client';
 import { startCluster } from '../../src/cluster/cluster';
 import { DEFAULT_POSTGRES_PASSWORD, freeServerPorts } from '../../src/devserver/server-config';
-import { findOrBuildClusterBinaries } from '../../src/devserver/versions';
+import { findOrBuildClusterBinaries } from '../../src/devserver/temporal-programs';
 import { startDevServer } from '../../src/devserver/dev-server';
 import { getFreePort } from '../../src/devserver/processes';
 import { DEV_API_KEY } from '@platform-ops/emulator';

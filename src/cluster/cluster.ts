@@ -12,7 +12,7 @@ import {
   startTemporalServer,
   startUiServer,
 } from '../devserver/temporal-server';
-import { findOrBuildClusterBinaries } from '../devserver/versions';
+import { findOrBuildClusterBinaries } from '../devserver/temporal-programs';
 
 interface ClusterOptions extends ServerEnvOptions {
   /** PostgreSQL's data, the UI's config, the logs. */

@@ -58,6 +58,30 @@ const DevServerEnv = z.object({
 });
 export const loadDevServerPorts = loader(DevServerEnv, 'Dev server configuration');
 
+/** A program named by a setting, resolved so that messages show one absolute place. */
+const ProgramPath = z
+  .string()
+  .trim()
+  .min(1)
+  .optional()
+  .transform((file) => file && path.resolve(file));
+const TemporalProgramsEnv = z.object({
+  TEMPORAL_RELEASES_URL: z
+    .string()
+    .trim()
+    .default('https://github.com')
+    .refine((url) => url === '' || HttpUrl.safeParse(url).success, {
+      error: 'must be an http(s) URL (a mirror of github.com release paths), or empty for no download',
+    })
+    .transform((url) => url.replace(/\/+$/, '')),
+  TEMPORAL_CLI_PATH: ProgramPath,
+  TEMPORAL_SERVER_PATH: ProgramPath,
+  TEMPORAL_SQL_TOOL_PATH: ProgramPath,
+  TEMPORAL_UI_SERVER_PATH: ProgramPath,
+});
+export type TemporalProgramSettings = z.output<typeof TemporalProgramsEnv>;
+export const loadTemporalProgramSettings = loader(TemporalProgramsEnv, 'Temporal programs configuration');
+
 /** The local stack's payload key file: what a process with no key setting falls back to. */
 export const localKeyFile = (env: NodeJS.ProcessEnv = process.env): string =>
   path.join(loadDevServerPorts(env).TEMPORAL_DEV_DATA_DIR, 'payload-keys.json');

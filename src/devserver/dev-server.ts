@@ -7,7 +7,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { baseServerEnv, DEFAULT_SERVER_PORTS, freeServerPorts, type ServerPorts } from './server-config';
 import { onceNamespaceSettles, registerNamespace, startTemporalServer, startUiServer } from './temporal-server';
-import type { ClusterBinaries } from './versions';
+import type { ClusterBinaries } from './temporal-programs';
 import { sleep, tryListen, type ManagedProcess } from './processes';
 import { indexedValueType } from '../namespace/search-attributes';
 import { prepareSqliteFile, sqliteServerEnv, type SqlitePragmas } from './sqlite';

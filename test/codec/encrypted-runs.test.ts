@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { dataConverterOf, Keyring, SEARCH_ATTRIBUTE_DEFINITIONS, WorkflowType } from '@platform-ops/client';
-import { findOrBuildClusterBinaries } from '../../src/devserver/versions';
+import { findOrBuildClusterBinaries } from '../../src/devserver/temporal-programs';
 import { devServerDir, startDevServer, type DevServerHandle } from '../../src/devserver/dev-server';
 import { getFreePort } from '../../src/devserver/processes';
 import { generation, marker, occurrencesIn, runMarkerWorkflows, startRun, type MarkerRuns } from '../helpers/markers';

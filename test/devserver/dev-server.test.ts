@@ -5,13 +5,13 @@ import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import { promisify } from 'util';
+import { TEMPORAL_SERVER_VERSION } from '../../src/devserver/versions';
 import {
-  TEMPORAL_SERVER_VERSION,
   findOrBuildClusterBinaries,
+  findOrBuildTemporalCli,
   type ClusterBinaries,
-} from '../../src/devserver/versions';
+} from '../../src/devserver/temporal-programs';
 import { devServerDir, isDevServerOf, startDevServer, type DevServerHandle } from '../../src/devserver/dev-server';
-import { findOrBuildTemporalCli } from '../../src/devserver/find-temporal-cli';
 import { getFreePort, isAlive, listProcesses } from '../../src/devserver/processes';
 
 const execFileAsync = promisify(execFile);

@@ -5,7 +5,7 @@ import { Runtime, type Logger } from '@temporalio/worker';
 import { ensureLocalKeyFile, loadKeyring, SEARCH_ATTRIBUTE_DEFINITIONS } from '@platform-ops/client';
 import { loadDevServerPorts, loadTemporalSettings, loadWorkerSettings, localKeyFile } from '../../config/settings';
 import { loadCodecServerSettings, startCodecServer } from '../../codec/server';
-import { findOrBuildClusterBinaries } from '../../devserver/versions';
+import { findOrBuildClusterBinaries } from '../../devserver/temporal-programs';
 import {
   isDevServerOf,
   SERVER_DEFAULT_PARTITIONS,
