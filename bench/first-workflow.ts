@@ -72,7 +72,7 @@ async function main(): Promise<void> {
       }
     };
     const first = await when(() => true, 'its first log line');
-    const binaries = await when((l) => l.message.startsWith('Using the Temporal server'), 'a Temporal server');
+    const binaries = await when((l) => l.message.startsWith('Using the Temporal server v'), 'a Temporal server');
     const up = await when((l) => l.message.startsWith('The local stack is up'), 'the stack');
 
     const workflowMs = timed(
