@@ -14,6 +14,7 @@
 //   npm run bench -- --only=media-polling [--tasks=200] [--duration=10000]
 import { randomBytes } from 'node:crypto';
 import { Client } from '@temporalio/client';
+import { allowPlaintext } from '@platform-ops/client';
 import { getFreePort } from '../../src/devserver/processes';
 import { etaAwareRun, fixedIntervalRun, modeFigures, timed, type Emulator, type ModeFigures } from './plain-runs';
 import { mediaTaskRuns, submitPhases, textToVideoLoad, type StartedBy } from './temporal-run';
@@ -169,7 +170,10 @@ export async function runMediaPollingBench(opts: Partial<MediaBenchOptions> = {}
 
     // The payload codec's price (src/codec): the same generations with encryption off, worker and client alike.
     log(`${o.tasks} mediaGeneration workflows again, payload encryption off, on a fresh worker process…`);
-    const plainClient = new Client({ connection: client.connection, namespace: client.options.namespace });
+    const plainClient = allowPlaintext(
+      new Client({ connection: client.connection, namespace: client.options.namespace }),
+      client.options.namespace,
+    );
     const codecOff = await generations('clear', 'mediaGeneration, encryption off', plainClient, {
       ...webhookEnv,
       PAYLOAD_ENCRYPTION: 'off',

@@ -1,6 +1,12 @@
 import type { DataConverter } from '@temporalio/common';
 import { CommanderError, type Command } from 'commander';
-import { IdempotencyKeyReusedError, KeyringError, loadDataConverter } from '@platform-ops/client';
+import {
+  allowPlaintext,
+  encryptsPayloads,
+  IdempotencyKeyReusedError,
+  KeyringError,
+  loadDataConverter,
+} from '@platform-ops/client';
 import {
   Client,
   Connection,
@@ -177,6 +183,8 @@ export async function withStarter<T>(
   const interceptors = tracing ? tracingClientInterceptors() : undefined;
   try {
     const client = new Client({ connection, namespace: settings.namespace, interceptors, dataConverter });
+    // A converter that does not encrypt here is PAYLOAD_ENCRYPTION=off, the operator's own choice for this namespace.
+    if (!encryptsPayloads(client)) allowPlaintext(client, settings.namespace);
     return await fn({ client, settings });
   } finally {
     await connection.close();

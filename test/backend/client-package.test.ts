@@ -10,6 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { tscAsConsumer } from '../helpers/consumer-tsc';
 import { encryptingConverter, withWorker } from '../helpers/temporal';
+import { testEnv } from '../setup/shared';
 
 const run = promisify(execFile);
 const packageDir = path.resolve(__dirname, '../../packages/client');
@@ -142,6 +143,80 @@ describe('@platform-ops/client, packed and installed alone', () => {
         { dataConverter: encryptingConverter() },
       ),
     60_000,
+  );
+
+  it(
+    'refuses a start through a Client without the converter, starts one allowed plaintext, and names the fix on reading',
+    () =>
+      withWorker(
+        'packed-plaintext',
+        async ({ taskQueue, namespace, address }) => {
+          const key = `order-${randomUUID().slice(0, 8)}`;
+          // The backend's first line of code: a Client with no data converter.
+          const script = `
+        const { Client, Connection } = require('@temporalio/client');
+        const c = require('@platform-ops/client');
+        const input = { state: 'a state in the clear?', questions: [{ kind: 'yes_no', question: 'Is it a greeting?' }] };
+        const opts = (k) => ({ taskQueue: ${JSON.stringify(taskQueue)}, idempotencyKey: k });
+        const outcome = (p) => p.then(() => 'ok', (err) => err.name + ': ' + err.message);
+        (async () => {
+          const connection = await Connection.connect({ address: ${JSON.stringify(address)} });
+          const client = new Client({ connection, namespace: ${JSON.stringify(namespace)} });
+          const refused = await outcome(c.startWorkflow(client, 'evaluateDecision', input, opts(${JSON.stringify(key)})));
+          const deploy = await outcome(c.deployEndpoint(client, { config: { name: 'ep-x', image: 'i', gpu: 'a100', minWorkers: 0, maxWorkers: 1 } }));
+          const wrongNamespace = await outcome(Promise.resolve().then(() => c.allowPlaintext(client, 'elsewhere')));
+          c.allowPlaintext(client, ${JSON.stringify(namespace)});
+          c.allowPlaintext(client, ${JSON.stringify(namespace)});
+          const { handle } = await c.startWorkflow(client, 'evaluateDecision', input, opts(${JSON.stringify(key)} + '-clear'));
+          const result = await outcome(handle.result());
+          const answer = await outcome(c.workflowHandle(client, 'evaluateDecision', ${JSON.stringify(key)} + '-clear').query(c.statusQuery));
+          console.log(JSON.stringify({ refused, deploy, wrongNamespace, result, answer }));
+          await connection.close();
+        })().catch((err) => { console.error(err); process.exit(1); });`;
+          const env = { ...process.env, PAYLOAD_ENCRYPTION: 'on' };
+          const { stdout, stderr } = await run(process.execPath, ['-e', script], { cwd: dir, env });
+          const said = JSON.parse(stdout) as Record<string, string>;
+          const fix =
+            'build the Client with the data converter, `new Client({ connection, namespace, dataConverter: ' +
+            'loadDataConverter() })`, which reads the key from PAYLOAD_KEY_FILE or PAYLOAD_KEYS (docs/encryption.md)';
+          expect(said.refused).toBe(
+            "PlaintextRefusedError: Starting evaluateDecision refused before anything was sent: this Client's data " +
+              "converter does not encrypt, so the input would be written to Temporal's history in the clear. " +
+              `Fix: ${fix}. A namespace that keeps payloads in the clear on purpose: allowPlaintext(client, '${namespace}').`,
+          );
+          expect(said.deploy).toMatch(/^PlaintextRefusedError: deployEndpoint refused before anything was sent/);
+          expect(said.wrongNamespace).toMatch(/^PlaintextRefusedError: allowPlaintext names namespace "elsewhere"/);
+          // Nothing was started for the refused key; the allowed start was, and said so once.
+          const count = (id: string) =>
+            run(testEnv('temporalCli'), [
+              'workflow',
+              'count',
+              '--address',
+              address,
+              '--namespace',
+              namespace,
+              '--query',
+              `WorkflowId = '${id}'`,
+            ]).then(({ stdout: out }) => out.trim());
+          expect(await count(`evaluateDecision:${key}`)).toBe('Total: 0');
+          expect(await count(`evaluateDecision:${key}-clear`)).toBe('Total: 1');
+          expect(stderr.match(/PLATFORM_OPS_PLAINTEXT/g)).toHaveLength(1);
+          expect(stderr).toContain(`Payloads written to namespace "${namespace}" by this process are not encrypted`);
+          // The worker encrypts what it writes: the plaintext client is told which key it needs, and how.
+          const keyId = process.env.PAYLOAD_KEYS!.split(':')[0]!;
+          for (const [what, text] of [
+            ['result', said.result],
+            ['query answer', said.answer],
+          ] as const) {
+            expect(text).toBe(
+              `EncryptedPayloadUnreadableError: The ${what} of workflow evaluateDecision:${key}-clear is encrypted ` +
+                `with key "${keyId}", and this Client cannot decrypt it. Fix: ${fix}, with a keyring that holds that key.`,
+            );
+          }
+        },
+        { dataConverter: encryptingConverter() },
+      ),
+    90_000,
   );
 
   it('type-checks a consumer with node16 resolution, and refuses a wrong one', async () => {

@@ -12,7 +12,14 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { LocalArtifactStore, type ArtifactStore } from '../../src/artifacts';
 import { PlatformClient } from '../../src/platform-client/client';
 import type { PlatformConfig } from '../../src/platform-client/config';
-import { dataConverterOf, DEFAULT_PATHS, loadDataConverter, loadKeyring } from '@platform-ops/client';
+import {
+  allowPlaintext,
+  dataConverterOf,
+  DEFAULT_PATHS,
+  encryptsPayloads,
+  loadDataConverter,
+  loadKeyring,
+} from '@platform-ops/client';
 import { DEV_API_KEY } from '@platform-ops/emulator';
 import { createPlatformWorker, withServerMessages } from '../../src/worker';
 import type { WorkerGroup } from '../../src/ratelimit/worker-group';
@@ -89,11 +96,13 @@ export async function withWorker<T>(
   let clientConnection: NativeConnection | undefined;
   try {
     clientConnection = await NativeConnection.connect({ address });
-    const client = new Client({
-      connection: withServerMessages(clientConnection),
-      namespace,
-      dataConverter: opts.dataConverter ?? loadDataConverter(),
-    });
+    const client = plaintextIfOff(
+      new Client({
+        connection: withServerMessages(clientConnection),
+        namespace,
+        dataConverter: opts.dataConverter ?? loadDataConverter(),
+      }),
+    );
     const worker = await createPlatformWorker({
       connection: workerConnection,
       client,
@@ -121,7 +130,9 @@ export async function withClient<T>(fn: (client: Client) => Promise<T>): Promise
   const connection = await Connection.connect({ address: testEnv('temporalAddress') });
   try {
     return await fn(
-      new Client({ connection, namespace: testEnv('temporalNamespace'), dataConverter: loadDataConverter() }),
+      plaintextIfOff(
+        new Client({ connection, namespace: testEnv('temporalNamespace'), dataConverter: loadDataConverter() }),
+      ),
     );
   } finally {
     await connection.close();
@@ -197,3 +208,7 @@ export const uniqueId = (prefix: string): string => `${prefix}-${randomUUID().sl
  * encryption itself, which hold also in a run that records histories in the clear.
  */
 export const encryptingConverter = () => dataConverterOf(loadKeyring({ PAYLOAD_KEYS: process.env.PAYLOAD_KEYS }));
+
+/** A run that records histories writes them in the clear (PAYLOAD_ENCRYPTION=off, test/setup): its clients say so. */
+export const plaintextIfOff = (client: Client): Client =>
+  encryptsPayloads(client) ? client : allowPlaintext(client, client.options.namespace);

@@ -9,6 +9,7 @@ import {
   type PayloadCodec,
 } from '@temporalio/common';
 import { decode as utf8Decode, encode as utf8Encode } from '@temporalio/common/lib/encoding';
+import type { Client, WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { failureConverter } from './failure-converter';
 
@@ -95,7 +96,12 @@ export interface KeyFile {
 
 export const newKey = (): string => randomBytes(KEY_BYTES).toString('base64');
 
+// Marks what `instanceof` cannot tell across two copies of this package in one backend.
+const ENCRYPTS = Symbol.for('platform-ops.payload-encryption');
+const PLAINTEXT_NAMESPACE = Symbol.for('platform-ops.plaintext-namespace');
+
 export class PayloadEncryption implements PayloadCodec {
+  readonly [ENCRYPTS] = true;
   constructor(readonly keyring: Keyring) {}
 
   encode(payloads: Payload[]): Promise<Payload[]> {
@@ -225,3 +231,111 @@ export const loadDataConverter = (
   env: NodeJS.ProcessEnv = process.env,
   opts: { localKeyFile?: string } = {},
 ): DataConverter => dataConverterOf(loadKeyring(env, opts));
+
+const THE_FIX =
+  'build the Client with the data converter, `new Client({ connection, namespace, dataConverter: loadDataConverter() })`, ' +
+  'which reads the key from PAYLOAD_KEY_FILE or PAYLOAD_KEYS (docs/encryption.md)';
+
+/** A write refused before anything was sent: it would have put customers' content in Temporal's history in the clear. */
+export class PlaintextRefusedError extends Error {
+  override readonly name = 'PlaintextRefusedError';
+}
+
+/** An encrypted result or query answer read through a client that cannot decrypt it. */
+export class EncryptedPayloadUnreadableError extends Error {
+  override readonly name = 'EncryptedPayloadUnreadableError';
+  constructor(
+    message: string,
+    readonly keyId: string | undefined,
+  ) {
+    super(message);
+  }
+}
+
+type MarkedClient = Client & { [PLAINTEXT_NAMESPACE]?: string };
+
+export const encryptsPayloads = (client: Client): boolean =>
+  client.options.loadedDataConverter.payloadCodecs.some(
+    (codec) => (codec as { [ENCRYPTS]?: unknown })[ENCRYPTS] === true,
+  );
+
+const warnedNamespaces = new Set<string>();
+
+/**
+ * Lets `client` write payloads unencrypted to `namespace`, which must be its own: for a namespace that keeps them in
+ * the clear on purpose. Said once per namespace as a process warning (PLATFORM_OPS_PLAINTEXT).
+ */
+export function allowPlaintext<C extends Client>(client: C, namespace: string): C {
+  if (namespace !== client.options.namespace) {
+    throw new PlaintextRefusedError(
+      `allowPlaintext names namespace "${namespace.slice(0, 200)}", but this Client writes to ` +
+        `"${client.options.namespace}": name the Client's own namespace.`,
+    );
+  }
+  (client as MarkedClient)[PLAINTEXT_NAMESPACE] = namespace;
+  if (!warnedNamespaces.has(namespace)) {
+    warnedNamespaces.add(namespace);
+    process.emitWarning(
+      `Payloads written to namespace "${namespace}" by this process are not encrypted (allowPlaintext): ` +
+        "prompts, states and batch lines are readable in Temporal's history.",
+      { code: 'PLATFORM_OPS_PLAINTEXT' },
+    );
+  }
+  return client;
+}
+
+/** Refuses, before anything is sent, a write through a client that does not encrypt, unless allowPlaintext said so. */
+export function assertEncryptedWrites(client: Client, what: string): void {
+  if (encryptsPayloads(client)) return;
+  const namespace = client.options.namespace;
+  if ((client as MarkedClient)[PLAINTEXT_NAMESPACE] === namespace) return;
+  throw new PlaintextRefusedError(
+    `${what} refused before anything was sent: this Client's data converter does not encrypt, so the input would ` +
+      `be written to Temporal's history in the clear. Fix: ${THE_FIX}. A namespace that keeps payloads in the ` +
+      `clear on purpose: allowPlaintext(client, '${namespace}').`,
+  );
+}
+
+const UNKNOWN_ENCRYPTED = /Unknown encoding: binary\/encrypted/;
+
+const keyIdOf = (payload: temporal.api.common.v1.IPayload | undefined): string | undefined => {
+  const id = payload?.metadata?.[KEY_ID_METADATA];
+  return id ? utf8Decode(id).slice(0, 70) : undefined;
+};
+
+/**
+ * The handle as it is for a client that decrypts; else its result and queries fail, where the SDK would say only
+ * "Unknown encoding", with the fix and the id of the key the payload needs.
+ */
+export function readableHandle<H extends WorkflowHandle>(client: Client, handle: H): H {
+  if (encryptsPayloads(client)) return handle;
+  const { namespace } = client.options;
+  const execution = { workflowId: handle.workflowId };
+  const explain = async (err: unknown, what: string, keyId: () => Promise<string | undefined>): Promise<never> => {
+    if (!(err instanceof Error) || !UNKNOWN_ENCRYPTED.test(err.message)) throw err;
+    const id = await keyId().catch(() => undefined);
+    throw new EncryptedPayloadUnreadableError(
+      `The ${what} of workflow ${handle.workflowId} is encrypted with key "${id ?? 'unknown'}", and this Client ` +
+        `cannot decrypt it. Fix: ${THE_FIX}, with a keyring that holds that key.`,
+      id,
+    );
+  };
+  const resultKeyId = async () => {
+    const { history } = await client.workflowService.getWorkflowExecutionHistoryReverse({
+      namespace,
+      execution,
+      maximumPageSize: 1,
+    });
+    return keyIdOf(history?.events?.[0]?.workflowExecutionCompletedEventAttributes?.result?.payloads?.[0]);
+  };
+  const queryKeyId = (queryType: string) => async () => {
+    const answer = await client.workflowService.queryWorkflow({ namespace, execution, query: { queryType } });
+    return keyIdOf(answer.queryResult?.payloads?.[0]);
+  };
+  const query: H['query'] = (def, ...args) =>
+    handle
+      .query(def, ...args)
+      .catch((err: unknown) => explain(err, 'query answer', queryKeyId(typeof def === 'string' ? def : def.name)));
+  const result = (() => handle.result().catch((err: unknown) => explain(err, 'result', resultKeyId))) as H['result'];
+  return { ...handle, query, result };
+}

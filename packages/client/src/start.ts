@@ -22,6 +22,7 @@ import {
   deployEndpointUpdate,
   serverlessEndpointWorkflowId,
 } from './contracts/serverlessEndpoint';
+import { assertEncryptedWrites, readableHandle } from './codec';
 import { invalidInput, parseInput } from './failures';
 import { parseOrThrow } from './validation';
 import {
@@ -165,20 +166,21 @@ export async function startWorkflow<T extends WorkflowTypeName>(
   opts: StartOptions = {},
 ): Promise<Started<T>> {
   const { workflowId, key, options, startedHere } = startRequest(type, input, opts);
+  assertEncryptedWrites(client, `Starting ${type}`);
   try {
     const handle = (await client.workflow.start(type, options)) as Handle<T>;
-    return { handle, workflowId, started: await startedHere(handle) };
+    return { handle: readableHandle(client, handle), workflowId, started: await startedHere(handle) };
   } catch (err) {
     if (key === undefined || !(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     // The key's run has closed and may not be started again: answer with it.
     const handle = client.workflow.getHandle(workflowId) as Handle<T>;
     await startedHere(handle);
-    return { handle, workflowId, started: false };
+    return { handle: readableHandle(client, handle), workflowId, started: false };
   }
 }
 
 export function workflowHandle<T extends WorkflowTypeName>(client: Client, type: T, idempotencyKey: string): Handle<T> {
-  return client.workflow.getHandle(idempotentWorkflowId(type, idempotencyKey));
+  return readableHandle(client, client.workflow.getHandle(idempotentWorkflowId(type, idempotencyKey)));
 }
 
 export interface AttachOptions<T extends 'mediaGeneration' | 'batchJob'> extends StartOptions {
@@ -214,6 +216,7 @@ export async function deployEndpoint(
   request: DeployEndpointRequest,
   opts: { taskQueue?: string } = {},
 ) {
+  assertEncryptedWrites(client, 'deployEndpoint');
   const checked = parseOrThrow(DeployEndpointRequest, request, (issues) => invalidInput('deployEndpoint', issues));
   const name = checked.config.name;
   const startWorkflowOperation = new WithStartWorkflowOperation(WorkflowType.serverlessEndpoint, {
