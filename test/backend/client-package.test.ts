@@ -203,7 +203,7 @@ describe('@platform-ops/client, packed and installed alone', () => {
           expect(stderr.match(/PLATFORM_OPS_PLAINTEXT/g)).toHaveLength(1);
           expect(stderr).toContain(`Payloads written to namespace "${namespace}" by this process are not encrypted`);
           // The worker encrypts what it writes: the plaintext client is told which key it needs, and how.
-          const keyId = process.env.PAYLOAD_KEYS!.split(':')[0]!;
+          const keyId = process.env.PAYLOAD_KEYS!.split(':')[0];
           for (const [what, text] of [
             ['result', said.result],
             ['query answer', said.answer],

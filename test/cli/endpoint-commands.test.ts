@@ -2,6 +2,8 @@
 // show, scale, list and remove, each waited out; a bad config refused before anything starts.
 import { serverlessEndpointWorkflowId } from '@platform-ops/client';
 import { ExitCode } from '../../src/cli/command';
+import { emulatorAdmin } from '../helpers/emulator';
+import type { EmulatedEndpoint } from '../helpers/endpoints';
 import { cleanEnv, runNode } from '../helpers/processes';
 import { uniqueId, withClient, withWorker } from '../helpers/temporal';
 import { testEnv } from '../setup/shared';
@@ -12,7 +14,8 @@ const env = (taskQueue: string) =>
     TEMPORAL_NAMESPACE: testEnv('temporalNamespace'),
     TEMPORAL_TASK_QUEUE: taskQueue,
   });
-const starter = (args: string[], taskQueue: string) => runNode('starter.js', ['endpoint', ...args], env(taskQueue));
+const starter = (args: string[], taskQueue: string, timeoutMs?: number) =>
+  runNode('starter.js', ['endpoint', ...args], env(taskQueue), timeoutMs);
 
 describe('endpoint commands', () => {
   it(
@@ -34,7 +37,7 @@ describe('endpoint commands', () => {
         const shown = await starter(['show', name], taskQueue);
         expect(shown.code).toBe(0);
         expect(shown.stdout).toContain(`Endpoint ${name}: SERVING (platform: serving)`);
-        expect(shown.stdout).toMatch(/workers 2 healthy of 2 \(min 2, max 3\)/);
+        expect(shown.stdout).toMatch(/workers 2 running, 2 healthy of 2 \(min 2, max 3\)/);
 
         const listed = await starter(['list'], taskQueue);
         expect(listed.code).toBe(0);
@@ -71,4 +74,53 @@ describe('endpoint commands', () => {
       );
       expect(started).toBe(false);
     }));
+
+  it(
+    'fails a new endpoint whose workers never turn healthy within --unhealthy-timeout, showing them billing until it is gone',
+    () =>
+      withWorker('endpoint-cli-sick', async ({ taskQueue }) => {
+        const name = uniqueId('cli-ep-sick');
+        const image = 'registry.example/hello-gpu:1 [emulator:never_healthy]';
+        const began = Date.now();
+        const deploying = starter(
+          ['deploy', name, '--image', image, '--unhealthy-timeout', '30', '--wait'],
+          taskQueue,
+          150_000,
+        );
+        // While it comes up: the endpoint's id, and its workers running but not healthy.
+        let shown = '';
+        for (const end = Date.now() + 60_000; Date.now() < end; await new Promise((r) => setTimeout(r, 2_000))) {
+          shown = (await starter(['show', name], taskQueue)).stdout;
+          if (/workers [1-9]\d* running, 0 healthy/.test(shown)) break;
+        }
+        expect(shown).toContain(`Endpoint ${name}: WAITING_TO_SERVE (platform: initializing)`);
+        expect(shown).toMatch(/ {2}id ep-\S+ {2}url/);
+        expect(shown).toMatch(/workers [1-9]\d* running, 0 healthy of/);
+        const listed = await starter(['list'], taskQueue);
+        expect(listed.stdout).toMatch(new RegExp(`${name}\\s+WAITING_TO_SERVE`));
+
+        const deployed = await deploying;
+        expect(deployed.code).not.toBe(0);
+        expect(deployed.stdout + deployed.stderr).toMatch(
+          /failed: workers ran without turning healthy for 30s: the platform shows the endpoint initializing, [1-9]\d* running, 0 healthy; the endpoint was removed, so no worker bills/,
+        );
+        // The bound, one report's interval at most, and the delete.
+        expect(Date.now() - began).toBeLessThan(100_000);
+        const endpoints = () =>
+          emulatorAdmin<{ endpoints: EmulatedEndpoint[] }>(testEnv('emulatorUrl'), 'GET', '/endpoints').then(
+            ({ endpoints: all }) => all.filter((e) => e.name === name),
+          );
+        const [gone] = await endpoints();
+        expect(gone.billedWorkerSeconds).toBeGreaterThan(0);
+        expect(gone.billingNow).toBe(0);
+        // 30 s later on the emulator's clock (ten times real time), nothing bills and nothing more was billed.
+        await new Promise((r) => setTimeout(r, 3_500));
+        const [later] = await endpoints();
+        expect(later).toMatchObject({ billingNow: 0, billedWorkerSeconds: gone.billedWorkerSeconds });
+        const after = await starter(['show', name], taskQueue);
+        expect(after.stdout).toContain(`Endpoint ${name}: FAILED`);
+        expect(after.stdout).toContain('  id -  url -');
+      }),
+    180_000,
+  );
 });

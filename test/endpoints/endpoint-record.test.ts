@@ -1,7 +1,7 @@
 // The endpoint run's record, unit-tested without a server: worker-seconds and cost between observations, what a
 // removal forgets and what continue-as-new carries.
 import type { EndpointSnapshot } from '../../src/operations/serverlessEndpoint/activities';
-import { EndpointRecord } from '../../src/operations/serverlessEndpoint/endpoint-record';
+import { EndpointRecord, UnhealthyWatch } from '../../src/operations/serverlessEndpoint/endpoint-record';
 
 const snapshot = (running: number, extra: Partial<EndpointSnapshot> = {}): EndpointSnapshot => ({
   endpointId: 'ep-1',
@@ -50,5 +50,30 @@ describe('EndpointRecord', () => {
     expect(next.view.changesApplied).toBe(1);
     next.observe(snapshot(2), 1_005);
     expect(next.view.workerSeconds).toBe(2);
+  });
+});
+
+describe('UnhealthyWatch', () => {
+  const reading = (running: number, healthy: number) =>
+    snapshot(running, { platformState: 'initializing', workers: { running, healthy, total: running } });
+
+  it('ends the wait once workers have run unhealthy for the whole bound, counting from the first such reading', () => {
+    const watch = new UnhealthyWatch(600_000);
+    expect(watch.see(reading(0, 0), 0)).toBe(false); // still pulling: nothing runs, nothing counts
+    expect(watch.dueAt).toBeUndefined();
+    expect(watch.see(reading(1, 0), 30_000)).toBe(false);
+    expect(watch.dueAt).toBe(630_000);
+    expect(watch.see(reading(2, 0), 600_000)).toBe(false);
+    expect(watch.see(reading(2, 0), 630_000)).toBe(true);
+  });
+
+  it('starts again when every running worker turns healthy, and counts old workers serving beside sick ones', () => {
+    const watch = new UnhealthyWatch(60_000);
+    watch.see(reading(1, 0), 0);
+    expect(watch.see(reading(1, 1), 50_000)).toBe(false);
+    expect(watch.dueAt).toBeUndefined();
+    // A rolling update: the old worker serves, the new one runs unhealthy.
+    expect(watch.see(reading(2, 1), 60_000)).toBe(false);
+    expect(watch.see(reading(2, 1), 120_000)).toBe(true);
   });
 });

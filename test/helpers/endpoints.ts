@@ -37,12 +37,18 @@ export const FAST: Partial<ServerlessEndpointInput> = {
   removeTimeoutSeconds: 60,
 };
 
-/** `name`: the run's, when a test sends a config that names another. */
-export function deploy(client: Client, taskQueue: string, request: DeployEndpointRequest, name = request.config.name) {
+/** `name`: the run's, when a test sends a config that names another; `input`: the run's timings, if it starts. */
+export function deploy(
+  client: Client,
+  taskQueue: string,
+  request: DeployEndpointRequest,
+  name = request.config.name,
+  input: Partial<ServerlessEndpointInput> = FAST,
+) {
   const startWorkflowOperation = new WithStartWorkflowOperation(WorkflowType.serverlessEndpoint, {
     workflowId: serverlessEndpointWorkflowId(name),
     taskQueue,
-    args: [{ name, ...FAST }],
+    args: [{ name, ...input }],
     workflowIdConflictPolicy: 'USE_EXISTING',
   });
   return client.workflow.executeUpdateWithStart(deployEndpointUpdate, { args: [request], startWorkflowOperation });
@@ -53,7 +59,10 @@ export async function emulated(emulatorOf: TestEmulator, name: string): Promise<
   return endpoints.filter((e) => e.name === name);
 }
 
-export const refusal = async (p: Promise<unknown>): Promise<string> => {
+export const refusal = async (p: Promise<unknown>): Promise<string> => (await failureOf(p)).message;
+
+/** The failure an Update ended with: its innermost cause, with its type. */
+export async function failureOf(p: Promise<unknown>): Promise<{ message: string; type?: string }> {
   const err = await p.then(
     () => undefined,
     (e: unknown) => e,
@@ -61,8 +70,8 @@ export const refusal = async (p: Promise<unknown>): Promise<string> => {
   expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
   let cause: unknown = err;
   while (cause instanceof Error && cause.cause instanceof Error) cause = cause.cause;
-  return (cause as Error).message;
-};
+  return { message: (cause as Error).message, type: (cause as { type?: string }).type };
+}
 
 export async function waitUntil(check: () => Promise<boolean>, ms = 30_000): Promise<void> {
   for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {

@@ -1,7 +1,7 @@
 // serverlessEndpoint end to end: real Temporal dev server, real worker, an emulator of this file's own. A deploy
 // serves, scales and is removed; a deploy that cannot serve leaves nothing billing; a failed update rolls back;
 // changes never interleave.
-import { WithStartWorkflowOperation } from '@temporalio/client';
+import { WithStartWorkflowOperation, type WorkflowHandle } from '@temporalio/client';
 import {
   deployEndpointUpdate,
   endpointStateQuery,
@@ -10,7 +10,7 @@ import {
   serverlessEndpointWorkflowId,
   WorkflowType,
 } from '@platform-ops/client';
-import { deploy, emulated, endpointConfig, refusal, waitUntil } from '../helpers/endpoints';
+import { deploy, emulated, endpointConfig, failureOf, FAST, refusal, waitUntil } from '../helpers/endpoints';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 import { emulatorPlatform, recordHistory, uniqueId, withWorker as withSharedWorker } from '../helpers/temporal';
 
@@ -23,6 +23,16 @@ afterEach(() => emulator.admin('DELETE', '/faults'));
 
 const withWorker: typeof withSharedWorker = (prefix, fn, opts = {}) =>
   withSharedWorker(prefix, fn, { platform: opts.platform ?? emulatorPlatform(emulator.url) });
+
+/** Serving its first config again (image hello-gpu:1), the failed deploy said to be rolled back. */
+async function expectRolledBack(handle: WorkflowHandle, endpointId: string): Promise<void> {
+  expect(await handle.query(endpointStateQuery)).toMatchObject({
+    status: 'SERVING',
+    lastChange: { kind: 'deploy', outcome: 'rolledBack' },
+  });
+  const { endpoint } = await emulatorPlatform(emulator.url).getEndpoint({ id: endpointId });
+  expect((endpoint as { image?: { image?: string } }).image?.image).toBe('registry.example/hello-gpu:1');
+}
 
 describe('serverlessEndpoint', () => {
   it('deploys until it serves, scales up and to zero, and removes it: workers bill only while they ran', () =>
@@ -76,14 +86,56 @@ describe('serverlessEndpoint', () => {
       const message = await refusal(deploy(client, taskQueue, { config: bad }));
       expect(message).toContain('rolled back to the last config that served');
       const handle = client.workflow.getHandle(serverlessEndpointWorkflowId(name));
-      expect(await handle.query(endpointStateQuery)).toMatchObject({
-        status: 'SERVING',
-        lastChange: { kind: 'deploy', outcome: 'rolledBack' },
-      });
-      const { endpoint } = await emulatorPlatform(emulator.url).getEndpoint({ id: first.endpointId! });
-      expect((endpoint as { image?: { image?: string } }).image?.image).toBe('registry.example/hello-gpu:1');
+      await expectRolledBack(handle, first.endpointId!);
       await handle.executeUpdate(removeEndpointUpdate, { args: [{}] });
     }));
+
+  it(
+    'fails an update whose workers never turn healthy within its bound, rolled back, showing them while it waits',
+    () =>
+      withWorker('endpoint-unhealthy', async ({ client, taskQueue }) => {
+        const name = uniqueId('ep-sick');
+        // A serve timeout well past the bound: the deploy ends by the bound, not by the timeout.
+        const timings = { ...FAST, serveTimeoutSeconds: 600 };
+        const first = await deploy(client, taskQueue, { config: endpointConfig(name) }, name, timings);
+        const sick = endpointConfig(name, {
+          image: { image: 'registry.example/hello-gpu:3 [emulator:never_healthy]' },
+        });
+        const began = Date.now();
+        const failing = failureOf(
+          deploy(client, taskQueue, { config: sick, unhealthyTimeoutSeconds: 30 }, name, timings),
+        );
+        const handle = client.workflow.getHandle(serverlessEndpointWorkflowId(name));
+        // While it waits, what bills is shown: the endpoint, its new workers running and not healthy.
+        await waitUntil(async () => {
+          const v = await handle.query(endpointStateQuery);
+          return v.status === 'WAITING_TO_SERVE' && v.workers.running > v.workers.healthy;
+        }, 45_000);
+        const waiting = await handle.query(endpointStateQuery);
+        expect(waiting.endpointId).toBe(first.endpointId);
+        // The Web UI's current details say the same.
+        const { currentDetails } = await handle.query<{ currentDetails: string }>('__temporal_workflow_metadata');
+        expect(currentDetails).toContain('**WAITING_TO_SERVE**');
+        expect(currentDetails).toContain(`- endpointId: ${first.endpointId}`);
+        expect(currentDetails).toMatch(/- running: [1-9]/);
+        expect(currentDetails).toMatch(/- costSoFar: \d+/);
+        const failure = await failing;
+        expect(failure.type).toBe('EndpointUnhealthy');
+        expect(failure.message).toMatch(
+          new RegExp(
+            `^deploy of endpoint ${name} failed: workers ran without turning healthy for 30s: the platform ` +
+              'shows the endpoint \\w+, \\d+ running, \\d+ healthy.*; rolled back to the last config that served$',
+          ),
+        );
+        // The bound plus at most one report's interval, and the rollback.
+        expect(Date.now() - began).toBeLessThan(100_000);
+        await expectRolledBack(handle, first.endpointId!);
+        await handle.executeUpdate(removeEndpointUpdate, { args: [{}] });
+        await handle.result();
+        await recordHistory(handle, 'serverlessEndpoint-unhealthy-rollback');
+      }),
+    180_000,
+  );
 
   it('applies two deploys sent at once one after the other, and refuses one that says whenBusy: refuse', () =>
     withWorker('endpoint-turns', async ({ client, taskQueue }) => {

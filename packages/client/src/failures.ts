@@ -9,6 +9,8 @@ export const FailureType = {
   NotFound: 'NotFound',
   BudgetExceeded: 'BudgetExceeded',
   PlatformRejected: 'PlatformRejected',
+  /** A serverless endpoint's workers ran but did not turn healthy within the deploy's bound. */
+  EndpointUnhealthy: 'EndpointUnhealthy',
   RateLimited: 'RateLimited',
   PlatformUnavailable: 'PlatformUnavailable',
   TemporalUnavailable: 'TemporalUnavailable',

@@ -37,10 +37,12 @@ export interface PollEndpointInput {
   minWorkers: number;
   deadlineAt: number;
   intervalMs: number;
+  /** Given: the wait answers `pending` with what it sees once this time passes, so that the run can show it. */
+  reportAt?: number;
 }
 
 export interface EndpointCheckpoint {
-  outcome: 'reached' | 'failed' | 'timedOut';
+  outcome: 'reached' | 'failed' | 'timedOut' | 'pending';
   snapshot: EndpointSnapshot;
 }
 
@@ -79,9 +81,16 @@ const goneSnapshot = (endpointId: string): EndpointSnapshot => ({
   failed: 0,
 });
 
-/** Serving with its minimum healthy, and every worker up: a rolling update is over only then. */
+/**
+ * Serving with its minimum healthy, and every worker up and healthy: a rolling update is over only then (old workers
+ * may serve while the new ones run unhealthy).
+ */
 const rolledOut = (s: EndpointSnapshot, minWorkers: number) =>
-  s.platformState === 'serving' && s.workers.healthy >= minWorkers && s.starting === 0 && s.failed === 0;
+  s.platformState === 'serving' &&
+  s.workers.healthy >= minWorkers &&
+  s.workers.running === s.workers.healthy &&
+  s.starting === 0 &&
+  s.failed === 0;
 
 const notFound = (err: unknown) => err instanceof PlatformError && err.status === 404;
 
@@ -190,8 +199,10 @@ export function createServerlessEndpointActivities({ platform, temporal }: Activ
         snapshot.gone || FAILED_STATES.has(snapshot.platformState) || (snapshot.failed > 0 && !snapshot.starting);
       if (target === 'serving' && failed) return { outcome: 'failed', snapshot };
       if (Date.now() >= deadlineAt) return { outcome: 'timedOut', snapshot };
+      const reportAt = input.reportAt ?? Infinity;
+      if (Date.now() >= reportAt) return { outcome: 'pending', snapshot };
       const { platformState, workers } = snapshot;
-      const delay = Math.max(1, Math.min(intervalMs, deadlineAt - Date.now()));
+      const delay = Math.max(1, Math.min(intervalMs, deadlineAt - Date.now(), reportAt - Date.now()));
       throw pollAgainIn(delay, `endpoint ${endpointId} is ${platformState}, ${workers.healthy} healthy`, snapshot);
     },
   };

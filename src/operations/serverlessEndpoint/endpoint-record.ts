@@ -99,3 +99,23 @@ export class EndpointRecord {
     };
   }
 }
+
+/** Since when workers have run without all turning healthy: they bill, so a deploy gives up on them after a bound. */
+export class UnhealthyWatch {
+  private since?: number;
+
+  constructor(readonly boundMs: number) {}
+
+  /** Sees one reading; true once workers have been running unhealthy for the whole bound. */
+  see(snapshot: EndpointSnapshot, at: number): boolean {
+    const { running, healthy } = snapshot.workers;
+    if (running > healthy) this.since ??= at;
+    else this.since = undefined;
+    return this.since !== undefined && at - this.since >= this.boundMs;
+  }
+
+  /** When the bound runs out, while workers are unhealthy. */
+  get dueAt(): number | undefined {
+    return this.since === undefined ? undefined : this.since + this.boundMs;
+  }
+}

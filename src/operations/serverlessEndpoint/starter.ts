@@ -44,6 +44,7 @@ interface DeployFlags {
   refuseIfBusy?: boolean;
   budgetMember?: string;
   budgetHours?: string;
+  unhealthyTimeout?: string;
 }
 
 /** The emulator's serverless product and a small image: `endpoint deploy demo` works on the local stack as it is. */
@@ -98,7 +99,8 @@ const onRun = <T>(promise: Promise<T>, name: string): Promise<T> =>
   });
 
 function describe(v: EndpointView): string[] {
-  const workers = `${v.workers.healthy} healthy of ${v.workers.total} (min ${v.minWorkers ?? '-'}, max ${v.maxWorkers ?? '-'})`;
+  const { running, healthy, total } = v.workers;
+  const workers = `${running} running, ${healthy} healthy of ${total} (min ${v.minWorkers ?? '-'}, max ${v.maxWorkers ?? '-'})`;
   const last = v.lastChange
     ? `${v.lastChange.kind} ${v.lastChange.outcome}${v.lastChange.message ? `: ${v.lastChange.message}` : ''}`
     : 'none';
@@ -120,7 +122,10 @@ async function follow(client: Client, name: string, update: WorkflowUpdateHandle
       const v = await handleOf(client, name)
         .query(endpointStateQuery)
         .catch(() => undefined);
-      const line = v && `  ${v.status}${v.platformState ? ` · ${v.platformState}` : ''} · ${v.workers.healthy} healthy`;
+      const line =
+        v &&
+        `  ${v.status}${v.platformState ? ` · ${v.platformState}` : ''} · ${v.workers.running} running, ` +
+          `${v.workers.healthy} healthy · ${formatAmount(v.costSoFar)} so far`;
       if (line && line !== last) out((last = line));
       await new Promise((r) => setTimeout(r, 1_000));
     }
@@ -184,6 +189,7 @@ export function addEndpointCommands(program: Command, out: Out): void {
     .option('--refuse-if-busy', 'refuse at once if another change is being applied, instead of queueing')
     .option('--budget-member <id>', "gate the deploy on this member's budget (with --budget-hours)")
     .option('--budget-hours <n>', 'hours of the minimum workers the reservation covers (default 24)')
+    .option('--unhealthy-timeout <s>', 'fail once workers run this long without turning healthy (default 600)')
     .action((name: string, f: DeployFlags) =>
       withStarter(async ({ client, settings }) => {
         const budget = f.budgetMember && {
@@ -191,7 +197,13 @@ export function addEndpointCommands(program: Command, out: Out): void {
           hours: num(f.budgetHours, '--budget-hours') ?? 24,
         };
         const whenBusy = f.refuseIfBusy ? 'refuse' : 'wait';
-        const request = { config: endpointConfig(name, f), whenBusy, ...(budget && { budget }) } as const;
+        const unhealthyTimeoutSeconds = num(f.unhealthyTimeout, '--unhealthy-timeout');
+        const request = {
+          config: endpointConfig(name, f),
+          whenBusy,
+          ...(budget && { budget }),
+          ...(unhealthyTimeoutSeconds !== undefined && { unhealthyTimeoutSeconds }),
+        } as const;
         checked(DeployEndpointRequest, request);
         const update = await orCliError(
           deployEndpoint(client, request, { taskQueue: settings.taskQueue }),

@@ -1,8 +1,9 @@
 // The steps of a serverlessEndpoint run: one change at a time, each waited out on the platform, a failed update
 // taken back to the config that last served.
-import { ApplicationFailure, condition, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, condition, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { z } from 'zod';
 import {
+  DeployEndpointRequest,
   type EndpointChangeResult,
   type EndpointConfig,
   type EndpointBudget,
@@ -12,8 +13,8 @@ import {
   type ServerlessEndpointStatus,
   WorkflowType,
 } from '@platform-ops/client';
-import type { Activities, EndpointSnapshot } from './activities';
-import { EndpointRecord } from './endpoint-record';
+import type { Activities, EndpointCheckpoint, EndpointSnapshot } from './activities';
+import { EndpointRecord, UnhealthyWatch } from './endpoint-record';
 import { releaseReservation, reserveForDeploy } from './workflows-budget';
 import { paidCall, summarized, WAITING } from '../../workflows/activity-summary';
 import { forUpTo, pollTimedOut, retryAsPollOptions } from '../../workflows/retry-policies';
@@ -25,6 +26,14 @@ type Budget = z.output<typeof EndpointBudget>;
 // Reads and free calls keep trying through an outage for as long as a change may wait to serve.
 const CALL_MS = 30 * 60_000;
 const platform = proxyActivities<Activities>(forUpTo(CALL_MS));
+
+// 1.2: the wait to serve reports what the platform shows every REPORT_MS (endpoint id, workers, cost so far, for
+// the query and the Web UI), and gives up on workers that run without turning healthy for the deploy's bound.
+const WAIT_REPORTS_UNHEALTHY = 'endpoint-wait-reports-unhealthy';
+const REPORT_MS = 30_000;
+const DEFAULT_UNHEALTHY_S: number = DeployEndpointRequest.shape.unhealthyTimeoutSeconds.parse(undefined);
+
+type WaitOutcome = Exclude<EndpointCheckpoint['outcome'], 'pending'> | 'unhealthy';
 
 const rejected = (message: string, type: string = FailureType.InvalidInput, details?: unknown) =>
   ApplicationFailure.create({
@@ -40,6 +49,8 @@ export class EndpointRun {
   private queued = 0;
   private changes = 0;
   private applied = 0;
+  /** The last deploy's bound on unhealthy workers; scales and rollbacks keep it. */
+  private unhealthyMs = DEFAULT_UNHEALTHY_S * 1000;
 
   constructor(readonly input: ParsedServerlessEndpointInput) {
     this.record = new EndpointRecord(input.name, input.carried);
@@ -77,10 +88,15 @@ export class EndpointRun {
     this.record.observe(snapshot, Date.now());
   }
 
-  async deploy(config: EndpointConfig, budget?: z.output<typeof EndpointBudget>): Promise<EndpointChangeResult> {
+  async deploy(
+    config: EndpointConfig,
+    budget?: z.output<typeof EndpointBudget>,
+    unhealthyTimeoutSeconds = DEFAULT_UNHEALTHY_S,
+  ): Promise<EndpointChangeResult> {
     if (config.name !== this.input.name) {
       throw rejected(`config.name must be "${this.input.name}", the endpoint this run owns, not "${config.name}"`);
     }
+    this.unhealthyMs = unhealthyTimeoutSeconds * 1000;
     return this.apply('deploy', config, budget);
   }
 
@@ -154,16 +170,21 @@ export class EndpointRun {
   private async failed(
     kind: Kind,
     config: EndpointConfig,
-    outcome: 'failed' | 'timedOut',
+    outcome: Exclude<WaitOutcome, 'reached'>,
     snapshot: EndpointSnapshot,
     created: boolean,
   ): Promise<never> {
     const minNum = config.workerConfig.minNum;
     const seconds = this.input.serveTimeoutSeconds;
+    const { platformState, workers } = snapshot;
     const reason =
       outcome === 'timedOut'
-        ? `not serving with ${minNum} healthy workers after ${seconds}s (${snapshot.platformState}, ${snapshot.workers.healthy} healthy)`
-        : (snapshot.reason ?? `the platform's state is ${snapshot.platformState}`);
+        ? `not serving with ${minNum} healthy workers after ${seconds}s (${platformState}, ${workers.healthy} healthy)`
+        : outcome === 'unhealthy'
+          ? `workers ran without turning healthy for ${this.unhealthyMs / 1000}s: the platform shows the endpoint ` +
+            `${platformState}, ${workers.running} running, ${workers.healthy} healthy` +
+            (snapshot.reason ? ` (${snapshot.reason})` : '')
+          : (snapshot.reason ?? `the platform's state is ${platformState}`);
     const served = this.record.servedConfig;
     let after: string;
     if (served && this.record.endpointId) {
@@ -184,7 +205,8 @@ export class EndpointRun {
       this.set('FAILED');
       after = 'the endpoint is left as the platform shows it';
     }
-    throw rejected(`${kind} of endpoint ${config.name} failed: ${reason}; ${after}`, FailureType.PlatformRejected, {
+    const type = outcome === 'unhealthy' ? FailureType.EndpointUnhealthy : FailureType.PlatformRejected;
+    throw rejected(`${kind} of endpoint ${config.name} failed: ${reason}; ${after}`, type, {
       reason,
       rolledBack: after.startsWith('rolled back'),
     });
@@ -230,11 +252,15 @@ export class EndpointRun {
     this.status.detail({ platformState: this.record.view.platformState, healthy: this.record.view.workers.healthy });
   }
 
-  private async waitFor(target: 'serving' | 'gone', minWorkers: number) {
+  private async waitFor(
+    target: 'serving' | 'gone',
+    minWorkers: number,
+  ): Promise<{ outcome: WaitOutcome; snapshot: EndpointSnapshot }> {
     const endpointId = this.record.endpointId!;
     const timeoutS = target === 'gone' ? this.input.removeTimeoutSeconds : this.input.serveTimeoutSeconds;
     const deadlineAt = Date.now() + timeoutS * 1000;
     if (target === 'serving') this.set('WAITING_TO_SERVE');
+    if (target === 'serving' && patched(WAIT_REPORTS_UNHEALTHY)) return this.waitToServe(minWorkers, deadlineAt);
     const { pollEndpoint } = proxyActivities<Activities>(retryAsPollOptions(deadlineAt - Date.now()));
     const intervalMs = this.input.pollSeconds * 1000;
     try {
@@ -244,12 +270,56 @@ export class EndpointRun {
         summary,
       )({ endpointId, target, minWorkers, deadlineAt, intervalMs });
       this.observe(checkpoint.snapshot);
-      return checkpoint;
+      // Without reportAt, the wait never answers pending.
+      return checkpoint as { outcome: WaitOutcome; snapshot: EndpointSnapshot };
     } catch (err) {
       if (!pollTimedOut(err)) throw err;
       const snapshot = await summarized(platform.readEndpoint, `read endpoint ${endpointId}`)(endpointId);
       this.observe(snapshot);
       return { outcome: 'timedOut' as const, snapshot };
     }
+  }
+
+  /** In reports REPORT_MS apart, each shown as it comes; workers that run unhealthy past the bound end the wait. */
+  private async waitToServe(minWorkers: number, deadlineAt: number) {
+    const endpointId = this.record.endpointId!;
+    const unhealthy = new UnhealthyWatch(this.unhealthyMs);
+    const summary = `endpoint ${endpointId} to be serving: ${WAITING}`;
+    for (;;) {
+      const { pollEndpoint } = proxyActivities<Activities>(retryAsPollOptions(deadlineAt - Date.now()));
+      const reportAt = Math.min(Date.now() + REPORT_MS, unhealthy.dueAt ?? Infinity);
+      let checkpoint: EndpointCheckpoint;
+      try {
+        checkpoint = await summarized(
+          pollEndpoint,
+          summary,
+        )({
+          endpointId,
+          target: 'serving',
+          minWorkers,
+          deadlineAt,
+          intervalMs: this.input.pollSeconds * 1000,
+          reportAt,
+        });
+      } catch (err) {
+        if (!pollTimedOut(err)) throw err;
+        checkpoint = { outcome: 'timedOut', snapshot: await this.readNow(endpointId) };
+      }
+      const { snapshot } = checkpoint;
+      this.observe(snapshot);
+      this.showWorkers();
+      if (checkpoint.outcome !== 'pending') return { outcome: checkpoint.outcome, snapshot };
+      if (unhealthy.see(snapshot, Date.now())) return { outcome: 'unhealthy' as const, snapshot };
+    }
+  }
+
+  private async readNow(endpointId: string): Promise<EndpointSnapshot> {
+    return summarized(platform.readEndpoint, `read endpoint ${endpointId}`)(endpointId);
+  }
+
+  /** What bills while the endpoint comes up, in the query's answer and the Web UI's current details. */
+  private showWorkers(): void {
+    const { endpointId, platformState, workers, costSoFar } = this.record.view;
+    this.status.detail({ endpointId, platformState, running: workers.running, healthy: workers.healthy, costSoFar });
   }
 }

@@ -36,8 +36,8 @@ export async function serverlessEndpoint(rawInput: ServerlessEndpointInput): Pro
   setHandler(
     deployEndpointUpdate,
     (req) => {
-      const { config, budget } = DeployEndpointRequest.parse(req);
-      return run.inTurn(() => run.deploy(config, budget));
+      const { config, budget, unhealthyTimeoutSeconds } = DeployEndpointRequest.parse(req);
+      return run.inTurn(() => run.deploy(config, budget, unhealthyTimeoutSeconds));
     },
     {
       validator: (req) => admitted(run, DeployEndpointRequest, req, 'deployEndpoint request'),

@@ -107,6 +107,11 @@ export const DeployEndpointRequest = z.strictObject({
   config: EndpointConfig,
   whenBusy: WhenBusy,
   budget: EndpointBudget.optional(),
+  /**
+   * How long workers may run without turning healthy before the deploy fails as EndpointUnhealthy (and a new endpoint
+   * is deleted, an update rolled back), since they bill all the while.
+   */
+  unhealthyTimeoutSeconds: Seconds(30, 86_400, 600),
 });
 export type DeployEndpointRequest = z.input<typeof DeployEndpointRequest>;
 
