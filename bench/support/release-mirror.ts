@@ -10,6 +10,7 @@ import { create } from 'tar';
 import {
   findOrBuildClusterBinaries,
   findOrBuildTemporalCli,
+  releasePlatform,
   TEMPORAL_PROGRAMS,
 } from '../../src/devserver/temporal-programs';
 
@@ -21,9 +22,6 @@ export interface MirroredRelease {
   archive: string;
   checksums: string;
 }
-
-const GO_OS = { linux: 'linux', darwin: 'darwin' }[process.platform as string] ?? process.platform;
-const GO_ARCH = { x64: 'amd64', arm64: 'arm64' }[process.arch as string] ?? process.arch;
 
 /** The folder of a release in the mirror, as GitHub names it. */
 export function releaseFolder(root: string, program: ProgramName): string {
@@ -50,7 +48,9 @@ export async function mirrorRelease(
     await fs.copyFile(source, path.join(staging, member));
     await fs.chmod(path.join(staging, member), 0o755);
   }
-  const name = spec.archive(GO_OS, GO_ARCH);
+  const platform = releasePlatform();
+  if (!platform) throw new Error(`Temporal publishes no .tar.gz for ${process.platform} ${process.arch} to mirror`);
+  const name = spec.archive(platform.os, platform.arch);
   const archive = path.join(folder, name);
   // Level 1: the archives are made in a test's time; a release's own compression does not matter to the reader.
   await create({ gzip: { level: 1 }, file: archive, cwd: staging, portable: true }, ['LICENSE', ...Object.keys(files)]);

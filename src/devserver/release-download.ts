@@ -38,15 +38,9 @@ export interface ReleaseArchive {
   members: Record<string, string>;
 }
 
-/** Why a release could not be used: `refused` when it arrived but did not check out, else it did not arrive. */
+/** Why a release could not be used: it did not arrive, or it arrived and did not check out. */
 export class ReleaseDownloadError extends Error {
   override readonly name = 'ReleaseDownloadError';
-  constructor(
-    message: string,
-    readonly refused: boolean,
-  ) {
-    super(message);
-  }
 }
 
 /** Where GitHub serves a release asset; a mirror given as `base` serves the same paths. */
@@ -72,18 +66,14 @@ interface DownloadOptions {
 }
 
 /** Downloads, verifies and unpacks `release`; its members are in place when this resolves, none of them otherwise. */
-export async function downloadRelease(
-  base: string,
-  release: ReleaseArchive,
-  opts: DownloadOptions,
-): Promise<{ bytes: number; ms: number }> {
+export async function downloadRelease(base: string, release: ReleaseArchive, opts: DownloadOptions): Promise<void> {
   const began = Date.now();
   const url = releaseUrl(base, release.repository, release.version, release.archive);
   const checksumsUrl = releaseUrl(base, release.repository, release.version, release.checksums);
   await removeAbandonedDownloads(opts.cacheDir);
   opts.log(`Downloading ${opts.label}: ${release.archive} from ${shownUrl(path.posix.dirname(url))}/`);
   const expected = findChecksum(
-    (await fetchBounded(checksumsUrl, MAX_CHECKSUMS_BYTES)).body.toString('utf8'),
+    (await fetchBounded(checksumsUrl, MAX_CHECKSUMS_BYTES)).toString('utf8'),
     release,
     checksumsUrl,
   );
@@ -98,7 +88,6 @@ export async function downloadRelease(
       throw new ReleaseDownloadError(
         `${release.archive} from ${shownUrl(url)} does not match its checksum: ${release.checksums} gives sha256 ` +
           `${expected}, the ${bytes} bytes received have ${sha256}. It was deleted; nothing of it is kept.`,
-        true,
       );
     }
     await unpack(file, work, release);
@@ -106,7 +95,6 @@ export async function downloadRelease(
       `Downloaded ${opts.label} (${(bytes / 1e6).toFixed(1)} MB in ${((Date.now() - began) / 1000).toFixed(1)} s, ` +
         `sha256 ${sha256.slice(0, 12)}… as ${release.checksums} gives it)`,
     );
-    return { bytes, ms: Date.now() - began };
   } finally {
     await fs.rm(work, { recursive: true, force: true });
   }
@@ -119,7 +107,6 @@ function findChecksum(text: string, release: ReleaseArchive, checksumsUrl: strin
   }
   throw new ReleaseDownloadError(
     `${shownUrl(checksumsUrl)} has no sha256 line for ${release.archive}, so the archive is not downloaded.`,
-    true,
   );
 }
 
@@ -130,13 +117,13 @@ async function unpack(file: string, work: string, release: ReleaseArchive): Prom
   await fs.mkdir(unpacked);
   await extract({ file, cwd: unpacked, strict: true, filter: (p) => wanted.has(path.basename(p)) }).catch(
     (err: Error) => {
-      throw new ReleaseDownloadError(`${release.archive} could not be unpacked: ${err.message}`, true);
+      throw new ReleaseDownloadError(`${release.archive} could not be unpacked: ${err.message}`);
     },
   );
   const found = (await fs.readdir(unpacked, { recursive: true })).map((p) => path.join(unpacked, p));
   const sources = Object.entries(release.members).map(([member, target]) => {
     const source = found.find((p) => path.basename(p) === member);
-    if (!source) throw new ReleaseDownloadError(`${release.archive} holds no ${member}`, true);
+    if (!source) throw new ReleaseDownloadError(`${release.archive} holds no ${member}`);
     return { source, target };
   });
   for (const { source, target } of sources) {
@@ -162,10 +149,10 @@ interface Sink {
   onBytes?: (received: number, total?: number) => void;
 }
 
-async function fetchBounded(url: string, limit: number): Promise<{ body: Buffer }> {
+async function fetchBounded(url: string, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   await fetchWithin(url, { limit }, (chunk) => chunks.push(chunk));
-  return { body: Buffer.concat(chunks) };
+  return Buffer.concat(chunks);
 }
 
 async function fetchToFile(
@@ -190,20 +177,20 @@ async function fetchWithin(
   let timer = abortAfter(ANSWER_TIMEOUT_MS, `${shown} gave no answer within ${ANSWER_TIMEOUT_MS / 1000} s`);
   const failure = (err: Error): ReleaseDownloadError => {
     if (err instanceof ReleaseDownloadError) return err;
-    if (abort.signal.aborted) return new ReleaseDownloadError((abort.signal.reason as Error).message, false);
+    if (abort.signal.aborted) return new ReleaseDownloadError((abort.signal.reason as Error).message);
     // undici's "fetch failed" keeps the reason (ENOTFOUND, ECONNREFUSED…) in its cause.
     const cause = err.cause as { code?: string; message?: string } | undefined;
     const reason = cause?.code ? (NETWORK_ERRORS[cause.code] ?? cause.code) : (cause?.message ?? err.message);
-    return new ReleaseDownloadError(`${shown}: ${reason}`, false);
+    return new ReleaseDownloadError(`${shown}: ${reason}`);
   };
   try {
     const res = await fetch(url, { signal: abort.signal, redirect: 'follow' });
-    if (!res.ok || !res.body) throw new ReleaseDownloadError(`${shown} answered HTTP ${res.status}`, false);
+    if (!res.ok || !res.body) throw new ReleaseDownloadError(`${shown} answered HTTP ${res.status}`);
     const declared = Number(res.headers.get('content-length') ?? NaN);
     const total = Number.isFinite(declared) ? declared : undefined;
     const { limit } = sink;
     if (total !== undefined && total > limit) {
-      throw new ReleaseDownloadError(`${shown} is ${total} bytes, more than the ${limit} this download takes`, true);
+      throw new ReleaseDownloadError(`${shown} is ${total} bytes, more than the ${limit} this download takes`);
     }
     let bytes = 0;
     const watch = new Transform({
@@ -211,7 +198,7 @@ async function fetchWithin(
         bytes += chunk.length;
         clearTimeout(timer);
         timer = abortAfter(STALL_TIMEOUT_MS, `${shown} sent nothing for ${STALL_TIMEOUT_MS / 1000} s`);
-        if (bytes > limit) return done(new ReleaseDownloadError(`${shown} sent more than ${limit} bytes`, true));
+        if (bytes > limit) return done(new ReleaseDownloadError(`${shown} sent more than ${limit} bytes`));
         onChunk(chunk);
         sink.onBytes?.(bytes, total);
         done(null, chunk);
@@ -221,7 +208,7 @@ async function fetchWithin(
     const drain = new Writable({ write: (_chunk, _enc, done) => done() });
     await pipeline(body, watch, sink.file ? createWriteStream(sink.file) : drain);
     if (total !== undefined && bytes !== total) {
-      throw new ReleaseDownloadError(`${shown} ended after ${bytes} of its ${total} bytes`, false);
+      throw new ReleaseDownloadError(`${shown} ended after ${bytes} of its ${total} bytes`);
     }
     return { bytes, total };
   } catch (err) {

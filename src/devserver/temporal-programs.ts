@@ -97,7 +97,7 @@ interface FindOptions {
 }
 
 /** Go's names for this machine, where Temporal publishes a .tar.gz for it. */
-function releasePlatform(): { os: string; arch: string } | undefined {
+export function releasePlatform(): { os: string; arch: string } | undefined {
   const os = { linux: 'linux', darwin: 'darwin' }[process.platform as string];
   const arch = { x64: 'amd64', arm64: 'arm64' }[process.arch as string];
   return os && arch ? { os, arch } : undefined;

@@ -11,16 +11,14 @@ import { downloadRelease, STALL_TIMEOUT_MS } from '../../src/devserver/release-d
 import {
   findOrBuildTemporalCli,
   findTemporalProgram,
+  releasePlatform,
   TEMPORAL_PROGRAMS,
   TemporalProgramUnavailable,
 } from '../../src/devserver/temporal-programs';
 import { mirrorRelease, releaseFolder, serveMirror, sha256 } from '../../bench/support/release-mirror';
 
 /** This machine's CLI archive, as the release names it. */
-const CLI_ARCHIVE = TEMPORAL_PROGRAMS.cli.archive(
-  { linux: 'linux', darwin: 'darwin' }[process.platform as string] ?? process.platform,
-  { x64: 'amd64', arm64: 'arm64' }[process.arch as string] ?? process.arch,
-);
+const CLI_ARCHIVE = TEMPORAL_PROGRAMS.cli.archive(releasePlatform()!.os, releasePlatform()!.arch);
 
 let tmp: string;
 /** PATH with neither `temporal` nor `go` in it. */

@@ -248,7 +248,7 @@ export class EndpointRun {
   async refresh(): Promise<void> {
     const endpointId = this.record.endpointId;
     if (!endpointId) return;
-    this.observe(await summarized(platform.readEndpoint, `read endpoint ${endpointId}`)(endpointId));
+    this.observe(await this.readNow(endpointId));
     this.status.detail({ platformState: this.record.view.platformState, healthy: this.record.view.workers.healthy });
   }
 
@@ -274,7 +274,7 @@ export class EndpointRun {
       return checkpoint as { outcome: WaitOutcome; snapshot: EndpointSnapshot };
     } catch (err) {
       if (!pollTimedOut(err)) throw err;
-      const snapshot = await summarized(platform.readEndpoint, `read endpoint ${endpointId}`)(endpointId);
+      const snapshot = await this.readNow(endpointId);
       this.observe(snapshot);
       return { outcome: 'timedOut' as const, snapshot };
     }
