@@ -90,13 +90,113 @@ export function reshape(level: LogLevel, message: string, meta?: LogMetadata): S
   return [{ level: routine && level !== 'ERROR' ? 'DEBUG' : level, message, meta }];
 }
 
-export function createLogger(
-  level: LogLevel,
-  format: LogFormat,
-  write: (text: string) => void = (text) => void process.stdout.write(text),
-): Logger {
+/** No log line is longer: a disk fills by whole histories otherwise, and the line that matters is buried. */
+export const MAX_LOG_LINE_BYTES = 8 * 1024;
+const MAX_MESSAGE_CHARS = 2_048;
+const MAX_FIELD_CHARS = 512;
+/** Ids kept when a line is cut to its bones: what an operator looks the run up by. */
+const ID_FIELDS = ['sdkComponent', 'component', 'namespace', 'taskQueue', 'workflowType', 'activityType', 'attempt'];
+
+/** Why a line was shortened, a label of the `log_lines_cut` metric. */
+export type LogCut = 'history_dump' | 'too_long';
+
+const firstLine = (text: string): string => text.split('\n', 1)[0] ?? '';
+const cut = (text: string, max: number): string =>
+  text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters cut)`;
+const stringField = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+
+/** The run a line is about, whichever way its source names it (the SDK's camelCase, Core's span fields). */
+function runIds(meta: LogMetadata): LogMetadata {
+  const workflowId = stringField(meta.workflowId) ?? stringField(meta.workflow_id);
+  const runId = stringField(meta.runId) ?? stringField(meta.workflowRunId) ?? stringField(meta.run_id);
+  return { ...(workflowId && { workflowId: cut(workflowId, 256) }), ...(runId && { runId: cut(runId, 64) }) };
+}
+
+/**
+ * Core logs a run's whole history in a field when it gives up on a workflow task (`current_events` when a history page
+ * comes back empty). Such a line keeps its run's ids and the error's first line; the history stays in the server.
+ */
+function isHistoryDump(meta: LogMetadata | undefined): boolean {
+  if (meta?.sdkComponent !== 'core') return false;
+  return Object.entries(meta).some(
+    ([key, value]) =>
+      key === 'current_events' ||
+      (typeof value === 'string' && value.length > MAX_FIELD_CHARS && /HistoryEvent|event_id/.test(value)),
+  );
+}
+
+function shortField(value: unknown): unknown {
+  if (value === null || typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') {
+    return value;
+  }
+  if (typeof value === 'string') return cut(value, MAX_FIELD_CHARS);
+  if (value instanceof Error) return cut(firstLine(value.message), MAX_FIELD_CHARS);
+  try {
+    return cut(JSON.stringify(value) ?? typeof value, MAX_FIELD_CHARS);
+  } catch {
+    return '(not serializable)';
+  }
+}
+
+/**
+ * Every line within MAX_LOG_LINE_BYTES, whatever the SDK, Core or our own code hands over: a history dump becomes
+ * one line naming its run, a long line keeps its fields cut short, and at worst only its ids.
+ */
+export function boundLine(
+  said: Said,
+  render: (said: Said) => string,
+  onCut: (reason: LogCut) => void = () => undefined,
+): string {
+  if (isHistoryDump(said.meta)) {
+    onCut('history_dump');
+    const meta = said.meta ?? {};
+    const ids = runIds(meta);
+    const long = (k: string) => k === 'current_events' || String(meta[k]).length > MAX_FIELD_CHARS;
+    const kept = Object.fromEntries(
+      Object.keys(meta)
+        .filter((k) => !long(k))
+        .map((k) => [k, shortField(meta[k])]),
+    );
+    const run = ids.runId === undefined ? '' : ` (run ${String(ids.runId)})`;
+    const message = `${cut(firstLine(said.message), MAX_MESSAGE_CHARS)}${run}: the run's history is left out of the log`;
+    return render({ ...said, message, meta: { ...kept, ...ids, cut: Object.keys(meta).filter(long).join(',') } });
+  }
+  const whole = render(said);
+  if (Buffer.byteLength(whole) <= MAX_LOG_LINE_BYTES) return whole;
+  onCut('too_long');
+  const meta = Object.fromEntries(Object.entries(said.meta ?? {}).map(([k, v]) => [k, shortField(v)]));
+  const shortened = render({ ...said, message: cut(said.message, MAX_MESSAGE_CHARS), meta });
+  if (Buffer.byteLength(shortened) <= MAX_LOG_LINE_BYTES) return shortened;
+  const ids = Object.fromEntries(ID_FIELDS.filter((k) => k in meta).map((k) => [k, meta[k]]));
+  return render({
+    ...said,
+    message: cut(said.message, MAX_MESSAGE_CHARS),
+    meta: { ...ids, ...runIds(said.meta ?? {}) },
+  });
+}
+
+/** Another program's output line (the Temporal server's, the UI server's) within the same bound, cut where it passes. */
+export function boundedOutputLine(line: string): string {
+  if (Buffer.byteLength(line) <= MAX_LOG_LINE_BYTES) return line;
+  const kept = Buffer.from(line)
+    .subarray(0, MAX_LOG_LINE_BYTES - 64)
+    .toString();
+  return `${kept}… (${Buffer.byteLength(line) - Buffer.byteLength(kept)} more bytes cut)`;
+}
+
+export interface LoggerOptions {
+  write?: (text: string) => void;
+  /** Told of every line shortened, for the `log_lines_cut` metric. */
+  onCut?: (reason: LogCut) => void;
+}
+
+export function createLogger(level: LogLevel, format: LogFormat, opts: LoggerOptions = {}): Logger {
+  const write = opts.write ?? ((text: string) => void process.stdout.write(text));
   const line = format === 'json' ? (entry: LogEntry) => `${JSON.stringify(toRecord(entry))}\n` : prettyFormatter();
-  const sink = new DefaultLogger(level, (entry) => write(line(entry)));
+  // The SDK's sink drops what is below `level` and stamps the time; the bound applies to the entry it hands over.
+  const sink = new DefaultLogger(level, ({ timestampNanos, ...said }) =>
+    write(boundLine(said, (s) => line({ ...s, timestampNanos }), opts.onCut)),
+  );
   const log = (lvl: LogLevel, message: string, meta?: LogMetadata): void => {
     for (const said of reshape(lvl, message, meta)) sink.log(said.level, said.message, said.meta);
   };

@@ -1,8 +1,9 @@
 // A program's process: the Temporal Runtime (its logger and metrics) installed once, and the entry that ends the
 // process with its logs written.
+import type { MetricCounter } from '@temporalio/common';
 import { Runtime } from '@temporalio/worker';
 import type { WorkerSettings } from './config/settings';
-import { createLogger, logFormatOf, settleLogs } from './logging';
+import { createLogger, logFormatOf, settleLogs, type LogCut } from './logging';
 
 let runtimeInstalled = false;
 
@@ -13,8 +14,14 @@ export const isRuntimeInstalled = (): boolean => runtimeInstalled;
 export function installRuntime(settings: WorkerSettings): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
+  // Created on the first cut line, once the Runtime (and its exporter) exists.
+  let cuts: MetricCounter | undefined;
+  const onCut = (reason: LogCut): void => {
+    cuts ??= Runtime.instance().metricMeter.createCounter('log_lines_cut', 'lines', 'Log lines shortened to 8 KB');
+    cuts.add(1, { reason });
+  };
   Runtime.install({
-    logger: createLogger(settings.LOG_LEVEL, logFormatOf(settings.LOG_FORMAT)),
+    logger: createLogger(settings.LOG_LEVEL, logFormatOf(settings.LOG_FORMAT), { onCut }),
     // The SDK's defaults, and SIGHUP: closing a terminal stops a worker (and `npm start`'s stack) as Ctrl-C does.
     shutdownSignals: ['SIGINT', 'SIGTERM', 'SIGQUIT', 'SIGUSR2', 'SIGHUP'],
     telemetryOptions: {

@@ -5,6 +5,7 @@ import { constants as fsConstants, createWriteStream, mkdirSync, promises as fs 
 import * as net from 'net';
 import * as path from 'path';
 import { createInterface } from 'readline';
+import { boundedOutputLine } from '../logging';
 import { guardChild } from './guard';
 
 interface ManagedProcessOptions {
@@ -52,7 +53,8 @@ export function startManagedProcess(opts: ManagedProcessOptions) {
   const lines: string[] = [];
   const tail = (): string => lines.join('\n');
   const see = opts.logFile ? `; see ${opts.logFile}` : '';
-  const onLine = (line: string): void => {
+  const onLine = (whole: string): void => {
+    const line = boundedOutputLine(whole);
     lines.push(line);
     if (lines.length > TAIL_LINES) lines.shift();
     logStream?.write(`${line}\n`);

@@ -2,7 +2,15 @@
 // come out.
 import type { LogLevel, LogMetadata } from '@temporalio/worker';
 import { loadWorkerSettings } from '../../src/config/settings';
-import { createLogger, logFormatOf, prettyFormatter, reshape } from '../../src/logging';
+import {
+  boundedOutputLine,
+  createLogger,
+  logFormatOf,
+  MAX_LOG_LINE_BYTES,
+  prettyFormatter,
+  reshape,
+  type LogCut,
+} from '../../src/logging';
 
 const at = (level: LogLevel, message: string, meta?: LogMetadata) => ({
   level,
@@ -108,7 +116,7 @@ describe('reshape', () => {
 describe('createLogger', () => {
   it('writes one JSON object a line, at the level asked, with the routine said at DEBUG', () => {
     const written: string[] = [];
-    const logger = createLogger('INFO', 'json', (text) => written.push(text));
+    const logger = createLogger('INFO', 'json', { write: (text) => written.push(text) });
     logger.info(BUNDLE_STATS, { sdkComponent: 'worker' });
     logger.info('Worker state changed', { taskQueue: 'platform-ops.quota.async', state: 'RUNNING' });
     logger.debug('not shown');
@@ -124,9 +132,82 @@ describe('createLogger', () => {
 
   it('shows the routine lines at DEBUG', () => {
     const written: string[] = [];
-    const logger = createLogger('DEBUG', 'pretty', (text) => written.push(text));
+    const logger = createLogger('DEBUG', 'pretty', { write: (text) => written.push(text) });
     logger.info('Worker state changed', { taskQueue: 'platform-ops.quota.async', state: 'RUNNING' });
     expect(written.join('')).toContain('DEBUG');
     expect(written.join('')).toContain('Worker state changed');
+  });
+});
+
+// What Core hands over when a history page comes back empty (sdk-core history_update.rs): the run's events, whole, in a
+// field, with the run's ids from its spans.
+const historyDump = (events: number) => ({
+  sdkComponent: 'core',
+  target: 'temporal_sdk_core::worker::workflow::history_update',
+  spanContexts: ['workflow_activation'],
+  run_id: 'f3f1c0de-0000-4000-8000-000000000001',
+  workflow_id: 'mediaGeneration:order-42',
+  no_next_page: true,
+  seen_enough_events: false,
+  current_events: `[${Array.from({ length: events }, (_, i) => `HistoryEvent { event_id: ${i + 1}, attributes: Some(WorkflowTaskScheduled${'x'.repeat(200)}) }`).join(', ')}]`,
+});
+
+describe('the bound on a log line', () => {
+  const logged = (format: 'json' | 'pretty', fn: (logger: ReturnType<typeof createLogger>) => void) => {
+    const written: string[] = [];
+    const cuts: LogCut[] = [];
+    fn(createLogger('INFO', format, { write: (text) => written.push(text), onCut: (reason) => cuts.push(reason) }));
+    return { written, cuts };
+  };
+
+  it.each(['json', 'pretty'] as const)(
+    'turns a history Core dumps into one %s line naming the run, and counts it',
+    (format) => {
+      const { written, cuts } = logged(format, (logger) => {
+        logger.error('We expected to be able to fetch more events but server says there are none', historyDump(2_000));
+      });
+      expect(written).toHaveLength(1);
+      const line = written[0];
+      expect(Buffer.byteLength(line)).toBeLessThan(1_024);
+      expect(line).toContain('We expected to be able to fetch more events');
+      expect(line).toContain('mediaGeneration:order-42');
+      expect(line).toContain('f3f1c0de-0000-4000-8000-000000000001');
+      expect(line).not.toContain('HistoryEvent');
+      expect(cuts).toEqual(['history_dump']);
+    },
+  );
+
+  it('cuts a long message and long fields to 8 KB, keeping the ids and the fields short ones', () => {
+    const { written, cuts } = logged('json', (logger) => {
+      logger.warn(`Failing workflow task\n${'stack frame\n'.repeat(5_000)}`, {
+        sdkComponent: 'worker',
+        workflowId: 'batchJob:nightly',
+        failure: { message: 'y'.repeat(100_000) },
+        attempt: 3,
+      });
+      logger.info('short', { a: 1 });
+    });
+    expect(written.map((l) => Buffer.byteLength(l) <= MAX_LOG_LINE_BYTES)).toEqual([true, true]);
+    const record = JSON.parse(written[0]) as Record<string, unknown>;
+    expect(record).toMatchObject({ level: 'WARN', workflowId: 'batchJob:nightly', attempt: 3 });
+    expect(String(record.message)).toMatch(/^Failing workflow task\n.*more characters cut\)$/s);
+    expect(String(record.failure)).toMatch(/more characters cut/);
+    expect(cuts).toEqual(['too_long']);
+  });
+
+  it('keeps only the ids when a line has too many fields to cut each', () => {
+    const many = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`field${i}`, 'z'.repeat(400)]));
+    const { written } = logged('json', (logger) => {
+      logger.error('Many fields', { ...many, sdkComponent: 'worker', workflowId: 'w-1', runId: 'r-1' });
+    });
+    expect(Buffer.byteLength(written[0])).toBeLessThanOrEqual(MAX_LOG_LINE_BYTES);
+    expect(JSON.parse(written[0])).toMatchObject({ message: 'Many fields', workflowId: 'w-1', runId: 'r-1' });
+  });
+
+  it("cuts another program's output line (the Temporal server's) to 8 KB and says how much", () => {
+    expect(boundedOutputLine('{"level":"warn"}')).toBe('{"level":"warn"}');
+    const line = boundedOutputLine(`{"level":"error","stacktrace":"${'é'.repeat(20_000)}"}`);
+    expect(Buffer.byteLength(line)).toBeLessThanOrEqual(MAX_LOG_LINE_BYTES);
+    expect(line).toMatch(/^\{"level":"error".*… \(\d+ more bytes cut\)$/);
   });
 });
