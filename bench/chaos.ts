@@ -35,9 +35,12 @@ function formatFigures(r: ChaosResult): string {
     `duplicate paid submissions ${f.duplicatePaidSubmissions.total} ${JSON.stringify(f.duplicatePaidSubmissions.byRoute)}` +
       `; answers lost with a killed worker and bought again ${f.duplicatePaidSubmissions.justified.total}`,
     `leaked reservations ${f.leakedReservations.total ?? 'not measured (the ledger did not answer)'}; API-key occurrences ${f.keyOccurrences.total} ` +
-      `(${r.scanned.histories} histories, ${Math.round(r.scanned.logBytes / 1024)} KB of logs, ` +
+      `(${r.scanned.histories} histories, ${Math.round(r.scanned.logBytes / 1024)} KB of logs ` +
+      `(longest line ${Math.max(0, ...Object.values(r.scanned.longestLineByLog))} bytes), ` +
       `${Math.round(r.scanned.artifactBytes / 1024)} KB of artifacts searched)`,
     ...f.unjustifiedFailures.examples.map((e) => `unjustified: ${e}`),
+    ...Object.entries(f.unfinished.byWave).map(([wave, n]) => `unfinished: ${n} of the ${wave} wave`),
+    ...f.unfinished.examples.map((e) => `unfinished: ${e}`),
     ...f.duplicatePaidSubmissions.examples.map((e) => `duplicate: ${e}`),
     ...f.duplicatePaidSubmissions.justified.examples.map((e) => `lost with the worker: ${e}`),
   ].join('\n');

@@ -35,15 +35,36 @@ export function filesUnder(p: string): string[] {
   return readdirSync(p).flatMap((name) => filesUnder(path.join(p, name)));
 }
 
-/** Occurrences of `key` in each file under `root`, keyed by its path relative to `root`; with the bytes read. */
-export function keyInFiles(root: string, key: string): { bytes: number; byFile: Record<string, number> } {
+/** The longest line of `content`, in bytes. */
+export function longestLine(content: Buffer): number {
+  let longest = 0;
+  for (let from = 0; from < content.length;) {
+    const end = content.indexOf(10, from);
+    const to = end === -1 ? content.length : end;
+    longest = Math.max(longest, to - from);
+    from = to + 1;
+  }
+  return longest;
+}
+
+/**
+ * Occurrences of `key` in each file under `root`, keyed by its path relative to `root`; with the bytes read and each
+ * file's longest line.
+ */
+export function keyInFiles(
+  root: string,
+  key: string,
+): { bytes: number; byFile: Record<string, number>; longestLineByFile: Record<string, number> } {
   const needle = Buffer.from(key);
   const byFile: Record<string, number> = {};
+  const longestLineByFile: Record<string, number> = {};
   let bytes = 0;
   for (const file of filesUnder(root)) {
     const content = readFileSync(file);
+    const name = path.relative(root, file) || path.basename(file);
     bytes += content.length;
-    byFile[path.relative(root, file) || path.basename(file)] = countOccurrences(content, needle);
+    byFile[name] = countOccurrences(content, needle);
+    longestLineByFile[name] = longestLine(content);
   }
-  return { bytes, byFile };
+  return { bytes, byFile, longestLineByFile };
 }

@@ -3,6 +3,7 @@
 // budget-gated job that failed because its child did names the child's reason).
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { ApplicationFailure, TemporalFailure, TimeoutFailure } from '@temporalio/common';
+import { SearchAttributes } from '@platform-ops/client';
 import { mapBounded } from '../../src/shared/lanes';
 import type { Outcome } from './tally';
 
@@ -44,6 +45,7 @@ export function gatherOutcomes(client: Client, started: readonly Started[]): Pro
       startedAt: d.startTime.getTime(),
       closedAt: d.closeTime?.getTime(),
     };
+    if (d.status.name === 'RUNNING') outcome.stillAt = d.typedSearchAttributes.get(SearchAttributes.status);
     if (d.status.name === 'FAILED') outcome.failureType = await handle.result().then(() => 'none', failureTypeOf);
     return outcome;
   });

@@ -32,6 +32,8 @@ export interface Outcome {
   /** The server's start and close times (real epoch ms). */
   startedAt: number;
   closedAt?: number;
+  /** Of a run still open at the end: the step it was at (its status search attribute), which says why. */
+  stillAt?: string;
 }
 
 export interface PaidCounter {
@@ -72,7 +74,8 @@ export interface ChaosFigures {
   failed: { total: number; byType: Record<string, ByType>; byWave: Record<string, ByType> };
   /** Failures no fault the workflow lived through justifies, with a few workflow ids. */
   unjustifiedFailures: { total: number; byType: Record<string, ByType>; examples: string[] };
-  unfinished: { total: number; byType: ByType; examples: string[] };
+  /** Still running at the end, by type and by the wave that started them, with a few and the step each was at. */
+  unfinished: { total: number; byType: ByType; byWave: ByType; examples: string[] };
   /**
    * Paid calls carried out more than once for one subject (instance, prompt, question, batch), but
    * for those a fault justifies (`justified`: an answer lost with a killed worker).
@@ -188,6 +191,7 @@ export function tally(input: ChaosInput): ChaosFigures {
   const unjustified: Record<string, ByType> = {};
   const unjustifiedExamples: string[] = [];
   const unfinished: ByType = {};
+  const unfinishedByWave: ByType = {};
   const unfinishedExamples: string[] = [];
   let startFailures = 0;
   const open = new Set<string>();
@@ -202,7 +206,9 @@ export function tally(input: ChaosInput): ChaosFigures {
     else if (o.status === 'RUNNING') {
       open.add(o.workflowId);
       bump(unfinished, o.type);
-      if (unfinishedExamples.length < EXAMPLES) unfinishedExamples.push(o.workflowId);
+      bump(unfinishedByWave, o.wave);
+      if (unfinishedExamples.length < EXAMPLES)
+        unfinishedExamples.push(`${o.workflowId} (wave ${o.wave}, at ${o.stillAt ?? 'no status yet'})`);
     } else {
       const why = o.failureType ?? o.status;
       bump((failed[o.type] ??= {}), why);
@@ -221,7 +227,12 @@ export function tally(input: ChaosInput): ChaosFigures {
     completed: { total: sum(completed), byType: completed },
     failed: { total: nested(failed), byType: failed, byWave: failedByWave },
     unjustifiedFailures: { total: nested(unjustified), byType: unjustified, examples: unjustifiedExamples },
-    unfinished: { total: sum(unfinished), byType: unfinished, examples: unfinishedExamples },
+    unfinished: {
+      total: sum(unfinished),
+      byType: unfinished,
+      byWave: unfinishedByWave,
+      examples: unfinishedExamples,
+    },
     duplicatePaidSubmissions: duplicatePaid(input.paid, input.faults),
     leakedReservations: {
       total: leaked ? leaked.length : null,

@@ -96,19 +96,27 @@ const chat = (id: string, content: string) => ({
   body: { model: 'deepseek/deepseek-v3', messages: [{ role: 'user', content }] },
 });
 
+/**
+ * The instance actions' deadline in the suite, longer than the suite itself. A deadline counts time since the start
+ * (docs/retries.md#deadlines): the suite's faults follow one another for 20 minutes, and a 15-minute default would end
+ * a run that lives through two of them by design. The suite measures loss, so no deadline may end a run in it, and a
+ * DeadlineExceeded is counted against the service.
+ */
+export const CHAOS_DEADLINE_S = 3_600;
+
 /** The one argument of workflow `i` of `type` in `wave`, whose id is `workflowId`. */
 export function chaosInput(type: ChaosType, wave: string, i: number, workflowId: string): unknown {
   switch (type) {
     case 'renewInstance':
       return { instanceId: instanceId('renew', wave, i), months: 1 };
     case 'restartInstance':
-      return { instanceId: instanceId('restart', wave, i) };
+      return { instanceId: instanceId('restart', wave, i), timeoutSeconds: CHAOS_DEADLINE_S };
     case 'startInstance':
-      return { instanceId: instanceId('start', wave, i) };
+      return { instanceId: instanceId('start', wave, i), timeoutSeconds: CHAOS_DEADLINE_S };
     case 'stopInstance':
-      return { instanceId: instanceId('stop', wave, i) };
+      return { instanceId: instanceId('stop', wave, i), timeoutSeconds: CHAOS_DEADLINE_S };
     case 'deleteInstance':
-      return { instanceId: instanceId('delete', wave, i) };
+      return { instanceId: instanceId('delete', wave, i), timeoutSeconds: CHAOS_DEADLINE_S };
     case 'createInstance':
       // The name is what a retried create finds its instance by, and the emulator's paid-call subject.
       return {

@@ -178,6 +178,26 @@ describe('chaos tally', () => {
     );
     expect(f.leakedReservations).toEqual({ total: 1, examples: ['r1 held by job-1'] });
     expect(f.unfinished.total).toBe(1);
+    // Which wave left it, and the step it was at.
+    const left = tally(
+      input({
+        outcomes: [
+          outcome({
+            workflowId: 'b-1',
+            wave: 'scenario-batch',
+            status: 'RUNNING',
+            closedAt: undefined,
+            stillAt: 'WAITING',
+          }),
+          outcome({ workflowId: 'b-2', wave: 'scenario-batch', status: 'RUNNING', closedAt: undefined }),
+        ],
+      }),
+    ).unfinished;
+    expect(left).toMatchObject({ total: 2, byWave: { 'scenario-batch': 2 } });
+    expect(left.examples).toEqual([
+      'b-1 (wave scenario-batch, at WAITING)',
+      'b-2 (wave scenario-batch, at no status yet)',
+    ]);
     // A ledger that did not answer leaves the figure unmeasured, which fails its target.
     const unread = tally(input({ reservations: null }));
     expect(unread.leakedReservations.total).toBeNull();
