@@ -19,13 +19,21 @@ export interface NexusCallerInput<T extends StartableWorkflowType = StartableWor
   timeoutSeconds?: number;
 }
 
+/** The gRPC statuses a Temporal server names a failure of its own by, that say "try again later". */
+const TRANSIENT_STATUS = /^(Unavailable|ResourceExhausted|DeadlineExceeded|Aborted): /;
+
 /**
  * The caller's own server failed the operation before any handler answered: a Temporal server that finds no frontend
- * to deliver a start to (in the moments after its restart) fails the operation with its gRPC status, marked retryable.
- * The handler never saw it; a start sent again with the same idempotency key still yields one run.
+ * to deliver a start to (in the moments after its restart) fails the operation at once with that gRPC status, marked
+ * non-retryable (its classification of an error from its own HTTP round trip). The handler never saw the request; a
+ * start sent again with the same idempotency key still yields one run.
  */
 export function undeliveredStart(err: unknown): boolean {
-  return err instanceof NexusOperationFailure && err.cause instanceof ServerFailure && !err.cause.nonRetryable;
+  return (
+    err instanceof NexusOperationFailure &&
+    err.cause instanceof ServerFailure &&
+    TRANSIENT_STATUS.test(err.cause.message)
+  );
 }
 
 const RESEND_FIRST_MS = 1_000;
