@@ -32,7 +32,7 @@ import { createPriceActivities } from './activities-price';
 
 const EARLIER_JOB_MAX_GAP_MS = 60_000;
 
-export { priceQuantities, type PriceBudgetJobInput, type PriceBudgetJobResult } from './activities-price';
+export { priceQuantities, type PriceBudgetJobResult } from './activities-price';
 
 interface ReserveMemberBudgetInput {
   memberId: string;

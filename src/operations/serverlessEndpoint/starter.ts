@@ -50,7 +50,7 @@ interface DeployFlags {
 /** The emulator's serverless product and a small image: `endpoint deploy demo` works on the local stack as it is. */
 const DEFAULTS = { image: 'registry.example/hello-gpu:1', product: 'gpu-l40s-48g', port: 8080, healthPath: '/health' };
 
-export function endpointConfig(name: string, f: DeployFlags): EndpointConfigInput {
+function endpointConfig(name: string, f: DeployFlags): EndpointConfigInput {
   const base = f.configFile ? (parseJson(readText(f.configFile, '--config-file'), f.configFile) as object) : {};
   const n = (value: string | undefined, flag: string, fallback: number) => num(value, flag) ?? fallback;
   const envs = f.env.map((pair) => {
