@@ -19,7 +19,7 @@ import {
 } from '@platform-ops/client';
 import { CliError, ExitCode, isClosedWorkflow, orCliError, tableRow, withStarter, type Out } from '../../cli/command';
 import { num, parseJson, readText } from '../../cli/flags';
-import { formatAmount } from '../budgetGatedJob/starter';
+import { formatAmount } from '../../platform/money';
 
 interface DeployFlags {
   configFile?: string;
