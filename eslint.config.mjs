@@ -16,6 +16,7 @@ export default tseslint.config(
       '.cache/**',
       'schemas/**',
       '*.js',
+      '*.cjs',
       '*.mjs',
       'lint/**',
     ],

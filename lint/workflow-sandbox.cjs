@@ -2,6 +2,8 @@
 // own. WORKFLOW_SAFE names, by glob, the files that hold it and what it builds on; eslint.config.mjs
 // applies the rule below to them, and the rule lets them import only each other (activities as types,
 // for proxyActivities) and the sandbox's own packages. test/lint/workflow-sandbox.test.ts checks it.
+// .dependency-cruiser.cjs draws the same boundary from these lists; only this rule reads which names a
+// file takes from @platform-ops/client.
 const { existsSync, readFileSync } = require('node:fs');
 const path = require('node:path');
 
@@ -15,6 +17,8 @@ const WORKFLOW_SAFE = {
     'src/api/**/*.ts',
     'src/platform/**/*.ts',
     'src/shared/**/*.ts',
+    // The Nexus caller's workflow, bundled by the caller (src/starter/nexus-caller.ts).
+    'src/nexus/caller-workflow.ts',
     'packages/client/src/**/*.ts',
   ],
   ignores: [
@@ -64,7 +68,9 @@ const [SAFE, NOT_SAFE] = [WORKFLOW_SAFE.files, WORKFLOW_SAFE.ignores].map((globs
 
 /** Whether a file, relative to the project root, is workflow-safe. */
 const isWorkflowSafe = (file) => SAFE.some((r) => r.test(file)) && !NOT_SAFE.some((r) => r.test(file));
-const ACTIVITIES = ['src/operations/*/activities*.ts', 'src/operations/activities*.ts'].map(globRegex);
+/** An operation's activities, beside src/activities/ (what they share): workflows import them as types only. */
+const ACTIVITY_FILES = ['src/operations/*/activities*.ts', 'src/operations/activities*.ts'];
+const ACTIVITIES = ACTIVITY_FILES.map(globRegex);
 const isActivities = (file) => ACTIVITIES.some((r) => r.test(file));
 
 /** The module a relative import names, relative to the project root: its path, and its file. */
@@ -134,4 +140,4 @@ const importsRule = {
 const plugin = { rules: { imports: importsRule } };
 const rules = { 'workflow-sandbox/imports': 'error' };
 
-module.exports = { WORKFLOW_SAFE, isWorkflowSafe, plugin, rules };
+module.exports = { WORKFLOW_SAFE, PACKAGES, ACTIVITY_FILES, isWorkflowSafe, plugin, rules };

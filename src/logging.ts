@@ -142,7 +142,7 @@ function shortField(value: unknown): unknown {
  * Every line within MAX_LOG_LINE_BYTES, whatever the SDK, Core or our own code hands over: a history dump becomes
  * one line naming its run, a long line keeps its fields cut short, and at worst only its ids.
  */
-export function boundLine(
+function boundLine(
   said: Said,
   render: (said: Said) => string,
   onCut: (reason: LogCut) => void = () => undefined,

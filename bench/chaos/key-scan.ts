@@ -36,7 +36,7 @@ export function filesUnder(p: string): string[] {
 }
 
 /** The longest line of `content`, in bytes. */
-export function longestLine(content: Buffer): number {
+function longestLine(content: Buffer): number {
   let longest = 0;
   for (let from = 0; from < content.length;) {
     const end = content.indexOf(10, from);

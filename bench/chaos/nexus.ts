@@ -21,7 +21,7 @@ import type { PaidCounter } from './tally';
 import { chaosInput, sidePartPerWave } from './workload';
 import { sleep } from '../../src/devserver/processes';
 
-export const NEXUS_TYPES = [WorkflowType.mediaGeneration, WorkflowType.budgetGatedJob] as const;
+const NEXUS_TYPES = [WorkflowType.mediaGeneration, WorkflowType.budgetGatedJob] as const;
 
 /** In every Nexus-started run's id, and so in its prompt: the paid counter's subjects tell them apart by it. */
 const NEXUS_MARK = '-nexus-';

@@ -108,7 +108,7 @@ const sum = (m: ByType) => Object.values(m).reduce((a, b) => a + b, 0);
 const livedThrough = (o: Outcome, f: FaultWindow) => o.startedAt <= f.to && (o.closedAt ?? Infinity) >= f.from;
 
 /** Failure types the faults a workflow lived through justify. */
-export function justifiedFor(o: Outcome, faults: readonly FaultWindow[]): Set<string> {
+function justifiedFor(o: Outcome, faults: readonly FaultWindow[]): Set<string> {
   return new Set(faults.filter((f) => livedThrough(o, f)).flatMap((f) => f.justifies));
 }
 
@@ -131,7 +131,7 @@ function justify(o: Outcome, why: string, faults: readonly FaultWindow[], left: 
 }
 
 /** Workflows of each type open at some moment of the fault. */
-export function inFlightDuring(f: FaultWindow, outcomes: readonly Outcome[]): ByType {
+function inFlightDuring(f: FaultWindow, outcomes: readonly Outcome[]): ByType {
   const byType: ByType = {};
   for (const o of outcomes) if (o.status !== undefined && livedThrough(o, f)) bump(byType, o.type);
   return byType;
@@ -141,7 +141,7 @@ export function inFlightDuring(f: FaultWindow, outcomes: readonly Outcome[]): By
  * How close to the kill an answer must have been made to have died with the worker: the worker
  * records an answer within a few ms of receiving it, so one made earlier than this was recorded.
  */
-export const LOST_ANSWER_BEFORE_MS = 2_000;
+const LOST_ANSWER_BEFORE_MS = 2_000;
 /** An answer made this long after the kill still belongs to it: the platform finishes a call it has begun. */
 const LOST_ANSWER_AFTER_MS = 1_000;
 

@@ -12,7 +12,7 @@ export const CHAOS_CLOCK_SPEED = 10;
 const GENERATION_MS = 120_000;
 export const BATCH_PER_REQUEST_MS = 20_000;
 /** Emulated ms an instance spends restarting. */
-export const RESTARTING_MS = 60_000;
+const RESTARTING_MS = 60_000;
 const DAY_S = 86_400;
 
 // Both are started by others: the ledger by its jobs, an endpoint's run by the Updates of its `endpoint` commands.
@@ -102,7 +102,7 @@ const chat = (id: string, content: string) => ({
  * a run that lives through two of them by design. The suite measures loss, so no deadline may end a run in it, and a
  * DeadlineExceeded is counted against the service.
  */
-export const CHAOS_DEADLINE_S = 3_600;
+const CHAOS_DEADLINE_S = 3_600;
 
 /** The one argument of workflow `i` of `type` in `wave`, whose id is `workflowId`. */
 export function chaosInput(type: ChaosType, wave: string, i: number, workflowId: string): unknown {

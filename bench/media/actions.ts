@@ -27,7 +27,7 @@ export interface HistoryActions {
   optionsUpdates: number;
 }
 
-export type ActionKind = keyof HistoryActions | 'heartbeats' | 'queries';
+type ActionKind = keyof HistoryActions | 'heartbeats' | 'queries';
 
 export interface ActionFigures {
   /** Mean per completed generation. */
@@ -46,7 +46,7 @@ export interface ActionFigures {
 const HEARTBEAT_OPERATIONS = ['RecordActivityTaskHeartbeat', 'RecordActivityTaskHeartbeatById'];
 const QUERY_OPERATIONS = ['QueryWorkflow'];
 const CHANGE_VERSION = 'TemporalChangeVersion';
-export const FAIRNESS_SURCHARGE = 0.1;
+const FAIRNESS_SURCHARGE = 0.1;
 
 const num = (v: unknown): number => Number(v ?? 0);
 

@@ -21,7 +21,7 @@ import { percentile, round } from '../support/stats';
 import { runWorkflowLoad, type LoadOptions, type LoadRun } from '../support/workflow-load';
 import { WORKER_KIND_ENV } from '../support/worker-main';
 
-export const PEER_VARIANTS = {
+const PEER_VARIANTS = {
   frequent: 'peerFrequentPolling',
   infrequent: 'peerInfrequentPolling',
 } as const;

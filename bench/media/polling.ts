@@ -86,7 +86,7 @@ export interface MediaBenchResult {
 }
 
 /** The targets. The makespan ratio's depends on the size: 1.15 for 200 × 10 s, 1.25 for 1,000 × 60 s. */
-export const MEDIA_TARGETS = {
+const MEDIA_TARGETS = {
   makespanRatio: (o: MediaBenchOptions) => (o.tasks > 200 || o.durationMs > 10_000 ? 1.25 : 1.15),
   detectionP95Ms: 1_500,
   submitLagP95Ms: 5_000,

@@ -128,7 +128,7 @@ export function formatMediaTable(r: MediaBenchResult): string {
 }
 
 /** Ours, the Temporal peer's two variants and the floor per generation, each beside its ratio to ours. */
-export function formatPeerTable(r: Pick<MediaBenchResult, 'ours' | 'peers' | 'floor'>): string {
+function formatPeerTable(r: Pick<MediaBenchResult, 'ours' | 'peers' | 'floor'>): string {
   const columns: Array<[string, GenerationFigures]> = [
     ['peer, frequent', r.peers.frequent],
     ['peer, infrequent', r.peers.infrequent],

@@ -84,7 +84,7 @@ export function workerFigures(
 }
 
 /** Most intervals open at the same moment. */
-export function peakOverlap(intervals: Array<{ from: number; to: number }>): number {
+function peakOverlap(intervals: Array<{ from: number; to: number }>): number {
   const edges = intervals.flatMap((i) => [
     { at: i.from, d: 1 },
     { at: i.to, d: -1 },

@@ -28,7 +28,7 @@ function clockTicks(): number {
 }
 
 /** One reading of a live process; throws when the process is gone. */
-export function readProc(pid: number): ProcSample {
+function readProc(pid: number): ProcSample {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
   // utime and stime are fields 14 and 15 of the whole line.

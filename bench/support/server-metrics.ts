@@ -24,7 +24,7 @@ const METRIC = 'service_requests';
  * runs in one process: only the frontend's series count, as those are the requests clients and workers
  * make, and only those of `namespace` when given (the server's own system workers use another).
  */
-export function parseServiceRequests(page: string, namespace?: string): Omit<RequestsSnapshot, 'at'> {
+function parseServiceRequests(page: string, namespace?: string): Omit<RequestsSnapshot, 'at'> {
   const byOperation: Record<string, number> = {};
   let total = 0;
   for (const line of page.split('\n')) {
@@ -45,7 +45,7 @@ export function parseServiceRequests(page: string, namespace?: string): Omit<Req
   return { total, byOperation };
 }
 
-export async function scrapeServiceRequests(metricsUrl: string, namespace?: string): Promise<RequestsSnapshot> {
+async function scrapeServiceRequests(metricsUrl: string, namespace?: string): Promise<RequestsSnapshot> {
   const res = await fetch(metricsUrl, { signal: AbortSignal.timeout(10_000) });
   if (!res.ok) throw new Error(`GET ${metricsUrl}: HTTP ${res.status}`);
   const page = await res.text();

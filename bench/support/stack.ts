@@ -35,7 +35,7 @@ export interface BenchWorker {
   start(): Promise<WorkerProcess>;
 }
 
-export interface BenchServer {
+interface BenchServer {
   address: string;
   namespace: string;
   /** The server's Prometheus endpoint (`service_requests` by operation). */
@@ -87,7 +87,7 @@ export interface BenchStack {
  * SQLite settings of the TypeScript SDK's own load tests: the server keeps one SQLite connection, so
  * a write that waits for the disk holds up every other one.
  */
-export const BENCH_SQLITE_PRAGMAS = { journal_mode: 'WAL', synchronous: 'OFF' };
+const BENCH_SQLITE_PRAGMAS = { journal_mode: 'WAL', synchronous: 'OFF' };
 
 let bundleFile: Promise<string> | undefined;
 

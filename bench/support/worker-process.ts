@@ -6,7 +6,7 @@ import path from 'node:path';
 import { ProcSampler } from './proc-stats';
 
 /** lib/bench/support/worker-main.js, from the compiled file or from the TypeScript source. */
-export function compiledWorkerMain(): string {
+function compiledWorkerMain(): string {
   const dir = __filename.endsWith('.js') ? __dirname : path.resolve(__dirname, '..', '..', 'lib', 'bench', 'support');
   return path.join(dir, 'worker-main.js');
 }
@@ -27,7 +27,7 @@ const READY_TIMEOUT_MS = 60_000;
  * Extra node flags for the worker process only, space-separated (profiling it: `--cpu-prof
  * --cpu-prof-dir=…`, `--heapsnapshot-signal=SIGUSR2`). NODE_OPTIONS would reach the bench process too.
  */
-export const WORKER_NODE_ARGS_ENV = 'BENCH_WORKER_NODE_ARGS';
+const WORKER_NODE_ARGS_ENV = 'BENCH_WORKER_NODE_ARGS';
 
 function workerExecArgv(): string[] {
   return [...process.execArgv, ...(process.env[WORKER_NODE_ARGS_ENV] ?? '').split(' ').filter(Boolean)];

@@ -90,7 +90,7 @@ export async function findAfterEarlierAttempts<T>(
 // Retry-as-poll: an attempt makes one poll and, while the operation runs, fails as StillRunning with a
 // nextRetryDelay, so a long wait holds no slot and sends no heartbeats; a wait that fits the attempt's time is
 // made in the attempt (waitInAttempt). See src/operations/mediaGeneration/README.md.
-export const POLL_TIMEOUT_MS = 10_000;
+const POLL_TIMEOUT_MS = 10_000;
 export const pollTimeoutMs = (platform: PlatformClient) => Math.min(POLL_TIMEOUT_MS, platform.config.timeoutMs);
 
 const MAX_ERROR_BACKOFF_MS = 5 * 60_000;

@@ -12,7 +12,7 @@ import { sleep, tryListen, type ManagedProcess } from './processes';
 import { indexedValueType } from '../namespace/search-attributes';
 import { prepareSqliteFile, sqliteServerEnv, type SqlitePragmas } from './sqlite';
 
-export type SearchAttributeType = 'Keyword' | 'Int' | 'Text' | 'Bool' | 'Double' | 'Datetime' | 'KeywordList';
+type SearchAttributeType = 'Keyword' | 'Int' | 'Text' | 'Bool' | 'Double' | 'Datetime' | 'KeywordList';
 
 export interface DevServerOptions {
   binaries: ClusterBinaries;
@@ -38,7 +38,7 @@ export interface DevServerOptions {
 export type DevServerHandle = Awaited<ReturnType<typeof startDevServer>>;
 
 /** As on the cluster (deploy/dynamicconfig/cluster.yaml, docs/fairness.md). */
-export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, unknown>> = {
+const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, unknown>> = {
   'system.enableActivityEagerExecution': true,
   'matching.wv.VersionDrainageStatusRefreshInterval': '10s',
   'matching.wv.VersionDrainageStatusVisibilityGracePeriod': '30s',

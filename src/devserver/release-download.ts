@@ -9,7 +9,7 @@ import { extract } from 'tar';
 import { isAlive } from './processes';
 
 /** No answer (response headers) within this long ends a download: a machine with no route out moves on quickly. */
-export const ANSWER_TIMEOUT_MS = 10_000;
+const ANSWER_TIMEOUT_MS = 10_000;
 /** No data for this long ends a download that had begun. */
 export const STALL_TIMEOUT_MS = 15_000;
 // The server's archive holds five programs (about 250 MB unpacked); a checksum file is a few lines.
@@ -48,7 +48,7 @@ export const releaseUrl = (base: string, repository: string, version: string, as
   `${base.replace(/\/+$/, '')}/temporalio/${repository}/releases/download/v${version}/${asset}`;
 
 /** A URL as it may be shown: without the user and password a company proxy may carry. */
-export function shownUrl(url: string): string {
+function shownUrl(url: string): string {
   if (!URL.canParse(url)) return url;
   const parsed = new URL(url);
   parsed.username = '';

@@ -37,7 +37,7 @@ export function isNonPublicAddress(address: string): boolean {
   return nonPublic.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
-export async function guardedFetch(url: URL, policy: FetchPolicy, signal: AbortSignal): Promise<Response> {
+async function guardedFetch(url: URL, policy: FetchPolicy, signal: AbortSignal): Promise<Response> {
   let current = url;
   for (let hop = 0; ; hop++) {
     await checkHop(current, policy, hop);

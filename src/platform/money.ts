@@ -12,3 +12,8 @@ export function parseTenThousandths(value: string | number): number {
 export function usdText(amount: string | number): string {
   return (parseTenThousandths(amount) / 10_000).toFixed(4);
 }
+
+/** `5600 (0.5600 USD)` */
+export function formatAmount(amount: number): string {
+  return `${amount} (${usdText(amount)} USD)`;
+}

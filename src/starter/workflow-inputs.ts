@@ -90,7 +90,7 @@ export const watchOf = (type: StartableWorkflowType): ProgressView<unknown> | un
 
 export const starterExamples = (): string[] => Object.values(operationStarters()).flatMap((s) => s.examples ?? []);
 
-export const inputFromFlags = (type: StartableWorkflowType, flags: InputFlags): Record<string, unknown> =>
+const inputFromFlags = (type: StartableWorkflowType, flags: InputFlags): Record<string, unknown> =>
   workflowFlags(type).input(flags, { inputFromFlags });
 
 export function assertWorkflowType(type: string): StartableWorkflowType {

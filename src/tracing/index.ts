@@ -73,7 +73,7 @@ export function tracingWorkerOptions(tracing: Tracing): Pick<WorkerOptions, 'int
   };
 }
 
-export const TRACING_WORKFLOW_INTERCEPTORS =
+const TRACING_WORKFLOW_INTERCEPTORS =
   require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors');
 
 /** For a backend's own Client too: `new Client({ connection, interceptors: tracingClientInterceptors() })`. */

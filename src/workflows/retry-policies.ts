@@ -21,7 +21,7 @@ const TRANSIENT_RETRY: RetryPolicy = {
 };
 
 // Longer than the client's HTTP timeout (PLATFORM_TIMEOUT_MS): no retry while a request may still be in flight.
-export const PLATFORM_ATTEMPT_MS = 2 * 60_000;
+const PLATFORM_ATTEMPT_MS = 2 * 60_000;
 
 export const HOUR_MS = 60 * 60_000;
 

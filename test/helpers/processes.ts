@@ -6,7 +6,7 @@ import path from 'node:path';
 import { DEV_API_KEY } from '@platform-ops/emulator';
 import { testEnv } from '../setup/shared';
 
-export const LIB = path.join(__dirname, '..', '..', 'lib', 'src');
+const LIB = path.join(__dirname, '..', '..', 'lib', 'src');
 
 export function libEntry(relative: string): string {
   const file = path.join(LIB, relative);

@@ -42,7 +42,7 @@ export function quietRuntime(): void {
 
 let artifacts: ArtifactStore | undefined;
 /** One temporary artifact folder per test file (jest runs each file in its own module registry). */
-export function testArtifacts(): ArtifactStore {
+function testArtifacts(): ArtifactStore {
   artifacts ??= new LocalArtifactStore(mkdtempSync(path.join(tmpdir(), 'platform-ops-artifacts-')));
   return artifacts;
 }
@@ -210,5 +210,5 @@ export const uniqueId = (prefix: string): string => `${prefix}-${randomUUID().sl
 export const encryptingConverter = () => dataConverterOf(loadKeyring({ PAYLOAD_KEYS: process.env.PAYLOAD_KEYS }));
 
 /** A run that records histories writes them in the clear (PAYLOAD_ENCRYPTION=off, test/setup): its clients say so. */
-export const plaintextIfOff = (client: Client): Client =>
+const plaintextIfOff = (client: Client): Client =>
   encryptsPayloads(client) ? client : allowPlaintext(client, client.options.namespace);

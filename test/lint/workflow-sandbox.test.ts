@@ -105,6 +105,7 @@ describe('the project lint config applies the rule', () => {
     'src/operations/budgetLedger/ledger-book.ts',
     'src/operations/mediaGeneration/workflows.ts',
     'src/operations/mediaGeneration/workflows-submit.ts',
+    'src/nexus/caller-workflow.ts',
   ])('to %s', (file) => {
     expect(sandbox.isWorkflowSafe(file)).toBe(true);
     expect(config(file).rules[RULE]).toEqual([2]);
@@ -119,6 +120,7 @@ describe('the project lint config applies the rule', () => {
     'packages/client/src/index.ts',
     'src/starter/workflow-inputs.ts',
     'src/worker.ts',
+    'src/nexus/handlers.ts',
   ])('not to %s, which does I/O', (file) => {
     expect(sandbox.isWorkflowSafe(file)).toBe(false);
     expect(config(file).rules[RULE]).toBeUndefined();

@@ -1,11 +1,8 @@
 // The starter's budgetGatedJob support without a workflow: the progress line `start … --wait` draws,
 // and the one-line summary of the result.
 import type { BudgetJobProgress } from '@platform-ops/client';
-import {
-  formatAmount,
-  renderBudgetJobProgress,
-  renderBudgetJobSummary,
-} from '../../src/operations/budgetGatedJob/starter';
+import { formatAmount } from '../../src/platform/money';
+import { renderBudgetJobProgress, renderBudgetJobSummary } from '../../src/operations/budgetGatedJob/starter';
 
 const NOW = Date.parse('2026-03-01T10:00:00.000Z');
 const at = (ms: number) => new Date(NOW + ms).toISOString();

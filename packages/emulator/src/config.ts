@@ -10,7 +10,7 @@ import { ScenarioSchema, type ScenarioInput } from './scenario/schema';
 /** The one key a default emulator accepts (documented in docs/emulator.md). Not a secret. */
 export const DEV_API_KEY = 'emu-dev-key-0000000000000000';
 
-export const DEFAULT_PORT = 8787;
+const DEFAULT_PORT = 8787;
 const DEFAULT_HOST = '127.0.0.1';
 
 export interface EmulatorOptions {

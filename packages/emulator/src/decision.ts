@@ -97,7 +97,7 @@ function tidy(p: number[]): number[] {
   return r;
 }
 
-export function promptTokens(req: Request, options: readonly string[]): number {
+function promptTokens(req: Request, options: readonly string[]): number {
   const parts = typeof req.state === 'string' ? [req.state] : req.state;
   let chars = req.question.length + options.join(' ').length;
   let images = 0;

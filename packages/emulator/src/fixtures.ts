@@ -117,7 +117,7 @@ export type InstanceSettings = z.infer<typeof InstanceSettingsSchema>;
 const LimitValue = z.number().int().min(0).max(1_000_000);
 
 /** `GET /endpoint/limit`'s answer: a `min<Name>`/`max<Name>` pair per range, the free disk, the CUDA versions. */
-export const EndpointLimitsFixture = z.strictObject({
+const EndpointLimitsFixture = z.strictObject({
   ...(Object.fromEntries(
     ENDPOINT_RANGE_NAMES.flatMap((n) => [`min${n}`, `max${n}`]).map((k) => [k, LimitValue]),
   ) as Record<`${'min' | 'max'}${EndpointRangeName}`, typeof LimitValue>),
@@ -126,7 +126,7 @@ export const EndpointLimitsFixture = z.strictObject({
   cudaVersionList: z.array(z.string().min(1).max(16)).max(64),
 });
 
-export const EndpointSettingsSchema = z.strictObject({
+const EndpointSettingsSchema = z.strictObject({
   /** Emulated ms a worker waits to be placed, pulls its image, then starts; and an endpoint terminates. */
   pendingMs: z.number().int().min(0).max(86_400_000),
   pullMs: z.number().int().min(0).max(86_400_000),

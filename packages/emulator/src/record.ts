@@ -28,7 +28,7 @@ export interface RecordedExchange {
   ms: number;
 }
 
-export function redactHeaders(headers: Record<string, unknown>): Record<string, unknown> {
+function redactHeaders(headers: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(headers).map(([k, v]) => [k, SECRET_HEADERS.has(k.toLowerCase()) ? REDACTED : v]),
   );

@@ -3,7 +3,7 @@
 import { DEV_API_KEY } from '../src/config';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../src/server';
 
-export interface Answer {
+interface Answer {
   status: number;
   headers: Headers;
   text: string;
@@ -11,7 +11,7 @@ export interface Answer {
   json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 
-export interface CallOptions {
+interface CallOptions {
   json?: unknown;
   query?: Record<string, string | number | boolean>;
   /** null sends no Authorization header. */

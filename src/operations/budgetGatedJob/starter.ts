@@ -1,7 +1,7 @@
 import { CliError, ExitCode } from '../../cli/command';
 import { defineView, formatSeconds } from '../../cli/progress';
 import { defineStarter, num, parseJson } from '../../cli/flags';
-import { usdText } from '../../platform/money';
+import { formatAmount } from '../../platform/money';
 import {
   BudgetGatedJobResult,
   BudgetJob,
@@ -86,11 +86,6 @@ function budgetJobType(job: string | undefined): BudgetJobType {
     );
   }
   return job as BudgetJobType;
-}
-
-/** `5600 (0.5600 USD)` */
-export function formatAmount(amount: number): string {
-  return `${amount} (${usdText(amount)} USD)`;
 }
 
 /** E.g. `WAITING_FOR_BUDGET  cost 1000 (0.1000 USD)  checks 3  others hold 5600  wait ends in 9m58s` (worker clock). */

@@ -8,7 +8,8 @@ import {
   proxyActivities,
 } from '@temporalio/workflow';
 import type { ParsedBudgetWaitOptions, ReserveBudgetRequest, ReserveBudgetResult } from '@platform-ops/client';
-import type { Activities, AwaitBudgetAdmissionResult } from './activities';
+import type { Activities } from './activities';
+import type { AwaitBudgetAdmissionResult } from '../../activities/member-budget';
 import { summarized } from '../../workflows/activity-summary';
 import { DEFAULT_DEADLINE_MS, forUpTo, untilAfterStart } from '../../workflows/retry-policies';
 import type { BudgetJobRun, LedgerAdmission } from './workflows-run';

@@ -8,7 +8,7 @@ import {
   type ParsedBudgetGatedJobInput,
   parseOrThrow,
 } from '@platform-ops/client';
-import type { Activities } from '../evaluateDecision/activities';
+import type { DecisionActivities } from '../../activities/decision';
 import { DEFAULT_DEADLINE_MS, untilAfterStart } from '../../workflows/retry-policies';
 import { paidCall } from '../../workflows/activity-summary';
 
@@ -61,7 +61,9 @@ export function prepareGate(input: ParsedBudgetGatedJobInput): PreparedGate | un
 export async function runGate(gate: PreparedGate): Promise<GateVerdict> {
   // A request the client gave up on may still have been billed: each such retry may pay for one more small
   // evaluation, accepted (the gate's estimate is reserved with the job).
-  const { evaluateQuestion } = proxyActivities<Activities>(untilAfterStart(DEFAULT_DEADLINE_MS.budgetAdmission));
+  const { evaluateQuestion } = proxyActivities<DecisionActivities>(
+    untilAfterStart(DEFAULT_DEADLINE_MS.budgetAdmission),
+  );
   const answer = await paidCall(evaluateQuestion, 'evaluate the gate question')({ index: 0, request: gate.request });
   const probability = answer.probabilities[gate.passOption] ?? 0;
   return {

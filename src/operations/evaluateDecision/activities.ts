@@ -1,41 +1,6 @@
-import { Context } from '@temporalio/activity';
-import type { DecisionAnswer, DecisionEvaluationRequest } from '@platform-ops/client';
-import type { ActivityDeps } from '../activities-deps';
-import { answerPaidCall, earlierPaidCall, type AfterReset } from '../../activities/earlier-runs';
-
-export interface EvaluateQuestionInput {
-  index: number;
-  request: DecisionEvaluationRequest;
-}
-
-export function createDecisionActivities({ platform, temporal }: ActivityDeps) {
-  return {
-    async evaluateQuestion({
-      index,
-      request,
-      afterReset,
-    }: EvaluateQuestionInput & AfterReset): Promise<DecisionAnswer> {
-      const ctx = Context.current();
-      if (afterReset) {
-        const earlier = await earlierPaidCall<EvaluateQuestionInput, DecisionAnswer>(temporal, ctx);
-        if (earlier?.outcome === 'answered') {
-          const found = `the answer to question ${index + 1}`;
-          return { ...earlier.result!, resumed: { runId: earlier.runId, call: ctx.info.activityType, found } };
-        }
-      }
-      const res = await platform.decisionEvaluation(request, { signal: ctx.cancellationSignal });
-      return answerPaidCall(temporal, ctx, {
-        index,
-        kind: request.kind,
-        question: request.question,
-        probabilities: res.probabilities,
-        choice: res.choice,
-        promptTokens: res.usage?.prompt_tokens,
-        completionTokens: res.usage?.completion_tokens,
-        numModelRequests: res.num_model_requests,
-        thinking: res.thinking,
-      });
-    },
-  };
-}
-export type Activities = ReturnType<typeof createDecisionActivities>;
+// Its one activity, the decision question, is shared with budgetGatedJob's gate (src/activities/decision.ts).
+export {
+  createDecisionActivities,
+  type DecisionActivities as Activities,
+  type EvaluateQuestionInput,
+} from '../../activities/decision';

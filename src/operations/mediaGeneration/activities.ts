@@ -32,7 +32,7 @@ import { toApplicationFailure } from '../../activities/retries';
 import { createOutputActivities } from './activities-outputs';
 import { createMediaPollActivities, firstLook, type CallbackFallback } from './activities-poll';
 
-export type { CallbackFallback, PollTaskInput, TaskCheckpoint } from './activities-poll';
+export type { CallbackFallback, TaskCheckpoint } from './activities-poll';
 
 type SubmitAttempt = { generation: number; attempt: number; polling: ParsedPollingOptions };
 

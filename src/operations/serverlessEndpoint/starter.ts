@@ -19,7 +19,7 @@ import {
 } from '@platform-ops/client';
 import { CliError, ExitCode, isClosedWorkflow, orCliError, tableRow, withStarter, type Out } from '../../cli/command';
 import { num, parseJson, readText } from '../../cli/flags';
-import { formatAmount } from '../budgetGatedJob/starter';
+import { formatAmount } from '../../platform/money';
 
 interface DeployFlags {
   configFile?: string;
@@ -50,7 +50,7 @@ interface DeployFlags {
 /** The emulator's serverless product and a small image: `endpoint deploy demo` works on the local stack as it is. */
 const DEFAULTS = { image: 'registry.example/hello-gpu:1', product: 'gpu-l40s-48g', port: 8080, healthPath: '/health' };
 
-export function endpointConfig(name: string, f: DeployFlags): EndpointConfigInput {
+function endpointConfig(name: string, f: DeployFlags): EndpointConfigInput {
   const base = f.configFile ? (parseJson(readText(f.configFile, '--config-file'), f.configFile) as object) : {};
   const n = (value: string | undefined, flag: string, fallback: number) => num(value, flag) ?? fallback;
   const envs = f.env.map((pair) => {

@@ -3,12 +3,12 @@
 // run is the reservation's holder, so a run that ends without releasing is reclaimed by the ledger's holder check.
 import { ApplicationFailure, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { type EndpointReservation, FailureType } from '@platform-ops/client';
-import type { Activities } from '../budgetGatedJob/activities';
+import type { MemberBudgetActivities } from '../../activities/member-budget';
 import { summarized } from '../../workflows/activity-summary';
 import { forUpTo, UNTIL_DONE } from '../../workflows/retry-policies';
 
-const { reserveMemberBudget } = proxyActivities<Activities>(forUpTo(10 * 60_000, { attemptMs: 60_000 }));
-const { releaseMemberBudget } = proxyActivities<Activities>(UNTIL_DONE);
+const { reserveMemberBudget } = proxyActivities<MemberBudgetActivities>(forUpTo(10 * 60_000, { attemptMs: 60_000 }));
+const { releaseMemberBudget } = proxyActivities<MemberBudgetActivities>(UNTIL_DONE);
 
 export async function reserveForDeploy(
   budget: { memberId: string; hours: number },

@@ -9,7 +9,7 @@ import {
   releaseBudgetUpdate,
   WorkflowType,
 } from '@platform-ops/client';
-import { formatAmount } from '../../operations/budgetGatedJob/starter';
+import { formatAmount } from '../../platform/money';
 import {
   CliError,
   ExitCode,

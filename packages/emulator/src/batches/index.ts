@@ -5,14 +5,12 @@ import { batchRoutesPlugin } from './routes';
 
 export type { BatchRouteDeps } from './deps';
 export type { BatchEnv } from '../types';
-export { BatchStore, DEFAULT_LIST_LIMIT } from './store';
-export type { BatchDebugView, BatchList, CreateBatchInput } from './store';
+export { BatchStore } from './store';
+export type { BatchList } from './store';
 export type { BatchObject } from './batch-object';
 export type { FileObjectBody } from './files';
-export { BatchSettingsSchema, BatchSettingsUpdate, DEFAULT_BATCH_SETTINGS, METADATA_OVERRIDES } from './settings';
-export type { BatchSettings, BatchPlan } from './settings';
-export { REQUEST_FAIL_MARKER } from './requests';
-export { BATCH_PRICE_FACTOR, DEFAULT_LLM_LIST_PRICE, LLM_LIST_PRICES, batchAmount, batchPrice } from './pricing';
+export { BatchSettingsUpdate } from './settings';
+export { batchPrice } from './pricing';
 
 /**
  * Registers the files and batches routes at `deps.paths.files` and `deps.paths.batches`, in an

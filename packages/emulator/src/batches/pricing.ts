@@ -10,17 +10,17 @@ interface LlmPrice {
 }
 
 /** List prices of a few well-known models; any other model uses DEFAULT_LLM_LIST_PRICE. */
-export const LLM_LIST_PRICES: Readonly<Record<string, LlmPrice>> = {
+const LLM_LIST_PRICES: Readonly<Record<string, LlmPrice>> = {
   'deepseek/deepseek-v3': { input: 2_800, output: 11_400 },
   'meta-llama/llama-3.1-8b-instruct': { input: 200, output: 500 },
   'qwen/qwen2.5-72b-instruct': { input: 3_800, output: 4_000 },
 };
 
 /** $0.50 in, $1.50 out per 1M tokens. */
-export const DEFAULT_LLM_LIST_PRICE: Readonly<LlmPrice> = { input: 5_000, output: 15_000 };
+const DEFAULT_LLM_LIST_PRICE: Readonly<LlmPrice> = { input: 5_000, output: 15_000 };
 
 /** Batch price = list price × this. */
-export const BATCH_PRICE_FACTOR = 0.5;
+const BATCH_PRICE_FACTOR = 0.5;
 
 export function batchPrice(model: string): LlmPrice {
   const list = LLM_LIST_PRICES[model] ?? DEFAULT_LLM_LIST_PRICE;

@@ -4,7 +4,7 @@ import { type BatchEndpoint, BatchInputLine, jsonlLines, utf8Length } from '@pla
 import { draw } from '../hash';
 
 /** A request whose message content or prompt holds this text fails (status 400), whatever the rate. */
-export const REQUEST_FAIL_MARKER = '[emulator:fail]';
+const REQUEST_FAIL_MARKER = '[emulator:fail]';
 
 interface RequestFailure {
   statusCode: number;

@@ -9,7 +9,7 @@ const DAY_MS = 24 * HOUR_MS;
 const Ms = z.number().finite().min(0);
 const Rate = z.number().min(0).max(1);
 
-export const BatchSettingsSchema = z.strictObject({
+const BatchSettingsSchema = z.strictObject({
   /** How long a batch stays VALIDATING. */
   validatingMs: Ms,
   /** Requests run one after another; each takes this long. */
@@ -73,7 +73,7 @@ export interface BatchPlan {
 }
 
 /** Metadata keys that override a setting for one batch (metadata values are strings). */
-export const METADATA_OVERRIDES = {
+const METADATA_OVERRIDES = {
   emulator_validating_ms: 'validatingMs',
   emulator_per_request_ms: 'perRequestMs',
   emulator_finalizing_ms: 'finalizingMs',

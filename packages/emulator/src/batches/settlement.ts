@@ -9,7 +9,7 @@ import type { PlannedRequest } from './requests';
 import type { BatchPlan } from './settings';
 import { deriveState, endOf, type EndStatus, type Timeline } from './state';
 
-export interface Settlement {
+interface Settlement {
   status: EndStatus;
   /** Emulated Unix ms of the end. */
   at: number;

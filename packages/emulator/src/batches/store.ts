@@ -58,7 +58,7 @@ export interface BatchDebugView {
   chargeError?: string;
 }
 
-export const DEFAULT_LIST_LIMIT = 20;
+const DEFAULT_LIST_LIMIT = 20;
 
 export class BatchStore {
   private readonly initialSettings: BatchSettings;

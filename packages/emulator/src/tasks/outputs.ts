@@ -31,7 +31,7 @@ function pngChunk(type: string, data: Buffer): Buffer {
 }
 
 /** A 16×16 8-bit RGB PNG: one colour from the token, with a little deterministic noise. */
-export function pngBytes(token: string): Buffer {
+function pngBytes(token: string): Buffer {
   const size = 16;
   const next = prng(hash32(`png-${token}`));
   const base = [0, 1, 2].map(() => Math.floor(next() * 256));
@@ -71,7 +71,7 @@ function filler(seed: number, length: number): Buffer {
 }
 
 /** About 4 KB: ftyp (isom), a free box naming the emulator, and an mdat of filler. */
-export function mp4Bytes(token: string, seconds: number): Buffer {
+function mp4Bytes(token: string, seconds: number): Buffer {
   const ftyp = box(
     'ftyp',
     Buffer.concat([Buffer.from('isom', 'latin1'), u32(0x200), Buffer.from('isomiso2mp41', 'latin1')]),
@@ -82,7 +82,7 @@ export function mp4Bytes(token: string, seconds: number): Buffer {
 }
 
 /** One second of 8-bit mono 8 kHz PCM, near silence. */
-export function wavBytes(token: string): Buffer {
+function wavBytes(token: string): Buffer {
   const rate = 8_000;
   const next = prng(hash32(`wav-${token}`));
   const samples = Buffer.alloc(rate);
