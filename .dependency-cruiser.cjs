@@ -12,19 +12,7 @@
 // through tsconfig.json's paths.
 const sandbox = require('./lint/workflow-sandbox.cjs');
 
-// One regular expression for globs: `**/` spans folders, `*` stays within one. It has no nested quantifiers,
-// which dependency-cruiser refuses as unsafe.
-const globSource = (glob) =>
-  glob
-    .split('**/')
-    .map((part) =>
-      part
-        .split('*')
-        .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-        .join('[^/]*'),
-    )
-    .join('(?:.*/|)');
-const anyOf = (globs) => globs.map((glob) => `${globSource(glob)}$`).join('|');
+const anyOf = (globs) => globs.map((glob) => `${sandbox.globSource(glob)}$`).join('|');
 
 /** A file the sandbox rule calls workflow-safe (lint/workflow-sandbox.cjs): in its globs, and not in their ignores. */
 const WORKFLOW_SAFE = `^(?!(?:${anyOf(sandbox.WORKFLOW_SAFE.ignores)}))(?:${anyOf(sandbox.WORKFLOW_SAFE.files)})`;

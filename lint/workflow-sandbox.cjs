@@ -51,19 +51,22 @@ const clientIoNames = () =>
     ),
   ));
 
-/** `**` spans folders, `*` stays within one. */
-const globRegex = (glob) =>
-  new RegExp(
-    `^${glob
-      .split('**/')
-      .map((part) =>
-        part
-          .split('*')
-          .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-          .join('[^/]*'),
-      )
-      .join('(?:.*/)?')}$`,
-  );
+/**
+ * A glob as a regular expression's source: `**` spans folders, `*` stays within one. Without nested quantifiers,
+ * which dependency-cruiser (.dependency-cruiser.cjs, reading the same globs) refuses as unsafe.
+ */
+const globSource = (glob) =>
+  glob
+    .split('**/')
+    .map((part) =>
+      part
+        .split('*')
+        .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('[^/]*'),
+    )
+    .join('(?:.*/|)');
+const globRegex = (glob) => new RegExp(`^${globSource(glob)}$`);
+
 const [SAFE, NOT_SAFE] = [WORKFLOW_SAFE.files, WORKFLOW_SAFE.ignores].map((globs) => globs.map(globRegex));
 
 /** Whether a file, relative to the project root, is workflow-safe. */
@@ -140,4 +143,4 @@ const importsRule = {
 const plugin = { rules: { imports: importsRule } };
 const rules = { 'workflow-sandbox/imports': 'error' };
 
-module.exports = { WORKFLOW_SAFE, PACKAGES, ACTIVITY_FILES, isWorkflowSafe, plugin, rules };
+module.exports = { WORKFLOW_SAFE, PACKAGES, ACTIVITY_FILES, globSource, isWorkflowSafe, plugin, rules };
